@@ -1,0 +1,144 @@
+/**
+ * Launcher for local pools: one chromedriver child per session, in its own process group so that
+ * stopping it also stops Chromium and every helper process Chromium started, then the profile goes.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { PoolConfig } from '../../core/config';
+import type { LaunchedBrowser, Launcher, LaunchRequest } from '../../core/ports';
+import { chromiumCapabilities } from './chromium-capabilities';
+
+const STARTED = /ChromeDriver was started successfully on port (\d+)/;
+const STOP_GRACE_MS = 2000;
+
+interface RunningDriver {
+  child: ChildProcess;
+  userDataDir: string;
+  exited: Promise<void>;
+  stopping: boolean;
+}
+
+export interface ChromedriverLauncherOptions {
+  /** Called when a chromedriver ends without being stopped (a crash, or killed from outside). */
+  onUnexpectedExit?: (handle: string, code: number | null, signal: NodeJS.Signals | null) => void;
+}
+
+export class ChromedriverLauncher implements Launcher {
+  private readonly drivers = new Map<string, RunningDriver>();
+
+  constructor(private readonly options: ChromedriverLauncherOptions = {}) {}
+
+  async start({ pool, capabilities, signal }: LaunchRequest): Promise<LaunchedBrowser> {
+    if (pool.kind !== 'local') throw new Error(`ChromedriverLauncher cannot start a ${pool.kind} pool`);
+    signal.throwIfAborted();
+    const userDataDir = await mkdtemp(join(tmpdir(), 'gridgate-chromium-'));
+    const child = spawn(pool.chromedriver, ['--port=0'], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const handle = String(child.pid ?? `failed-${Date.now()}`);
+    // A chromedriver that could not be spawned reports 'error' and never 'exit'.
+    const exited = new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.once('error', () => resolve());
+    });
+    const driver: RunningDriver = { child, userDataDir, exited, stopping: false };
+    this.drivers.set(handle, driver);
+    child.once('exit', (code, exitSignal) => {
+      if (!driver.stopping) this.options.onUnexpectedExit?.(handle, code, exitSignal);
+    });
+    try {
+      const port = await waitForPort(child, signal);
+      return {
+        address: `127.0.0.1:${port}`,
+        handle,
+        capabilities: chromiumCapabilities(pool, capabilities, {
+          userDataDir,
+          runningAsRoot: process.getuid?.() === 0,
+        }),
+      };
+    } catch (error) {
+      await this.stop(handle);
+      throw error;
+    }
+  }
+
+  async stop(handle: string): Promise<void> {
+    const driver = this.drivers.get(handle);
+    if (!driver || driver.stopping) return driver?.exited;
+    driver.stopping = true;
+    const { child, userDataDir, exited } = driver;
+    killGroup(child, 'SIGTERM');
+    const gone = await Promise.race([exited.then(() => true), delay(STOP_GRACE_MS).then(() => false)]);
+    // Chromium outlives a chromedriver that is killed, so the whole group goes, now without asking.
+    killGroup(child, 'SIGKILL');
+    if (!gone) await exited;
+    await groupGone(child);
+    await rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
+    this.drivers.delete(handle);
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.drivers.keys()].map((handle) => this.stop(handle)));
+  }
+
+  /** Handles of the chromedrivers running now. */
+  running(): string[] {
+    return [...this.drivers.keys()];
+  }
+}
+
+function waitForPort(child: ChildProcess, signal: AbortSignal): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const output: string[] = [];
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    const onStderr = (chunk: Buffer) => output.push(chunk.toString());
+    child.stderr?.on('data', onStderr);
+    const done = (settle: () => void) => {
+      lines.close();
+      // From now on chromedriver's output is not needed, but its pipes must keep draining.
+      child.stderr?.off('data', onStderr);
+      child.stdout?.resume();
+      child.stderr?.resume();
+      signal.removeEventListener('abort', onAbort);
+      child.off('error', onError);
+      child.off('exit', onExit);
+      settle();
+    };
+    const onAbort = () => done(() => reject(signal.reason));
+    const onError = (error: Error) => done(() => reject(new Error(`cannot start chromedriver: ${error.message}`)));
+    const onExit = (code: number | null) =>
+      done(() => reject(new Error(`chromedriver exited (code ${code}) before it was ready: ${output.join('').trim()}`)));
+    lines.on('line', (line) => {
+      output.push(line);
+      const port = STARTED.exec(line)?.[1];
+      if (port) done(() => resolve(Number(port)));
+    });
+    signal.addEventListener('abort', onAbort, { once: true });
+    child.once('error', onError);
+    child.once('exit', onExit);
+  });
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/** Waits (briefly) until no process of the group is left, so "stopped" means stopped. */
+async function groupGone(child: ChildProcess): Promise<void> {
+  for (let waited = 0; waited < STOP_GRACE_MS && child.pid !== undefined; waited += 20) {
+    try {
+      process.kill(-child.pid, 0);
+    } catch {
+      return;
+    }
+    await delay(20);
+  }
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());

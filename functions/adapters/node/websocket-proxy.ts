@@ -1,0 +1,93 @@
+/**
+ * WebSocket upgrades for BiDi (webSocketUrl) and CDP (se:cdp), proxied with `ws` after the same
+ * session-ID check as every command. Messages either way count as activity for the idle timeout.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { request } from 'undici';
+import WebSocket, { WebSocketServer } from 'ws';
+import { WebDriverError } from '../../core/errors';
+import type { GridDeps } from '../../core/grid-deps';
+import type { SessionClaims } from '../../core/session-token';
+import { requestUser } from '../../http/request-user';
+import { verifySession } from '../../http/verify-session';
+
+const SESSION_PATH = /^(?:\/wd\/hub)?\/session\/([A-Za-z0-9_-]+)(\/[^?]*)?$/;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export function attachWebSocketProxy(server: Server, deps: GridDeps): void {
+  const clients = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    connect(req, deps)
+      .then((upstream) => {
+        if (socket.destroyed) return upstream.socket.terminate(); // the client gave up meanwhile
+        clients.handleUpgrade(req, socket, head, (client) => relay(deps, upstream.claims, client, upstream.socket));
+      })
+      .catch((error: unknown) => refuse(socket, error));
+  });
+}
+
+async function connect(req: IncomingMessage, deps: GridDeps) {
+  const url = new URL(req.url ?? '/', 'http://gridgate');
+  const match = SESSION_PATH.exec(url.pathname);
+  if (!match) throw new WebDriverError('unknown command', `no WebSocket endpoint at ${url.pathname}`);
+  const user = requestUser(deps, req.headers.authorization);
+  const claims = verifySession(deps, match[1] as string, user);
+  const rest = match[2] ?? '';
+  const target =
+    rest === '/se/cdp' && claims.devtools
+      ? await browserDevtoolsUrl(claims.devtools)
+      : `ws://${claims.address}/session/${claims.upstreamId}${rest}${url.search}`;
+  const protocols = req.headers['sec-websocket-protocol']?.split(',').map((p) => p.trim());
+  const socket = new WebSocket(target, protocols, { perMessageDeflate: false, handshakeTimeout: CONNECT_TIMEOUT_MS });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+    socket.once('unexpected-response', (_req, res) =>
+      reject(new WebDriverError('invalid session id', `the browser refused the WebSocket (${res.statusCode})`)),
+    );
+  });
+  return { claims, socket };
+}
+
+/** Chromium's browser-wide DevTools socket, found the way CDP clients find it. */
+async function browserDevtoolsUrl(devtools: string): Promise<string> {
+  const response = await request(`http://${devtools}/json/version`, { headersTimeout: CONNECT_TIMEOUT_MS });
+  const { webSocketDebuggerUrl } = (await response.body.json()) as { webSocketDebuggerUrl?: string };
+  if (!webSocketDebuggerUrl) throw new WebDriverError('unknown error', 'the browser offers no DevTools endpoint');
+  return webSocketDebuggerUrl;
+}
+
+function relay(deps: GridDeps, claims: SessionClaims, client: WebSocket, upstream: WebSocket): void {
+  const touch = () => deps.sessions.touch(claims.key, deps.clock.now());
+  const pipe = (from: WebSocket, to: WebSocket) => {
+    from.on('message', (data, isBinary) => {
+      touch();
+      if (to.readyState === WebSocket.OPEN) to.send(data, { binary: isBinary });
+    });
+    from.on('close', (code, reason) => closeQuietly(to, code, reason));
+    from.on('error', () => to.terminate());
+  };
+  pipe(client, upstream);
+  pipe(upstream, client);
+}
+
+function closeQuietly(socket: WebSocket, code: number, reason: Buffer): void {
+  // 1005/1006 are reserved for "no status" and may not be sent in a close frame (RFC 6455 §7.4.1).
+  if (socket.readyState === WebSocket.OPEN) socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
+  else socket.terminate();
+}
+
+function refuse(socket: Duplex, error: unknown): void {
+  const wire =
+    error instanceof WebDriverError
+      ? error
+      : new WebDriverError('unknown error', `cannot reach the browser: ${(error as Error).message}`, { status: 502 });
+  const body = JSON.stringify(wire.toBody());
+  const headers = Object.entries(wire.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(
+    `HTTP/1.1 ${wire.status} ${wire.code}\r\nContent-Type: application/json; charset=utf-8\r\n${headers}` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

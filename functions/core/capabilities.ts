@@ -1,0 +1,108 @@
+/**
+ * New-session payloads: W3C `capabilities` processed as W3C WebDriver §7.2 "Processing capabilities"
+ * says (alwaysMatch merged with each firstMatch), and JSON Wire `desiredCapabilities` translated to W3C.
+ */
+import { invalidArgument } from './errors';
+
+export type Capabilities = Record<string, unknown>;
+
+export interface NewSessionRequest {
+  /** Merged capability sets in the client's order of preference; the first one a pool serves wins. */
+  candidates: Capabilities[];
+  protocol: 'w3c' | 'jsonwire';
+}
+
+// W3C §7.2 "Validating capabilities": the standard keys and the type each must have.
+const STANDARD_CAPABILITIES: Record<string, (value: unknown) => boolean> = {
+  browserName: isString,
+  browserVersion: isString,
+  platformName: isString,
+  acceptInsecureCerts: isBoolean,
+  pageLoadStrategy: (v) => v === 'none' || v === 'eager' || v === 'normal',
+  proxy: isObject,
+  setWindowRect: isBoolean,
+  timeouts: isObject,
+  strictFileInteractability: isBoolean,
+  unhandledPromptBehavior: (v) => isString(v) || isObject(v),
+  userAgent: isString,
+  webSocketUrl: isBoolean,
+};
+
+// JSON Wire names of capabilities that W3C renamed.
+const JSON_WIRE_RENAMES: Record<string, string> = {
+  version: 'browserVersion',
+  platform: 'platformName',
+  acceptSslCerts: 'acceptInsecureCerts',
+  chromeOptions: 'goog:chromeOptions',
+  firefox_profile: 'moz:firefoxOptions',
+};
+
+export function parseNewSessionBody(text: string): NewSessionRequest {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw invalidArgument(`new session body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!isObject(body)) throw invalidArgument('new session body must be a JSON object');
+  if (body.capabilities !== undefined) return { candidates: processW3c(body.capabilities), protocol: 'w3c' };
+  if (isObject(body.desiredCapabilities)) {
+    return { candidates: [fromJsonWire(body.desiredCapabilities)], protocol: 'jsonwire' };
+  }
+  throw invalidArgument('new session body needs "capabilities" (W3C) or "desiredCapabilities" (JSON Wire)');
+}
+
+function processW3c(capabilities: unknown): Capabilities[] {
+  if (!isObject(capabilities)) throw invalidArgument('capabilities must be a JSON object');
+  const alwaysMatch = validate(capabilities.alwaysMatch ?? {}, 'alwaysMatch');
+  const firstMatch = capabilities.firstMatch ?? [{}];
+  if (!Array.isArray(firstMatch) || firstMatch.length === 0) {
+    throw invalidArgument('capabilities.firstMatch must be a list with at least one entry');
+  }
+  return firstMatch.map((entry, index) => {
+    const validated = validate(entry, `firstMatch[${index}]`);
+    // §7.2 "Merging capabilities": a key in both is an error, not an override.
+    for (const key of Object.keys(validated)) {
+      if (key in alwaysMatch) throw invalidArgument(`capability ${key} is in both alwaysMatch and firstMatch[${index}]`);
+    }
+    return { ...alwaysMatch, ...validated };
+  });
+}
+
+function validate(capabilities: unknown, where: string): Capabilities {
+  if (!isObject(capabilities)) throw invalidArgument(`capabilities.${where} must be a JSON object`);
+  const valid: Capabilities = {};
+  for (const [key, value] of Object.entries(capabilities)) {
+    if (value === null) continue; // §7.2: null means "not set"
+    const check = STANDARD_CAPABILITIES[key];
+    if (check && !check(value)) throw invalidArgument(`capability ${key} in ${where} has an invalid value`);
+    if (!check && !key.includes(':')) {
+      throw invalidArgument(`unknown capability ${key} in ${where} (extension capabilities need a prefix, e.g. goog:)`);
+    }
+    valid[key] = value;
+  }
+  return valid;
+}
+
+function fromJsonWire(desired: Capabilities): Capabilities {
+  const translated: Capabilities = {};
+  for (const [key, value] of Object.entries(desired)) {
+    const name = JSON_WIRE_RENAMES[key] ?? key;
+    if (value === null || value === undefined) continue;
+    if (name === 'platformName' && typeof value === 'string' && value.toUpperCase() === 'ANY') continue;
+    if (name === 'browserVersion' && value === '') continue;
+    // Keep what a W3C remote end accepts; JSON Wire-only keys would make chromedriver refuse the session.
+    if (STANDARD_CAPABILITIES[name] || name.includes(':')) translated[name] = value;
+  }
+  return validate(translated, 'desiredCapabilities');
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
+function isBoolean(value: unknown): value is boolean {
+  return typeof value === 'boolean';
+}

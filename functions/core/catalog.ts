@@ -1,0 +1,93 @@
+/** The catalog: which browsers, versions and platforms the config offers, and which pools serve them. */
+import type { Capabilities } from './capabilities';
+import type { Config, PoolConfig } from './config';
+
+export interface CatalogMatch {
+  /** The browser's name in the config (aliases resolved). */
+  browserName: string;
+  browserVersion: string;
+  platformName: string;
+  pools: PoolConfig[];
+  /** The candidate capability set that matched. */
+  capabilities: Capabilities;
+}
+
+// Versions that mean "whatever the default is", as clients and ggr users write them.
+const DEFAULT_VERSION_WORDS = new Set(['', 'latest', 'stable']);
+
+/** The first candidate (in the client's order) that some configured version serves, or undefined. */
+export function matchCatalog(config: Config, candidates: Capabilities[]): CatalogMatch | undefined {
+  for (const capabilities of candidates) {
+    const match = matchOne(config, capabilities);
+    if (match) return match;
+  }
+  return undefined;
+}
+
+function matchOne(config: Config, capabilities: Capabilities): CatalogMatch | undefined {
+  const requestedName = (capabilities.browserName as string | undefined) ?? config.defaultBrowser;
+  if (requestedName === undefined) return undefined;
+  const browserName = findBrowser(config, requestedName);
+  if (browserName === undefined) return undefined;
+  const browser = config.browsers[browserName];
+  if (!browser) return undefined;
+  const browserVersion = resolveVersion(
+    Object.keys(browser.versions),
+    browser.defaultVersion,
+    capabilities.browserVersion as string | undefined,
+  );
+  if (browserVersion === undefined) return undefined;
+  const version = browser.versions[browserVersion];
+  if (!version || !platformMatches(version.platformName, capabilities.platformName as string | undefined)) {
+    return undefined;
+  }
+  const pools = version.pools.map((name) => config.pools[name]).filter((p): p is PoolConfig => p !== undefined);
+  return { browserName, browserVersion, platformName: version.platformName, pools, capabilities };
+}
+
+function findBrowser(config: Config, requested: string): string | undefined {
+  const wanted = requested.toLowerCase();
+  return Object.entries(config.browsers).find(
+    ([name, browser]) => name.toLowerCase() === wanted || browser.aliases.some((alias) => alias.toLowerCase() === wanted),
+  )?.[0];
+}
+
+/**
+ * Exact version, else the highest version of which the request is a dotted prefix ("156" → "156.0.8078.108",
+ * but "15" does not match "156.0"); no version or "latest" → the default (else the highest).
+ */
+export function resolveVersion(versions: string[], defaultVersion: string | undefined, requested?: string) {
+  if (requested === undefined || DEFAULT_VERSION_WORDS.has(requested.toLowerCase())) {
+    return defaultVersion ?? versions.sort(compareVersions).at(-1);
+  }
+  if (versions.includes(requested)) return requested;
+  return versions
+    .filter((version) => version.startsWith(`${requested}.`))
+    .sort(compareVersions)
+    .at(-1);
+}
+
+function compareVersions(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { numeric: true });
+}
+
+function platformMatches(offered: string, requested: string | undefined): boolean {
+  if (requested === undefined || requested.toLowerCase() === 'any') return true;
+  return offered.toLowerCase().startsWith(requested.toLowerCase());
+}
+
+/** What the catalog offers, for "session not created" messages: "chrome 156.0 (linux), firefox 140 (linux)". */
+export function describeCatalog(config: Config): string {
+  const offers = Object.entries(config.browsers).flatMap(([name, browser]) =>
+    Object.entries(browser.versions).map(([version, { platformName }]) => `${name} ${version} (${platformName})`),
+  );
+  return offers.join(', ') || 'nothing';
+}
+
+/** Pools in weighted random order (Efraimidis–Spirakis): heavier pools tend to come first, all are tried. */
+export function orderByWeight(pools: PoolConfig[], random: () => number = Math.random): PoolConfig[] {
+  return pools
+    .map((pool) => ({ pool, key: random() ** (1 / pool.weight) }))
+    .sort((a, b) => b.key - a.key)
+    .map(({ pool }) => pool);
+}

@@ -1,0 +1,184 @@
+/** The gridgate config file: one zod schema, parsed once at start-up, every problem reported with its path. */
+import { z } from 'zod';
+import { parseDuration } from './duration';
+
+const DURATION = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
+const SIZE = /^(\d+)\s*(B|KB|MB|GB)$/i;
+const SIZE_FACTOR = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 } as const;
+
+const duration = z
+  .string()
+  .regex(DURATION, 'must be a duration such as "90s", "5m" or "1h30m"')
+  .transform((text) => parseDuration(text) as number)
+  .meta({ description: 'A duration: a number with ms, s, m or h, e.g. "90s", "5m", "1h30m".' });
+
+const byteSize = z
+  .union([z.number().int().positive(), z.string().regex(SIZE, 'must be a size such as "64MB"')])
+  .transform((value) => {
+    if (typeof value === 'number') return value;
+    const [, count, unit] = SIZE.exec(value) as RegExpExecArray;
+    return Number(count) * SIZE_FACTOR[(unit as string).toUpperCase() as keyof typeof SIZE_FACTOR];
+  })
+  .meta({ description: 'Bytes, as a number or a string with B, KB, MB or GB (binary multiples), e.g. "64MB".' });
+
+const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/, 'must be 1–40 letters, digits, ".", "_" or "-"');
+const color = z.string().regex(/^[a-z0-9-]{1,63}$/, 'must be 1–63 lower-case letters, digits or "-"');
+
+const poolCommon = {
+  weight: z.number().positive().default(1).meta({ description: 'Relative share of new sessions.' }),
+  region: z.string().optional().meta({ description: 'Region label; retries move to another region.' }),
+  color: color.optional().meta({ description: 'Environment colour this pool serves.' }),
+  maxSessions: z.number().int().positive().default(4).meta({ description: 'Sessions at once in this pool.' }),
+};
+
+const localPool = z
+  .strictObject({
+    kind: z.literal('local'),
+    ...poolCommon,
+    chromedriver: z.string().default('/usr/bin/chromedriver'),
+    chromium: z.string().default('/usr/bin/chromium'),
+    headless: z.boolean().default(true).meta({ description: 'Add --headless=new unless the client set it.' }),
+    args: z.array(z.string()).default([]).meta({ description: 'Extra Chromium arguments for every session.' }),
+  })
+  .meta({ description: 'Chromium started through chromedriver on this machine, one per session.' });
+
+// One member now; hub, ecs and eks pools join this union.
+const pool = z.discriminatedUnion('kind', [localPool]);
+
+const browserVersion = z.strictObject({
+  platformName: z.string().default('linux'),
+  pools: z.array(name).min(1).meta({ description: 'Pools that serve this version, by name.' }),
+});
+
+const browser = z.strictObject({
+  aliases: z.array(z.string()).default([]).meta({ description: 'Other browserName values that mean this browser.' }),
+  defaultVersion: z.string().optional().meta({ description: 'Used when no browserVersion is asked for.' }),
+  versions: z.record(z.string(), browserVersion),
+});
+
+const user = z.strictObject({
+  maxSessions: z.number().int().positive().optional().meta({ description: 'Sessions this user may hold at once.' }),
+});
+
+export const configSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    port: z.number().int().min(0).max(65535).default(4444),
+    host: z.string().default('0.0.0.0').meta({ description: 'Address the Node server listens on.' }),
+    publicUrl: z.url().optional().meta({
+      description: 'Base URL clients use, when a proxy in front hides it (else taken from each request).',
+    }),
+    defaultBrowser: z.string().optional().meta({ description: 'Used when a client asks for no browserName.' }),
+    browsers: z.record(z.string(), browser).optional(),
+    pools: z.record(name, pool).optional(),
+    guest: z.string().nullable().default('guest').meta({
+      description: 'User that anonymous requests act as; null turns guest access off.',
+    }),
+    users: z.record(name, user).default({}),
+    timeouts: z
+      .strictObject({
+        newSession: duration.prefault('60s').meta({ description: 'Longest a new session may take.' }),
+        idle: duration.prefault('5m').meta({ description: 'A session without commands ends.' }),
+        maxAge: duration.prefault('1h').meta({ description: 'No session lives longer.' }),
+      })
+      .prefault({}),
+    limits: z
+      .strictObject({
+        maxBodySize: byteSize.prefault('64MB').meta({ description: 'Largest request body.' }),
+      })
+      .prefault({}),
+  })
+  // Runs even when other keys failed, so one run reports every problem.
+  .superRefine(checkReferences, { when: () => true });
+
+type ParsedConfig = z.output<typeof configSchema>;
+export type PoolConfig = z.output<typeof pool> & { name: string };
+export type BrowserConfig = z.output<typeof browser>;
+export type Config = Omit<ParsedConfig, 'pools' | 'browsers'> & {
+  browsers: Record<string, BrowserConfig>;
+  pools: Record<string, PoolConfig>;
+};
+
+function checkReferences(config: unknown, ctx: z.RefinementCtx): void {
+  const input = config as Partial<ParsedConfig>;
+  if ((input.browsers === undefined) !== (input.pools === undefined)) {
+    ctx.addIssue({ code: 'custom', path: [input.browsers ? 'pools' : 'browsers'], message: 'browsers and pools go together' });
+  }
+  for (const [browserName, entry] of Object.entries(input.browsers ?? {})) {
+    if (typeof entry?.versions !== 'object' || entry.versions === null) continue;
+    if (Object.keys(entry.versions).length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['browsers', browserName, 'versions'], message: 'needs at least one version' });
+    }
+    if (entry.defaultVersion !== undefined && !(entry.defaultVersion in entry.versions)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['browsers', browserName, 'defaultVersion'],
+        message: `"${entry.defaultVersion}" is not one of the versions`,
+      });
+    }
+    for (const [version, { pools }] of Object.entries(entry.versions)) {
+      if (!Array.isArray(pools)) continue;
+      pools.forEach((poolName, index) => {
+        if (!input.pools?.[poolName]) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['browsers', browserName, 'versions', version, 'pools', index],
+            message: `no pool named "${poolName}"`,
+          });
+        }
+      });
+    }
+  }
+  if (input.defaultBrowser !== undefined && input.browsers && !(input.defaultBrowser in input.browsers)) {
+    ctx.addIssue({ code: 'custom', path: ['defaultBrowser'], message: `no browser named "${input.defaultBrowser}"` });
+  }
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly source: string,
+    readonly problems: string[],
+  ) {
+    super(`${source} is not a valid gridgate config:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface ConfigDefaults {
+  /** The version of the local Chromium, which names the built-in catalog's one version. */
+  localBrowserVersion: string;
+}
+
+/**
+ * Validates a config object (already parsed from JSON). With no browsers and pools, the built-in
+ * catalog serves: one local Chromium pool, answering to "chrome" and "chromium".
+ */
+export function parseConfig(input: unknown, defaults: ConfigDefaults, source = 'config'): Config {
+  const result = configSchema.safeParse(input ?? {});
+  if (!result.success) {
+    throw new ConfigError(
+      source,
+      result.error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(top level)'}: ${issue.message}`),
+    );
+  }
+  const parsed = result.data;
+  const pools = parsed.pools ?? { local: localPool.parse({ kind: 'local' }) };
+  const browsers = parsed.browsers ?? {
+    chrome: browser.parse({
+      aliases: ['chromium'],
+      defaultVersion: defaults.localBrowserVersion,
+      versions: { [defaults.localBrowserVersion]: { pools: ['local'] } },
+    }),
+  };
+  return {
+    ...parsed,
+    defaultBrowser: parsed.defaultBrowser ?? (parsed.browsers ? undefined : 'chrome'),
+    browsers,
+    pools: Object.fromEntries(Object.entries(pools).map(([poolName, p]) => [poolName, { ...p, name: poolName }])),
+  };
+}
+
+/** The JSON Schema users' editors validate config files with (written to config.schema.json). */
+export function configJsonSchema(): object {
+  return z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' });
+}

@@ -1,0 +1,59 @@
+/** Ending a session, whatever the cause: the browser stops, its slot frees, once. */
+import { type GridDeps, launcherFor } from './grid-deps';
+import type { LogEvent, SessionEndReason, SessionRecord } from './ports';
+
+const EVENT_BY_REASON: Record<SessionEndReason, LogEvent> = {
+  deleted: 'SESSION_DELETED',
+  'idle timeout': 'SESSION_TIMED_OUT',
+  'max age': 'SESSION_TIMED_OUT',
+  'browser exited': 'SESSION_ENDED',
+  'server shutdown': 'SESSION_ENDED',
+};
+
+/** Which session, by what the session ID carries, so a head that holds no record can still end it. */
+export type SessionRef = Pick<SessionRecord, 'key' | 'pool' | 'handle'>;
+
+/**
+ * Ends the session: stops the browser and frees the slot (both idempotent, so this works without a
+ * record too), and returns the record to the one caller that ended it, undefined to the others.
+ */
+export async function endSession(
+  deps: GridDeps,
+  { key, pool, handle }: SessionRef,
+  reason: SessionEndReason,
+): Promise<SessionRecord | undefined> {
+  const record = await deps.sessions.end(key, reason, deps.clock.now());
+  try {
+    await launcherFor(deps, pool)?.stop(handle);
+  } catch (error) {
+    deps.logger.log('BROWSER_STOP_FAILED', { session: key, pool, handle, error: String(error) });
+  }
+  await deps.sessions.release(key);
+  if (!record) return undefined;
+  deps.logger.log(EVENT_BY_REASON[reason], {
+    session: key,
+    user: record.user,
+    pool: record.pool,
+    reason,
+    durationMs: deps.clock.now() - record.createdAt,
+  });
+  return record;
+}
+
+/** Ends sessions past their idle timeout or maximum age; run every few seconds by the Node server. */
+export async function expireSessions(deps: GridDeps): Promise<number> {
+  const now = deps.clock.now();
+  const expired = (await deps.sessions.running()).flatMap((record): [SessionRecord, SessionEndReason][] => {
+    if (now - record.createdAt >= record.maxAgeMs) return [[record, 'max age']];
+    if (now - record.lastActivityAt >= record.idleTimeoutMs) return [[record, 'idle timeout']];
+    return [];
+  });
+  await Promise.all(expired.map(([record, reason]) => endSession(deps, record, reason)));
+  return expired.length;
+}
+
+/** Ends every running session, e.g. when the server shuts down. */
+export async function endAllSessions(deps: GridDeps, reason: SessionEndReason): Promise<void> {
+  const running = await deps.sessions.running();
+  await Promise.all(running.map((record) => endSession(deps, record, reason)));
+}

@@ -1,0 +1,21 @@
+/** What gridgate's use cases are built from: the config and one adapter per port. */
+import type { Config, PoolConfig } from './config';
+import type { Clock, Launcher, Logger, SessionStore } from './ports';
+import type { SessionTokens } from './session-token';
+
+export interface GridDeps {
+  config: Config;
+  /** One launcher per pool kind in use. */
+  launchers: Partial<Record<PoolConfig['kind'], Launcher>>;
+  sessions: SessionStore;
+  tokens: SessionTokens;
+  logger: Logger;
+  clock: Clock;
+  /** Server version, for /ping and /status. */
+  version: string;
+}
+
+export function launcherFor(deps: GridDeps, poolName: string): Launcher | undefined {
+  const pool = deps.config.pools[poolName];
+  return pool && deps.launchers[pool.kind];
+}

@@ -1,0 +1,58 @@
+/** Reads the config file named by --config or GRIDGATE_CONFIG (or none) and the signing secret; the only reader of process.env. */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { chromiumVersion, ensureChromium } from '../adapters/local/ensure-chromium';
+import { type Config, ConfigError, parseConfig } from '../core/config';
+import type { Logger } from '../core/ports';
+
+export interface RuntimeConfig {
+  config: Config;
+  /** Where the config came from, for logs. */
+  source: string;
+  secret: Buffer;
+}
+
+const DEFAULT_LOCAL = { chromium: '/usr/bin/chromium', chromedriver: '/usr/bin/chromedriver' };
+
+export async function loadConfig(argv: string[], env: NodeJS.ProcessEnv, logger: Logger): Promise<RuntimeConfig> {
+  const path = configPath(argv) ?? env.GRIDGATE_CONFIG;
+  const raw = path ? await readJson(path) : {};
+  const source = path ?? 'built-in defaults';
+  const usesDefaultCatalog = typeof raw === 'object' && raw !== null && !('pools' in raw);
+  // The built-in catalog is named after the installed Chromium's version, so Chromium comes first.
+  if (usesDefaultCatalog) await ensureChromium([DEFAULT_LOCAL], logger);
+  const localBrowserVersion = usesDefaultCatalog ? ((await chromiumVersion(DEFAULT_LOCAL.chromium)) ?? 'stable') : 'stable';
+  const config = parseConfig(raw, { localBrowserVersion }, source);
+  const localPools = Object.values(config.pools).flatMap((pool) => (pool.kind === 'local' ? [pool] : []));
+  await ensureChromium(localPools, logger);
+  return { config, source, secret: signingSecret(env) };
+}
+
+function configPath(argv: string[]): string | undefined {
+  const index = argv.findIndex((arg) => arg === '--config' || arg.startsWith('--config='));
+  if (index < 0) return undefined;
+  const arg = argv[index] as string;
+  return arg.includes('=') ? arg.slice('--config='.length) : argv[index + 1];
+}
+
+async function readJson(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(path, [`cannot read the file: ${(error as Error).message}`]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(path, [`not valid JSON: ${(error as Error).message}`]);
+  }
+}
+
+/** GRIDGATE_SECRET signs session IDs; without it a random per-process key does (IDs die with the process). */
+function signingSecret(env: NodeJS.ProcessEnv): Buffer {
+  const secret = env.GRIDGATE_SECRET;
+  if (secret === undefined || secret === '') return randomBytes(32);
+  if (Buffer.byteLength(secret) < 32) throw new ConfigError('GRIDGATE_SECRET', ['must be at least 32 characters long']);
+  return Buffer.from(secret, 'utf8');
+}

@@ -1,0 +1,22 @@
+/** `npm start`: the grid on this machine. Flags: --config FILE (or GRIDGATE_CONFIG). */
+import { JsonLogger } from '../adapters/node/json-logger';
+import { loadConfig } from './load-config';
+import { startGrid } from './start-grid';
+
+const logger = new JsonLogger();
+try {
+  const { config, secret } = await loadConfig(process.argv.slice(2), process.env, logger);
+  const grid = await startGrid(config, secret, logger);
+  console.error(`gridgate: WebDriver grid ready at ${grid.url} (also ${grid.url}/wd/hub)`);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      grid.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+} catch (error) {
+  console.error(`gridgate: ${(error as Error).message}`);
+  process.exit(1);
+}

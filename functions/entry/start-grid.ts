@@ -1,0 +1,79 @@
+/** Wires the Node server: local launcher, in-memory store, the app, WebSocket proxy, timeouts, shutdown. */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
+import { MemorySessionStore } from '../adapters/memory/memory-session-store';
+import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
+import type { Config } from '../core/config';
+import { endAllSessions, endSession, expireSessions } from '../core/end-session';
+import type { GridDeps } from '../core/grid-deps';
+import { type Logger, systemClock } from '../core/ports';
+import { SessionTokens } from '../core/session-token';
+import { createApp } from '../http/create-app';
+import { createUpstreamAgent } from '../http/upstream-client';
+import packageJson from '../../package.json' with { type: 'json' };
+
+const EXPIRY_SWEEP_MS = 1000;
+
+export interface RunningGrid {
+  url: string;
+  port: number;
+  deps: GridDeps;
+  launcher: ChromedriverLauncher;
+  /** Ends every session, stops every browser, closes the server. */
+  close(): Promise<void>;
+}
+
+export async function startGrid(config: Config, secret: Buffer, logger: Logger): Promise<RunningGrid> {
+  const sessions = new MemorySessionStore();
+  const launcher = new ChromedriverLauncher({
+    onUnexpectedExit: (handle, code, signal) => {
+      logger.log('BROWSER_EXITED', { handle, code, signal });
+      void sessions.running().then((running) => {
+        const record = running.find((r) => r.handle === handle);
+        if (record) return endSession(deps, record, 'browser exited');
+      });
+    },
+  });
+  const deps: GridDeps = {
+    config,
+    launchers: { local: launcher },
+    sessions,
+    tokens: new SessionTokens(secret),
+    logger,
+    clock: systemClock,
+    version: packageJson.version,
+  };
+  const agent = createUpstreamAgent();
+  const app = createApp(deps, { agent });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const started = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(started as Server));
+    started.once('error', reject);
+  });
+  // New sessions may take as long as the config allows; Node's 300 s default would cut longer ones.
+  server.requestTimeout = 0;
+  attachWebSocketProxy(server, deps);
+  const sweep = setInterval(() => void expireSessions(deps), EXPIRY_SWEEP_MS);
+  sweep.unref();
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  logger.log('SERVER_STARTED', { url: `http://${host}:${port}`, version: deps.version });
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      logger.log('SERVER_STOPPING', { sessions: (await sessions.running()).length });
+      clearInterval(sweep);
+      const closed = new Promise((resolve) => server.close(resolve));
+      await endAllSessions(deps, 'server shutdown');
+      await launcher.stopAll(); // sessions still being created too
+      server.closeAllConnections();
+      await closed;
+      await agent.close();
+      logger.log('SERVER_STOPPED');
+    })();
+    return closing;
+  };
+  return { url: `http://${host}:${port}`, port, deps, launcher, close };
+}

@@ -1,0 +1,100 @@
+/** createApp(deps): the one Hono app the Node server and the Lambda handler both serve (DESIGN invariant 7). */
+import { type Context, Hono } from 'hono';
+import type { Dispatcher } from 'undici';
+import { endSession } from '../core/end-session';
+import { invalidSessionId, WebDriverError } from '../core/errors';
+import type { GridDeps } from '../core/grid-deps';
+import { forwardCommand, translateUpstreamError } from './forward-command';
+import { gridPing, gridStatus, type RequestCounter } from './grid-info';
+import { createSession } from './new-session';
+import { requestUser } from './request-user';
+import { createUpstreamAgent } from './upstream-client';
+import { verifySession } from './verify-session';
+
+export interface AppOptions {
+  /** The HTTP client for browsers; one per process. */
+  agent?: Dispatcher;
+}
+
+type Env = { Variables: { user: string } };
+
+// WebDriver clients use either root; Selenium 3 and ggr users expect /wd/hub.
+export const BASE_PATHS = ['', '/wd/hub'] as const;
+
+export function createApp(deps: GridDeps, options: AppOptions = {}) {
+  const agent = options.agent ?? createUpstreamAgent();
+  const counter: RequestCounter = { startedAt: deps.clock.now(), requests: 0 };
+  const app = new Hono<Env>();
+
+  app.use(async (c, next) => {
+    counter.requests++;
+    c.set('user', requestUser(deps, c.req.header('authorization')));
+    await next();
+  });
+
+  for (const base of BASE_PATHS) {
+    app.post(`${base}/session`, (c) => createSession(c, deps, agent, base));
+    app.delete(`${base}/session/:id`, async (c) => {
+      const claims = verifySession(deps, c.req.param('id'), c.get('user'));
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await agent.request({
+          origin: `http://${claims.address}`,
+          path: `/session/${claims.upstreamId}`,
+          method: 'DELETE',
+        });
+      } catch (error) {
+        throw await translateUpstreamError(deps, claims, error);
+      }
+      const body = await response.body.text();
+      // Stopping the browser before answering means nothing is left running once the client hears back.
+      await endSession(deps, claims, 'deleted');
+      return c.body(body, response.statusCode as 200, { 'content-type': 'application/json; charset=utf-8' });
+    });
+    app.all(`${base}/session/:id/*`, (c) => proxy(c, base));
+    app.all(`${base}/session/:id`, (c) => proxy(c, base));
+    app.get(`${base}/status`, async (c) => c.json(await gridStatus(deps)));
+    app.get(`${base}/ping`, async (c) => c.json(await gridPing(deps, counter)));
+    app.get(`${base}/host/:id`, (c) => {
+      const claims = verifySession(deps, c.req.param('id'), c.get('user'));
+      const pool = deps.config.pools[claims.pool];
+      return c.json({
+        value: {
+          pool: claims.pool,
+          kind: pool?.kind,
+          address: claims.address,
+          browserSessionId: claims.upstreamId,
+          createdAt: new Date(claims.createdAt).toISOString(),
+        },
+      });
+    });
+    for (const path of ['/session', '/status', '/ping', '/host/:id']) {
+      app.all(`${base}${path}`, (c) => {
+        throw new WebDriverError('unknown method', `${c.req.method} is not allowed on ${c.req.path}`);
+      });
+    }
+  }
+
+  function proxy(c: Context<Env>, base: string) {
+    const id = c.req.param('id');
+    if (!id) throw invalidSessionId('no session ID in the path');
+    const claims = verifySession(deps, id, c.get('user'));
+    const prefix = `${base}/session/${id}`;
+    const url = new URL(c.req.url);
+    return forwardCommand(c, deps, agent, { claims, rest: url.pathname.slice(prefix.length), search: url.search });
+  }
+
+  app.notFound((c) => {
+    throw new WebDriverError('unknown command', `unknown command: ${c.req.method} ${c.req.path}`);
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof WebDriverError) {
+      return c.json(error.toBody(), error.status as 500, error.headers);
+    }
+    deps.logger.log('REQUEST_FAILED', { method: c.req.method, path: c.req.path, error: String(error), stack: (error as Error).stack });
+    return c.json(new WebDriverError('unknown error', 'gridgate failed to handle this request').toBody(), 500);
+  });
+
+  return app;
+}

@@ -1,0 +1,134 @@
+/**
+ * Streams one WebDriver command to the session's browser and its answer back, never buffering
+ * (DESIGN invariant 6). Under Node the response is written straight into the socket with undici's
+ * stream API (the fast path measured in DESIGN); elsewhere the portable path returns a web Response.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline, Readable } from 'node:stream';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import type { Context } from 'hono';
+import type { Dispatcher } from 'undici';
+import { WebDriverError } from '../core/errors';
+import type { GridDeps } from '../core/grid-deps';
+import type { SessionClaims } from '../core/session-token';
+import { byteLimit, checkDeclaredLength } from './request-body';
+import { isUnreachable, sessionGone } from './session-gone';
+import { clientResponseHeaders, upstreamRequestHeaders } from './upstream-client';
+
+export interface Command {
+  claims: SessionClaims;
+  /** The path after /session/{id}, e.g. "/url" or "" for the session itself. */
+  rest: string;
+  /** The query string, with its "?", or "". */
+  search: string;
+}
+
+interface NodeBindings {
+  incoming: IncomingMessage;
+  outgoing: ServerResponse;
+}
+
+export async function forwardCommand(c: Context, deps: GridDeps, agent: Dispatcher, command: Command) {
+  deps.sessions.touch(command.claims.key, deps.clock.now());
+  const bindings = c.env as Partial<NodeBindings> | undefined;
+  try {
+    if (bindings?.outgoing && bindings.incoming) {
+      await streamIntoNodeResponse(deps, agent, command, bindings as NodeBindings);
+      return RESPONSE_ALREADY_SENT;
+    }
+    return await forwardPortably(c, deps, agent, command);
+  } catch (error) {
+    // Mid-answer, or the client is gone: nothing more can be said on this connection.
+    if (bindings?.outgoing && (bindings.outgoing.headersSent || bindings.outgoing.destroyed)) {
+      bindings.outgoing.destroy();
+      return RESPONSE_ALREADY_SENT;
+    }
+    throw await translateUpstreamError(deps, command.claims, error);
+  }
+}
+
+function target(command: Command): { origin: string; path: string } {
+  const { claims, rest, search } = command;
+  return { origin: `http://${claims.address}`, path: `/session/${claims.upstreamId}${rest}${search}` };
+}
+
+function hasBody(method: string, headers: Record<string, unknown>): boolean {
+  if (method === 'GET' || method === 'HEAD') return false;
+  return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+}
+
+async function streamIntoNodeResponse(deps: GridDeps, agent: Dispatcher, command: Command, node: NodeBindings) {
+  const { incoming, outgoing } = node;
+  const limit = deps.config.limits.maxBodySize;
+  checkDeclaredLength(incoming.headers['content-length'], limit);
+  const method = incoming.method ?? 'GET';
+  const aborter = new AbortController();
+  // The client went away: stop talking to the browser too.
+  const onClose = () => outgoing.writableFinished || aborter.abort();
+  outgoing.once('close', onClose);
+  let body: Readable | null = null;
+  if (hasBody(method, incoming.headers)) {
+    body = incoming.headers['content-length'] ? incoming : pipeline(incoming, byteLimit(limit), () => {});
+  }
+  try {
+    await agent.stream(
+      {
+        ...target(command),
+        method: method as Dispatcher.HttpMethod,
+        headers: upstreamRequestHeaders(incoming.headers),
+        body,
+        signal: aborter.signal,
+      },
+      ({ statusCode, headers }) => {
+        outgoing.writeHead(statusCode, clientResponseHeaders(headers));
+        return outgoing;
+      },
+    );
+  } finally {
+    outgoing.off('close', onClose);
+  }
+}
+
+async function forwardPortably(c: Context, deps: GridDeps, agent: Dispatcher, command: Command) {
+  const limit = deps.config.limits.maxBodySize;
+  const request = c.req.raw;
+  checkDeclaredLength(request.headers.get('content-length'), limit);
+  const headers = Object.fromEntries(request.headers);
+  const body =
+    request.body && hasBody(request.method, headers)
+      ? pipeline(Readable.fromWeb(request.body as never), byteLimit(limit), () => {})
+      : null;
+  const response = await agent.request({
+    ...target(command),
+    method: request.method as Dispatcher.HttpMethod,
+    headers: upstreamRequestHeaders(headers),
+    body,
+    signal: request.signal,
+  });
+  const responseHeaders = new Headers();
+  for (const [name, value] of Object.entries(clientResponseHeaders(response.headers))) {
+    for (const item of Array.isArray(value) ? value : [value]) responseHeaders.append(name, item);
+  }
+  const empty = response.statusCode === 204 || response.statusCode === 304 || request.method === 'HEAD';
+  return new Response(empty ? null : (Readable.toWeb(response.body) as ReadableStream), {
+    status: response.statusCode,
+    headers: responseHeaders,
+  });
+}
+
+/** An error before any answer went out, as the W3C error the client should see. */
+export async function translateUpstreamError(deps: GridDeps, claims: SessionClaims, error: unknown) {
+  if (error instanceof WebDriverError) return error;
+  if (isUnreachable(error)) return sessionGone(deps, claims);
+  const code = (error as { code?: string }).code;
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new WebDriverError('timeout', 'the browser did not answer in time', { cause: error });
+  }
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof WebDriverError) return cause;
+  deps.logger.log('UPSTREAM_ERROR', { session: claims.key, pool: claims.pool, error: String(error) });
+  return new WebDriverError('unknown error', `the browser could not be reached: ${(error as Error).message}`, {
+    status: 502,
+    cause: error,
+  });
+}

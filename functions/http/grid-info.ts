@@ -1,0 +1,41 @@
+/** GET /status (W3C §8.3, with capacity per pool) and GET /ping (ggr-compatible). */
+import { formatDuration } from '../core/duration';
+import type { GridDeps } from '../core/grid-deps';
+
+export async function gridStatus(deps: GridDeps) {
+  const inUse = await deps.sessions.inUse();
+  const pools = Object.values(deps.config.pools).map((pool) => ({
+    name: pool.name,
+    kind: pool.kind,
+    maxSessions: pool.maxSessions,
+    inUse: inUse[pool.name] ?? 0,
+    ...(pool.region ? { region: pool.region } : {}),
+    ...(pool.color ? { color: pool.color } : {}),
+  }));
+  const free = pools.reduce((sum, pool) => sum + Math.max(0, pool.maxSessions - pool.inUse), 0);
+  const total = pools.reduce((sum, pool) => sum + pool.maxSessions, 0);
+  const ready = free > 0 && Object.keys(deps.launchers).length > 0;
+  return {
+    value: {
+      ready,
+      message: ready ? `gridgate is ready: ${total - free} of ${total} sessions in use` : 'gridgate is at capacity',
+      build: { version: deps.version },
+      pools,
+    },
+  };
+}
+
+export interface RequestCounter {
+  startedAt: number;
+  requests: number;
+}
+
+export async function gridPing(deps: GridDeps, counter: RequestCounter) {
+  return {
+    uptime: formatDuration(deps.clock.now() - counter.startedAt),
+    lastReloadTime: new Date(counter.startedAt).toISOString(),
+    numRequests: counter.requests,
+    numSessions: (await deps.sessions.running()).length,
+    version: deps.version,
+  };
+}

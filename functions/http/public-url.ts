@@ -1,0 +1,38 @@
+/** The address clients use to reach gridgate, for the WebSocket URLs handed back in capabilities. */
+import type { Capabilities } from '../core/capabilities';
+
+/**
+ * ws:// or wss:// origin plus the base path the client used ("" or "/wd/hub"). Behind TLS-terminating
+ * proxies X-Forwarded-Proto/Host say what the client saw (Selenium #15375, #17788 got this wrong).
+ */
+export function publicWebSocketBase(request: Request, basePath: string, configured?: string): string {
+  if (configured) return `${configured.replace(/^http/, 'ws').replace(/\/$/, '')}${basePath}`;
+  const url = new URL(request.url);
+  const forwardedProto = firstValue(request.headers.get('x-forwarded-proto'));
+  const host = firstValue(request.headers.get('x-forwarded-host')) ?? request.headers.get('host') ?? url.host;
+  const secure = (forwardedProto ?? url.protocol.replace(':', '')) === 'https';
+  return `${secure ? 'wss' : 'ws'}://${host}${basePath}`;
+}
+
+function firstValue(header: string | null): string | undefined {
+  return header?.split(',')[0]?.trim() || undefined;
+}
+
+export interface WebSocketRewrite {
+  base: string;
+  token: string;
+  /** gridgate itself serves CDP for this session (a local Chromium), so it offers se:cdp. */
+  servesCdp: boolean;
+}
+
+/** Points webSocketUrl (BiDi) and se:cdp at gridgate, which proxies them after checking the session ID. */
+export function rewriteWebSocketCapabilities(capabilities: Capabilities, rewrite: WebSocketRewrite): Capabilities {
+  const sessionUrl = `${rewrite.base}/session/${rewrite.token}`;
+  const out = { ...capabilities };
+  if (typeof out.webSocketUrl === 'string') out.webSocketUrl = sessionUrl;
+  if (typeof out['se:cdp'] === 'string' || rewrite.servesCdp) {
+    out['se:cdp'] = `${sessionUrl}/se/cdp`;
+    out['se:cdpVersion'] ??= out.browserVersion;
+  }
+  return out;
+}

@@ -1,0 +1,25 @@
+/** Turns a session ID from the URL into trusted claims, or W3C `invalid session id` without touching the network. */
+import { addressAllowed } from '../core/browser-network';
+import { formatDuration } from '../core/duration';
+import { invalidSessionId } from '../core/errors';
+import type { GridDeps } from '../core/grid-deps';
+import type { SessionClaims } from '../core/session-token';
+
+export function verifySession(deps: GridDeps, token: string, user: string): SessionClaims {
+  const check = deps.tokens.verify(token, user);
+  const reject = (reason: string, message: string) => {
+    deps.logger.log('SESSION_ID_REJECTED', { user, reason, id: token.slice(0, 24) });
+    return invalidSessionId(message);
+  };
+  // Forged, altered, truncated and other users' IDs all fail the same check and get the same answer.
+  if (!check.ok) throw reject(check.reason, 'no such session: the session ID is not valid for this user');
+  const { claims } = check;
+  const pool = deps.config.pools[claims.pool];
+  if (!pool || !addressAllowed(pool, claims.address)) {
+    throw reject('pool', `no such session: its pool "${claims.pool}" is not served here`);
+  }
+  if (deps.clock.now() - claims.createdAt > claims.maxAgeMs) {
+    throw reject('max age', `session ended: it reached its maximum age of ${formatDuration(claims.maxAgeMs)}`);
+  }
+  return claims;
+}
