@@ -63,7 +63,8 @@ function processW3c(capabilities: unknown): Capabilities[] {
     const validated = validate(entry, `firstMatch[${index}]`);
     // §7.2 "Merging capabilities": a key in both is an error, not an override.
     for (const key of Object.keys(validated)) {
-      if (key in alwaysMatch) throw invalidArgument(`capability ${key} is in both alwaysMatch and firstMatch[${index}]`);
+      if (key in alwaysMatch)
+        throw invalidArgument(`capability ${key} is in both alwaysMatch and firstMatch[${index}]`);
     }
     return { ...alwaysMatch, ...validated };
   });
@@ -77,7 +78,9 @@ function validate(capabilities: unknown, where: string): Capabilities {
     const check = STANDARD_CAPABILITIES[key];
     if (check && !check(value)) throw invalidArgument(`capability ${key} in ${where} has an invalid value`);
     if (!check && !key.includes(':')) {
-      throw invalidArgument(`unknown capability ${key} in ${where} (extension capabilities need a prefix, e.g. goog:)`);
+      throw invalidArgument(
+        `unknown capability ${key} in ${where} (extension capabilities need a prefix, e.g. goog:)`,
+      );
     }
     valid[key] = value;
   }

@@ -41,14 +41,17 @@ function matchOne(config: Config, capabilities: Capabilities): CatalogMatch | un
   if (!version || !platformMatches(version.platformName, capabilities.platformName as string | undefined)) {
     return undefined;
   }
-  const pools = version.pools.map((name) => config.pools[name]).filter((p): p is PoolConfig => p !== undefined);
+  const pools = version.pools
+    .map((name) => config.pools[name])
+    .filter((p): p is PoolConfig => p !== undefined);
   return { browserName, browserVersion, platformName: version.platformName, pools, capabilities };
 }
 
 function findBrowser(config: Config, requested: string): string | undefined {
   const wanted = requested.toLowerCase();
   return Object.entries(config.browsers).find(
-    ([name, browser]) => name.toLowerCase() === wanted || browser.aliases.some((alias) => alias.toLowerCase() === wanted),
+    ([name, browser]) =>
+      name.toLowerCase() === wanted || browser.aliases.some((alias) => alias.toLowerCase() === wanted),
   )?.[0];
 }
 
@@ -79,7 +82,9 @@ function platformMatches(offered: string, requested: string | undefined): boolea
 /** What the catalog offers, for "session not created" messages: "chrome 156.0 (linux), firefox 140 (linux)". */
 export function describeCatalog(config: Config): string {
   const offers = Object.entries(config.browsers).flatMap(([name, browser]) =>
-    Object.entries(browser.versions).map(([version, { platformName }]) => `${name} ${version} (${platformName})`),
+    Object.entries(browser.versions).map(
+      ([version, { platformName }]) => `${name} ${version} (${platformName})`,
+    ),
   );
   return offers.join(', ') || 'nothing';
 }

@@ -19,9 +19,13 @@ const byteSize = z
     const [, count, unit] = SIZE.exec(value) as RegExpExecArray;
     return Number(count) * SIZE_FACTOR[(unit as string).toUpperCase() as keyof typeof SIZE_FACTOR];
   })
-  .meta({ description: 'Bytes, as a number or a string with B, KB, MB or GB (binary multiples), e.g. "64MB".' });
+  .meta({
+    description: 'Bytes, as a number or a string with B, KB, MB or GB (binary multiples), e.g. "64MB".',
+  });
 
-const name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/, 'must be 1–40 letters, digits, ".", "_" or "-"');
+const name = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/, 'must be 1–40 letters, digits, ".", "_" or "-"');
 const color = z.string().regex(/^[a-z0-9-]{1,63}$/, 'must be 1–63 lower-case letters, digits or "-"');
 
 const poolCommon = {
@@ -38,7 +42,10 @@ const localPool = z
     chromedriver: z.string().default('/usr/bin/chromedriver'),
     chromium: z.string().default('/usr/bin/chromium'),
     headless: z.boolean().default(true).meta({ description: 'Add --headless=new unless the client set it.' }),
-    args: z.array(z.string()).default([]).meta({ description: 'Extra Chromium arguments for every session.' }),
+    args: z
+      .array(z.string())
+      .default([])
+      .meta({ description: 'Extra Chromium arguments for every session.' }),
   })
   .meta({ description: 'Chromium started through chromedriver on this machine, one per session.' });
 
@@ -51,13 +58,21 @@ const browserVersion = z.strictObject({
 });
 
 const browser = z.strictObject({
-  aliases: z.array(z.string()).default([]).meta({ description: 'Other browserName values that mean this browser.' }),
+  aliases: z
+    .array(z.string())
+    .default([])
+    .meta({ description: 'Other browserName values that mean this browser.' }),
   defaultVersion: z.string().optional().meta({ description: 'Used when no browserVersion is asked for.' }),
   versions: z.record(z.string(), browserVersion),
 });
 
 const user = z.strictObject({
-  maxSessions: z.number().int().positive().optional().meta({ description: 'Sessions this user may hold at once.' }),
+  maxSessions: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .meta({ description: 'Sessions this user may hold at once.' }),
 });
 
 export const configSchema = z
@@ -68,7 +83,10 @@ export const configSchema = z
     publicUrl: z.url().optional().meta({
       description: 'Base URL clients use, when a proxy in front hides it (else taken from each request).',
     }),
-    defaultBrowser: z.string().optional().meta({ description: 'Used when a client asks for no browserName.' }),
+    defaultBrowser: z
+      .string()
+      .optional()
+      .meta({ description: 'Used when a client asks for no browserName.' }),
     browsers: z.record(z.string(), browser).optional(),
     pools: z.record(name, pool).optional(),
     guest: z.string().nullable().default('guest').meta({
@@ -102,12 +120,20 @@ export type Config = Omit<ParsedConfig, 'pools' | 'browsers'> & {
 function checkReferences(config: unknown, ctx: z.RefinementCtx): void {
   const input = config as Partial<ParsedConfig>;
   if ((input.browsers === undefined) !== (input.pools === undefined)) {
-    ctx.addIssue({ code: 'custom', path: [input.browsers ? 'pools' : 'browsers'], message: 'browsers and pools go together' });
+    ctx.addIssue({
+      code: 'custom',
+      path: [input.browsers ? 'pools' : 'browsers'],
+      message: 'browsers and pools go together',
+    });
   }
   for (const [browserName, entry] of Object.entries(input.browsers ?? {})) {
     if (typeof entry?.versions !== 'object' || entry.versions === null) continue;
     if (Object.keys(entry.versions).length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['browsers', browserName, 'versions'], message: 'needs at least one version' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['browsers', browserName, 'versions'],
+        message: 'needs at least one version',
+      });
     }
     if (entry.defaultVersion !== undefined && !(entry.defaultVersion in entry.versions)) {
       ctx.addIssue({
@@ -130,7 +156,11 @@ function checkReferences(config: unknown, ctx: z.RefinementCtx): void {
     }
   }
   if (input.defaultBrowser !== undefined && input.browsers && !(input.defaultBrowser in input.browsers)) {
-    ctx.addIssue({ code: 'custom', path: ['defaultBrowser'], message: `no browser named "${input.defaultBrowser}"` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['defaultBrowser'],
+      message: `no browser named "${input.defaultBrowser}"`,
+    });
   }
 }
 
@@ -158,7 +188,9 @@ export function parseConfig(input: unknown, defaults: ConfigDefaults, source = '
   if (!result.success) {
     throw new ConfigError(
       source,
-      result.error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') : '(top level)'}: ${issue.message}`),
+      result.error.issues.map(
+        (issue) => `${issue.path.length ? issue.path.join('.') : '(top level)'}: ${issue.message}`,
+      ),
     );
   }
   const parsed = result.data;
@@ -174,7 +206,9 @@ export function parseConfig(input: unknown, defaults: ConfigDefaults, source = '
     ...parsed,
     defaultBrowser: parsed.defaultBrowser ?? (parsed.browsers ? undefined : 'chrome'),
     browsers,
-    pools: Object.fromEntries(Object.entries(pools).map(([poolName, p]) => [poolName, { ...p, name: poolName }])),
+    pools: Object.fromEntries(
+      Object.entries(pools).map(([poolName, p]) => [poolName, { ...p, name: poolName }]),
+    ),
   };
 }
 

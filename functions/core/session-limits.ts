@@ -20,7 +20,10 @@ export function sessionLimits(config: Config, options: unknown): SessionLimits {
     idleTimeoutMs: readDuration(options, 'idleTimeout', config.timeouts.idle),
     maxAgeMs: readDuration(options, 'maxAge', config.timeouts.maxAge),
   };
-  return { idleTimeoutMs: asked.idleTimeoutMs ?? limits.idleTimeoutMs, maxAgeMs: asked.maxAgeMs ?? limits.maxAgeMs };
+  return {
+    idleTimeoutMs: asked.idleTimeoutMs ?? limits.idleTimeoutMs,
+    maxAgeMs: asked.maxAgeMs ?? limits.maxAgeMs,
+  };
 }
 
 function readDuration(options: Record<string, unknown>, key: string, allowed: number): number | undefined {
@@ -31,7 +34,9 @@ function readDuration(options: Record<string, unknown>, key: string, allowed: nu
     throw invalidArgument(`${GRIDGATE_OPTIONS}.${key} must be a duration such as "90s" or "5m"`);
   }
   if (ms > allowed) {
-    throw invalidArgument(`${GRIDGATE_OPTIONS}.${key} ${value} is longer than this grid allows (${formatDuration(allowed)})`);
+    throw invalidArgument(
+      `${GRIDGATE_OPTIONS}.${key} ${value} is longer than this grid allows (${formatDuration(allowed)})`,
+    );
   }
   return ms;
 }

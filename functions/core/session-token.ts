@@ -25,7 +25,9 @@ export interface SessionClaims {
   maxAgeMs: number;
 }
 
-export type TokenCheck = { ok: true; claims: SessionClaims } | { ok: false; reason: 'malformed' | 'signature' };
+export type TokenCheck =
+  | { ok: true; claims: SessionClaims }
+  | { ok: false; reason: 'malformed' | 'signature' };
 
 const VERSION = 1;
 const MAC_BYTES = 16; // 128-bit truncated HMAC-SHA256 (NIST SP 800-107 allows truncation to ≥ 64 bits)
@@ -81,7 +83,8 @@ function encodeField(name: string, value: string): Buffer {
   let bytes = Buffer.from(value, 'utf8');
   if (UUID.test(value)) [kind, bytes] = [KIND_UUID, Buffer.from(value.replaceAll('-', ''), 'hex')];
   else if (HEX.test(value)) [kind, bytes] = [KIND_HEX, Buffer.from(value, 'hex')];
-  if (bytes.length > MAX_FIELD) throw new Error(`session ${name} is too long to put in a session ID: ${value}`);
+  if (bytes.length > MAX_FIELD)
+    throw new Error(`session ${name} is too long to put in a session ID: ${value}`);
   return Buffer.concat([Buffer.of((kind << 6) | bytes.length), bytes]);
 }
 
@@ -102,7 +105,14 @@ function decodeClaims(payload: Buffer): SessionClaims | undefined {
     offset = end;
   }
   if (offset !== payload.length) return undefined;
-  const [key, pool, address, upstreamId, handle, devtools] = fields as [string, string, string, string, string, string];
+  const [key, pool, address, upstreamId, handle, devtools] = fields as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   return {
     key,
     pool,

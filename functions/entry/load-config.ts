@@ -14,14 +14,20 @@ export interface RuntimeConfig {
 
 const DEFAULT_LOCAL = { chromium: '/usr/bin/chromium', chromedriver: '/usr/bin/chromedriver' };
 
-export async function loadConfig(argv: string[], env: NodeJS.ProcessEnv, logger: Logger): Promise<RuntimeConfig> {
+export async function loadConfig(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+): Promise<RuntimeConfig> {
   const path = configPath(argv) ?? env.GRIDGATE_CONFIG;
   const raw = path ? await readJson(path) : {};
   const source = path ?? 'built-in defaults';
   const usesDefaultCatalog = typeof raw === 'object' && raw !== null && !('pools' in raw);
   // The built-in catalog is named after the installed Chromium's version, so Chromium comes first.
   if (usesDefaultCatalog) await ensureChromium([DEFAULT_LOCAL], logger);
-  const localBrowserVersion = usesDefaultCatalog ? ((await chromiumVersion(DEFAULT_LOCAL.chromium)) ?? 'stable') : 'stable';
+  const localBrowserVersion = usesDefaultCatalog
+    ? ((await chromiumVersion(DEFAULT_LOCAL.chromium)) ?? 'stable')
+    : 'stable';
   const config = parseConfig(raw, { localBrowserVersion }, source);
   const localPools = Object.values(config.pools).flatMap((pool) => (pool.kind === 'local' ? [pool] : []));
   await ensureChromium(localPools, logger);
@@ -53,6 +59,7 @@ async function readJson(path: string): Promise<unknown> {
 function signingSecret(env: NodeJS.ProcessEnv): Buffer {
   const secret = env.GRIDGATE_SECRET;
   if (secret === undefined || secret === '') return randomBytes(32);
-  if (Buffer.byteLength(secret) < 32) throw new ConfigError('GRIDGATE_SECRET', ['must be at least 32 characters long']);
+  if (Buffer.byteLength(secret) < 32)
+    throw new ConfigError('GRIDGATE_SECRET', ['must be at least 32 characters long']);
   return Buffer.from(secret, 'utf8');
 }

@@ -2,6 +2,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import packageJson from '../../package.json' with { type: 'json' };
 import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
@@ -12,7 +13,6 @@ import { type Logger, systemClock } from '../core/ports';
 import { SessionTokens } from '../core/session-token';
 import { createApp } from '../http/create-app';
 import { createUpstreamAgent } from '../http/upstream-client';
-import packageJson from '../../package.json' with { type: 'json' };
 
 const EXPIRY_SWEEP_MS = 1000;
 
@@ -48,7 +48,9 @@ export async function startGrid(config: Config, secret: Buffer, logger: Logger):
   const agent = createUpstreamAgent();
   const app = createApp(deps, { agent });
   const server = await new Promise<Server>((resolve, reject) => {
-    const started = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(started as Server));
+    const started = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () =>
+      resolve(started as Server),
+    );
     started.once('error', reject);
   });
   // New sessions may take as long as the config allows; Node's 300 s default would cut longer ones.

@@ -2,4 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import { configJsonSchema } from '../core/config';
 
-await writeFile(new URL('../../config.schema.json', import.meta.url), `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+await writeFile(
+  new URL('../../config.schema.json', import.meta.url),
+  `${JSON.stringify(configJsonSchema(), null, 2)}\n`,
+);

@@ -81,7 +81,11 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     const claims = verifySession(deps, id, c.get('user'));
     const prefix = `${base}/session/${id}`;
     const url = new URL(c.req.url);
-    return forwardCommand(c, deps, agent, { claims, rest: url.pathname.slice(prefix.length), search: url.search });
+    return forwardCommand(c, deps, agent, {
+      claims,
+      rest: url.pathname.slice(prefix.length),
+      search: url.search,
+    });
   }
 
   app.notFound((c) => {
@@ -92,8 +96,16 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     if (error instanceof WebDriverError) {
       return c.json(error.toBody(), error.status as 500, error.headers);
     }
-    deps.logger.log('REQUEST_FAILED', { method: c.req.method, path: c.req.path, error: String(error), stack: (error as Error).stack });
-    return c.json(new WebDriverError('unknown error', 'gridgate failed to handle this request').toBody(), 500);
+    deps.logger.log('REQUEST_FAILED', {
+      method: c.req.method,
+      path: c.req.path,
+      error: String(error),
+      stack: (error as Error).stack,
+    });
+    return c.json(
+      new WebDriverError('unknown error', 'gridgate failed to handle this request').toBody(),
+      500,
+    );
   });
 
   return app;

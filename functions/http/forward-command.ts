@@ -57,7 +57,12 @@ function hasBody(method: string, headers: Record<string, unknown>): boolean {
   return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
 }
 
-async function streamIntoNodeResponse(deps: GridDeps, agent: Dispatcher, command: Command, node: NodeBindings) {
+async function streamIntoNodeResponse(
+  deps: GridDeps,
+  agent: Dispatcher,
+  command: Command,
+  node: NodeBindings,
+) {
   const { incoming, outgoing } = node;
   const limit = deps.config.limits.maxBodySize;
   checkDeclaredLength(incoming.headers['content-length'], limit);
@@ -127,8 +132,12 @@ export async function translateUpstreamError(deps: GridDeps, claims: SessionClai
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof WebDriverError) return cause;
   deps.logger.log('UPSTREAM_ERROR', { session: claims.key, pool: claims.pool, error: String(error) });
-  return new WebDriverError('unknown error', `the browser could not be reached: ${(error as Error).message}`, {
-    status: 502,
-    cause: error,
-  });
+  return new WebDriverError(
+    'unknown error',
+    `the browser could not be reached: ${(error as Error).message}`,
+    {
+      status: 502,
+      cause: error,
+    },
+  );
 }

@@ -18,7 +18,9 @@ export async function gridStatus(deps: GridDeps) {
   return {
     value: {
       ready,
-      message: ready ? `gridgate is ready: ${total - free} of ${total} sessions in use` : 'gridgate is at capacity',
+      message: ready
+        ? `gridgate is ready: ${total - free} of ${total} sessions in use`
+        : 'gridgate is at capacity',
       build: { version: deps.version },
       pools,
     },

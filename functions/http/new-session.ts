@@ -29,7 +29,9 @@ export async function createSession(c: Context, deps: GridDeps, agent: Dispatche
   const request = parseNewSessionBody(await readText(c.req.raw, deps.config.limits.maxBodySize));
   const match = matchCatalog(deps.config, request.candidates);
   if (!match) {
-    throw sessionNotCreated(`no browser here matches ${describeRequest(request.candidates)}; this grid offers ${describeCatalog(deps.config)}`);
+    throw sessionNotCreated(
+      `no browser here matches ${describeRequest(request.candidates)}; this grid offers ${describeCatalog(deps.config)}`,
+    );
   }
   const { [GRIDGATE_OPTIONS]: options, ...capabilities } = match.capabilities;
   const attempt: Attempt = {
@@ -43,7 +45,12 @@ export async function createSession(c: Context, deps: GridDeps, agent: Dispatche
     signal: AbortSignal.any([c.req.raw.signal, AbortSignal.timeout(deps.config.timeouts.newSession)]),
   };
   const started = deps.clock.now();
-  deps.logger.log('SESSION_REQUESTED', { session: attempt.key, user, browserName: match.browserName, browserVersion: match.browserVersion });
+  deps.logger.log('SESSION_REQUESTED', {
+    session: attempt.key,
+    user,
+    browserName: match.browserName,
+    browserVersion: match.browserVersion,
+  });
   const failures: string[] = [];
   for (const pool of orderByWeight(match.pools)) {
     if (attempt.signal.aborted) break;
@@ -53,12 +60,26 @@ export async function createSession(c: Context, deps: GridDeps, agent: Dispatche
     }
     try {
       const value = await startInPool(deps, agent, pool, attempt);
-      deps.logger.log('SESSION_CREATED', { session: attempt.key, user, pool: pool.name, ms: deps.clock.now() - started });
+      deps.logger.log('SESSION_CREATED', {
+        session: attempt.key,
+        user,
+        pool: pool.name,
+        ms: deps.clock.now() - started,
+      });
       const base = publicWebSocketBase(c.req.raw, basePath, deps.config.publicUrl);
       const sessionId = value.sessionId;
-      const answer = { ...value, capabilities: rewriteWebSocketCapabilities(value.capabilities, { base, token: sessionId, servesCdp: pool.kind === 'local' }) };
+      const answer = {
+        ...value,
+        capabilities: rewriteWebSocketCapabilities(value.capabilities, {
+          base,
+          token: sessionId,
+          servesCdp: pool.kind === 'local',
+        }),
+      };
       // JSON Wire clients read the ID at the top level.
-      return c.json(request.protocol === 'jsonwire' ? { sessionId, status: 0, value: answer } : { value: answer });
+      return c.json(
+        request.protocol === 'jsonwire' ? { sessionId, status: 0, value: answer } : { value: answer },
+      );
     } catch (error) {
       await deps.sessions.release(attempt.key);
       failures.push(`pool ${pool.name}: ${(error as Error).message}`);
@@ -125,7 +146,11 @@ interface CreatedSession {
   [key: string]: unknown;
 }
 
-async function forwardNewSession(agent: Dispatcher, browser: LaunchedBrowser, signal: AbortSignal): Promise<CreatedSession> {
+async function forwardNewSession(
+  agent: Dispatcher,
+  browser: LaunchedBrowser,
+  signal: AbortSignal,
+): Promise<CreatedSession> {
   const response = await agent.request({
     origin: `http://${browser.address}`,
     path: '/session',
@@ -148,7 +173,11 @@ async function forwardNewSession(agent: Dispatcher, browser: LaunchedBrowser, si
     throw new Error(`the browser refused the session (${response.statusCode}): ${message}`);
   }
   if (!isObject(value) || typeof value.sessionId !== 'string' || !isObject(value.capabilities)) {
-    throw new WebDriverError('unknown error', 'the browser answered the new-session request without a session', { status: 502 });
+    throw new WebDriverError(
+      'unknown error',
+      'the browser answered the new-session request without a session',
+      { status: 502 },
+    );
   }
   return value as CreatedSession;
 }
@@ -156,7 +185,8 @@ async function forwardNewSession(agent: Dispatcher, browser: LaunchedBrowser, si
 /** Chromium's DevTools address from chromedriver's answer ("localhost:41575" → "127.0.0.1:41575"). */
 function devtoolsAddress(capabilities: Capabilities): string {
   const options = capabilities['goog:chromeOptions'];
-  const address = isObject(options) && typeof options.debuggerAddress === 'string' ? options.debuggerAddress : '';
+  const address =
+    isObject(options) && typeof options.debuggerAddress === 'string' ? options.debuggerAddress : '';
   return address.replace(/^localhost:/, '127.0.0.1:');
 }
 

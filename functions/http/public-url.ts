@@ -26,7 +26,10 @@ export interface WebSocketRewrite {
 }
 
 /** Points webSocketUrl (BiDi) and se:cdp at gridgate, which proxies them after checking the session ID. */
-export function rewriteWebSocketCapabilities(capabilities: Capabilities, rewrite: WebSocketRewrite): Capabilities {
+export function rewriteWebSocketCapabilities(
+  capabilities: Capabilities,
+  rewrite: WebSocketRewrite,
+): Capabilities {
   const sessionUrl = `${rewrite.base}/session/${rewrite.token}`;
   const out = { ...capabilities };
   if (typeof out.webSocketUrl === 'string') out.webSocketUrl = sessionUrl;

@@ -1,12 +1,19 @@
 /** What to tell a client whose browser cannot be reached: why the session is gone, when we know. */
 import { formatDuration } from '../core/duration';
+import { endSession } from '../core/end-session';
 import { invalidSessionId, type WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
 import type { SessionRecord } from '../core/ports';
 import type { SessionClaims } from '../core/session-token';
-import { endSession } from '../core/end-session';
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'EHOSTUNREACH']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'EHOSTUNREACH',
+]);
 
 export function isUnreachable(error: unknown): boolean {
   const code = (error as { code?: string; cause?: { code?: string } })?.code;

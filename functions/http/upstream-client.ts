@@ -33,7 +33,9 @@ type HeaderValue = string | string[] | undefined;
  * Headers for the hop to the browser: hop-by-hop ones and the client's credentials to the grid
  * dropped, and Host left out so undici sets the upstream's own (chromedriver refuses any other Host).
  */
-export function upstreamRequestHeaders(headers: Record<string, HeaderValue>): Record<string, string | string[]> {
+export function upstreamRequestHeaders(
+  headers: Record<string, HeaderValue>,
+): Record<string, string | string[]> {
   const named = connectionTokens(headers.connection);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -46,7 +48,9 @@ export function upstreamRequestHeaders(headers: Record<string, HeaderValue>): Re
 }
 
 /** Headers for the hop back to the client. */
-export function clientResponseHeaders(headers: Record<string, HeaderValue>): Record<string, string | string[]> {
+export function clientResponseHeaders(
+  headers: Record<string, HeaderValue>,
+): Record<string, string | string[]> {
   const named = connectionTokens(headers.connection);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {

@@ -8,7 +8,8 @@ function browserPids(): Set<string> {
   const pids = new Set<string>();
   for (const name of ['chromium', 'chromedriver']) {
     try {
-      for (const pid of execFileSync('pgrep', ['-x', name], { encoding: 'utf8' }).split('\n')) if (pid) pids.add(pid);
+      for (const pid of execFileSync('pgrep', ['-x', name], { encoding: 'utf8' }).split('\n'))
+        if (pid) pids.add(pid);
     } catch {
       // pgrep exits 1 when nothing matches.
     }
@@ -25,7 +26,9 @@ export default function setup() {
       if (left.length === 0) return;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const detail = execFileSync('ps', ['-o', 'pid,ppid,etime,args', '-p', left.join(',')], { encoding: 'utf8' });
+    const detail = execFileSync('ps', ['-o', 'pid,ppid,etime,args', '-p', left.join(',')], {
+      encoding: 'utf8',
+    });
     throw new Error(`browsers left running after the test suite:\n${detail}`);
   };
 }

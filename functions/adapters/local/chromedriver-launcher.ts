@@ -7,7 +7,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { PoolConfig } from '../../core/config';
 import type { LaunchedBrowser, Launcher, LaunchRequest } from '../../core/ports';
 import { chromiumCapabilities } from './chromium-capabilities';
 
@@ -35,7 +34,10 @@ export class ChromedriverLauncher implements Launcher {
     if (pool.kind !== 'local') throw new Error(`ChromedriverLauncher cannot start a ${pool.kind} pool`);
     signal.throwIfAborted();
     const userDataDir = await mkdtemp(join(tmpdir(), 'gridgate-chromium-'));
-    const child = spawn(pool.chromedriver, ['--port=0'], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(pool.chromedriver, ['--port=0'], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const handle = String(child.pid ?? `failed-${Date.now()}`);
     // A chromedriver that could not be spawned reports 'error' and never 'exit'.
     const exited = new Promise<void>((resolve) => {
@@ -106,9 +108,14 @@ function waitForPort(child: ChildProcess, signal: AbortSignal): Promise<number> 
       settle();
     };
     const onAbort = () => done(() => reject(signal.reason));
-    const onError = (error: Error) => done(() => reject(new Error(`cannot start chromedriver: ${error.message}`)));
+    const onError = (error: Error) =>
+      done(() => reject(new Error(`cannot start chromedriver: ${error.message}`)));
     const onExit = (code: number | null) =>
-      done(() => reject(new Error(`chromedriver exited (code ${code}) before it was ready: ${output.join('').trim()}`)));
+      done(() =>
+        reject(
+          new Error(`chromedriver exited (code ${code}) before it was ready: ${output.join('').trim()}`),
+        ),
+      );
     lines.on('line', (line) => {
       output.push(line);
       const port = STARTED.exec(line)?.[1];

@@ -13,12 +13,18 @@ export interface ChromiumSettings {
 /** The flag's name, for comparing: "--window-size=800,600" → "--window-size". */
 const flagName = (arg: string) => arg.split('=', 1)[0] as string;
 
-export function chromiumCapabilities(pool: LocalPool, requested: Capabilities, settings: ChromiumSettings): Capabilities {
+export function chromiumCapabilities(
+  pool: LocalPool,
+  requested: Capabilities,
+  settings: ChromiumSettings,
+): Capabilities {
   // The catalog matched name, version and platform already; chromedriver knows only "chrome" and
   // compares version and platform strictly (it refuses "LINUX" and custom version names).
   const { browserName: _name, browserVersion: _version, platformName: _platform, ...rest } = requested;
   const options = isObject(rest['goog:chromeOptions']) ? { ...rest['goog:chromeOptions'] } : {};
-  const args = Array.isArray(options.args) ? options.args.filter((a): a is string => typeof a === 'string') : [];
+  const args = Array.isArray(options.args)
+    ? options.args.filter((a): a is string => typeof a === 'string')
+    : [];
   const present = new Set(args.map(flagName));
   const add = (arg: string) => {
     if (!present.has(flagName(arg))) {
@@ -29,7 +35,12 @@ export function chromiumCapabilities(pool: LocalPool, requested: Capabilities, s
   if (pool.headless && ![...present].some((flag) => flag === '--headless')) add('--headless=new');
   if (settings.runningAsRoot) add('--no-sandbox');
   for (const arg of pool.args) add(arg);
-  for (const arg of ['--disable-dev-shm-usage', '--disable-gpu', '--no-first-run', '--disable-background-networking']) {
+  for (const arg of [
+    '--disable-dev-shm-usage',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+  ]) {
     add(arg);
   }
   add(`--user-data-dir=${settings.userDataDir}`);

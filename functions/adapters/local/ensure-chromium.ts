@@ -11,12 +11,21 @@ const INSTALL = `apt-get update && apt-get install -y ${PACKAGES.join(' ')}`;
 
 type LocalPaths = Pick<Extract<PoolConfig, { kind: 'local' }>, 'chromium' | 'chromedriver'>;
 
-export async function ensureChromium(pools: LocalPaths[], logger: Logger, log = console.error): Promise<void> {
+export async function ensureChromium(
+  pools: LocalPaths[],
+  logger: Logger,
+  log = console.error,
+): Promise<void> {
   const wanted = [...new Set(pools.flatMap((pool) => [pool.chromium, pool.chromedriver]))];
-  const missing = (await Promise.all(wanted.map(async (path) => ((await isExecutable(path)) ? [] : [path])))).flat();
+  const missing = (
+    await Promise.all(wanted.map(async (path) => ((await isExecutable(path)) ? [] : [path])))
+  ).flat();
   if (missing.length === 0) return;
   const custom = missing.filter((path) => !DEBIAN_BINARIES.includes(path));
-  if (custom.length > 0) throw new Error(`not found or not executable: ${custom.join(', ')} (check the local pools in the config)`);
+  if (custom.length > 0)
+    throw new Error(
+      `not found or not executable: ${custom.join(', ')} (check the local pools in the config)`,
+    );
   const asRoot = process.getuid?.() === 0;
   const hasApt = await isExecutable('/usr/bin/apt-get');
   const hasSudo = !asRoot && (await isExecutable('/usr/bin/sudo'));
@@ -30,7 +39,9 @@ export async function ensureChromium(pools: LocalPaths[], logger: Logger, log = 
   }
   const command = asRoot ? ['sh', '-c', INSTALL] : ['sudo', 'sh', '-c', INSTALL];
   logger.log('BROWSER_INSTALL', { missing, command: command.join(' ') });
-  log(`gridgate: Chromium is missing; installing Debian's ${PACKAGES.join(' and ')} with: ${command.join(' ')}`);
+  log(
+    `gridgate: Chromium is missing; installing Debian's ${PACKAGES.join(' and ')} with: ${command.join(' ')}`,
+  );
   await run(command);
 }
 
@@ -58,7 +69,9 @@ function run([command, ...args]: string[]): Promise<void> {
     });
     child.once('error', reject);
     child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`installing Chromium failed (exit ${code}); run: ${INSTALL}`)),
+      code === 0
+        ? resolve()
+        : reject(new Error(`installing Chromium failed (exit ${code}); run: ${INSTALL}`)),
     );
   });
 }

@@ -1,7 +1,12 @@
 /** Logger that writes one JSON object per line, for people with jq and for CloudWatch Logs alike. */
 import type { LogEvent, Logger } from '../../core/ports';
 
-const WARNINGS = new Set<LogEvent>(['SESSION_FAILED', 'SESSION_ID_REJECTED', 'BROWSER_EXITED', 'UPSTREAM_ERROR']);
+const WARNINGS = new Set<LogEvent>([
+  'SESSION_FAILED',
+  'SESSION_ID_REJECTED',
+  'BROWSER_EXITED',
+  'UPSTREAM_ERROR',
+]);
 const ERRORS = new Set<LogEvent>(['REQUEST_FAILED', 'BROWSER_STOP_FAILED']);
 
 export class JsonLogger implements Logger {

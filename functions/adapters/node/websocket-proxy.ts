@@ -22,7 +22,9 @@ export function attachWebSocketProxy(server: Server, deps: GridDeps): void {
     connect(req, deps)
       .then((upstream) => {
         if (socket.destroyed) return upstream.socket.terminate(); // the client gave up meanwhile
-        clients.handleUpgrade(req, socket, head, (client) => relay(deps, upstream.claims, client, upstream.socket));
+        clients.handleUpgrade(req, socket, head, (client) =>
+          relay(deps, upstream.claims, client, upstream.socket),
+        );
       })
       .catch((error: unknown) => refuse(socket, error));
   });
@@ -40,12 +42,17 @@ async function connect(req: IncomingMessage, deps: GridDeps) {
       ? await browserDevtoolsUrl(claims.devtools)
       : `ws://${claims.address}/session/${claims.upstreamId}${rest}${url.search}`;
   const protocols = req.headers['sec-websocket-protocol']?.split(',').map((p) => p.trim());
-  const socket = new WebSocket(target, protocols, { perMessageDeflate: false, handshakeTimeout: CONNECT_TIMEOUT_MS });
+  const socket = new WebSocket(target, protocols, {
+    perMessageDeflate: false,
+    handshakeTimeout: CONNECT_TIMEOUT_MS,
+  });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', resolve);
     socket.once('error', reject);
     socket.once('unexpected-response', (_req, res) =>
-      reject(new WebDriverError('invalid session id', `the browser refused the WebSocket (${res.statusCode})`)),
+      reject(
+        new WebDriverError('invalid session id', `the browser refused the WebSocket (${res.statusCode})`),
+      ),
     );
   });
   return { claims, socket };
@@ -55,7 +62,8 @@ async function connect(req: IncomingMessage, deps: GridDeps) {
 async function browserDevtoolsUrl(devtools: string): Promise<string> {
   const response = await request(`http://${devtools}/json/version`, { headersTimeout: CONNECT_TIMEOUT_MS });
   const { webSocketDebuggerUrl } = (await response.body.json()) as { webSocketDebuggerUrl?: string };
-  if (!webSocketDebuggerUrl) throw new WebDriverError('unknown error', 'the browser offers no DevTools endpoint');
+  if (!webSocketDebuggerUrl)
+    throw new WebDriverError('unknown error', 'the browser offers no DevTools endpoint');
   return webSocketDebuggerUrl;
 }
 
@@ -75,7 +83,8 @@ function relay(deps: GridDeps, claims: SessionClaims, client: WebSocket, upstrea
 
 function closeQuietly(socket: WebSocket, code: number, reason: Buffer): void {
   // 1005/1006 are reserved for "no status" and may not be sent in a close frame (RFC 6455 §7.4.1).
-  if (socket.readyState === WebSocket.OPEN) socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
+  if (socket.readyState === WebSocket.OPEN)
+    socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
   else socket.terminate();
 }
 
@@ -83,9 +92,13 @@ function refuse(socket: Duplex, error: unknown): void {
   const wire =
     error instanceof WebDriverError
       ? error
-      : new WebDriverError('unknown error', `cannot reach the browser: ${(error as Error).message}`, { status: 502 });
+      : new WebDriverError('unknown error', `cannot reach the browser: ${(error as Error).message}`, {
+          status: 502,
+        });
   const body = JSON.stringify(wire.toBody());
-  const headers = Object.entries(wire.headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const headers = Object.entries(wire.headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${wire.status} ${wire.code}\r\nContent-Type: application/json; charset=utf-8\r\n${headers}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
