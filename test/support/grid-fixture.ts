@@ -1,0 +1,30 @@
+/** Starts a real gridgate Node server (real chromedriver and Chromium) on a free loopback port for a test file. */
+import { randomBytes } from 'node:crypto';
+import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
+import { parseConfig } from '../../functions/core/config';
+import type { LogEvent, Logger } from '../../functions/core/ports';
+import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
+
+export class CollectingLogger implements Logger {
+  readonly lines: { event: LogEvent; fields: Record<string, unknown> }[] = [];
+  log(event: LogEvent, fields: Record<string, unknown> = {}): void {
+    this.lines.push({ event, fields });
+  }
+  events(): LogEvent[] {
+    return this.lines.map((line) => line.event);
+  }
+}
+
+export interface TestGrid extends RunningGrid {
+  logger: CollectingLogger;
+  chromiumVersion: string;
+}
+
+/** Config keys to override (JSON as a user would write it); port 0 and loopback are always used. */
+export async function startTestGrid(overrides: Record<string, unknown> = {}): Promise<TestGrid> {
+  const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
+  const config = parseConfig({ ...overrides, port: 0, host: '127.0.0.1' }, { localBrowserVersion: version });
+  const logger = new CollectingLogger();
+  const grid = await startGrid(config, randomBytes(32), logger);
+  return { ...grid, logger, chromiumVersion: version };
+}

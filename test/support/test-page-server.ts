@@ -1,0 +1,46 @@
+/** A small site on 127.0.0.1 for browsers under test: a form, a script, a cookie and a link to a second window. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const PAGES: Record<string, string> = {
+  '/': `<!doctype html><html><head><title>gridgate test page</title></head><body>
+<h1 id="heading">Hello from 127.0.0.1</h1>
+<form id="form" onsubmit="event.preventDefault(); document.getElementById('result').textContent = 'Hello, ' + document.getElementById('name').value;">
+  <input id="name" name="name" type="text"><button id="greet" type="submit">Greet</button>
+</form>
+<p id="result"></p>
+<a id="open-second" href="/second" target="_blank">second window</a>
+</body></html>`,
+  '/second':
+    '<!doctype html><html><head><title>second page</title></head><body><p id="second">second</p></body></html>',
+};
+
+export interface TestPageServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startTestPageServer(): Promise<TestPageServer> {
+  const server: Server = createServer((req, res) => {
+    const page = PAGES[new URL(req.url ?? '/', 'http://x').pathname];
+    if (!page) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'set-cookie': 'served-by=gridgate-test; Path=/',
+    });
+    res.end(page);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
