@@ -71,7 +71,7 @@ export class ChromedriverLauncher implements Launcher {
     driver.stopping = true;
     const { child, userDataDir, exited } = driver;
     killGroup(child, 'SIGTERM');
-    const gone = await Promise.race([exited.then(() => true), delay(STOP_GRACE_MS).then(() => false)]);
+    const gone = await exitsWithin(exited, STOP_GRACE_MS);
     // Chromium outlives a chromedriver that is killed, so the whole group goes, now without asking.
     killGroup(child, 'SIGKILL');
     if (!gone) await exited;
@@ -148,4 +148,15 @@ async function groupGone(child: ChildProcess): Promise<void> {
   }
 }
 
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+// These timers stay referenced: at shutdown they are what keeps Node alive until the browsers are gone.
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function exitsWithin(exited: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const result = await Promise.race([exited.then(() => true), timedOut]);
+  clearTimeout(timer);
+  return result;
+}

@@ -1,0 +1,131 @@
+/** How sessions end on real Chromium: timeouts, crashes, clients that leave early, tampered IDs. */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+
+let grid: TestGrid;
+
+beforeAll(async () => {
+  grid = await startTestGrid({ timeouts: { idle: '30s' } });
+});
+afterAll(() => grid?.close());
+
+async function newSession(options: Record<string, unknown> = {}) {
+  const response = await request(`${grid.url}/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      capabilities: { alwaysMatch: { browserName: 'chrome', 'gridgate:options': options } },
+    }),
+  });
+  const body = (await response.body.json()) as {
+    value: { sessionId: string; capabilities: Record<string, any> };
+  };
+  expect(response.statusCode).toBe(200);
+  return body.value;
+}
+
+async function command(sessionId: string, path = '/title') {
+  const response = await request(`${grid.url}/session/${sessionId}${path}`);
+  return { status: response.statusCode, body: (await response.body.json()) as { value: any } };
+}
+
+async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) {
+  for (const started = Date.now(); Date.now() - started < timeoutMs; ) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const processesUsing = (userDataDir: string) => {
+  try {
+    return execFileSync('pgrep', ['-f', userDataDir], { encoding: 'utf8' }).trim();
+  } catch {
+    return '';
+  }
+};
+
+describe('session lifecycle on real Chromium', () => {
+  it('ends a session whose client asked for a short idle timeout, and says so', async () => {
+    const session = await newSession({ idleTimeout: '3s' });
+    const userDataDir = session.capabilities.chrome.userDataDir as string;
+    expect((await command(session.sessionId)).status).toBe(200);
+    await until(() => grid.logger.events().includes('SESSION_TIMED_OUT'), 'the idle timeout');
+    const after = await command(session.sessionId);
+    expect(after.status).toBe(404);
+    expect(after.body.value.error).toBe('invalid session id');
+    expect(after.body.value.message).toContain('idle timeout');
+    expect(processesUsing(userDataDir)).toBe('');
+    expect(existsSync(userDataDir)).toBe(false);
+  });
+
+  it('refuses a session ID once it is older than the maximum age the client asked for', async () => {
+    const session = await newSession({ maxAge: '1s' });
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const after = await command(session.sessionId);
+    expect(after.status).toBe(404);
+    expect(after.body.value.message).toContain('maximum age');
+    await until(() => grid.launcher.running().length === 0, 'the browser past its maximum age to stop');
+  });
+
+  it('says the browser exited when chromedriver and Chromium die under a running session', async () => {
+    const session = await newSession();
+    const [handle] = grid.launcher.running();
+    process.kill(-Number(handle), 'SIGKILL');
+    await until(
+      async () => (await command(session.sessionId)).status === 404,
+      'the dead browser to be noticed',
+    );
+    const after = await command(session.sessionId);
+    expect(after.body.value.error).toBe('invalid session id');
+    expect(after.body.value.message).toContain('exited or crashed');
+    expect(await grid.deps.sessions.inUse()).toEqual({});
+  });
+
+  it('leaves nothing running when the client disconnects while the browser starts', async () => {
+    const client = new AbortController();
+    const creating = request(`${grid.url}/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ capabilities: { alwaysMatch: { browserName: 'chrome' } } }),
+      signal: client.signal,
+    }).catch(() => undefined);
+    await until(() => grid.launcher.running().length > 0, 'a browser to start');
+    client.abort();
+    await creating;
+    await until(() => grid.logger.events().includes('SESSION_FAILED'), 'the creation to be abandoned');
+    await until(() => grid.launcher.running().length === 0, 'the abandoned browser to stop');
+    expect(await grid.deps.sessions.inUse()).toEqual({});
+    expect(await grid.deps.sessions.running()).toEqual([]);
+  });
+
+  it('refuses a WebSocket for a tampered session ID before it reaches any browser', async () => {
+    const session = await newSession({ idleTimeout: '5s' });
+    const rejectionsBefore = grid.logger.events().filter((event) => event === 'SESSION_ID_REJECTED').length;
+    const url =
+      session.capabilities.webSocketUrl ?? `ws://127.0.0.1:${grid.port}/session/${session.sessionId}`;
+    const middle = url.indexOf('/session/') + 9 + 40;
+    const tampered = `${url.slice(0, middle)}${url[middle] === 'A' ? 'B' : 'A'}${url.slice(middle + 1)}`;
+    const status = await new Promise<number>((resolve, reject) => {
+      const socket = new WebSocket(tampered);
+      socket.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      socket.once('open', () => reject(new Error('a tampered session ID opened a WebSocket')));
+      socket.once('error', reject);
+    });
+    expect(status).toBe(404);
+    const rejections = grid.logger.events().filter((event) => event === 'SESSION_ID_REJECTED').length;
+    expect(rejections).toBe(rejectionsBefore + 1);
+    await request(`${grid.url}/session/${session.sessionId}`, { method: 'DELETE' }).then((r) =>
+      r.body.dump(),
+    );
+  });
+});
+
+afterAll(() => {
+  if (process.env.GRIDGATE_TEST_LOGS)
+    console.log(grid.logger.lines.map((line) => JSON.stringify(line)).join('\n'));
+});
