@@ -8,8 +8,9 @@ try {
   const { config, secret } = await loadConfig(process.argv.slice(2), process.env, logger);
   const grid = await startGrid(config, secret, logger);
   console.error(`gridgate: WebDriver grid ready at ${grid.url} (also ${grid.url}/wd/hub)`);
+  // `on`, not `once`: a second signal (a process group kill plus a relay) must not end Node mid-shutdown.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
       grid.close().then(
         () => process.exit(0),
         () => process.exit(1),
