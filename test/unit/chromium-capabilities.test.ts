@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { chromiumCapabilities } from '../../functions/adapters/local/chromium-capabilities';
+import { parseConfig } from '../../functions/core/config';
+
+const pool = (overrides: Record<string, unknown> = {}) => {
+  const config = parseConfig(
+    {
+      pools: { local: { kind: 'local', ...overrides } },
+      browsers: { chrome: { versions: { '1': { pools: ['local'] } } } },
+    },
+    { localBrowserVersion: '1' },
+  );
+  const local = config.pools.local;
+  if (local?.kind !== 'local') throw new Error('expected a local pool');
+  return local;
+};
+const settings = { userDataDir: '/tmp/profile-1', runningAsRoot: true };
+const args = (caps: Record<string, unknown>) => (caps['goog:chromeOptions'] as { args: string[] }).args;
+
+describe('chromiumCapabilities', () => {
+  it('fills in the binary, headless, sandbox, shm, gpu and a fresh profile', () => {
+    const caps = chromiumCapabilities(pool(), { browserName: 'chromium' }, settings);
+    expect(caps.browserName).toBe('chrome');
+    expect((caps['goog:chromeOptions'] as { binary: string }).binary).toBe('/usr/bin/chromium');
+    expect(args(caps)).toEqual(
+      expect.arrayContaining([
+        '--headless=new',
+        '--no-sandbox',
+        '--disable-dev-shm-usage',
+        '--disable-gpu',
+        '--user-data-dir=/tmp/profile-1',
+      ]),
+    );
+  });
+
+  it('keeps what the client set and does not add a second value for the same flag', () => {
+    const caps = chromiumCapabilities(
+      pool({ args: ['--window-size=800,600'] }),
+      {
+        'goog:chromeOptions': {
+          binary: '/opt/chromium',
+          args: ['--headless=old', '--window-size=1920,1080', '--user-data-dir=/mine'],
+          prefs: { a: 1 },
+        },
+      },
+      settings,
+    );
+    const options = caps['goog:chromeOptions'] as { binary: string; args: string[]; prefs: unknown };
+    expect(options.binary).toBe('/opt/chromium');
+    expect(options.prefs).toEqual({ a: 1 });
+    expect(options.args.filter((a) => a.startsWith('--headless'))).toEqual(['--headless=old']);
+    expect(options.args.filter((a) => a.startsWith('--window-size'))).toEqual(['--window-size=1920,1080']);
+    expect(options.args.filter((a) => a.startsWith('--user-data-dir'))).toEqual(['--user-data-dir=/mine']);
+  });
+
+  it('adds no sandbox flag when not running as root, and no headless flag for a headed pool', () => {
+    const caps = chromiumCapabilities(pool({ headless: false }), {}, { ...settings, runningAsRoot: false });
+    expect(args(caps)).not.toContain('--no-sandbox');
+    expect(args(caps).some((a) => a.startsWith('--headless'))).toBe(false);
+  });
+
+  it('drops version and platform, which the catalog matched and chromedriver would compare strictly', () => {
+    const caps = chromiumCapabilities(
+      pool(),
+      { browserVersion: 'stable', platformName: 'LINUX', 'se:name': 'x' },
+      settings,
+    );
+    expect(caps).not.toHaveProperty('browserVersion');
+    expect(caps).not.toHaveProperty('platformName');
+    expect(caps['se:name']).toBe('x');
+  });
+});
