@@ -2,7 +2,7 @@
  * The one HTTP client for browsers: keep-alive pools per browser, kept small because chromedriver
  * listens with a backlog of 5.
  */
-import { Agent, type Dispatcher } from 'undici';
+import { Agent } from 'undici';
 
 export function createUpstreamAgent(): Agent {
   return new Agent({
@@ -29,33 +29,27 @@ const HOP_BY_HOP = new Set([
 
 type HeaderValue = string | string[] | undefined;
 
-/**
- * Headers for the hop to the browser: hop-by-hop ones and the client's credentials to the grid
- * dropped, and Host left out so undici sets the upstream's own (chromedriver refuses any other Host).
- */
-export function upstreamRequestHeaders(
-  headers: Record<string, HeaderValue>,
-): Record<string, string | string[]> {
-  const named = connectionTokens(headers.connection);
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    if (value === undefined || HOP_BY_HOP.has(lower) || named.has(lower)) continue;
-    if (lower === 'host' || lower === 'authorization' || lower === 'cookie') continue;
-    out[lower] = value;
-  }
-  return out;
+// The client's Host (chromedriver refuses any but its own; undici sets it), and the client's
+// credentials and cookies for the grid, which are none of the browser's business.
+const NOT_FOR_BROWSERS = new Set(['host', 'authorization', 'cookie']);
+const NONE = new Set<string>();
+
+/** Headers for the hop to the browser. */
+export function upstreamRequestHeaders(headers: Record<string, HeaderValue>): Record<string, string | string[]> {
+  return forwardable(headers, NOT_FOR_BROWSERS);
 }
 
 /** Headers for the hop back to the client. */
-export function clientResponseHeaders(
-  headers: Record<string, HeaderValue>,
-): Record<string, string | string[]> {
+export function clientResponseHeaders(headers: Record<string, HeaderValue>): Record<string, string | string[]> {
+  return forwardable(headers, NONE);
+}
+
+function forwardable(headers: Record<string, HeaderValue>, dropped: Set<string>): Record<string, string | string[]> {
   const named = connectionTokens(headers.connection);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    if (value === undefined || HOP_BY_HOP.has(lower) || named.has(lower)) continue;
+    if (value === undefined || HOP_BY_HOP.has(lower) || named.has(lower) || dropped.has(lower)) continue;
     out[lower] = value;
   }
   return out;
@@ -71,4 +65,3 @@ function connectionTokens(value: HeaderValue): Set<string> {
   );
 }
 
-export type UpstreamDispatcher = Dispatcher;
