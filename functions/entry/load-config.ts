@@ -1,9 +1,9 @@
 /** Reads the config file named by --config or GRIDGATE_CONFIG (or none) and the signing secret; the only reader of process.env. */
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { chromiumVersion, ensureChromium } from '../adapters/local/ensure-chromium';
 import { type Config, ConfigError, parseConfig } from '../core/config';
 import type { Logger } from '../core/ports';
+import { readConfigFile } from './config-file';
 
 export interface RuntimeConfig {
   config: Config;
@@ -20,7 +20,7 @@ export async function loadConfig(
   logger: Logger,
 ): Promise<RuntimeConfig> {
   const path = configPath(argv) ?? env.GRIDGATE_CONFIG;
-  const raw = path ? await readJson(path) : {};
+  const raw = path ? readConfigFile(path) : {};
   const source = path ?? 'built-in defaults';
   const usesDefaultCatalog = typeof raw === 'object' && raw !== null && !('pools' in raw);
   // The built-in catalog is named after the installed Chromium's version, so Chromium comes first.
@@ -39,20 +39,6 @@ function configPath(argv: string[]): string | undefined {
   if (index < 0) return undefined;
   const arg = argv[index] as string;
   return arg.includes('=') ? arg.slice('--config='.length) : argv[index + 1];
-}
-
-async function readJson(path: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(path, [`cannot read the file: ${(error as Error).message}`]);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(path, [`not valid JSON: ${(error as Error).message}`]);
-  }
 }
 
 /** GRIDGATE_SECRET signs session IDs; without it a random per-process key does (IDs die with the process). */

@@ -1,0 +1,199 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readGridConfig } from '../../infra/grid-config';
+import { GridgateStack, type GridgateStackProps } from '../../infra/gridgate-stack';
+
+const ROOT = join(import.meta.dirname, '../..');
+// The feature flags `cdk synth` runs with, so these tests see the template that would be deployed.
+const CDK_CONTEXT = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8')).context;
+const TABLE = 'AWS::DynamoDB::Table';
+const SECRET = 'AWS::SecretsManager::Secret';
+
+const dir = mkdtempSync(join(tmpdir(), 'gridgate-infra-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function configFile(name: string, content: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+function gridgateStack(props: Partial<GridgateStackProps> = {}): GridgateStack {
+  const app = new App({ context: CDK_CONTEXT });
+  return new GridgateStack(app, 'Gridgate', { config: readGridConfig(undefined), ...props });
+}
+
+describe('the session table', () => {
+  const template = Template.fromStack(gridgateStack());
+
+  it('is the only table, billed on demand, keyed by pk and sk strings', () => {
+    template.resourceCountIs(TABLE, 1);
+    template.hasResourceProperties(TABLE, {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+    });
+  });
+
+  it('expires items at expiresAt', () => {
+    template.hasResourceProperties(TABLE, {
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    });
+  });
+
+  it('has point-in-time recovery and encryption with the AWS-managed key', () => {
+    template.hasResourceProperties(TABLE, {
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true, KMSMasterKeyId: Match.absent() },
+    });
+  });
+
+  it('outputs its name and ARN', () => {
+    const table = Object.keys(template.findResources(TABLE))[0];
+    template.hasOutput('SessionTableName', { Value: { Ref: table } });
+    template.hasOutput('SessionTableArn', { Value: { 'Fn::GetAtt': [table, 'Arn'] } });
+  });
+});
+
+describe('the signing key', () => {
+  const template = Template.fromStack(gridgateStack());
+
+  it('is a generated 64-character secret of letters and digits', () => {
+    template.resourceCountIs(SECRET, 1);
+    template.hasResourceProperties(SECRET, {
+      GenerateSecretString: {
+        PasswordLength: 64,
+        ExcludePunctuation: true,
+        SecretStringTemplate: Match.absent(),
+      },
+      SecretString: Match.absent(),
+    });
+  });
+
+  it('outputs its name and ARN', () => {
+    const secret = Object.keys(template.findResources(SECRET))[0];
+    template.hasOutput('SigningKeySecretArn', { Value: { Ref: secret } });
+    template.hasOutput('SigningKeySecretName', { Value: Match.objectLike({ 'Fn::Join': Match.anyValue() }) });
+  });
+});
+
+describe('removal policy', () => {
+  it('retains the table and the secret when the stack is deleted or they are replaced', () => {
+    const template = Template.fromStack(gridgateStack());
+    for (const type of [TABLE, SECRET]) {
+      template.hasResource(type, { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    }
+  });
+
+  it('can be set to destroy, for throwaway stacks', () => {
+    const template = Template.fromStack(gridgateStack({ removalPolicy: RemovalPolicy.DESTROY }));
+    for (const type of [TABLE, SECRET]) {
+      template.hasResource(type, { DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
+    }
+  });
+});
+
+describe('checks', () => {
+  it('synthesizes without CDK warnings or errors', () => {
+    const annotations = Annotations.fromStack(gridgateStack());
+    expect(annotations.findWarning('*', Match.anyValue())).toEqual([]);
+    expect(annotations.findError('*', Match.anyValue())).toEqual([]);
+  });
+
+  // cdk-nag 3 is a policy-validation plugin, not an aspect: findings go to the validation report, never to
+  // Annotations, so the report is read directly.
+  it('passes cdk-nag AwsSolutions with only written-down acknowledgements', () => {
+    const report = new AwsSolutionsChecks().validateScope(gridgateStack());
+    expect(report.violations).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+
+  it('has a cdk-nag check that does find problems (a table without point-in-time recovery)', () => {
+    const stack = new Stack(new App(), 'Careless');
+    new Table(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
+    const report = new AwsSolutionsChecks().validateScope(stack);
+    expect(report.violations.map((violation) => violation.ruleName)).toContain('AwsSolutions-DDB3');
+  });
+});
+
+describe('the gridgate config', () => {
+  it('defaults to the built-in catalog', () => {
+    const config = readGridConfig(undefined);
+    expect(Object.keys(config.pools)).toEqual(['local']);
+    expect(config.browsers.chrome?.defaultVersion).toBe('stable');
+  });
+
+  it('names every bad key in one error', () => {
+    const path = configFile('bad-keys.json', { prot: 4444, timeouts: { idle: 'five minutes' } });
+    expect(() => readGridConfig(path)).toThrow(
+      expect.objectContaining({
+        problems: expect.arrayContaining([
+          '(top level): Unrecognized key: "prot"',
+          expect.stringMatching(/^timeouts\.idle: must be a duration/),
+        ]),
+      }),
+    );
+  });
+
+  it('rejects a file that is not JSON, or is missing', () => {
+    expect(() => readGridConfig(configFile('not-json.json', '{ port: 1 }'))).toThrow(/not valid JSON/);
+    expect(() => readGridConfig(join(dir, 'missing.json'))).toThrow(/cannot read the file/);
+  });
+
+  it('rejects a config context value that is not a path', () => {
+    expect(() => readGridConfig({ port: 1 })).toThrow(/CDK context "config"/);
+  });
+});
+
+describe('the CDK app (infra/app.ts, as `cdk synth` runs it)', () => {
+  const run = promisify(execFile);
+
+  function synth(context: Record<string, string>, outdir: string) {
+    return run(join(ROOT, 'node_modules/.bin/tsx'), ['infra/app.ts'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        CDK_CONTEXT_JSON: JSON.stringify(context),
+        CDK_OUTDIR: outdir,
+        // The built-in CloudFormation schema check (WebAssembly, seconds of CPU) already ran on every
+        // in-process synth above; this test is about app.ts's wiring.
+        CDK_VALIDATION: 'false',
+      },
+    });
+  }
+
+  it('fails synthesis on an invalid config file, naming the bad key', async () => {
+    const path = configFile('typo.json', { users: { alice: { maxSesions: 2 } } });
+    const failure = synth({ config: path }, join(dir, 'out-bad'));
+    await expect(failure).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(
+        `gridgate: ${path} is not a valid gridgate config:\n  - users.alice: Unrecognized key: "maxSesions"`,
+      ),
+    });
+  });
+
+  it('synthesizes the stack from a valid config file', async () => {
+    const path = configFile('good.json', { users: { alice: { maxSessions: 2 } } });
+    const outdir = join(dir, 'out-good');
+    await synth({ config: path }, outdir);
+    const template = JSON.parse(readFileSync(join(outdir, 'Gridgate.template.json'), 'utf8'));
+    expect(Object.values(template.Resources).map((resource) => (resource as { Type: string }).Type)).toEqual(
+      expect.arrayContaining([TABLE, SECRET]),
+    );
+  });
+});
