@@ -142,7 +142,9 @@ function checkReferences(config: unknown, ctx: z.RefinementCtx): void {
         message: `"${entry.defaultVersion}" is not one of the versions`,
       });
     }
-    for (const [version, { pools }] of Object.entries(entry.versions)) {
+    for (const [version, offered] of Object.entries(entry.versions)) {
+      // Runs on unparsed input too (see `when` below): a version may be null, which zod reports itself.
+      const pools = (offered as { pools?: unknown } | null)?.pools;
       if (!Array.isArray(pools)) continue;
       pools.forEach((poolName, index) => {
         if (!input.pools?.[poolName]) {

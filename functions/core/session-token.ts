@@ -57,6 +57,9 @@ export class SessionTokens {
   verify(token: string, user: string): TokenCheck {
     if (token.length > 400 || !BASE64URL.test(token)) return { ok: false, reason: 'malformed' };
     const bytes = Buffer.from(token, 'base64url');
+    // Node's decoder ignores a last character's unused bits and a dangling one: only the canonical spelling
+    // of the bytes is this session's ID, so no two strings name one session.
+    if (bytes.toString('base64url') !== token) return { ok: false, reason: 'malformed' };
     if (bytes.length < 9 + FIELD_ORDER.length + MAC_BYTES || bytes[0] !== VERSION) {
       return { ok: false, reason: 'malformed' };
     }

@@ -99,8 +99,10 @@ async function forwardPortably(c: Context, deps: GridDeps, agent: Dispatcher, co
   const request = c.req.raw;
   checkDeclaredLength(request.headers.get('content-length'), limit);
   const headers = Object.fromEntries(request.headers);
+  // A web Request's own body says whether there is one; its headers need not (a streamed body has no
+  // Content-Length, and web runtimes do not expose Transfer-Encoding).
   const body =
-    request.body && hasBody(request.method, headers)
+    request.body && request.method !== 'GET' && request.method !== 'HEAD'
       ? pipeline(Readable.fromWeb(request.body as never), byteLimit(limit), () => {})
       : null;
   const response = await agent.request({

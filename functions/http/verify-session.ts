@@ -18,7 +18,7 @@ export function verifySession(deps: GridDeps, token: string, user: string): Sess
   if (!pool || !addressAllowed(pool, claims.address)) {
     throw reject('pool', `no such session: its pool "${claims.pool}" is not served here`);
   }
-  if (deps.clock.now() - claims.createdAt > claims.maxAgeMs) {
+  if (deps.clock.now() - claims.createdAt >= claims.maxAgeMs) {
     throw reject(
       'max age',
       `session ended: it reached its maximum age of ${formatDuration(claims.maxAgeMs)}`,

@@ -10,8 +10,13 @@ import { createInterface } from 'node:readline';
 import type { LaunchedBrowser, Launcher, LaunchRequest } from '../../core/ports';
 import { chromiumCapabilities } from './chromium-capabilities';
 
+/** Set in the environment of every chromedriver (and so Chromium) gridgate starts. */
+export const LAUNCHED_BY_ENV = 'GRIDGATE_LAUNCHED_BY';
 const STARTED = /ChromeDriver was started successfully on port (\d+)/;
-const STOP_GRACE_MS = 2000;
+// chromedriver gets this long to end on SIGTERM before its whole group is killed; kept short because
+// shutdown must finish before a supervisor's own kill deadline (often 3 s after SIGTERM).
+const STOP_GRACE_MS = 500;
+const GROUP_EXIT_WAIT_MS = 2000;
 
 interface RunningDriver {
   child: ChildProcess;
@@ -37,6 +42,8 @@ export class ChromedriverLauncher implements Launcher {
     const child = spawn(pool.chromedriver, ['--port=0'], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Inherited by Chromium too: tells gridgate's browsers from others on the machine.
+      env: { ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) },
     });
     const handle = String(child.pid ?? `failed-${Date.now()}`);
     // A chromedriver that could not be spawned reports 'error' and never 'exit'.
@@ -138,7 +145,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 /** Waits (briefly) until no process of the group is left, so "stopped" means stopped. */
 async function groupGone(child: ChildProcess): Promise<void> {
-  for (let waited = 0; waited < STOP_GRACE_MS && child.pid !== undefined; waited += 20) {
+  for (let waited = 0; waited < GROUP_EXIT_WAIT_MS && child.pid !== undefined; waited += 20) {
     try {
       process.kill(-child.pid, 0);
     } catch {

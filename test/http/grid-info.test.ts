@@ -1,0 +1,133 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectW3cError, type FakeGrid, newSession, startFakeGrid } from '../support/fake-grid';
+
+let grid: FakeGrid;
+afterEach(() => grid.close());
+
+interface StatusBody {
+  value: {
+    ready: boolean;
+    message: string;
+    build: { version: string };
+    pools: {
+      name: string;
+      kind: string;
+      maxSessions: number;
+      inUse: number;
+      region?: string;
+      color?: string;
+    }[];
+  };
+}
+
+async function status(path = '/status'): Promise<StatusBody> {
+  const response = await grid.app.request(path);
+  expect(response.status).toBe(200);
+  return (await response.json()) as StatusBody;
+}
+
+describe('GET /status', () => {
+  it('says the grid is ready and lists its pools with sessions in use', async () => {
+    grid = startFakeGrid();
+    expect(await status()).toEqual({
+      value: {
+        ready: true,
+        message: 'gridgate is ready: 0 of 2 sessions in use',
+        build: { version: '9.9.9-test' },
+        pools: [{ name: 'local', kind: 'local', maxSessions: 2, inUse: 0 }],
+      },
+    });
+  });
+
+  it('counts sessions in use per pool', async () => {
+    grid = startFakeGrid();
+    await newSession(grid);
+    const body = await status();
+    expect(body.value.pools).toEqual([{ name: 'local', kind: 'local', maxSessions: 2, inUse: 1 }]);
+    expect(body.value.ready).toBe(true);
+    expect(body.value.message).toBe('gridgate is ready: 1 of 2 sessions in use');
+  });
+
+  it('says the grid is not ready at capacity, and ready again when a session ends', async () => {
+    grid = startFakeGrid();
+    const first = await newSession(grid);
+    await newSession(grid);
+    expect((await status()).value).toMatchObject({ ready: false, message: 'gridgate is at capacity' });
+    await grid.app.request(`/session/${first}`, { method: 'DELETE' });
+    expect((await status()).value.ready).toBe(true);
+  });
+
+  it('shows each pool’s region and colour', async () => {
+    grid = startFakeGrid({
+      config: {
+        browsers: { chrome: { versions: { '156.0': { pools: ['eu', 'blue'] } } } },
+        pools: {
+          eu: { kind: 'local', region: 'eu-west-1' },
+          blue: { kind: 'local', color: 'blue', maxSessions: 1 },
+        },
+      },
+    });
+    expect((await status('/wd/hub/status')).value.pools).toEqual([
+      { name: 'eu', kind: 'local', maxSessions: 4, inUse: 0, region: 'eu-west-1' },
+      { name: 'blue', kind: 'local', maxSessions: 1, inUse: 0, color: 'blue' },
+    ]);
+  });
+});
+
+describe('GET /ping', () => {
+  it('answers with the ggr fields: uptime, last reload, requests, sessions and version', async () => {
+    grid = startFakeGrid();
+    const startedAt = grid.clock.now();
+    await newSession(grid);
+    await grid.app.request('/nope');
+    grid.clock.advance(90_000);
+    const response = await grid.app.request('/ping');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      uptime: '1m30s',
+      lastReloadTime: new Date(startedAt).toISOString(),
+      numRequests: 3,
+      numSessions: 1,
+      version: '9.9.9-test',
+    });
+  });
+
+  it('answers under /wd/hub as well', async () => {
+    grid = startFakeGrid();
+    expect(await (await grid.app.request('/wd/hub/ping')).json()).toMatchObject({
+      numRequests: 1,
+      numSessions: 0,
+    });
+  });
+});
+
+describe('GET /host/{id}', () => {
+  it('tells the session’s owner where the session runs', async () => {
+    grid = startFakeGrid();
+    const id = await newSession(grid);
+    const upstream = grid.launcher.upstream();
+    for (const path of [`/host/${id}`, `/wd/hub/host/${id}`]) {
+      const response = await grid.app.request(path);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({
+        value: {
+          pool: 'local',
+          kind: 'local',
+          address: upstream.address,
+          browserSessionId: upstream.sessionIds[0],
+          createdAt: new Date(grid.clock.now()).toISOString(),
+        },
+      });
+    }
+    expect(upstream.commands()).toEqual([]);
+  });
+
+  it('answers 404 invalid session id to anyone else', async () => {
+    grid = startFakeGrid();
+    const id = await newSession(grid);
+    const check = grid.deps.tokens.verify(id, 'guest');
+    if (!check.ok) throw new Error('the grid’s own session ID does not verify');
+    const alicesId = grid.deps.tokens.sign(check.claims, 'alice');
+    await expectW3cError(await grid.app.request(`/host/${alicesId}`), 404, 'invalid session id');
+  });
+});

@@ -1,0 +1,435 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
+import {
+  expectW3cError,
+  type FakeGrid,
+  type FakeGridOptions,
+  jsonRequest,
+  type NewSessionAnswer,
+  startFakeGrid,
+  W3C_CHROME,
+} from '../support/fake-grid';
+import { type FakeAnswer, jsonAnswer } from '../support/fakes';
+
+let grid: FakeGrid;
+function start(options: FakeGridOptions = {}): FakeGrid {
+  grid = startFakeGrid(options);
+  return grid;
+}
+afterEach(() => grid?.close());
+
+async function postSession(payload: unknown, headers: Record<string, string> = {}, base = '') {
+  return grid.app.request(`${base}/session`, jsonRequest('POST', payload, headers));
+}
+
+async function created(response: Response): Promise<NewSessionAnswer> {
+  const body = (await response.json()) as NewSessionAnswer;
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  return body;
+}
+
+describe('POST /session', () => {
+  it('starts a fresh browser and answers with a signed session ID and the browser’s capabilities', async () => {
+    start();
+    const body = await created(await postSession(W3C_CHROME));
+    const upstream = grid.launcher.upstream();
+    expect(Object.keys(body)).toEqual(['value']);
+    expect(body.value.sessionId).toMatch(/^[A-Za-z0-9_-]{100,160}$/);
+    expect(body.value.sessionId).not.toContain(upstream.sessionIds[0]);
+    expect(body.value.capabilities).toMatchObject({ browserName: 'chrome', browserVersion: '156.0.7000.1' });
+    const check = grid.deps.tokens.verify(body.value.sessionId, 'guest');
+    expect(check.ok && check.claims).toMatchObject({
+      pool: 'local',
+      address: upstream.address,
+      upstreamId: upstream.sessionIds[0],
+      handle: 'fake-1',
+      createdAt: grid.clock.now(),
+      maxAgeMs: 3_600_000,
+    });
+  });
+
+  it('takes a slot and records the session', async () => {
+    start();
+    await created(await postSession(W3C_CHROME));
+    expect(await grid.sessions.inUse()).toEqual({ local: 1 });
+    expect(await grid.sessions.running()).toEqual([
+      expect.objectContaining({
+        user: 'guest',
+        pool: 'local',
+        browserName: 'chrome',
+        browserVersion: '156.0.7000.1',
+        handle: 'fake-1',
+        idleTimeoutMs: 300_000,
+        maxAgeMs: 3_600_000,
+      }),
+    ]);
+    expect(grid.logger.events()).toEqual(['SESSION_REQUESTED', 'SESSION_CREATED']);
+  });
+
+  it('starts a new browser for every session', async () => {
+    start();
+    const first = await created(await postSession(W3C_CHROME));
+    const second = await created(await postSession(W3C_CHROME));
+    expect(first.value.sessionId).not.toBe(second.value.sessionId);
+    expect(grid.launcher.started.map((entry) => entry.handle)).toEqual(['fake-1', 'fake-2']);
+  });
+
+  it('sends the browser the matched W3C capabilities, without gridgate’s own options', async () => {
+    start();
+    await created(
+      await postSession({
+        capabilities: {
+          alwaysMatch: { 'gridgate:options': { idleTimeout: '1m' }, acceptInsecureCerts: true },
+          firstMatch: [
+            { browserName: 'safari' },
+            { browserName: 'chromium', 'goog:chromeOptions': { args: ['--x'] } },
+          ],
+        },
+      }),
+    );
+    const [request] = grid.launcher.upstream().requests;
+    expect(request?.method).toBe('POST');
+    expect(request?.path).toBe('/session');
+    expect(request?.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(request?.body ?? '')).toEqual({
+      capabilities: {
+        alwaysMatch: {
+          acceptInsecureCerts: true,
+          browserName: 'chromium',
+          'goog:chromeOptions': { args: ['--x'] },
+        },
+        firstMatch: [{}],
+      },
+    });
+    expect(grid.launcher.started[0]?.request.capabilities).not.toHaveProperty('gridgate:options');
+  });
+
+  it('honours shorter idle timeout and maximum age from gridgate:options', async () => {
+    start();
+    const body = await created(
+      await postSession({
+        capabilities: {
+          alwaysMatch: { browserName: 'chrome', 'gridgate:options': { idleTimeout: '1m', maxAge: '10m' } },
+        },
+      }),
+    );
+    expect(await grid.sessions.running()).toEqual([
+      expect.objectContaining({ idleTimeoutMs: 60_000, maxAgeMs: 600_000 }),
+    ]);
+    const check = grid.deps.tokens.verify(body.value.sessionId, 'guest');
+    expect(check.ok && check.claims.maxAgeMs).toBe(600_000);
+  });
+
+  it.each([
+    ['idleTimeout', '6m'],
+    ['maxAge', '2h'],
+  ])(
+    'refuses gridgate:options.%s longer than the config allows with 400, launching nothing',
+    async (key, value) => {
+      start();
+      const response = await postSession({
+        capabilities: { alwaysMatch: { browserName: 'chrome', 'gridgate:options': { [key]: value } } },
+      });
+      await expectW3cError(
+        response,
+        400,
+        'invalid argument',
+        new RegExp(`gridgate:options.${key} ${value} is longer`),
+      );
+      expect(grid.launcher.started).toEqual([]);
+      expect(await grid.sessions.inUse()).toEqual({});
+    },
+  );
+
+  it('accepts a JSON Wire payload and answers with the session ID at the top level too', async () => {
+    start();
+    const body = await created(
+      await postSession({ desiredCapabilities: { browserName: 'chrome', version: '', platform: 'ANY' } }),
+    );
+    expect(body.sessionId).toBe(body.value.sessionId);
+    expect(body.status).toBe(0);
+    expect(grid.deps.tokens.verify(body.sessionId as string, 'guest').ok).toBe(true);
+    const [request] = grid.launcher.upstream().requests;
+    expect(JSON.parse(request?.body ?? '').capabilities.alwaysMatch).toEqual({ browserName: 'chrome' });
+  });
+
+  it('accepts a JSON Wire payload whose version is a prefix of an offered one', async () => {
+    start();
+    await created(await postSession({ desiredCapabilities: { browserName: 'chrome', version: '156' } }));
+  });
+
+  it('answers under /wd/hub as well', async () => {
+    start();
+    const body = await created(await postSession(W3C_CHROME, {}, '/wd/hub'));
+    expect(grid.deps.tokens.verify(body.value.sessionId, 'guest').ok).toBe(true);
+  });
+
+  describe('WebSocket URLs', () => {
+    const BROWSER_CAPS = {
+      webSocketUrl: 'ws://127.0.0.1:9222/session/inside',
+      'se:cdp': 'ws://127.0.0.1:9222/devtools/browser/abc',
+    };
+
+    it('points webSocketUrl and se:cdp at the grid’s own host', async () => {
+      start({ launcher: { capabilities: BROWSER_CAPS } });
+      const body = await created(await postSession(W3C_CHROME, { host: 'grid.test:4444' }));
+      const id = body.value.sessionId;
+      expect(body.value.capabilities.webSocketUrl).toBe(`ws://grid.test:4444/session/${id}`);
+      expect(body.value.capabilities['se:cdp']).toBe(`ws://grid.test:4444/session/${id}/se/cdp`);
+      expect(body.value.capabilities['se:cdpVersion']).toBe('156.0.7000.1');
+    });
+
+    it('uses the request URL’s host when there is no Host header', async () => {
+      start({ launcher: { capabilities: BROWSER_CAPS } });
+      const body = await created(await postSession(W3C_CHROME));
+      expect(body.value.capabilities.webSocketUrl).toBe(`ws://localhost/session/${body.value.sessionId}`);
+    });
+
+    it('honours X-Forwarded-Proto and X-Forwarded-Host from a TLS-terminating proxy', async () => {
+      start({ launcher: { capabilities: BROWSER_CAPS } });
+      const body = await created(
+        await postSession(W3C_CHROME, {
+          host: 'internal:4444',
+          'x-forwarded-proto': 'https',
+          'x-forwarded-host': 'grid.example.test, proxy.internal',
+        }),
+      );
+      const id = body.value.sessionId;
+      expect(body.value.capabilities.webSocketUrl).toBe(`wss://grid.example.test/session/${id}`);
+      expect(body.value.capabilities['se:cdp']).toBe(`wss://grid.example.test/session/${id}/se/cdp`);
+    });
+
+    it('keeps /wd/hub in the rewritten URLs when the client used it', async () => {
+      start({ launcher: { capabilities: BROWSER_CAPS } });
+      const body = await created(
+        await postSession(
+          W3C_CHROME,
+          { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'grid.example.test' },
+          '/wd/hub',
+        ),
+      );
+      const id = body.value.sessionId;
+      expect(body.value.capabilities.webSocketUrl).toBe(`wss://grid.example.test/wd/hub/session/${id}`);
+      expect(body.value.capabilities['se:cdp']).toBe(`wss://grid.example.test/wd/hub/session/${id}/se/cdp`);
+    });
+
+    it('prefers the configured public URL', async () => {
+      start({
+        config: { publicUrl: 'https://grid.example.test/' },
+        launcher: { capabilities: BROWSER_CAPS },
+      });
+      const body = await created(await postSession(W3C_CHROME, { host: 'internal:4444' }));
+      expect(body.value.capabilities.webSocketUrl).toBe(
+        `wss://grid.example.test/session/${body.value.sessionId}`,
+      );
+    });
+
+    it('leaves no address inside the browser network in the answer', async () => {
+      start({ launcher: { capabilities: BROWSER_CAPS } });
+      const response = await postSession(W3C_CHROME, { host: 'grid.test' });
+      const text = await response.text();
+      expect(text).not.toContain('127.0.0.1');
+      expect(text).not.toContain(grid.launcher.upstream().address);
+    });
+
+    it('leaves webSocketUrl out when the browser did not offer one', async () => {
+      start();
+      const body = await created(await postSession(W3C_CHROME));
+      expect(body.value.capabilities).not.toHaveProperty('webSocketUrl');
+    });
+  });
+
+  describe('refusals', () => {
+    it('answers malformed JSON with 400 invalid argument, launching nothing', async () => {
+      start();
+      await expectW3cError(await postSession('{"capabilities":'), 400, 'invalid argument', /not valid JSON/);
+      expect(grid.launcher.started).toEqual([]);
+    });
+
+    it('answers a body without capabilities with 400 invalid argument', async () => {
+      start();
+      await expectW3cError(await postSession({ browserName: 'chrome' }), 400, 'invalid argument');
+    });
+
+    it('answers an invalid capability with 400 invalid argument', async () => {
+      start();
+      await expectW3cError(
+        await postSession({
+          capabilities: { alwaysMatch: { browserName: 'chrome', pageLoadStrategy: 'fast' } },
+        }),
+        400,
+        'invalid argument',
+        /pageLoadStrategy/,
+      );
+    });
+
+    it('answers an unknown browser with 500 session not created, naming what was asked and what is offered', async () => {
+      start();
+      const message = await expectW3cError(
+        await postSession({
+          capabilities: {
+            firstMatch: [{ browserName: 'safari', browserVersion: '17' }, { browserName: 'firefox' }],
+          },
+        }),
+        500,
+        'session not created',
+      );
+      expect(message).toContain('browserName "safari", browserVersion "17"');
+      expect(message).toContain('browserName "firefox"');
+      expect(message).toContain('chrome 156.0.7000.1 (linux)');
+      expect(grid.launcher.started).toEqual([]);
+    });
+
+    it('answers an unoffered version with 500 session not created', async () => {
+      start();
+      await expectW3cError(
+        await postSession({ capabilities: { alwaysMatch: { browserName: 'chrome', browserVersion: '15' } } }),
+        500,
+        'session not created',
+        /browserVersion "15"/,
+      );
+    });
+
+    it('answers with 500 session not created when the pool is full, launching nothing more', async () => {
+      start({ config: { pools: { local: { kind: 'local', maxSessions: 1 } } } });
+      await created(await postSession(W3C_CHROME));
+      await expectW3cError(
+        await postSession(W3C_CHROME),
+        500,
+        'session not created',
+        /pool local is full \(1 sessions\)/,
+      );
+      expect(grid.launcher.started).toHaveLength(1);
+      expect(await grid.sessions.inUse()).toEqual({ local: 1 });
+    });
+
+    it('releases the slot when the launcher fails', async () => {
+      start({ launcher: { failStarts: true } });
+      await expectW3cError(
+        await postSession(W3C_CHROME),
+        500,
+        'session not created',
+        /no capacity for a browser/,
+      );
+      expect(await grid.sessions.inUse()).toEqual({});
+      expect(await grid.sessions.running()).toEqual([]);
+      expect(grid.logger.events()).toContain('SESSION_FAILED');
+    });
+
+    it('stops the browser and releases the slot when the browser refuses the session', async () => {
+      const refuse = (): FakeAnswer =>
+        jsonAnswer(500, {
+          value: { error: 'session not created', message: 'Chrome failed to start', stacktrace: '' },
+        });
+      start({ launcher: { newSession: refuse } });
+      await expectW3cError(
+        await postSession(W3C_CHROME),
+        500,
+        'session not created',
+        /Chrome failed to start/,
+      );
+      expect(grid.launcher.stops).toEqual(['fake-1']);
+      expect(grid.launcher.upstream().isClosed).toBe(true);
+      expect(await grid.sessions.inUse()).toEqual({});
+      expect(await grid.sessions.running()).toEqual([]);
+    });
+
+    it('stops the browser when it answers the new-session request with no JSON', async () => {
+      start({ launcher: { newSession: () => ({ status: 200, body: '<html>oops</html>' }) } });
+      await expectW3cError(await postSession(W3C_CHROME), 500, 'session not created', /no JSON/);
+      expect(grid.launcher.stops).toEqual(['fake-1']);
+      expect(await grid.sessions.inUse()).toEqual({});
+    });
+
+    it('stops the browser when it answers without a session ID', async () => {
+      start({ launcher: { newSession: () => jsonAnswer(200, { value: { capabilities: {} } }) } });
+      await expectW3cError(await postSession(W3C_CHROME), 500, 'session not created', /without a session/);
+      expect(grid.launcher.stops).toEqual(['fake-1']);
+      expect(await grid.sessions.inUse()).toEqual({});
+    });
+
+    it('never creates more sessions than the pool allows when requests race', async () => {
+      start();
+      const responses = await Promise.all(Array.from({ length: 6 }, () => postSession(W3C_CHROME)));
+      expect(responses.map((r) => r.status).sort()).toEqual([200, 200, 500, 500, 500, 500]);
+      expect(grid.launcher.started).toHaveLength(2);
+      expect(await grid.sessions.inUse()).toEqual({ local: 2 });
+    });
+
+    it('stops the browser when its session ID is too long to carry in gridgate’s', async () => {
+      start({
+        launcher: {
+          newSession: () => jsonAnswer(200, { value: { sessionId: 'x'.repeat(70), capabilities: {} } }),
+        },
+      });
+      await expectW3cError(await postSession(W3C_CHROME), 500, 'session not created', /too long/);
+      expect(grid.launcher.stops).toEqual(['fake-1']);
+      expect(await grid.sessions.inUse()).toEqual({});
+      expect(await grid.sessions.running()).toEqual([]);
+    });
+
+    it('gives up, stopping what it started, when creation outlasts the new-session timeout', async () => {
+      start({
+        config: { timeouts: { newSession: '200ms' } },
+        launcher: { newSession: () => new Promise<FakeAnswer>(() => {}) },
+      });
+      await expectW3cError(await postSession(W3C_CHROME), 500, 'session not created', /longer than 200ms/);
+      expect(grid.launcher.stops).toEqual(['fake-1']);
+      expect(await grid.sessions.inUse()).toEqual({});
+    });
+
+    it('tries another pool when the first one fails', async () => {
+      start({
+        config: {
+          browsers: { chrome: { versions: { '156.0': { pools: ['one', 'two'] } } } },
+          pools: { one: { kind: 'local' }, two: { kind: 'local' } },
+        },
+        launcher: { failStarts: 1 },
+      });
+      await created(await postSession(W3C_CHROME));
+      expect(grid.launcher.started).toHaveLength(1);
+      expect(Object.values(await grid.sessions.inUse())).toEqual([1]);
+    });
+
+    it('stops the browser and releases the slot when the client goes away during creation', async () => {
+      start({ launcher: { newSession: () => new Promise<FakeAnswer>(() => {}) } });
+      const client = new AbortController();
+      const pending = grid.app.request('/session', {
+        ...jsonRequest('POST', W3C_CHROME),
+        signal: client.signal,
+      });
+      await expect.poll(() => grid.launcher.started[0]?.upstream.requests.length ?? 0).toBe(1);
+      client.abort();
+      await expectW3cError(await pending, 500, 'session not created', /the client went away/);
+      expect(grid.launcher.stops).toEqual(['fake-1']);
+      expect(await grid.sessions.inUse()).toEqual({});
+      expect(await grid.sessions.running()).toEqual([]);
+    });
+
+    it('releases the slot when the client goes away while the browser is starting', async () => {
+      start({ launcher: { hold: true } });
+      const client = new AbortController();
+      const pending = grid.app.request('/session', {
+        ...jsonRequest('POST', W3C_CHROME),
+        signal: client.signal,
+      });
+      await expect.poll(async () => (await grid.sessions.inUse()).local ?? 0).toBe(1);
+      client.abort();
+      await expectW3cError(await pending, 500, 'session not created', /the client went away/);
+      expect(await grid.sessions.inUse()).toEqual({});
+    });
+
+    it('answers an unexpected failure with 500 unknown error and a generic message, logging the cause', async () => {
+      const sessions = new MemorySessionStore();
+      sessions.acquire = async () => {
+        throw new Error('the table is on fire');
+      };
+      start({ sessions });
+      const message = await expectW3cError(await postSession(W3C_CHROME), 500, 'unknown error');
+      expect(message).not.toContain('fire');
+      expect(grid.logger.fieldsOf('REQUEST_FAILED')).toEqual([
+        expect.objectContaining({ method: 'POST', path: '/session', error: 'Error: the table is on fire' }),
+      ]);
+    });
+  });
+});

@@ -1,0 +1,127 @@
+/** The whole gridgate app in-process (createApp) with fake browsers, a fixed clock and an in-memory store. */
+import { expect } from 'vitest';
+import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
+import { parseConfig } from '../../functions/core/config';
+import type { GridDeps } from '../../functions/core/grid-deps';
+import type { SessionStore } from '../../functions/core/ports';
+import { SessionTokens } from '../../functions/core/session-token';
+import { createApp } from '../../functions/http/create-app';
+import {
+  CollectingLogger,
+  FakeLauncher,
+  type FakeLauncherOptions,
+  FixedClock,
+  LoopbackOnlyAgent,
+} from './fakes';
+
+export const TEST_SECRET = Buffer.from('gridgate-http-test-secret-32-bytes!!');
+
+/** One local pool "local" serving chrome 156.0.7000.1 (alias chromium), two sessions at a time. */
+export const BASE_CONFIG = {
+  browsers: {
+    chrome: {
+      aliases: ['chromium'],
+      defaultVersion: '156.0.7000.1',
+      versions: { '156.0.7000.1': { pools: ['local'] } },
+    },
+  },
+  pools: { local: { kind: 'local', maxSessions: 2 } },
+};
+
+export interface FakeGrid {
+  app: ReturnType<typeof createApp>;
+  deps: GridDeps;
+  launcher: FakeLauncher;
+  sessions: SessionStore;
+  clock: FixedClock;
+  logger: CollectingLogger;
+  agent: LoopbackOnlyAgent;
+  close(): Promise<void>;
+}
+
+export interface FakeGridOptions {
+  /** Config as a user writes it; replaces BASE_CONFIG's keys. */
+  config?: Record<string, unknown>;
+  launcher?: FakeLauncherOptions;
+  sessions?: SessionStore;
+}
+
+export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
+  const config = parseConfig({ ...BASE_CONFIG, ...options.config }, { localBrowserVersion: 'unused' });
+  const launcher = new FakeLauncher(options.launcher);
+  const clock = new FixedClock();
+  const logger = new CollectingLogger();
+  const sessions = options.sessions ?? new MemorySessionStore();
+  const deps: GridDeps = {
+    config,
+    launchers: { local: launcher },
+    sessions,
+    tokens: new SessionTokens(TEST_SECRET),
+    logger,
+    clock,
+    version: '9.9.9-test',
+  };
+  const agent = new LoopbackOnlyAgent();
+  const app = createApp(deps, { agent });
+  return {
+    app,
+    deps,
+    launcher,
+    sessions,
+    clock,
+    logger,
+    agent,
+    close: async () => {
+      await launcher.closeAll();
+      await agent.close();
+    },
+  };
+}
+
+export const W3C_CHROME = { capabilities: { alwaysMatch: { browserName: 'chrome' } } };
+
+export function jsonRequest(
+  method: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): RequestInit {
+  return {
+    method,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  };
+}
+
+export interface NewSessionAnswer {
+  value: { sessionId: string; capabilities: Record<string, unknown> };
+  sessionId?: string;
+  status?: number;
+}
+
+/** Creates a session and returns the grid's session ID, failing the test if the grid refused. */
+export async function newSession(grid: FakeGrid, payload: unknown = W3C_CHROME, base = ''): Promise<string> {
+  const response = await grid.app.request(`${base}/session`, jsonRequest('POST', payload));
+  const body = (await response.json()) as NewSessionAnswer;
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  return body.value.sessionId;
+}
+
+/** Asserts a gridgate error: the status, the W3C body {value:{error,message,stacktrace}} and nothing else. */
+export async function expectW3cError(
+  response: Response,
+  status: number,
+  error: string,
+  message?: string | RegExp,
+): Promise<string> {
+  const text = await response.text();
+  expect(response.status, text).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  const body = JSON.parse(text) as { value: { error: string; message: string; stacktrace: string } };
+  expect(Object.keys(body)).toEqual(['value']);
+  expect(Object.keys(body.value).sort()).toEqual(['error', 'message', 'stacktrace']);
+  expect(body.value.error).toBe(error);
+  expect(typeof body.value.stacktrace).toBe('string');
+  expect(body.value.message).not.toBe('');
+  if (message !== undefined) expect(body.value.message).toMatch(message);
+  return body.value.message;
+}

@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
+import { parseConfig } from '../../functions/core/config';
+import { endAllSessions, endSession, expireSessions } from '../../functions/core/end-session';
+import type { GridDeps } from '../../functions/core/grid-deps';
+import type { SessionRecord } from '../../functions/core/ports';
+import { SessionTokens } from '../../functions/core/session-token';
+import { CollectingLogger, FakeLauncher, FixedClock } from '../support/fakes';
+
+function setup() {
+  const clock = new FixedClock();
+  const launcher = new FakeLauncher();
+  const sessions = new MemorySessionStore();
+  const logger = new CollectingLogger();
+  const deps: GridDeps = {
+    config: parseConfig({}, { localBrowserVersion: '156.0' }),
+    launchers: { local: launcher },
+    sessions,
+    tokens: new SessionTokens(Buffer.alloc(32, 1)),
+    logger,
+    clock,
+    version: 'test',
+  };
+  /** A running session created now, holding a slot in the local pool. */
+  async function running(key: string, limits: Partial<SessionRecord> = {}): Promise<SessionRecord> {
+    const record: SessionRecord = {
+      key,
+      user: 'guest',
+      pool: 'local',
+      browserName: 'chrome',
+      browserVersion: '156.0',
+      address: '127.0.0.1:9515',
+      handle: `handle-${key}`,
+      upstreamId: `upstream-${key}`,
+      createdAt: clock.now(),
+      lastActivityAt: clock.now(),
+      idleTimeoutMs: 60_000,
+      maxAgeMs: 600_000,
+      ...limits,
+    };
+    expect(await sessions.acquire(key, 'local', 4)).toBe(true);
+    await sessions.add(record);
+    return record;
+  }
+  return { deps, clock, launcher, sessions, logger, running };
+}
+
+describe('endSession', () => {
+  it('stops the browser, frees the slot and returns the ended record', async () => {
+    const { deps, launcher, sessions, clock, logger, running } = setup();
+    const record = await running('s1');
+    clock.advance(5000);
+    const ended = await endSession(deps, record, 'deleted');
+    expect(ended).toMatchObject({ key: 's1', endReason: 'deleted', endedAt: clock.now() });
+    expect(launcher.stops).toEqual(['handle-s1']);
+    expect(await sessions.inUse()).toEqual({});
+    expect(await sessions.running()).toEqual([]);
+    expect(logger.fieldsOf('SESSION_DELETED')).toEqual([
+      { session: 's1', user: 'guest', pool: 'local', reason: 'deleted', durationMs: 5000 },
+    ]);
+  });
+
+  it('ends a session once when two callers end it at the same time', async () => {
+    const { deps, sessions, logger, running } = setup();
+    const record = await running('s1');
+    const other = await running('s2');
+    const results = await Promise.all([
+      endSession(deps, record, 'deleted'),
+      endSession(deps, record, 'idle timeout'),
+    ]);
+    expect(results.filter((result) => result !== undefined)).toHaveLength(1);
+    expect(
+      logger.events().filter((event) => event === 'SESSION_DELETED' || event === 'SESSION_TIMED_OUT'),
+    ).toHaveLength(1);
+    // The second call frees nothing more: the other session keeps its slot.
+    expect(await sessions.inUse()).toEqual({ local: 1 });
+    expect((await sessions.running()).map((r) => r.key)).toEqual([other.key]);
+  });
+
+  it('stops the browser and frees the slot even without a record (another head created the session)', async () => {
+    const { deps, launcher, sessions } = setup();
+    expect(await sessions.acquire('orphan', 'local', 4)).toBe(true);
+    expect(
+      await endSession(deps, { key: 'orphan', pool: 'local', handle: 'h-orphan' }, 'deleted'),
+    ).toBeUndefined();
+    expect(launcher.stops).toEqual(['h-orphan']);
+    expect(await sessions.inUse()).toEqual({});
+  });
+
+  it('frees the slot and logs when stopping the browser fails', async () => {
+    const { deps, launcher, sessions, logger, running } = setup();
+    launcher.stop = async (handle) => {
+      throw new Error(`cannot stop ${handle}`);
+    };
+    const record = await running('s1');
+    expect(await endSession(deps, record, 'deleted')).toBeDefined();
+    expect(await sessions.inUse()).toEqual({});
+    expect(logger.fieldsOf('BROWSER_STOP_FAILED')).toEqual([
+      { session: 's1', pool: 'local', handle: 'handle-s1', error: 'Error: cannot stop handle-s1' },
+    ]);
+  });
+
+  it('still frees the slot when the pool is no longer configured', async () => {
+    const { deps, launcher, sessions } = setup();
+    await sessions.acquire('gone', 'removed-pool', 1);
+    await endSession(deps, { key: 'gone', pool: 'removed-pool', handle: 'h' }, 'deleted');
+    expect(launcher.stops).toEqual([]);
+    expect(await sessions.inUse()).toEqual({});
+  });
+});
+
+describe('expireSessions', () => {
+  it('ends a session idle for its idle timeout, and not a moment before', async () => {
+    const { deps, clock, launcher, sessions, running } = setup();
+    await running('s1');
+    clock.advance(59_999);
+    expect(await expireSessions(deps)).toBe(0);
+    expect(launcher.stops).toEqual([]);
+    clock.advance(1);
+    expect(await expireSessions(deps)).toBe(1);
+    expect(launcher.stops).toEqual(['handle-s1']);
+    expect((await sessions.get('s1'))?.endReason).toBe('idle timeout');
+    expect(await sessions.inUse()).toEqual({});
+  });
+
+  it('keeps a session that was used recently', async () => {
+    const { deps, clock, sessions, running } = setup();
+    await running('s1');
+    clock.advance(50_000);
+    sessions.touch('s1', clock.now());
+    clock.advance(50_000);
+    expect(await expireSessions(deps)).toBe(0);
+    expect((await sessions.running()).map((r) => r.key)).toEqual(['s1']);
+  });
+
+  it('ends a busy session at its maximum age, whatever its activity', async () => {
+    const { deps, clock, sessions, logger, running } = setup();
+    await running('s1');
+    for (let elapsed = 0; elapsed < 600_000; elapsed += 30_000) {
+      clock.advance(30_000);
+      sessions.touch('s1', clock.now());
+      if (elapsed + 30_000 < 600_000) expect(await expireSessions(deps)).toBe(0);
+    }
+    expect(await expireSessions(deps)).toBe(1);
+    expect((await sessions.get('s1'))?.endReason).toBe('max age');
+    expect(logger.fieldsOf('SESSION_TIMED_OUT')).toEqual([expect.objectContaining({ reason: 'max age' })]);
+  });
+
+  it('calls it max age when a session is both idle and too old', async () => {
+    const { deps, clock, sessions, running } = setup();
+    await running('s1', { idleTimeoutMs: 60_000, maxAgeMs: 60_000 });
+    clock.advance(60_000);
+    await expireSessions(deps);
+    expect((await sessions.get('s1'))?.endReason).toBe('max age');
+  });
+
+  it('ends only the sessions that expired', async () => {
+    const { deps, clock, sessions, launcher, running } = setup();
+    await running('old', { idleTimeoutMs: 10_000 });
+    clock.advance(5_000);
+    await running('young', { idleTimeoutMs: 10_000 });
+    clock.advance(5_000);
+    expect(await expireSessions(deps)).toBe(1);
+    expect(launcher.stops).toEqual(['handle-old']);
+    expect(await sessions.inUse()).toEqual({ local: 1 });
+  });
+
+  it('ends an expired session once, stopping its browser and freeing its slot once, however often it runs', async () => {
+    const { deps, clock, sessions, launcher, logger, running } = setup();
+    await running('s1');
+    await running('s2', { idleTimeoutMs: 3_600_000 });
+    clock.advance(60_000);
+    const counts = await Promise.all([expireSessions(deps), expireSessions(deps)]);
+    expect(await expireSessions(deps)).toBe(0);
+    expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
+    expect(logger.fieldsOf('SESSION_TIMED_OUT')).toHaveLength(1);
+    expect(new Set(launcher.stops)).toEqual(new Set(['handle-s1']));
+    expect(await sessions.inUse()).toEqual({ local: 1 });
+  });
+});
+
+describe('endAllSessions', () => {
+  it('ends every running session with the reason given', async () => {
+    const { deps, sessions, launcher, running } = setup();
+    await running('s1');
+    await running('s2');
+    await endAllSessions(deps, 'server shutdown');
+    expect(launcher.stops.sort()).toEqual(['handle-s1', 'handle-s2']);
+    expect(await sessions.running()).toEqual([]);
+    expect(await sessions.inUse()).toEqual({});
+    expect((await sessions.get('s2'))?.endReason).toBe('server shutdown');
+  });
+});
