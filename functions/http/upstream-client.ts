@@ -35,16 +35,23 @@ const NOT_FOR_BROWSERS = new Set(['host', 'authorization', 'cookie']);
 const NONE = new Set<string>();
 
 /** Headers for the hop to the browser. */
-export function upstreamRequestHeaders(headers: Record<string, HeaderValue>): Record<string, string | string[]> {
+export function upstreamRequestHeaders(
+  headers: Record<string, HeaderValue>,
+): Record<string, string | string[]> {
   return forwardable(headers, NOT_FOR_BROWSERS);
 }
 
 /** Headers for the hop back to the client. */
-export function clientResponseHeaders(headers: Record<string, HeaderValue>): Record<string, string | string[]> {
+export function clientResponseHeaders(
+  headers: Record<string, HeaderValue>,
+): Record<string, string | string[]> {
   return forwardable(headers, NONE);
 }
 
-function forwardable(headers: Record<string, HeaderValue>, dropped: Set<string>): Record<string, string | string[]> {
+function forwardable(
+  headers: Record<string, HeaderValue>,
+  dropped: Set<string>,
+): Record<string, string | string[]> {
   const named = connectionTokens(headers.connection);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -64,4 +71,3 @@ function connectionTokens(value: HeaderValue): Set<string> {
       .filter(Boolean),
   );
 }
-

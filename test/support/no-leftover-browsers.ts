@@ -34,7 +34,9 @@ export default function setup() {
       if (left.length === 0) return;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const detail = execFileSync('ps', ['-o', 'pid,ppid,etime,args', '-p', left.join(',')], { encoding: 'utf8' });
+    const detail = execFileSync('ps', ['-o', 'pid,ppid,etime,args', '-p', left.join(',')], {
+      encoding: 'utf8',
+    });
     console.error(`browsers gridgate started are still running after the test suite:\n${detail}`);
     // A teardown error alone does not fail vitest's exit status.
     process.exitCode = 1;
