@@ -15,25 +15,47 @@ export interface CatalogMatch {
 // Versions that mean "whatever the default is", as clients and ggr users write them.
 const DEFAULT_VERSION_WORDS = new Set(['', 'latest', 'stable']);
 
-/** The first candidate (in the client's order) that some configured version serves, or undefined. */
-export function matchCatalog(config: Config, candidates: Capabilities[]): CatalogMatch | undefined {
+/** Narrows the catalog, e.g. to what one user may use. */
+export interface CatalogFilter {
+  version(browserName: string, version: string): boolean;
+  pool(poolName: string): boolean;
+}
+
+const EVERYTHING: CatalogFilter = { version: () => true, pool: () => true };
+
+/**
+ * The first candidate (in the client's order) that some configured version serves, or undefined. With a
+ * filter, only the versions and pools it lets through count, and "no version" picks among those.
+ */
+export function matchCatalog(
+  config: Config,
+  candidates: Capabilities[],
+  filter: CatalogFilter = EVERYTHING,
+): CatalogMatch | undefined {
   for (const capabilities of candidates) {
-    const match = matchOne(config, capabilities);
+    const match = matchOne(config, capabilities, filter);
     if (match) return match;
   }
   return undefined;
 }
 
-function matchOne(config: Config, capabilities: Capabilities): CatalogMatch | undefined {
+function matchOne(
+  config: Config,
+  capabilities: Capabilities,
+  filter: CatalogFilter,
+): CatalogMatch | undefined {
   const requestedName = (capabilities.browserName as string | undefined) ?? config.defaultBrowser;
   if (requestedName === undefined) return undefined;
   const browserName = findBrowser(config, requestedName);
   if (browserName === undefined) return undefined;
   const browser = config.browsers[browserName];
   if (!browser) return undefined;
+  const versions = Object.keys(browser.versions).filter((version) => filter.version(browserName, version));
   const browserVersion = resolveVersion(
-    Object.keys(browser.versions),
-    browser.defaultVersion,
+    versions,
+    browser.defaultVersion !== undefined && versions.includes(browser.defaultVersion)
+      ? browser.defaultVersion
+      : undefined,
     capabilities.browserVersion as string | undefined,
   );
   if (browserVersion === undefined) return undefined;
@@ -42,8 +64,10 @@ function matchOne(config: Config, capabilities: Capabilities): CatalogMatch | un
     return undefined;
   }
   const pools = version.pools
+    .filter((name) => filter.pool(name))
     .map((name) => config.pools[name])
     .filter((p): p is PoolConfig => p !== undefined);
+  if (pools.length === 0) return undefined;
   return { browserName, browserVersion, platformName: version.platformName, pools, capabilities };
 }
 
@@ -80,13 +104,27 @@ function platformMatches(offered: string, requested: string | undefined): boolea
 }
 
 /** What the catalog offers, for "session not created" messages: "chrome 156.0 (linux), firefox 140 (linux)". */
-export function describeCatalog(config: Config): string {
+export function describeCatalog(config: Config, filter: CatalogFilter = EVERYTHING): string {
   const offers = Object.entries(config.browsers).flatMap(([name, browser]) =>
-    Object.entries(browser.versions).map(
-      ([version, { platformName }]) => `${name} ${version} (${platformName})`,
-    ),
+    Object.entries(browser.versions)
+      .filter(
+        ([version, { pools }]) => filter.version(name, version) && pools.some((pool) => filter.pool(pool)),
+      )
+      .map(([version, { platformName }]) => `${name} ${version} (${platformName})`),
   );
   return offers.join(', ') || 'nothing';
+}
+
+/** What a client asked for, for "session not created" messages: `{browserName "safari"} or {no browserName}`. */
+export function describeRequest(candidates: Capabilities[]): string {
+  return candidates
+    .map((caps) => {
+      const parts = ['browserName', 'browserVersion', 'platformName']
+        .filter((key) => caps[key] !== undefined)
+        .map((key) => `${key} "${caps[key]}"`);
+      return parts.length ? `{${parts.join(', ')}}` : '{no browserName}';
+    })
+    .join(' or ');
 }
 
 /** Pools in weighted random order (Efraimidis–Spirakis): heavier pools tend to come first, all are tried. */

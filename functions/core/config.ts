@@ -66,14 +66,35 @@ const browser = z.strictObject({
   versions: z.record(z.string(), browserVersion),
 });
 
-const user = z.strictObject({
-  maxSessions: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .meta({ description: 'Sessions this user may hold at once.' }),
+// Every version of a browser ("*"), or the versions listed (exact, or a dotted prefix: "156" → "156.0.1").
+const allowedVersions = z.union([z.literal('*'), z.array(z.string()).min(1)], {
+  error: 'must be "*" or a list of versions',
 });
+
+const user = z
+  .strictObject({
+    maxSessions: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .meta({ description: 'Sessions this user may hold at once; none set means no per-user limit.' }),
+    browsers: z.record(z.string(), allowedVersions).optional().meta({
+      description:
+        'Browsers this user may use, by configured name, each "*" (every version) or a list of versions; none set means every browser.',
+    }),
+    pools: z
+      .array(name)
+      .optional()
+      .meta({ description: 'Pools this user may use; none set means every pool.' }),
+  })
+  .meta({ description: 'What a user may use and hold. The "*" entry applies to users without one.' });
+
+/** The users key that holds the rule for every user without an entry of their own. */
+export const ANY_USER = '*';
+const userName = z
+  .string()
+  .regex(/^(\*|[A-Za-z0-9][A-Za-z0-9._-]{0,39})$/, 'must be "*" or 1–40 letters, digits, ".", "_" or "-"');
 
 export const configSchema = z
   .strictObject({
@@ -92,12 +113,19 @@ export const configSchema = z
     guest: z.string().nullable().default('guest').meta({
       description: 'User that anonymous requests act as; null turns guest access off.',
     }),
-    users: z.record(name, user).default({}),
+    usersFile: z.string().min(1).optional().meta({
+      description:
+        'Apache htpasswd file (bcrypt, apr1/MD5 or {SHA} hashes) of users who sign in with HTTP Basic auth; relative to this config file; re-read when it changes.',
+    }),
+    users: z.record(userName, user).default({}),
     timeouts: z
       .strictObject({
         newSession: duration.prefault('60s').meta({ description: 'Longest a new session may take.' }),
         idle: duration.prefault('5m').meta({ description: 'A session without commands ends.' }),
         maxAge: duration.prefault('1h').meta({ description: 'No session lives longer.' }),
+        queue: duration.prefault('60s').meta({
+          description: 'Longest a new-session request waits for a free slot; "0s" refuses at once.',
+        }),
       })
       .prefault({}),
     limits: z
@@ -112,6 +140,7 @@ export const configSchema = z
 type ParsedConfig = z.output<typeof configSchema>;
 export type PoolConfig = z.output<typeof pool> & { name: string };
 export type BrowserConfig = z.output<typeof browser>;
+export type UserConfig = z.output<typeof user>;
 export type Config = Omit<ParsedConfig, 'pools' | 'browsers'> & {
   browsers: Record<string, BrowserConfig>;
   pools: Record<string, PoolConfig>;
@@ -164,6 +193,57 @@ function checkReferences(config: unknown, ctx: z.RefinementCtx): void {
       message: `no browser named "${input.defaultBrowser}"`,
     });
   }
+  checkUserReferences(input, ctx);
+}
+
+// What users' rules may name: the configured catalog, or the built-in one (chrome in pool "local").
+function checkUserReferences(input: Partial<ParsedConfig>, ctx: z.RefinementCtx): void {
+  const browsers = keysOf(input.browsers ?? { chrome: null });
+  const pools = keysOf(input.pools ?? { local: null });
+  for (const [userName, rule] of Object.entries(objectOrEmpty(input.users))) {
+    for (const [browserName, versions] of Object.entries(objectOrEmpty(objectOrEmpty(rule).browsers))) {
+      const path = ['users', userName, 'browsers', browserName];
+      if (!browsers.includes(browserName)) {
+        ctx.addIssue({ code: 'custom', path, message: `no browser named "${browserName}"` });
+        continue;
+      }
+      // The built-in catalog's version is only known at start-up, so only configured ones are checked.
+      if (!input.browsers || !Array.isArray(versions)) continue;
+      const offered = keysOf(objectOrEmpty(input.browsers[browserName]).versions);
+      versions.forEach((version: unknown, index) => {
+        if (
+          typeof version === 'string' &&
+          !offered.some((o) => o === version || o.startsWith(`${version}.`))
+        ) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [...path, index],
+            message: `${browserName} has no version "${version}"`,
+          });
+        }
+      });
+    }
+    const rulePools: unknown = objectOrEmpty(rule).pools;
+    (Array.isArray(rulePools) ? rulePools : []).forEach((poolName: unknown, index) => {
+      if (typeof poolName === 'string' && !pools.includes(poolName)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['users', userName, 'pools', index],
+          message: `no pool named "${poolName}"`,
+        });
+      }
+    });
+  }
+}
+
+// checkReferences sees the input even where it failed to parse, so it trusts no shape.
+function objectOrEmpty(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+function keysOf(value: unknown): string[] {
+  return Object.keys(objectOrEmpty(value));
 }
 
 export class ConfigError extends Error {

@@ -1,6 +1,7 @@
 /** Ending a session, whatever the cause: the browser stops, its slot frees, once. */
 import { type GridDeps, launcherFor } from './grid-deps';
 import type { LogEvent, SessionEndReason, SessionRecord } from './ports';
+import { releaseSlot } from './slots';
 
 const EVENT_BY_REASON: Record<SessionEndReason, LogEvent> = {
   deleted: 'SESSION_DELETED',
@@ -28,7 +29,8 @@ export async function endSession(
   } catch (error) {
     deps.logger.log('BROWSER_STOP_FAILED', { session: key, pool, handle, error: String(error) });
   }
-  await deps.sessions.release(key);
+  // Idempotent in the store, so DELETE, the expiry sweep and a crash racing each other free it once.
+  await releaseSlot(deps, key);
   if (!record) return undefined;
   deps.logger.log(EVENT_BY_REASON[reason], {
     session: key,

@@ -46,14 +46,33 @@ export interface SessionRecord {
   endReason?: SessionEndReason;
 }
 
+/** What a new session asks of the quota: a slot in one pool, counted against the user's limit too. */
+export interface SlotClaim {
+  pool: string;
+  /** The pool's capacity (`pools.{name}.maxSessions`). */
+  poolLimit: number;
+  user: string;
+  /** Sessions the user may hold at once, over all pools; undefined means no per-user limit. */
+  userLimit?: number;
+}
+
+/** A slot, or which limit refused it and how many slots its holder(s) held then. */
+export type SlotAnswer = { ok: true } | { ok: false; full: 'user' | 'pool'; held: number };
+
 /** Quota slots and session records. In memory locally; DynamoDB on AWS. */
 export interface SessionStore {
-  /** Atomically takes a slot in the pool if fewer than `limit` are taken; idempotent per key. */
-  acquire(key: string, pool: string, limit: number): Promise<boolean>;
-  /** Gives the key's slot back; idempotent. */
+  /**
+   * In one atomic step, takes a slot if the user holds fewer than `userLimit` and the pool fewer than
+   * `poolLimit` slots; when both are full the answer names the user's limit. Idempotent per key: a key
+   * that holds a slot gets `ok` again and takes no second one.
+   */
+  acquire(key: string, claim: SlotClaim): Promise<SlotAnswer>;
+  /** Gives the key's slot back (to its pool and its user); idempotent. */
   release(key: string): Promise<void>;
   /** Slots taken per pool. */
   inUse(): Promise<Record<string, number>>;
+  /** Slots taken per user. */
+  inUseByUser(): Promise<Record<string, number>>;
   add(record: SessionRecord): Promise<void>;
   get(key: string): Promise<SessionRecord | undefined>;
   /** Running sessions (ended ones are kept for a while so later commands can say why). */
@@ -64,6 +83,12 @@ export interface SessionStore {
   end(key: string, reason: SessionEndReason, at: number): Promise<SessionRecord | undefined>;
 }
 
+/** Who may use the grid, by name and password (HTTP Basic auth); an htpasswd file in the Node server. */
+export interface UserDirectory {
+  /** True when the password is this user's; false for a wrong password or an unknown user. Never throws. */
+  verify(user: string, password: string): Promise<boolean>;
+}
+
 /** A closed set of event names, documented in the README. */
 export type LogEvent =
   | 'SERVER_STARTED'
@@ -71,6 +96,7 @@ export type LogEvent =
   | 'SERVER_STOPPED'
   | 'BROWSER_INSTALL'
   | 'SESSION_REQUESTED'
+  | 'SESSION_QUEUED'
   | 'SESSION_CREATED'
   | 'SESSION_FAILED'
   | 'SESSION_DELETED'
@@ -80,7 +106,9 @@ export type LogEvent =
   | 'BROWSER_EXITED'
   | 'BROWSER_STOP_FAILED'
   | 'UPSTREAM_ERROR'
-  | 'REQUEST_FAILED';
+  | 'REQUEST_FAILED'
+  | 'USERS_LOADED'
+  | 'USERS_RELOAD_FAILED';
 
 export interface Logger {
   log(event: LogEvent, fields?: Record<string, unknown>): void;

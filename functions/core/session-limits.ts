@@ -1,4 +1,4 @@
-/** Idle timeout and maximum age of a session: the config's, or shorter ones the client asks for. */
+/** Idle timeout, maximum age and queue wait of a session: the config's, or shorter ones the client asks for. */
 import { isObject } from './capabilities';
 import type { Config } from './config';
 import { formatDuration, parseDuration } from './duration';
@@ -26,11 +26,28 @@ export function sessionLimits(config: Config, options: unknown): SessionLimits {
   };
 }
 
-function readDuration(options: Record<string, unknown>, key: string, allowed: number): number | undefined {
+/**
+ * Reads `gridgate:options.queueTimeout`: how long the request may wait for a free slot. "0s" means
+ * "do not wait"; longer than `timeouts.queue` is an error, as for the session limits.
+ */
+export function queueTimeout(config: Config, options: unknown): number {
+  if (options === undefined) return config.timeouts.queue;
+  if (!isObject(options)) throw invalidArgument(`${GRIDGATE_OPTIONS} must be a JSON object`);
+  return (
+    readDuration(options, 'queueTimeout', config.timeouts.queue, { zero: true }) ?? config.timeouts.queue
+  );
+}
+
+function readDuration(
+  options: Record<string, unknown>,
+  key: string,
+  allowed: number,
+  { zero = false } = {},
+): number | undefined {
   const value = options[key];
   if (value === undefined) return undefined;
   const ms = typeof value === 'string' ? parseDuration(value) : undefined;
-  if (ms === undefined || ms <= 0) {
+  if (ms === undefined || ms < 0 || (ms === 0 && !zero)) {
     throw invalidArgument(`${GRIDGATE_OPTIONS}.${key} must be a duration such as "90s" or "5m"`);
   }
   if (ms > allowed) {

@@ -1,5 +1,6 @@
 /** Reads the config file named by --config or GRIDGATE_CONFIG (or none) and the signing secret; the only reader of process.env. */
 import { randomBytes } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
 import { chromiumVersion, ensureChromium } from '../adapters/local/ensure-chromium';
 import { type Config, ConfigError, parseConfig } from '../core/config';
 import type { Logger } from '../core/ports';
@@ -28,7 +29,10 @@ export async function loadConfig(
   const localBrowserVersion = usesDefaultCatalog
     ? ((await chromiumVersion(DEFAULT_LOCAL.chromium)) ?? 'stable')
     : 'stable';
-  const config = parseConfig(raw, { localBrowserVersion }, source);
+  const parsed = parseConfig(raw, { localBrowserVersion }, source);
+  // A relative usersFile sits next to the config file, whichever directory the server starts in.
+  const config =
+    path && parsed.usersFile ? { ...parsed, usersFile: resolve(dirname(path), parsed.usersFile) } : parsed;
   const localPools = Object.values(config.pools).flatMap((pool) => (pool.kind === 'local' ? [pool] : []));
   await ensureChromium(localPools, logger);
   return { config, source, secret: signingSecret(env) };

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import packageJson from '../../package.json' with { type: 'json' };
+import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
@@ -11,6 +12,7 @@ import { endAllSessions, endSession, expireSessions } from '../core/end-session'
 import type { GridDeps } from '../core/grid-deps';
 import { type Logger, systemClock } from '../core/ports';
 import { SessionTokens } from '../core/session-token';
+import { SlotQueue } from '../core/slot-queue';
 import { createApp } from '../http/create-app';
 import { createUpstreamAgent } from '../http/upstream-client';
 
@@ -26,6 +28,10 @@ export interface RunningGrid {
 }
 
 export async function startGrid(config: Config, secret: Buffer, logger: Logger): Promise<RunningGrid> {
+  // First, so a missing or broken users file stops the start before anything runs.
+  const users = config.usersFile
+    ? HtpasswdUserDirectory.open(config.usersFile, { clock: systemClock, logger })
+    : undefined;
   const sessions = new MemorySessionStore();
   const launcher = new ChromedriverLauncher({
     onUnexpectedExit: (handle, code, signal) => {
@@ -40,6 +46,8 @@ export async function startGrid(config: Config, secret: Buffer, logger: Logger):
     config,
     launchers: { local: launcher },
     sessions,
+    queue: new SlotQueue(),
+    users,
     tokens: new SessionTokens(secret),
     logger,
     clock: systemClock,
@@ -67,6 +75,7 @@ export async function startGrid(config: Config, secret: Buffer, logger: Logger):
     closing ??= (async () => {
       logger.log('SERVER_STOPPING', { sessions: (await sessions.running()).length });
       clearInterval(sweep);
+      users?.close();
       const closed = new Promise((resolve) => server.close(resolve));
       await endAllSessions(deps, 'server shutdown');
       await launcher.stopAll(); // sessions still being created too

@@ -21,14 +21,21 @@ type Env = { Variables: { user: string } };
 // WebDriver clients use either root; Selenium 3 and ggr users expect /wd/hub.
 export const BASE_PATHS = ['', '/wd/hub'] as const;
 
+const PUBLIC_PATHS = new Set(BASE_PATHS.flatMap((base) => [`${base}/status`, `${base}/ping`]));
+
 export function createApp(deps: GridDeps, options: AppOptions = {}) {
+  // Fail closed: a users file that nobody checks would let every request in as the guest.
+  if (deps.config.usersFile !== undefined && !deps.users) {
+    throw new Error(`usersFile ${deps.config.usersFile} is configured but no user directory was given`);
+  }
   const agent = options.agent ?? createUpstreamAgent();
   const counter: RequestCounter = { startedAt: deps.clock.now(), requests: 0 };
   const app = new Hono<Env>();
 
   app.use(async (c, next) => {
     counter.requests++;
-    c.set('user', requestUser(deps, c.req.header('authorization')));
+    // Health checks (load balancers, ggr's /ping) work without credentials, as in ggr.
+    if (!PUBLIC_PATHS.has(c.req.path)) c.set('user', await requestUser(deps, c.req.header('authorization')));
     await next();
   });
 

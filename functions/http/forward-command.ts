@@ -3,6 +3,7 @@
  * (DESIGN invariant 6). Under Node the response is written straight into the socket with undici's
  * stream API (the fast path measured in DESIGN); elsewhere the portable path returns a web Response.
  */
+import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline, Readable } from 'node:stream';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
@@ -67,9 +68,10 @@ async function streamIntoNodeResponse(
   const limit = deps.config.limits.maxBodySize;
   checkDeclaredLength(incoming.headers['content-length'], limit);
   const method = incoming.method ?? 'GET';
-  const aborter = new AbortController();
-  // The client went away: stop talking to the browser too.
-  const onClose = () => outgoing.writableFinished || aborter.abort();
+  // The client went away: stop talking to the browser too. undici also takes an EventEmitter as the
+  // signal, which costs far less per command than an AbortController (an EventTarget); see bench/README.md.
+  const clientGone = new EventEmitter();
+  const onClose = () => outgoing.writableFinished || clientGone.emit('abort');
   outgoing.once('close', onClose);
   let body: Readable | null = null;
   if (hasBody(method, incoming.headers)) {
@@ -82,7 +84,7 @@ async function streamIntoNodeResponse(
         method: method as Dispatcher.HttpMethod,
         headers: upstreamRequestHeaders(incoming.headers),
         body,
-        signal: aborter.signal,
+        signal: clientGone,
       },
       ({ statusCode, headers }) => {
         outgoing.writeHead(statusCode, clientResponseHeaders(headers));

@@ -1,93 +1,105 @@
-/** POST /session: match the catalog, take a slot, launch a browser, forward the request, sign the session ID. */
+/**
+ * POST /session: match the catalog and the user's rule, take a slot (waiting in the queue while the user
+ * or every pool is full), launch a browser, answer with the signed session ID.
+ */
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'hono';
 import type { Dispatcher } from 'undici';
-import { type Capabilities, isObject, parseNewSessionBody } from '../core/capabilities';
-import { describeCatalog, matchCatalog, orderByWeight } from '../core/catalog';
+import { parseNewSessionBody } from '../core/capabilities';
+import { orderByWeight } from '../core/catalog';
 import type { PoolConfig } from '../core/config';
 import { formatDuration } from '../core/duration';
-import { endSession } from '../core/end-session';
-import { sessionNotCreated, WebDriverError } from '../core/errors';
+import { sessionNotCreated } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
-import type { LaunchedBrowser } from '../core/ports';
-import { GRIDGATE_OPTIONS, type SessionLimits, sessionLimits } from '../core/session-limits';
+import { GRIDGATE_OPTIONS, queueTimeout, sessionLimits } from '../core/session-limits';
+import { releaseSlot, type SlotRequest, takeSlot, trySlot } from '../core/slots';
+import { matchForUser, userRule } from '../core/user-rules';
+import { type CreatedSession, type LaunchAttempt, launchSession } from './launch-session';
 import { publicWebSocketBase, rewriteWebSocketCapabilities } from './public-url';
 import { readText } from './request-body';
-
-interface Attempt {
-  key: string;
-  user: string;
-  browserName: string;
-  browserVersion: string;
-  capabilities: Capabilities;
-  limits: SessionLimits;
-  signal: AbortSignal;
-}
 
 export async function createSession(c: Context, deps: GridDeps, agent: Dispatcher, basePath: string) {
   const user = c.get('user') as string;
   const request = parseNewSessionBody(await readText(c.req.raw, deps.config.limits.maxBodySize));
-  const match = matchCatalog(deps.config, request.candidates);
-  if (!match) {
-    throw sessionNotCreated(
-      `no browser here matches ${describeRequest(request.candidates)}; this grid offers ${describeCatalog(deps.config)}`,
-    );
-  }
+  const match = matchForUser(deps.config, user, request.candidates);
   const { [GRIDGATE_OPTIONS]: options, ...capabilities } = match.capabilities;
-  const attempt: Attempt = {
-    key: randomBytes(8).toString('hex'),
-    user,
-    browserName: match.browserName,
-    browserVersion: match.browserVersion,
-    capabilities,
-    limits: sessionLimits(deps.config, options),
-    // The client going away and the deadline both stop the work, and whatever it had started.
-    signal: AbortSignal.any([c.req.raw.signal, AbortSignal.timeout(deps.config.timeouts.newSession)]),
-  };
+  const limits = sessionLimits(deps.config, options);
+  const waitMs = queueTimeout(deps.config, options);
+  const { browserName, browserVersion } = match;
+  const label = `${browserName} ${browserVersion}`;
+  const key = randomBytes(8).toString('hex');
+  const client = c.req.raw.signal;
   const started = deps.clock.now();
-  deps.logger.log('SESSION_REQUESTED', {
-    session: attempt.key,
+  deps.logger.log('SESSION_REQUESTED', { session: key, user, browserName, browserVersion });
+
+  const slots: SlotRequest = {
+    key,
     user,
-    browserName: match.browserName,
-    browserVersion: match.browserVersion,
-  });
+    userLimit: userRule(deps.config, user).maxSessions,
+    pools: orderByWeight(match.pools),
+  };
+  let pool: PoolConfig;
+  try {
+    pool = await takeSlot(deps, { ...slots, timeoutMs: waitMs, signal: client, label });
+  } catch (error) {
+    if (!client.aborted) throw error;
+    deps.logger.log('SESSION_FAILED', { session: key, user, reason: 'the client went away' });
+    throw sessionNotCreated(`cannot create a ${label} session: the client went away`);
+  }
+  const waitedMs = deps.clock.now() - started;
+  const attempt: LaunchAttempt = {
+    key,
+    user,
+    browserName,
+    browserVersion,
+    capabilities,
+    limits,
+    // Starting gets the whole new-session timeout, however long the request waited for its slot. The
+    // client going away and the deadline both stop the work, and whatever it had started.
+    signal: AbortSignal.any([client, AbortSignal.timeout(deps.config.timeouts.newSession)]),
+  };
+  const created = await launchInPools(deps, agent, pool, slots, attempt);
+  if ('failure' in created) {
+    deps.logger.log('SESSION_FAILED', { session: key, user, reason: created.failure });
+    throw sessionNotCreated(`cannot create a ${label} session: ${created.failure}`);
+  }
+  const ms = deps.clock.now() - started;
+  deps.logger.log('SESSION_CREATED', { session: key, user, pool: created.pool.name, ms, waitedMs });
+  return answer(c, deps, basePath, request.protocol, created);
+}
+
+type Launched = { pool: PoolConfig; session: CreatedSession } | { failure: string };
+
+/**
+ * Launches in the pool whose slot is held; when that fails, frees the slot and tries the remaining pools
+ * that have a free slot at once (a pool that failed is not tried again, nor is the queue joined again).
+ */
+async function launchInPools(
+  deps: GridDeps,
+  agent: Dispatcher,
+  first: PoolConfig,
+  slots: SlotRequest,
+  attempt: LaunchAttempt,
+): Promise<Launched> {
   const failures: string[] = [];
-  for (const pool of orderByWeight(match.pools)) {
-    if (attempt.signal.aborted) break;
-    if (!(await deps.sessions.acquire(attempt.key, pool.name, pool.maxSessions))) {
-      failures.push(`pool ${pool.name} is full (${pool.maxSessions} sessions)`);
-      continue;
-    }
+  let pool: PoolConfig | undefined = first;
+  let remaining = slots.pools;
+  while (pool) {
     try {
-      const value = await startInPool(deps, agent, pool, attempt);
-      deps.logger.log('SESSION_CREATED', {
-        session: attempt.key,
-        user,
-        pool: pool.name,
-        ms: deps.clock.now() - started,
-      });
-      const base = publicWebSocketBase(c.req.raw, basePath, deps.config.publicUrl);
-      const sessionId = value.sessionId;
-      const answer = {
-        ...value,
-        capabilities: rewriteWebSocketCapabilities(value.capabilities, {
-          base,
-          token: sessionId,
-          servesCdp: pool.kind === 'local',
-        }),
-      };
-      // JSON Wire clients read the ID at the top level.
-      return c.json(
-        request.protocol === 'jsonwire' ? { sessionId, status: 0, value: answer } : { value: answer },
-      );
+      return { pool, session: await launchSession(deps, agent, pool, attempt) };
     } catch (error) {
-      await deps.sessions.release(attempt.key);
+      await releaseSlot(deps, attempt.key);
       failures.push(`pool ${pool.name}: ${(error as Error).message}`);
     }
+    if (attempt.signal.aborted) return { failure: abortReason(attempt.signal, deps) };
+    const failed = pool;
+    remaining = remaining.filter((p) => p !== failed);
+    if (remaining.length === 0) break;
+    const next = await trySlot(deps, { ...slots, pools: remaining });
+    pool = 'taken' in next ? next.taken : undefined;
+    if ('refused' in next) failures.push(next.refused);
   }
-  const reason = attempt.signal.aborted ? abortReason(attempt.signal, deps) : failures.join('; ');
-  deps.logger.log('SESSION_FAILED', { session: attempt.key, user, reason });
-  throw sessionNotCreated(`cannot create a ${match.browserName} ${match.browserVersion} session: ${reason}`);
+  return { failure: failures.join('; ') };
 }
 
 function abortReason(signal: AbortSignal, deps: GridDeps): string {
@@ -96,107 +108,22 @@ function abortReason(signal: AbortSignal, deps: GridDeps): string {
     : 'the client went away';
 }
 
-async function startInPool(deps: GridDeps, agent: Dispatcher, pool: PoolConfig, attempt: Attempt) {
-  const launcher = deps.launchers[pool.kind];
-  if (!launcher) throw new Error(`no launcher for ${pool.kind} pools`);
-  const browser = await launcher.start({ pool, capabilities: attempt.capabilities, signal: attempt.signal });
-  try {
-    const created = await forwardNewSession(agent, browser, attempt.signal);
-    const now = deps.clock.now();
-    const sessionId = deps.tokens.sign(
-      {
-        key: attempt.key,
-        pool: pool.name,
-        address: browser.address,
-        upstreamId: created.sessionId,
-        handle: browser.handle,
-        devtools: pool.kind === 'local' ? devtoolsAddress(created.capabilities) : '',
-        createdAt: now,
-        maxAgeMs: attempt.limits.maxAgeMs,
-      },
-      attempt.user,
-    );
-    await deps.sessions.add({
-      key: attempt.key,
-      user: attempt.user,
-      pool: pool.name,
-      browserName: attempt.browserName,
-      browserVersion: attempt.browserVersion,
-      address: browser.address,
-      handle: browser.handle,
-      upstreamId: created.sessionId,
-      createdAt: now,
-      lastActivityAt: now,
-      ...attempt.limits,
-    });
-    if (attempt.signal.aborted) {
-      await endSession(deps, { key: attempt.key, pool: pool.name, handle: browser.handle }, 'deleted');
-      throw attempt.signal.reason;
-    }
-    return { ...created, sessionId };
-  } catch (error) {
-    await launcher.stop(browser.handle);
-    throw error;
-  }
-}
-
-interface CreatedSession {
-  sessionId: string;
-  capabilities: Capabilities;
-  [key: string]: unknown;
-}
-
-async function forwardNewSession(
-  agent: Dispatcher,
-  browser: LaunchedBrowser,
-  signal: AbortSignal,
-): Promise<CreatedSession> {
-  const response = await agent.request({
-    origin: `http://${browser.address}`,
-    path: '/session',
-    method: 'POST',
-    // Selenium Grid 4 refuses a new-session request without the charset (ggr #355).
-    headers: { 'content-type': 'application/json; charset=utf-8' },
-    body: JSON.stringify({ capabilities: { alwaysMatch: browser.capabilities, firstMatch: [{}] } }),
-    signal,
-  });
-  const text = await response.body.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new Error(`the browser answered ${response.statusCode} with no JSON: ${text.slice(0, 200)}`);
-  }
-  const value = isObject(body) ? body.value : undefined;
-  if (response.statusCode !== 200) {
-    const message = isObject(value) && typeof value.message === 'string' ? value.message : text.slice(0, 300);
-    throw new Error(`the browser refused the session (${response.statusCode}): ${message}`);
-  }
-  if (!isObject(value) || typeof value.sessionId !== 'string' || !isObject(value.capabilities)) {
-    throw new WebDriverError(
-      'unknown error',
-      'the browser answered the new-session request without a session',
-      { status: 502 },
-    );
-  }
-  return value as CreatedSession;
-}
-
-/** Chromium's DevTools address from chromedriver's answer ("localhost:41575" → "127.0.0.1:41575"). */
-function devtoolsAddress(capabilities: Capabilities): string {
-  const options = capabilities['goog:chromeOptions'];
-  const address =
-    isObject(options) && typeof options.debuggerAddress === 'string' ? options.debuggerAddress : '';
-  return address.replace(/^localhost:/, '127.0.0.1:');
-}
-
-function describeRequest(candidates: Capabilities[]): string {
-  return candidates
-    .map((caps) => {
-      const parts = ['browserName', 'browserVersion', 'platformName']
-        .filter((key) => caps[key] !== undefined)
-        .map((key) => `${key} "${caps[key]}"`);
-      return parts.length ? `{${parts.join(', ')}}` : '{no browserName}';
-    })
-    .join(' or ');
+/** The answer, its WebSocket URLs pointing at gridgate; JSON Wire clients read the ID at the top level. */
+function answer(
+  c: Context,
+  deps: GridDeps,
+  basePath: string,
+  protocol: 'w3c' | 'jsonwire',
+  { pool, session }: { pool: PoolConfig; session: CreatedSession },
+) {
+  const sessionId = session.sessionId;
+  const value = {
+    ...session,
+    capabilities: rewriteWebSocketCapabilities(session.capabilities, {
+      base: publicWebSocketBase(c.req.raw, basePath, deps.config.publicUrl),
+      token: sessionId,
+      servesCdp: pool.kind === 'local',
+    }),
+  };
+  return c.json(protocol === 'jsonwire' ? { sessionId, status: 0, value } : { value });
 }

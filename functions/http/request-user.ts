@@ -1,13 +1,54 @@
-/** Who is asking. Users and passwords arrive with the users issue; until then every caller is the guest user. */
+/**
+ * Who is asking, by ggr's rules: valid HTTP Basic credentials make the request that user's; none make
+ * it the guest's when guests are allowed; wrong ones are refused even then. For HTTP and WebSockets.
+ */
 import { WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
 
-export function requestUser(deps: GridDeps, _authorization: string | undefined | null): string {
-  if (deps.config.guest === null) {
-    throw new WebDriverError('invalid argument', 'authentication required', {
-      status: 401,
-      headers: { 'WWW-Authenticate': 'Basic realm="gridgate"' },
-    });
+export interface BasicCredentials {
+  user: string;
+  password: string;
+}
+
+const BASIC = /^Basic +([A-Za-z0-9+/]+=*) *$/i;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+export async function requestUser(deps: GridDeps, authorization: string | undefined | null): Promise<string> {
+  // Without a users file there is nobody to sign in as: credentials mean nothing and everyone is the guest.
+  const credentials = deps.users ? basicCredentials(authorization) : undefined;
+  if (credentials === undefined) {
+    if (deps.config.guest === null) throw unauthorized('authentication required');
+    return deps.config.guest;
   }
-  return deps.config.guest;
+  if (credentials !== null && (await deps.users?.verify(credentials.user, credentials.password))) {
+    return credentials.user;
+  }
+  throw unauthorized('wrong user name or password');
+}
+
+/**
+ * RFC 7617: `Basic base64(user ":" password)` in UTF-8. Undefined when the header carries no Basic
+ * credentials (absent, or another scheme: ggr treats those as anonymous too); null when it is malformed.
+ */
+export function basicCredentials(header: string | undefined | null): BasicCredentials | null | undefined {
+  if (!header || !/^Basic(\s|$)/i.test(header)) return undefined;
+  const encoded = BASIC.exec(header)?.[1];
+  if (encoded === undefined) return null;
+  let decoded: string;
+  try {
+    decoded = UTF8.decode(Buffer.from(encoded, 'base64'));
+  } catch {
+    return null;
+  }
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) return null;
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+// There is no W3C error code for authentication; 401 with a Basic challenge is what clients understand.
+function unauthorized(message: string): WebDriverError {
+  return new WebDriverError('invalid argument', message, {
+    status: 401,
+    headers: { 'WWW-Authenticate': 'Basic realm="gridgate"' },
+  });
 }

@@ -3,7 +3,7 @@
  * Usage: `sessionStoreContract('MemorySessionStore', () => new MemorySessionStore())`.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SessionRecord, SessionStore } from '../../functions/core/ports';
+import type { SessionRecord, SessionStore, SlotClaim } from '../../functions/core/ports';
 
 export interface StoreUnderTest {
   store: SessionStore;
@@ -33,6 +33,13 @@ export function sampleRecord(key: string, overrides: Partial<SessionRecord> = {}
   };
 }
 
+const OK = { ok: true };
+
+/** A claim on a slot in `pool` for `user` (guest unless named), with no user limit unless given. */
+function slot(pool: string, poolLimit: number, user = 'guest', userLimit?: number): SlotClaim {
+  return userLimit === undefined ? { pool, poolLimit, user } : { pool, poolLimit, user, userLimit };
+}
+
 export function sessionStoreContract(name: string, factory: StoreFactory): void {
   describe(`${name} (SessionStore contract)`, () => {
     let store: SessionStore;
@@ -56,76 +63,169 @@ export function sessionStoreContract(name: string, factory: StoreFactory): void 
     describe('quota slots', () => {
       it('starts with no slots in use', async () => {
         expect(await store.inUse()).toEqual({});
+        expect(await store.inUseByUser()).toEqual({});
       });
 
-      it('gives slots up to the limit and refuses the next', async () => {
-        expect(await store.acquire('a', 'pool-1', 2)).toBe(true);
-        expect(await store.acquire('b', 'pool-1', 2)).toBe(true);
-        expect(await store.acquire('c', 'pool-1', 2)).toBe(false);
+      it('gives slots up to the pool’s limit and refuses the next, naming the pool', async () => {
+        expect(await store.acquire('a', slot('pool-1', 2))).toEqual(OK);
+        expect(await store.acquire('b', slot('pool-1', 2))).toEqual(OK);
+        expect(await store.acquire('c', slot('pool-1', 2))).toEqual({ ok: false, full: 'pool', held: 2 });
         expect(await store.inUse()).toEqual({ 'pool-1': 2 });
       });
 
       it('counts each pool against its own limit', async () => {
-        expect(await store.acquire('a', 'pool-1', 1)).toBe(true);
-        expect(await store.acquire('b', 'pool-2', 1)).toBe(true);
-        expect(await store.acquire('c', 'pool-2', 1)).toBe(false);
+        expect(await store.acquire('a', slot('pool-1', 1))).toEqual(OK);
+        expect(await store.acquire('b', slot('pool-2', 1))).toEqual(OK);
+        expect(await store.acquire('c', slot('pool-2', 1))).toMatchObject({ ok: false, full: 'pool' });
         expect(await store.inUse()).toEqual({ 'pool-1': 1, 'pool-2': 1 });
       });
 
-      it('never gives more slots than the limit to concurrent callers', async () => {
+      it('gives a user slots up to the user’s limit over all pools and refuses the next, naming the user', async () => {
+        expect(await store.acquire('a', slot('pool-1', 5, 'alice', 2))).toEqual(OK);
+        expect(await store.acquire('b', slot('pool-2', 5, 'alice', 2))).toEqual(OK);
+        expect(await store.acquire('c', slot('pool-1', 5, 'alice', 2))).toEqual({
+          ok: false,
+          full: 'user',
+          held: 2,
+        });
+        expect(await store.inUseByUser()).toEqual({ alice: 2 });
+        expect(await store.inUse()).toEqual({ 'pool-1': 1, 'pool-2': 1 });
+      });
+
+      it('counts each user against their own limit', async () => {
+        expect(await store.acquire('a', slot('pool-1', 5, 'alice', 1))).toEqual(OK);
+        expect(await store.acquire('b', slot('pool-1', 5, 'bob', 1))).toEqual(OK);
+        expect(await store.acquire('c', slot('pool-1', 5, 'bob', 1))).toMatchObject({ full: 'user' });
+        expect(await store.inUseByUser()).toEqual({ alice: 1, bob: 1 });
+      });
+
+      it('sets no per-user limit when the claim has none, but still counts the user', async () => {
+        for (const key of ['a', 'b', 'c'])
+          expect(await store.acquire(key, slot('pool-1', 3, 'alice'))).toEqual(OK);
+        expect(await store.acquire('d', slot('pool-1', 3, 'alice'))).toMatchObject({ full: 'pool' });
+        expect(await store.inUseByUser()).toEqual({ alice: 3 });
+      });
+
+      it('names the user’s limit when both the user and the pool are full', async () => {
+        await store.acquire('a', slot('pool-1', 1, 'alice', 1));
+        expect(await store.acquire('b', slot('pool-1', 1, 'alice', 1))).toEqual({
+          ok: false,
+          full: 'user',
+          held: 1,
+        });
+      });
+
+      it('takes nothing when it refuses: a full user leaves the pool’s count alone and the other way round', async () => {
+        await store.acquire('a', slot('pool-1', 1, 'alice', 1));
+        await store.acquire('b', slot('pool-2', 5, 'alice', 1));
+        await store.acquire('c', slot('pool-1', 1, 'bob', 5));
+        expect(await store.inUse()).toEqual({ 'pool-1': 1 });
+        expect(await store.inUseByUser()).toEqual({ alice: 1 });
+      });
+
+      it('never gives more slots than the pool’s limit to concurrent callers', async () => {
         const keys = Array.from({ length: 20 }, (_, i) => `key-${i}`);
-        const granted = await Promise.all(keys.map((key) => store.acquire(key, 'pool-1', 3)));
-        expect(granted.filter(Boolean)).toHaveLength(3);
+        const answers = await Promise.all(keys.map((key) => store.acquire(key, slot('pool-1', 3))));
+        expect(answers.filter((answer) => answer.ok)).toHaveLength(3);
         expect(await store.inUse()).toEqual({ 'pool-1': 3 });
       });
 
-      it('is idempotent per key: acquiring again takes no second slot', async () => {
-        expect(await store.acquire('a', 'pool-1', 2)).toBe(true);
-        expect(await store.acquire('a', 'pool-1', 2)).toBe(true);
-        expect(await store.inUse()).toEqual({ 'pool-1': 1 });
-        expect(await store.acquire('b', 'pool-1', 2)).toBe(true);
+      it('never gives a user more slots than the user’s limit when callers race across pools', async () => {
+        const claims = Array.from({ length: 20 }, (_, i) => slot(`pool-${i % 4}`, 10, 'alice', 3));
+        const answers = await Promise.all(claims.map((claim, i) => store.acquire(`key-${i}`, claim)));
+        expect(answers.filter((answer) => answer.ok)).toHaveLength(3);
+        expect(await store.inUseByUser()).toEqual({ alice: 3 });
       });
 
-      it('answers yes to a key that already holds a slot, even when the pool is now full', async () => {
-        expect(await store.acquire('a', 'pool-1', 1)).toBe(true);
-        expect(await store.acquire('a', 'pool-1', 1)).toBe(true);
+      it('keeps every limit when N callers of two users race for M slots in two pools, and frees every slot after', async () => {
+        // Pools of 3 bind before users of 4: exactly 6 of the 40 get a slot.
+        const claims = Array.from({ length: 40 }, (_, i) =>
+          slot(i % 2 ? 'pool-1' : 'pool-2', 3, Math.floor(i / 2) % 2 ? 'alice' : 'bob', 4),
+        );
+        const keys = claims.map((_, i) => `key-${i}`);
+        const answers = await Promise.all(claims.map((claim, i) => store.acquire(keys[i] as string, claim)));
+        expect(answers.filter((answer) => answer.ok)).toHaveLength(6);
+        expect(await store.inUse()).toEqual({ 'pool-1': 3, 'pool-2': 3 });
+        const byUser = await store.inUseByUser();
+        expect((byUser.alice ?? 0) + (byUser.bob ?? 0)).toBe(6);
+        expect(Math.max(...Object.values(byUser))).toBeLessThanOrEqual(4);
+        await Promise.all(keys.map((key) => store.release(key)));
+        expect(await store.inUse()).toEqual({});
+        expect(await store.inUseByUser()).toEqual({});
+      });
+
+      it('is idempotent per key: acquiring again takes no second slot', async () => {
+        expect(await store.acquire('a', slot('pool-1', 2, 'alice', 2))).toEqual(OK);
+        expect(await store.acquire('a', slot('pool-1', 2, 'alice', 2))).toEqual(OK);
+        expect(await store.inUse()).toEqual({ 'pool-1': 1 });
+        expect(await store.inUseByUser()).toEqual({ alice: 1 });
+        expect(await store.acquire('b', slot('pool-1', 2, 'alice', 2))).toEqual(OK);
+      });
+
+      it('answers yes to a key that already holds a slot, even when the pool and user are now full', async () => {
+        expect(await store.acquire('a', slot('pool-1', 1, 'alice', 1))).toEqual(OK);
+        expect(await store.acquire('a', slot('pool-1', 1, 'alice', 1))).toEqual(OK);
         expect(await store.inUse()).toEqual({ 'pool-1': 1 });
       });
 
       it('takes one slot when the same key is acquired concurrently', async () => {
-        const granted = await Promise.all(Array.from({ length: 5 }, () => store.acquire('a', 'pool-1', 5)));
-        expect(granted).toEqual([true, true, true, true, true]);
+        const answers = await Promise.all(
+          Array.from({ length: 5 }, () => store.acquire('a', slot('pool-1', 5, 'alice', 5))),
+        );
+        expect(answers).toEqual([OK, OK, OK, OK, OK]);
         expect(await store.inUse()).toEqual({ 'pool-1': 1 });
+        expect(await store.inUseByUser()).toEqual({ alice: 1 });
       });
 
-      it('frees a slot on release so another key can take it', async () => {
-        expect(await store.acquire('a', 'pool-1', 1)).toBe(true);
+      it('frees the slot on release, for the pool and the user, so another key can take it', async () => {
+        expect(await store.acquire('a', slot('pool-1', 1, 'alice', 1))).toEqual(OK);
         await store.release('a');
         expect(await store.inUse()).toEqual({});
-        expect(await store.acquire('b', 'pool-1', 1)).toBe(true);
+        expect(await store.inUseByUser()).toEqual({});
+        expect(await store.acquire('b', slot('pool-1', 1, 'alice', 1))).toEqual(OK);
+      });
+
+      it('lets a released key take a slot again, in another pool', async () => {
+        await store.acquire('a', slot('pool-1', 1, 'alice', 1));
+        await store.release('a');
+        expect(await store.acquire('a', slot('pool-2', 1, 'alice', 1))).toEqual(OK);
+        expect(await store.inUse()).toEqual({ 'pool-2': 1 });
       });
 
       it('releases idempotently: a second release frees nobody else’s slot', async () => {
-        await store.acquire('a', 'pool-1', 3);
-        await store.acquire('b', 'pool-1', 3);
+        await store.acquire('a', slot('pool-1', 3, 'alice', 3));
+        await store.acquire('b', slot('pool-1', 3, 'alice', 3));
         await store.release('a');
         await store.release('a');
         expect(await store.inUse()).toEqual({ 'pool-1': 1 });
-        expect(await store.acquire('c', 'pool-1', 2)).toBe(true);
-        expect(await store.acquire('d', 'pool-1', 2)).toBe(false);
+        expect(await store.inUseByUser()).toEqual({ alice: 1 });
+        expect(await store.acquire('c', slot('pool-1', 2))).toEqual(OK);
+        expect(await store.acquire('d', slot('pool-1', 2))).toMatchObject({ ok: false });
       });
 
       it('releases a key that never held a slot without error', async () => {
-        await store.acquire('a', 'pool-1', 1);
+        await store.acquire('a', slot('pool-1', 1));
         await expect(store.release('never')).resolves.toBeUndefined();
         expect(await store.inUse()).toEqual({ 'pool-1': 1 });
       });
 
       it('frees exactly one slot when the same key is released concurrently', async () => {
-        await store.acquire('a', 'pool-1', 3);
-        await store.acquire('b', 'pool-1', 3);
+        await store.acquire('a', slot('pool-1', 3, 'alice'));
+        await store.acquire('b', slot('pool-1', 3, 'alice'));
         await Promise.all([store.release('a'), store.release('a'), store.release('a')]);
         expect(await store.inUse()).toEqual({ 'pool-1': 1 });
+        expect(await store.inUseByUser()).toEqual({ alice: 1 });
+      });
+
+      it('never exceeds the limits when acquires and releases interleave', async () => {
+        await Promise.all(['a', 'b'].map((key) => store.acquire(key, slot('pool-1', 2, 'alice', 2))));
+        const racing = Array.from({ length: 10 }, (_, i) =>
+          store.acquire(`n-${i}`, slot('pool-1', 2, 'alice', 2)),
+        );
+        const answers = await Promise.all([...racing, store.release('a'), store.release('b')]);
+        expect(answers.slice(0, 10).filter((answer) => answer?.ok).length).toBeLessThanOrEqual(2);
+        expect((await store.inUse())['pool-1'] ?? 0).toBeLessThanOrEqual(2);
+        expect((await store.inUseByUser()).alice ?? 0).toBeLessThanOrEqual(2);
       });
     });
 
@@ -209,7 +309,7 @@ export function sessionStoreContract(name: string, factory: StoreFactory): void 
       });
 
       it('leaves slots alone: ending and releasing are separate', async () => {
-        await store.acquire('s1', 'local', 2);
+        await store.acquire('s1', slot('local', 2));
         await store.add(sampleRecord('s1'));
         await store.end('s1', 'deleted', T0 + 1000);
         expect(await store.inUse()).toEqual({ local: 1 });

@@ -226,7 +226,11 @@ describe('DELETE /session/{id}', () => {
     await expectW3cError(
       await grid.app.request(
         '/session',
-        jsonRequest('POST', { capabilities: { alwaysMatch: { browserName: 'chrome' } } }),
+        jsonRequest('POST', {
+          capabilities: {
+            alwaysMatch: { browserName: 'chrome', 'gridgate:options': { queueTimeout: '0s' } },
+          },
+        }),
       ),
       500,
       'session not created',

@@ -9,11 +9,13 @@ interface StatusBody {
     ready: boolean;
     message: string;
     build: { version: string };
+    waiting: number;
     pools: {
       name: string;
       kind: string;
       maxSessions: number;
       inUse: number;
+      waiting: number;
       region?: string;
       color?: string;
     }[];
@@ -34,7 +36,8 @@ describe('GET /status', () => {
         ready: true,
         message: 'gridgate is ready: 0 of 2 sessions in use',
         build: { version: '9.9.9-test' },
-        pools: [{ name: 'local', kind: 'local', maxSessions: 2, inUse: 0 }],
+        waiting: 0,
+        pools: [{ name: 'local', kind: 'local', maxSessions: 2, inUse: 0, waiting: 0 }],
       },
     });
   });
@@ -43,7 +46,9 @@ describe('GET /status', () => {
     grid = startFakeGrid();
     await newSession(grid);
     const body = await status();
-    expect(body.value.pools).toEqual([{ name: 'local', kind: 'local', maxSessions: 2, inUse: 1 }]);
+    expect(body.value.pools).toEqual([
+      { name: 'local', kind: 'local', maxSessions: 2, inUse: 1, waiting: 0 },
+    ]);
     expect(body.value.ready).toBe(true);
     expect(body.value.message).toBe('gridgate is ready: 1 of 2 sessions in use');
   });
@@ -68,8 +73,8 @@ describe('GET /status', () => {
       },
     });
     expect((await status('/wd/hub/status')).value.pools).toEqual([
-      { name: 'eu', kind: 'local', maxSessions: 4, inUse: 0, region: 'eu-west-1' },
-      { name: 'blue', kind: 'local', maxSessions: 1, inUse: 0, color: 'blue' },
+      { name: 'eu', kind: 'local', maxSessions: 4, inUse: 0, waiting: 0, region: 'eu-west-1' },
+      { name: 'blue', kind: 'local', maxSessions: 1, inUse: 0, waiting: 0, color: 'blue' },
     ]);
   });
 });

@@ -290,15 +290,12 @@ describe('POST /session', () => {
       );
     });
 
-    it('answers with 500 session not created when the pool is full, launching nothing more', async () => {
-      start({ config: { pools: { local: { kind: 'local', maxSessions: 1 } } } });
+    it('answers with 500 session not created at once when the pool is full and queueing is off', async () => {
+      start({ config: { pools: { local: { kind: 'local', maxSessions: 1 } }, timeouts: { queue: '0s' } } });
       await created(await postSession(W3C_CHROME));
-      await expectW3cError(
-        await postSession(W3C_CHROME),
-        500,
-        'session not created',
-        /pool local is full \(1 sessions\)/,
-      );
+      const response = await postSession(W3C_CHROME);
+      expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+      await expectW3cError(response, 500, 'session not created', /pool local is full \(1 sessions\)/);
       expect(grid.launcher.started).toHaveLength(1);
       expect(await grid.sessions.inUse()).toEqual({ local: 1 });
     });
@@ -349,7 +346,7 @@ describe('POST /session', () => {
     });
 
     it('never creates more sessions than the pool allows when requests race', async () => {
-      start();
+      start({ config: { timeouts: { queue: '0s' } } });
       const responses = await Promise.all(Array.from({ length: 6 }, () => postSession(W3C_CHROME)));
       expect(responses.map((r) => r.status).sort()).toEqual([200, 200, 500, 500, 500, 500]);
       expect(grid.launcher.started).toHaveLength(2);

@@ -3,8 +3,9 @@ import { expect } from 'vitest';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { parseConfig } from '../../functions/core/config';
 import type { GridDeps } from '../../functions/core/grid-deps';
-import type { SessionStore } from '../../functions/core/ports';
+import type { SessionStore, UserDirectory } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
+import { SlotQueue } from '../../functions/core/slot-queue';
 import { createApp } from '../../functions/http/create-app';
 import {
   CollectingLogger,
@@ -44,6 +45,8 @@ export interface FakeGridOptions {
   config?: Record<string, unknown>;
   launcher?: FakeLauncherOptions;
   sessions?: SessionStore;
+  /** Checks Basic credentials; give one together with a config `usersFile`. */
+  users?: UserDirectory;
 }
 
 export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
@@ -56,6 +59,8 @@ export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
     config,
     launchers: { local: launcher },
     sessions,
+    queue: new SlotQueue(),
+    users: options.users,
     tokens: new SessionTokens(TEST_SECRET),
     logger,
     clock,

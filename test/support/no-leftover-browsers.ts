@@ -1,13 +1,18 @@
 /**
  * Global setup: after the whole suite, no chromium or chromedriver that gridgate started during it may
- * still run (DESIGN invariant 4). gridgate's browsers carry LAUNCHED_BY_ENV in their environment, so
- * browsers that other programs run on the same machine (a benchmark, a developer's own) do not count.
+ * still run (DESIGN invariant 4). gridgate's browsers carry LAUNCHED_BY_ENV in their environment and
+ * inherit this run's RUN_ENV, so browsers other programs run on the same machine do not count.
  */
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
 
-function gridgateBrowserPids(): string[] {
+// Marks this run: workers and the browsers they start inherit it, so a suite running at the same time
+// (another checkout, a benchmark) is not counted.
+const RUN_ENV = 'GRIDGATE_TEST_RUN';
+
+function gridgateBrowserPids(run: string): string[] {
   return ['chromium', 'chromedriver'].flatMap((name) => {
     let pids: string[];
     try {
@@ -17,7 +22,8 @@ function gridgateBrowserPids(): string[] {
     }
     return pids.filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(`${LAUNCHED_BY_ENV}=`);
+        const environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+        return environ.some((v) => v.startsWith(`${LAUNCHED_BY_ENV}=`)) && environ.includes(`${RUN_ENV}=${run}`);
       } catch {
         return false; // gone meanwhile
       }
@@ -26,11 +32,12 @@ function gridgateBrowserPids(): string[] {
 }
 
 export default function setup() {
-  const before = new Set(gridgateBrowserPids());
+  const run = randomUUID();
+  process.env[RUN_ENV] = run;
   return async () => {
     let left: string[] = [];
     for (let attempt = 0; attempt < 50; attempt++) {
-      left = gridgateBrowserPids().filter((pid) => !before.has(pid));
+      left = gridgateBrowserPids(run);
       if (left.length === 0) return;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

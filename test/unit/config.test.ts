@@ -32,7 +32,7 @@ describe('parseConfig defaults', () => {
       guest: 'guest',
       users: {},
       defaultBrowser: 'chrome',
-      timeouts: { newSession: 60_000, idle: 300_000, maxAge: 3_600_000 },
+      timeouts: { newSession: 60_000, idle: 300_000, maxAge: 3_600_000, queue: 60_000 },
       limits: { maxBodySize: 64 * 1024 ** 2 },
     });
     expect(config.pools).toEqual({
@@ -73,10 +73,13 @@ describe('parseConfig defaults', () => {
 
   it('reads durations and sizes as people write them', () => {
     const config = parseConfig(
-      { timeouts: { newSession: '2m', idle: '90s', maxAge: '1h30m' }, limits: { maxBodySize: '512KB' } },
+      {
+        timeouts: { newSession: '2m', idle: '90s', maxAge: '1h30m', queue: '0s' },
+        limits: { maxBodySize: '512KB' },
+      },
       DEFAULTS,
     );
-    expect(config.timeouts).toEqual({ newSession: 120_000, idle: 90_000, maxAge: 5_400_000 });
+    expect(config.timeouts).toEqual({ newSession: 120_000, idle: 90_000, maxAge: 5_400_000, queue: 0 });
     expect(config.limits.maxBodySize).toBe(512 * 1024);
   });
 
@@ -93,6 +96,12 @@ describe('parseConfig defaults', () => {
 
   it('turns guest access off with null', () => {
     expect(parseConfig({ guest: null }, DEFAULTS).guest).toBeNull();
+  });
+
+  it('takes an optional usersFile path, and refuses an empty one', () => {
+    expect(parseConfig({}, DEFAULTS).usersFile).toBeUndefined();
+    expect(parseConfig({ usersFile: 'users.htpasswd' }, DEFAULTS).usersFile).toBe('users.htpasswd');
+    expect(() => parseConfig({ usersFile: '' }, DEFAULTS)).toThrow(/usersFile: /);
   });
 });
 

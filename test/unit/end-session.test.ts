@@ -5,6 +5,7 @@ import { endAllSessions, endSession, expireSessions } from '../../functions/core
 import type { GridDeps } from '../../functions/core/grid-deps';
 import type { SessionRecord } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
+import { SlotQueue } from '../../functions/core/slot-queue';
 import { CollectingLogger, FakeLauncher, FixedClock } from '../support/fakes';
 
 function setup() {
@@ -16,6 +17,7 @@ function setup() {
     config: parseConfig({}, { localBrowserVersion: '156.0' }),
     launchers: { local: launcher },
     sessions,
+    queue: new SlotQueue(),
     tokens: new SessionTokens(Buffer.alloc(32, 1)),
     logger,
     clock,
@@ -38,7 +40,7 @@ function setup() {
       maxAgeMs: 600_000,
       ...limits,
     };
-    expect(await sessions.acquire(key, 'local', 4)).toBe(true);
+    expect(await sessions.acquire(key, { pool: 'local', poolLimit: 4, user: 'guest' })).toEqual({ ok: true });
     await sessions.add(record);
     return record;
   }
@@ -79,7 +81,9 @@ describe('endSession', () => {
 
   it('stops the browser and frees the slot even without a record (another head created the session)', async () => {
     const { deps, launcher, sessions } = setup();
-    expect(await sessions.acquire('orphan', 'local', 4)).toBe(true);
+    expect(await sessions.acquire('orphan', { pool: 'local', poolLimit: 4, user: 'guest' })).toEqual({
+      ok: true,
+    });
     expect(
       await endSession(deps, { key: 'orphan', pool: 'local', handle: 'h-orphan' }, 'deleted'),
     ).toBeUndefined();
@@ -102,7 +106,7 @@ describe('endSession', () => {
 
   it('still frees the slot when the pool is no longer configured', async () => {
     const { deps, launcher, sessions } = setup();
-    await sessions.acquire('gone', 'removed-pool', 1);
+    await sessions.acquire('gone', { pool: 'removed-pool', poolLimit: 1, user: 'guest' });
     await endSession(deps, { key: 'gone', pool: 'removed-pool', handle: 'h' }, 'deleted');
     expect(launcher.stops).toEqual([]);
     expect(await sessions.inUse()).toEqual({});
@@ -189,5 +193,31 @@ describe('endAllSessions', () => {
     expect(await sessions.running()).toEqual([]);
     expect(await sessions.inUse()).toEqual({});
     expect((await sessions.get('s2'))?.endReason).toBe('server shutdown');
+  });
+});
+
+describe('freeing slots', () => {
+  it('wakes the queue when a session ends, so a waiting request can take the slot', async () => {
+    const { deps, running } = setup();
+    const record = await running('s1');
+    let notified = 0;
+    deps.queue.notify = () => {
+      notified++;
+    };
+    await endSession(deps, record, 'idle timeout');
+    expect(notified).toBe(1);
+  });
+
+  it('frees a user’s slot once however many causes end the session together', async () => {
+    const { deps, sessions, running } = setup();
+    const record = await running('s1');
+    await running('s2');
+    await Promise.all([
+      endSession(deps, record, 'deleted'),
+      endSession(deps, record, 'idle timeout'),
+      endSession(deps, record, 'browser exited'),
+    ]);
+    expect(await sessions.inUseByUser()).toEqual({ guest: 1 });
+    expect(await sessions.inUse()).toEqual({ local: 1 });
   });
 });

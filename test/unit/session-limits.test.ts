@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../functions/core/config';
 import { WebDriverError } from '../../functions/core/errors';
-import { sessionLimits } from '../../functions/core/session-limits';
+import { queueTimeout, sessionLimits } from '../../functions/core/session-limits';
 
 // idle 5m, max age 1h
 const config = parseConfig({ timeouts: { idle: '5m', maxAge: '1h' } }, { localBrowserVersion: '1' });
@@ -69,6 +69,44 @@ describe('sessionLimits', () => {
     'refuses gridgate:options that are not an object (%j)',
     (options) => {
       expect(refused(options)).toMatch(/gridgate:options must be a JSON object/);
+    },
+  );
+});
+
+describe('queueTimeout', () => {
+  const grid = parseConfig({ timeouts: { queue: '60s' } }, { localBrowserVersion: '1' });
+
+  function refusedWait(options: unknown): string {
+    try {
+      queueTimeout(grid, options);
+    } catch (error) {
+      expect(error).toBeInstanceOf(WebDriverError);
+      expect((error as WebDriverError).status).toBe(400);
+      return (error as WebDriverError).message;
+    }
+    throw new Error(`expected ${JSON.stringify(options)} to be refused`);
+  }
+
+  it('is timeouts.queue when the client asks for nothing', () => {
+    expect(queueTimeout(grid, undefined)).toBe(60_000);
+    expect(queueTimeout(grid, { idleTimeout: '1m' })).toBe(60_000);
+  });
+
+  it('takes a shorter wait, down to "0s" (do not wait)', () => {
+    expect(queueTimeout(grid, { queueTimeout: '10s' })).toBe(10_000);
+    expect(queueTimeout(grid, { queueTimeout: '0s' })).toBe(0);
+  });
+
+  it('refuses a longer wait than the config allows, naming both', () => {
+    expect(refusedWait({ queueTimeout: '61s' })).toBe(
+      'gridgate:options.queueTimeout 61s is longer than this grid allows (1m)',
+    );
+  });
+
+  it.each([[30], ['soon'], [''], [null]])(
+    'refuses the queue timeout %j, which is not a duration',
+    (value) => {
+      expect(refusedWait({ queueTimeout: value })).toMatch(/queueTimeout must be a duration/);
     },
   );
 });

@@ -1,22 +1,33 @@
 /** SessionStore in this process's memory: for one Node server (local mode) and for tests. */
-import type { SessionEndReason, SessionRecord, SessionStore } from '../../core/ports';
+import type { SessionEndReason, SessionRecord, SessionStore, SlotAnswer, SlotClaim } from '../../core/ports';
 
 // Ended sessions are remembered this long so that later commands can say why the session is gone.
 const ENDED_RETENTION_MS = 60 * 60_000;
 const ENDED_MAX = 10_000;
 
+interface Slot {
+  pool: string;
+  user: string;
+}
+
 export class MemorySessionStore implements SessionStore {
-  private readonly slots = new Map<string, string>(); // key → pool
+  private readonly slots = new Map<string, Slot>(); // by session key
   private readonly records = new Map<string, SessionRecord>();
   private readonly ended = new Map<string, SessionRecord>();
 
-  async acquire(key: string, pool: string, limit: number): Promise<boolean> {
-    if (this.slots.has(key)) return true;
-    let taken = 0;
-    for (const slotPool of this.slots.values()) if (slotPool === pool) taken++;
-    if (taken >= limit) return false;
-    this.slots.set(key, pool);
-    return true;
+  // No await between the checks and the set: in one process that makes the step atomic.
+  async acquire(key: string, { pool, poolLimit, user, userLimit }: SlotClaim): Promise<SlotAnswer> {
+    if (this.slots.has(key)) return { ok: true };
+    let userHeld = 0;
+    let poolHeld = 0;
+    for (const slot of this.slots.values()) {
+      if (slot.user === user) userHeld++;
+      if (slot.pool === pool) poolHeld++;
+    }
+    if (userLimit !== undefined && userHeld >= userLimit) return { ok: false, full: 'user', held: userHeld };
+    if (poolHeld >= poolLimit) return { ok: false, full: 'pool', held: poolHeld };
+    this.slots.set(key, { pool, user });
+    return { ok: true };
   }
 
   async release(key: string): Promise<void> {
@@ -24,8 +35,16 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async inUse(): Promise<Record<string, number>> {
+    return this.count('pool');
+  }
+
+  async inUseByUser(): Promise<Record<string, number>> {
+    return this.count('user');
+  }
+
+  private count(by: keyof Slot): Record<string, number> {
     const counts: Record<string, number> = {};
-    for (const pool of this.slots.values()) counts[pool] = (counts[pool] ?? 0) + 1;
+    for (const slot of this.slots.values()) counts[slot[by]] = (counts[slot[by]] ?? 0) + 1;
     return counts;
   }
 

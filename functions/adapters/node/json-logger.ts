@@ -6,6 +6,7 @@ const WARNINGS = new Set<LogEvent>([
   'SESSION_ID_REJECTED',
   'BROWSER_EXITED',
   'UPSTREAM_ERROR',
+  'USERS_RELOAD_FAILED',
 ]);
 const ERRORS = new Set<LogEvent>(['REQUEST_FAILED', 'BROWSER_STOP_FAILED']);
 

@@ -34,7 +34,7 @@ async function connect(req: IncomingMessage, deps: GridDeps) {
   const url = new URL(req.url ?? '/', 'http://gridgate');
   const match = SESSION_PATH.exec(url.pathname);
   if (!match) throw new WebDriverError('unknown command', `no WebSocket endpoint at ${url.pathname}`);
-  const user = requestUser(deps, req.headers.authorization);
+  const user = await requestUser(deps, req.headers.authorization);
   const claims = verifySession(deps, match[1] as string, user);
   const rest = match[2] ?? '';
   const target =

@@ -1,0 +1,109 @@
+/** Many clients racing for few slots through the whole app: limits hold, everyone gets an answer, slots come back. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
+import type { SlotAnswer, SlotClaim, UserDirectory } from '../../functions/core/ports';
+import { type FakeGrid, jsonRequest, type NewSessionAnswer, startFakeGrid } from '../support/fake-grid';
+
+/** The memory store, noting the most slots each pool and each user ever held at once. */
+class WatchedStore extends MemorySessionStore {
+  readonly peakByPool: Record<string, number> = {};
+  readonly peakByUser: Record<string, number> = {};
+
+  override async acquire(key: string, claim: SlotClaim): Promise<SlotAnswer> {
+    const answer = await super.acquire(key, claim);
+    for (const [counts, peaks] of [
+      [await this.inUse(), this.peakByPool],
+      [await this.inUseByUser(), this.peakByUser],
+    ] as const) {
+      for (const [name, count] of Object.entries(counts)) peaks[name] = Math.max(peaks[name] ?? 0, count);
+    }
+    return answer;
+  }
+}
+
+const DIRECTORY: UserDirectory = { verify: async () => true };
+const as = (user: string) => ({ authorization: `Basic ${Buffer.from(`${user}:pw`).toString('base64')}` });
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let grid: FakeGrid;
+let store: WatchedStore;
+afterEach(() => grid?.close());
+
+function start(config: Record<string, unknown>): void {
+  store = new WatchedStore();
+  grid = startFakeGrid({
+    config: { usersFile: 'users.htpasswd', ...config },
+    users: DIRECTORY,
+    sessions: store,
+  });
+}
+
+/** One client: asks for a session, holds it `holdMs`, deletes it. Answers with the status (and the error). */
+async function client(user: string, holdMs: number, options: Record<string, unknown> = {}) {
+  const payload = { capabilities: { alwaysMatch: { browserName: 'chrome', 'gridgate:options': options } } };
+  const response = await grid.app.request('/session', jsonRequest('POST', payload, as(user)));
+  const body = (await response.json()) as NewSessionAnswer & { value: { error?: string; message?: string } };
+  if (response.status !== 200) {
+    return {
+      status: response.status,
+      error: body.value.error,
+      retryAfter: response.headers.get('retry-after'),
+    };
+  }
+  await pause(holdMs);
+  const deleted = await grid.app.request(`/session/${body.value.sessionId}`, {
+    method: 'DELETE',
+    headers: as(user),
+  });
+  expect(deleted.status).toBe(200);
+  return { status: 200 };
+}
+
+async function expectEverySlotBack(): Promise<void> {
+  expect(await grid.sessions.inUse()).toEqual({});
+  expect(await grid.sessions.inUseByUser()).toEqual({});
+  expect(await grid.sessions.running()).toEqual([]);
+  expect(grid.deps.queue.lengths().waiting).toBe(0);
+  expect(grid.launcher.stops).toHaveLength(grid.launcher.started.length);
+}
+
+describe('clients racing for slots', () => {
+  it('gives each of N clients a session in turn, never more than M at once, and gets every slot back', async () => {
+    start({ pools: { local: { kind: 'local', maxSessions: 3 } } });
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => client(`user-${i % 4}`, 5)));
+    expect(results.map((result) => result.status)).toEqual(Array(12).fill(200));
+    expect(store.peakByPool).toEqual({ local: 3 });
+    expect(grid.launcher.started).toHaveLength(12);
+    await expectEverySlotBack();
+  });
+
+  it('keeps users’ limits and the pool’s at once when several users race', async () => {
+    start({ pools: { local: { kind: 'local', maxSessions: 4 } }, users: { '*': { maxSessions: 2 } } });
+    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => client(`user-${i % 3}`, 5)));
+    expect(results.every((result) => result.status === 200)).toBe(true);
+    expect(store.peakByPool.local).toBeLessThanOrEqual(4);
+    expect(Math.max(...Object.values(store.peakByUser))).toBe(2);
+    await expectEverySlotBack();
+  });
+
+  it('answers every client with a session or a clean timeout when slots stay taken too long', async () => {
+    start({ pools: { local: { kind: 'local', maxSessions: 2 } } });
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => client(`user-${i}`, 300, { queueTimeout: '100ms' })),
+    );
+    const created = results.filter((result) => result.status === 200);
+    const refused = results.filter((result) => result.status !== 200);
+    expect(created.length).toBeGreaterThanOrEqual(2);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const result of refused) {
+      expect(result).toEqual({
+        status: 500,
+        error: 'session not created',
+        retryAfter: expect.stringMatching(/^\d+$/),
+      });
+    }
+    expect(store.peakByPool).toEqual({ local: 2 });
+    expect(grid.launcher.started).toHaveLength(created.length);
+    await expectEverySlotBack();
+  });
+});
