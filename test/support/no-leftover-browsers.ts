@@ -23,7 +23,9 @@ function gridgateBrowserPids(run: string): string[] {
     return pids.filter((pid) => {
       try {
         const environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
-        return environ.some((v) => v.startsWith(`${LAUNCHED_BY_ENV}=`)) && environ.includes(`${RUN_ENV}=${run}`);
+        return (
+          environ.some((v) => v.startsWith(`${LAUNCHED_BY_ENV}=`)) && environ.includes(`${RUN_ENV}=${run}`)
+        );
       } catch {
         return false; // gone meanwhile
       }
