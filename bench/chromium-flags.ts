@@ -1,0 +1,33 @@
+/**
+ * Reads the command line of the Chromium each path drives, so the report can show that both
+ * browsers run with the same flags (only the profile directory differs).
+ */
+import { basename } from 'node:path';
+import { commandLine, descendants } from './process-tree';
+
+/** Arguments of the Chromium browser process below `root`, sorted, without the per-session profile. */
+export function chromiumFlags(root: number): string[] {
+  const browsers = descendants(root)
+    .map(commandLine)
+    // The browser process is the one Chromium process that is not a --type=renderer/gpu/utility helper.
+    .filter((args) => basename(args[0] ?? '') === 'chromium' && !args.some((a) => a.startsWith('--type=')));
+  if (browsers.length !== 1)
+    throw new Error(`expected one Chromium below pid ${root}, found ${browsers.length}`);
+  return (browsers[0] as string[])
+    .slice(1)
+    .filter((arg) => !arg.startsWith('--user-data-dir='))
+    .sort();
+}
+
+export interface FlagComparison {
+  identical: boolean;
+  direct: string[];
+  gridgate: string[];
+}
+
+export function compareFlags(directRoot: number, gridgateRoot: number): FlagComparison {
+  const direct = chromiumFlags(directRoot);
+  const gridgate = chromiumFlags(gridgateRoot);
+  const identical = direct.length === gridgate.length && direct.every((flag, i) => flag === gridgate[i]);
+  return { identical, direct, gridgate };
+}

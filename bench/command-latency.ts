@@ -1,0 +1,135 @@
+/**
+ * Per-command latency: the same cheap, realistic command mix against one session on each path,
+ * the paths taking turns, so drift (thermal, other load) hits every path alike.
+ */
+import type { BenchOptions } from './options';
+import { runRounds } from './rounds';
+import { median } from './stats';
+import type { WebDriverClient } from './webdriver-client';
+
+/** The two paths the issue compares: a bare chromedriver, and gridgate. */
+export type PathName = 'direct' | 'gridgate';
+/**
+ * The command benchmark adds a third: straight to the chromedriver behind the gridgate session,
+ * i.e. the same browser as `gridgate` without gridgate in between.
+ */
+export type CommandPathName = PathName | 'sameBrowser';
+export const COMMAND_PATHS: readonly CommandPathName[] = ['direct', 'gridgate', 'sameBrowser'];
+
+/** Where a session's commands go: a chromedriver itself, or gridgate in front of one. */
+export interface SessionPath {
+  name: CommandPathName;
+  origin: string;
+  sessionId: string;
+}
+
+export const COMMANDS = [
+  'GET /title',
+  'POST /execute/sync',
+  'GET /url',
+  'POST /element',
+  'GET /element/{id}/text',
+] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+const TITLE = 'gridgate bench';
+const GREETING = 'Hello, bench';
+// A data: URL keeps the page on this machine without a server, and both browsers load the same bytes.
+export const BENCH_PAGE = `data:text/html;charset=utf-8,${encodeURIComponent(
+  `<!doctype html><title>${TITLE}</title><h1 id="greeting">${GREETING}</h1>`,
+)}`;
+const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf'; // W3C §12.1 web element identifier
+
+export type Samples = Record<CommandName, number[]>;
+
+export interface CommandLatencyRun {
+  samples: Record<CommandPathName, Samples>;
+  /** Per round, each path's median over all its commands in that round. */
+  rounds: Record<CommandPathName, number>[];
+  /** Commands sent through gridgate, warm-up included. */
+  sent: number;
+}
+
+export type CommandLatencyPlan = BenchOptions['commands'];
+
+/** Opens the page the command mix reads (outside any timing). */
+export async function openBenchPage(client: WebDriverClient, path: SessionPath): Promise<void> {
+  await client.send(path.origin, 'POST', `/session/${path.sessionId}/url`, { url: BENCH_PAGE });
+}
+
+/**
+ * The paths take turns mix by mix, so all see the same moment's load on a shared machine: a turn is
+ * direct, gridgate, direct, same browser (then direct, same browser, direct, gridgate). The two
+ * browsers alternate and get the same traffic, which matters: a browser used twice as often
+ * answers 3–6 % faster here. A round groups `iterations` turns; rounds show how stable the ratio is.
+ */
+export async function measureCommandLatency(
+  client: WebDriverClient,
+  paths: Record<CommandPathName, SessionPath>,
+  plan: CommandLatencyPlan,
+): Promise<CommandLatencyRun> {
+  for (let i = 0; i < plan.warmup; i++) {
+    for (const name of turnOrder(i)) await runMix(client, paths[name], emptySamples());
+  }
+  const samples = perPath(emptySamples);
+  const rounds: CommandLatencyRun['rounds'] = [];
+  await runRounds(plan, async (round) => {
+    const inRound = perPath(emptySamples);
+    for (let i = 0; i < plan.iterations; i++) {
+      for (const name of turnOrder(round + i)) await runMix(client, paths[name], inRound[name]);
+    }
+    for (const name of COMMAND_PATHS) {
+      for (const command of COMMANDS) samples[name][command].push(...inRound[name][command]);
+    }
+    rounds.push(perPath((name) => median(COMMANDS.flatMap((command) => inRound[name][command]))));
+  });
+  return { samples, rounds, sent: (plan.warmup + rounds.length * plan.iterations) * COMMANDS.length };
+}
+
+const TURNS: readonly (readonly CommandPathName[])[] = [
+  ['direct', 'gridgate', 'direct', 'sameBrowser'],
+  ['direct', 'sameBrowser', 'direct', 'gridgate'],
+];
+const turnOrder = (k: number) => TURNS[k % TURNS.length] as readonly CommandPathName[];
+
+function perPath<T>(make: (name: CommandPathName) => T): Record<CommandPathName, T> {
+  return Object.fromEntries(COMMAND_PATHS.map((name) => [name, make(name)])) as Record<CommandPathName, T>;
+}
+
+function emptySamples(): Samples {
+  return Object.fromEntries(COMMANDS.map((command) => [command, []])) as unknown as Samples;
+}
+
+/** One pass of the mix; each answer is checked, so a path that answers wrongly fails the run. */
+async function runMix(client: WebDriverClient, path: SessionPath, into: Samples): Promise<void> {
+  const base = `/session/${path.sessionId}`;
+  const send = async (command: CommandName, method: 'GET' | 'POST', suffix: string, body?: unknown) => {
+    const answer = await client.send(path.origin, method, `${base}${suffix}`, body);
+    into[command].push(answer.ms);
+    return answer.value;
+  };
+  expect(path, 'title', await send('GET /title', 'GET', '/title'), TITLE);
+  expect(
+    path,
+    'script result',
+    await send('POST /execute/sync', 'POST', '/execute/sync', { script: 'return 6 * 7;', args: [] }),
+    42,
+  );
+  expect(path, 'URL', await send('GET /url', 'GET', '/url'), BENCH_PAGE);
+  const element = await send('POST /element', 'POST', '/element', {
+    using: 'css selector',
+    value: '#greeting',
+  });
+  const elementId = (element as Record<string, unknown> | null)?.[ELEMENT_KEY];
+  if (typeof elementId !== 'string')
+    throw new Error(`${path.name}: no element found: ${JSON.stringify(element)}`);
+  expect(path, 'text', await send('GET /element/{id}/text', 'GET', `/element/${elementId}/text`), GREETING);
+}
+
+function expect(path: SessionPath, what: string, actual: unknown, wanted: unknown): void {
+  if (actual !== wanted) {
+    throw new Error(
+      `${path.name}: ${what} was ${JSON.stringify(actual)}, expected ${JSON.stringify(wanted)}`,
+    );
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The baseline: a bare chromedriver started the way a client without a grid starts one
+ * (`chromedriver --port=0`, in its own process group), asked for Chromium with exactly the
+ * capabilities gridgate's local pool would send, so both paths drive identically flagged browsers.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { chromiumCapabilities } from '../functions/adapters/local/chromium-capabilities';
+import type { Capabilities } from '../functions/core/capabilities';
+import type { PoolConfig } from '../functions/core/config';
+import { groupGone, signalGroup } from './process-tree';
+import { track } from './teardown';
+
+export type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
+
+const STARTED = /ChromeDriver was started successfully on port (\d+)/;
+const READY_TIMEOUT_MS = 30_000;
+const STOP_GRACE_MS = 2000;
+
+export class DirectChromedriver {
+  private constructor(
+    readonly pid: number,
+    readonly origin: string,
+    /** The new-session capabilities, as gridgate's local pool would build them. */
+    readonly capabilities: Capabilities,
+    /** Stops chromedriver and, with its process group, Chromium; then removes the profile. */
+    readonly stop: () => Promise<void>,
+  ) {}
+
+  static async start(pool: LocalPool): Promise<DirectChromedriver> {
+    const userDataDir = await mkdtemp(join(tmpdir(), 'gridgate-bench-chromium-'));
+    const child = spawn(pool.chromedriver, ['--port=0'], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const pid = child.pid;
+    if (pid === undefined) {
+      await rm(userDataDir, { recursive: true, force: true });
+      throw new Error(`cannot start ${pool.chromedriver}`);
+    }
+    // Registered before it is ready, so an interrupted start is stopped too.
+    const untrack = track({
+      stop: () => stop(),
+      kill: () => {
+        signalGroup(pid, 'SIGKILL');
+        rmSync(userDataDir, { recursive: true, force: true });
+      },
+    });
+    let stopping: Promise<void> | undefined;
+    const stop = () => {
+      stopping ??= stopGroup(pid, userDataDir).finally(untrack);
+      return stopping;
+    };
+    try {
+      const port = await readyPort(child);
+      const capabilities = chromiumCapabilities(
+        pool,
+        { browserName: 'chrome' },
+        { userDataDir, runningAsRoot: process.getuid?.() === 0 },
+      );
+      return new DirectChromedriver(pid, `http://127.0.0.1:${port}`, capabilities, stop);
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+  }
+}
+
+async function stopGroup(pid: number, userDataDir: string): Promise<void> {
+  signalGroup(pid, 'SIGTERM');
+  // Chromium outlives a chromedriver that is killed, so whatever is left of the group goes too.
+  if (!(await groupGone(pid, STOP_GRACE_MS))) signalGroup(pid, 'SIGKILL');
+  await groupGone(pid, STOP_GRACE_MS);
+  await rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
+}
+
+function readyPort(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    const onExit = (code: number | null) =>
+      finish(new Error(`chromedriver exited (${code}) before it was ready`));
+    const finish = (result: number | Error) => {
+      clearTimeout(timer);
+      lines.close();
+      child.off('exit', onExit);
+      child.off('error', finish);
+      // Its output is not needed any more, but the pipes must keep draining.
+      child.stdout?.resume();
+      if (typeof result === 'number') resolve(result);
+      else reject(result);
+    };
+    const timer = setTimeout(() => finish(new Error('chromedriver did not start in time')), READY_TIMEOUT_MS);
+    lines.on('line', (line) => {
+      const port = STARTED.exec(line)?.[1];
+      if (port) finish(Number(port));
+    });
+    child.stderr?.resume();
+    child.once('exit', onExit);
+    child.once('error', finish);
+  });
+}

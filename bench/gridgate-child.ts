@@ -1,0 +1,57 @@
+/**
+ * Entry of the child process that runs gridgate for the benchmark: the real Node server
+ * (startGrid) with the built-in local Chromium pool on a free loopback port. It runs apart from the
+ * benchmark's client, as a grid runs apart from a test, and can be profiled on its own (--cpu-prof).
+ */
+import { randomBytes } from 'node:crypto';
+import { chromiumVersion } from '../functions/adapters/local/ensure-chromium';
+import { JsonLogger } from '../functions/adapters/node/json-logger';
+import { parseConfig } from '../functions/core/config';
+import type { LogEvent, Logger } from '../functions/core/ports';
+import { startGrid } from '../functions/entry/start-grid';
+
+export interface ChildReady {
+  url: string;
+  chromiumVersion: string;
+}
+
+// The session lifecycle is expected; anything else (failures, rejected IDs) goes to stderr.
+const ROUTINE = new Set<LogEvent>([
+  'SERVER_STARTED',
+  'SERVER_STOPPING',
+  'SERVER_STOPPED',
+  'SESSION_REQUESTED',
+  'SESSION_CREATED',
+  'SESSION_DELETED',
+  'SESSION_ENDED',
+]);
+const json = new JsonLogger((line) => process.stderr.write(`gridgate: ${line}`));
+const logger: Logger = { log: (event, fields) => ROUTINE.has(event) || json.log(event, fields) };
+
+const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
+const config = parseConfig({ port: 0, host: '127.0.0.1' }, { localBrowserVersion: version });
+const grid = await startGrid(config, randomBytes(32), logger);
+
+let closing = false;
+const close = () => {
+  if (closing) return;
+  closing = true;
+  grid.close().then(
+    () => process.exit(0),
+    (error: Error) => {
+      console.error(`gridgate: close failed: ${error.message}`);
+      process.exit(1);
+    },
+  );
+};
+process.on('message', (message) => {
+  if (message === 'stop') close();
+  // How much CPU gridgate has used so far: load-independent, unlike latency on a shared machine.
+  if (message === 'cpu-usage') process.send?.({ cpuUsage: process.cpuUsage() });
+});
+// The benchmark went away without saying so: end the sessions anyway.
+process.once('disconnect', close);
+// `on`, not `once`: a second Ctrl-C must not end the process before its browsers are stopped.
+process.on('SIGINT', close);
+process.on('SIGTERM', close);
+process.send?.({ url: grid.url, chromiumVersion: version } satisfies ChildReady);

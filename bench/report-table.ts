@@ -1,0 +1,114 @@
+/** The report as people read it: aligned tables of milliseconds and ratios, one verdict per target. */
+import { COMMANDS } from './command-latency';
+import type { Environment } from './environment';
+import { type CommandReport, type NewSessionReport, type Ratios, TARGETS } from './report';
+import { median, type Summary } from './stats';
+
+const ms = (value: number, digits = 2) => value.toFixed(digits);
+const ratio = (value: number) => value.toFixed(3);
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ');
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+const COMPARISON_HEADER = [
+  '',
+  'direct p50',
+  'p90',
+  'p99',
+  'gridgate p50',
+  'p90',
+  'p99',
+  '+p50 ms',
+  'ratio p50',
+  'p90',
+  'p99',
+];
+
+function comparisonRow(
+  name: string,
+  direct: Summary,
+  gridgate: Summary,
+  r: Ratios,
+  digits: number,
+): string[] {
+  return [
+    name,
+    ...[
+      direct.median,
+      direct.p90,
+      direct.p99,
+      gridgate.median,
+      gridgate.p90,
+      gridgate.p99,
+      r.addedMedianMs,
+    ].map((value) => ms(value, digits)),
+    ...[r.median, r.p90, r.p99].map(ratio),
+  ];
+}
+
+const ratioLine = (label: string, r: Ratios) =>
+  `${label}  p50 ${ratio(r.median)}  p90 ${ratio(r.p90)}  p99 ${ratio(r.p99)}  (${r.addedMedianMs >= 0 ? '+' : ''}${ms(r.addedMedianMs)} ms at p50)`;
+
+const spread = (values: number[]) =>
+  `median ${ratio(median(values))}, range ${ratio(Math.min(...values))}–${ratio(Math.max(...values))}`;
+
+export function formatEnvironment(preset: string, env: Environment): string {
+  const lines = [
+    `gridgate bench (${preset}): ${env.cpus} CPUs, load ${env.loadAverage1m.toFixed(2)}, node ${env.node}, Chromium ${env.chromium}, client undici (keep-alive)`,
+  ];
+  if (env.foreignChromiumProcesses > 0) {
+    lines.push(
+      `note: ${env.foreignChromiumProcesses} Chromium processes of someone else's are running; expect noise`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function formatCommandReport(report: CommandReport): string {
+  const target = `target ≤ ${TARGETS.commandMedianRatio.toFixed(2)}`;
+  const { direct, gridgate, sameBrowser } = report.paths;
+  return [
+    `Per-command latency, ms: ${report.roundsRun} rounds × ${report.plan.iterations} turns of the ${COMMANDS.length}-command mix (direct twice a turn)`,
+    table(COMPARISON_HEADER, [
+      ...COMMANDS.map((command) => {
+        const c = report.perCommand[command];
+        return comparisonRow(command, c.direct, c.gridgate, c.ratio, 2);
+      }),
+      comparisonRow('all commands', direct, gridgate, report.ratio, 2),
+    ]),
+    '',
+    table(
+      ['all commands, by path', 'n', 'p50', 'p90', 'p99'],
+      (
+        [
+          ['direct: own chromedriver and Chromium', direct],
+          ['gridgate', gridgate],
+          ["same browser: gridgate's chromedriver, straight", sameBrowser],
+        ] as const
+      ).map(([name, s]) => [name, String(s.count), ...[s.median, s.p90, s.p99].map((v) => ms(v))]),
+    ),
+    ratioLine('gridgate ÷ direct (the issue’s ratio):       ', report.ratio),
+    ratioLine('gridgate ÷ same browser straight:            ', report.sameBrowserRatio),
+    ratioLine('same browser ÷ direct (two equal browsers):  ', report.browserToBrowserRatio),
+    `per-round ratio of medians: vs direct ${spread(report.roundRatios.direct)}; vs same browser ${spread(report.roundRatios.sameBrowser)}`,
+    `gridgate CPU per proxied command (user + system): ${report.gridgateCpuMicrosPerCommand.toFixed(0)} µs`,
+    `Chromium flags identical for direct and gridgate: ${report.flags.identical ? 'yes' : 'NO'}`,
+    `=> per-command ratio of medians ${ratio(report.ratio.median)}  ${target}  ${report.verdict}   (same browser: ${ratio(report.sameBrowserRatio.median)} ${report.sameBrowserVerdict})`,
+  ].join('\n');
+}
+
+export function formatNewSessionReport(report: NewSessionReport): string {
+  const { direct, gridgate } = report.paths;
+  return [
+    `New-session latency, ms: ${report.roundsRun} rounds, alternating (direct = start chromedriver --port=0 + POST /session)`,
+    table(COMPARISON_HEADER, [comparisonRow('new session', direct, gridgate, report.ratio, 0)]),
+    `each round, direct/gridgate: ${report.rounds.map((r) => `${ms(r.ms.direct, 0)}/${ms(r.ms.gridgate, 0)}`).join('  ')}`,
+    `=> new-session ratio of medians ${ratio(report.ratio.median)}  target ≤ ${TARGETS.newSessionMedianRatio.toFixed(2)}  ${report.verdict}`,
+  ].join('\n');
+}

@@ -1,0 +1,117 @@
+/** Turns the measurements into results: summaries per path, ratios against the baseline, verdicts. */
+import type { FlagComparison } from './chromium-flags';
+import {
+  COMMAND_PATHS,
+  COMMANDS,
+  type CommandLatencyPlan,
+  type CommandLatencyRun,
+  type CommandName,
+  type CommandPathName,
+} from './command-latency';
+import type { NewSessionPlan, NewSessionRun } from './new-session-latency';
+import { type Summary, summarize } from './stats';
+
+/** The targets: gridgate's median over the direct median. */
+export const TARGETS = { commandMedianRatio: 1.1, newSessionMedianRatio: 1.15 } as const;
+
+export type Verdict = 'PASS' | 'MISS';
+
+/** A subject path against a baseline path: subject ÷ baseline, and the difference of the medians. */
+export interface Ratios {
+  median: number;
+  p90: number;
+  p99: number;
+  addedMedianMs: number;
+}
+
+export function ratios(baseline: Summary, subject: Summary): Ratios {
+  return {
+    median: subject.median / baseline.median,
+    p90: subject.p90 / baseline.p90,
+    p99: subject.p99 / baseline.p99,
+    addedMedianMs: subject.median - baseline.median,
+  };
+}
+
+const verdict = (ratio: number, target: number): Verdict => (ratio <= target ? 'PASS' : 'MISS');
+
+export interface CommandReport {
+  plan: CommandLatencyPlan;
+  /** Rounds actually run (a loaded machine may cut the default run short, see options.ts). */
+  roundsRun: number;
+  /** All commands of the mix together, per path. */
+  paths: Record<CommandPathName, Summary>;
+  /** The ratio: gridgate against a bare chromedriver with its own, identically flagged browser. */
+  ratio: Ratios;
+  verdict: Verdict;
+  /** gridgate against the chromedriver behind it: the same browser, without gridgate in between. */
+  sameBrowserRatio: Ratios;
+  sameBrowserVerdict: Verdict;
+  /** The two browsers, both straight to chromedriver: how much two identical browsers differ. */
+  browserToBrowserRatio: Ratios;
+  perCommand: Record<CommandName, { direct: Summary; gridgate: Summary; ratio: Ratios }>;
+  /** Each round's gridgate median ÷ its direct and same-browser medians: how much the ratios move. */
+  roundRatios: { direct: number[]; sameBrowser: number[] };
+  /** CPU time (user + system) the gridgate process spent per proxied command, in µs. */
+  gridgateCpuMicrosPerCommand: number;
+  flags: FlagComparison;
+}
+
+export function commandReport(
+  run: CommandLatencyRun,
+  plan: CommandLatencyPlan,
+  flags: FlagComparison,
+  gridgateCpuMicros: number,
+): CommandReport {
+  const paths = Object.fromEntries(
+    COMMAND_PATHS.map((name) => [name, summarize(COMMANDS.flatMap((command) => run.samples[name][command]))]),
+  ) as Record<CommandPathName, Summary>;
+  const ratio = ratios(paths.direct, paths.gridgate);
+  const sameBrowserRatio = ratios(paths.sameBrowser, paths.gridgate);
+  const perCommand = Object.fromEntries(
+    COMMANDS.map((command) => {
+      const direct = summarize(run.samples.direct[command]);
+      const gridgate = summarize(run.samples.gridgate[command]);
+      return [command, { direct, gridgate, ratio: ratios(direct, gridgate) }];
+    }),
+  ) as CommandReport['perCommand'];
+  return {
+    plan,
+    roundsRun: run.rounds.length,
+    paths,
+    ratio,
+    verdict: verdict(ratio.median, TARGETS.commandMedianRatio),
+    sameBrowserRatio,
+    sameBrowserVerdict: verdict(sameBrowserRatio.median, TARGETS.commandMedianRatio),
+    browserToBrowserRatio: ratios(paths.direct, paths.sameBrowser),
+    perCommand,
+    roundRatios: {
+      direct: run.rounds.map((round) => round.gridgate / round.direct),
+      sameBrowser: run.rounds.map((round) => round.gridgate / round.sameBrowser),
+    },
+    gridgateCpuMicrosPerCommand: gridgateCpuMicros / run.sent,
+    flags,
+  };
+}
+
+export interface NewSessionReport {
+  plan: NewSessionPlan;
+  roundsRun: number;
+  paths: { direct: Summary; gridgate: Summary };
+  ratio: Ratios;
+  verdict: Verdict;
+  rounds: NewSessionRun['rounds'];
+}
+
+export function newSessionReport(run: NewSessionRun, plan: NewSessionPlan): NewSessionReport {
+  const paths = { direct: summarize(run.samples.direct), gridgate: summarize(run.samples.gridgate) };
+  const ratio = ratios(paths.direct, paths.gridgate);
+  return {
+    plan,
+    roundsRun: run.rounds.length,
+    paths,
+    ratio,
+    verdict: verdict(ratio.median, TARGETS.newSessionMedianRatio),
+    rounds: run.rounds,
+  };
+}

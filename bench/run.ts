@@ -1,0 +1,90 @@
+/**
+ * `npm run bench`: gridgate against a bare chromedriver on this machine, per command and per new
+ * session, printed as ratios against the baseline measured in the same run (bench/README.md).
+ */
+import { parseConfig } from '../functions/core/config';
+import { measureCommandLatency } from './command-latency';
+import type { LocalPool } from './direct-chromedriver';
+import { describeEnvironment, type Environment, loadNow } from './environment';
+import { GridgateServer } from './gridgate-server';
+import { measureNewSessionLatency } from './new-session-latency';
+import { type BenchOptions, parseOptions } from './options';
+import {
+  type CommandReport,
+  commandReport,
+  type NewSessionReport,
+  newSessionReport,
+  TARGETS,
+} from './report';
+import { formatCommandReport, formatEnvironment, formatNewSessionReport } from './report-table';
+import { writeResults } from './results-file';
+import { openSessionPair } from './session-pair';
+import { installExitHandlers, isStopping, stopEverything } from './teardown';
+import { WebDriverClient } from './webdriver-client';
+
+let options: BenchOptions;
+try {
+  options = parseOptions(process.argv.slice(2), process.env);
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
+installExitHandlers();
+const deadline = setTimeout(() => {
+  console.error(`bench: still running after ${options.deadlineMs / 60_000} min, giving up`);
+  void stopEverything().finally(() => process.exit(1));
+}, options.deadlineMs);
+const started = performance.now();
+const client = new WebDriverClient();
+try {
+  const grid = await GridgateServer.start(options.cpuProfDir);
+  // The pool gridgate serves by default: the baseline is asked for Chromium exactly as gridgate asks.
+  const pool = parseConfig({}, { localBrowserVersion: grid.chromiumVersion }).pools.local as LocalPool;
+  const environment: Environment = {
+    ...describeEnvironment(pool.chromedriver),
+    chromium: grid.chromiumVersion,
+  };
+  console.log(formatEnvironment(options.preset, environment));
+
+  let commands: CommandReport | undefined;
+  if (options.only !== 'new-session') {
+    const pair = await openSessionPair(client, grid, pool);
+    const cpuBefore = await grid.cpuMicros();
+    const run = await measureCommandLatency(client, pair.paths, options.commands);
+    const cpu = (await grid.cpuMicros()) - cpuBefore;
+    await pair.close();
+    commands = commandReport(run, options.commands, pair.flags, cpu);
+    console.log(`\n${formatCommandReport(commands)}`);
+  }
+  let newSession: NewSessionReport | undefined;
+  if (options.only !== 'commands') {
+    const run = await measureNewSessionLatency(client, grid.origin, pool, options.newSession);
+    newSession = newSessionReport(run, options.newSession);
+    console.log(`\n${formatNewSessionReport(newSession)}`);
+  }
+
+  await grid.stop();
+  environment.loadAverage1mAtEnd = loadNow();
+  const seconds = (performance.now() - started) / 1000;
+  const file = await writeResults(new URL('./results/', import.meta.url), {
+    date: new Date().toISOString(),
+    preset: options.preset,
+    seconds: Math.round(seconds),
+    environment,
+    client: 'undici Agent, keep-alive, one connection per origin, the same instance for every path',
+    targets: TARGETS,
+    commands,
+    newSession,
+  });
+  console.log(
+    `\n${seconds.toFixed(0)} s, load ${environment.loadAverage1m.toFixed(2)} → ${environment.loadAverage1mAtEnd.toFixed(2)}; results in ${file.pathname}`,
+  );
+} catch (error) {
+  // Interrupted: the failing requests are only the echo of stopping the browsers.
+  if (!isStopping()) console.error(`bench: ${(error as Error).stack ?? error}`);
+  process.exitCode = 1;
+} finally {
+  clearTimeout(deadline);
+  await client.close();
+  await stopEverything();
+}

@@ -1,0 +1,57 @@
+/**
+ * The sessions for the command benchmark: one on a bare chromedriver and one through gridgate, both
+ * driving Chromium with the same flags (checked from the processes' command lines), on the same page;
+ * plus a path straight to the chromedriver behind the gridgate session (GET /host/{id} says where),
+ * which tells what gridgate adds on the very same browser.
+ */
+import { compareFlags, type FlagComparison } from './chromium-flags';
+import { type CommandPathName, openBenchPage, type SessionPath } from './command-latency';
+import { DirectChromedriver, type LocalPool } from './direct-chromedriver';
+import type { GridgateServer } from './gridgate-server';
+import type { WebDriverClient } from './webdriver-client';
+
+export interface SessionPair {
+  paths: Record<CommandPathName, SessionPath>;
+  flags: FlagComparison;
+  /** Deletes both sessions and stops the direct chromedriver (gridgate stops its own on DELETE). */
+  close(): Promise<void>;
+}
+
+export async function openSessionPair(
+  client: WebDriverClient,
+  grid: GridgateServer,
+  pool: LocalPool,
+): Promise<SessionPair> {
+  const driver = await DirectChromedriver.start(pool);
+  try {
+    const gridgateSession = await client.newSession(grid.origin, { browserName: 'chrome' });
+    const host = (await client.send(grid.origin, 'GET', `/host/${gridgateSession}`)).value as {
+      address: string;
+      browserSessionId: string;
+    };
+    const paths: Record<CommandPathName, SessionPath> = {
+      direct: {
+        name: 'direct',
+        origin: driver.origin,
+        sessionId: await client.newSession(driver.origin, driver.capabilities),
+      },
+      gridgate: { name: 'gridgate', origin: grid.origin, sessionId: gridgateSession },
+      sameBrowser: {
+        name: 'sameBrowser',
+        origin: `http://${host.address}`,
+        sessionId: host.browserSessionId,
+      },
+    };
+    await openBenchPage(client, paths.direct);
+    await openBenchPage(client, paths.gridgate);
+    const close = async () => {
+      await client.deleteSession(paths.gridgate.origin, paths.gridgate.sessionId);
+      await client.deleteSession(paths.direct.origin, paths.direct.sessionId);
+      await driver.stop();
+    };
+    return { paths, flags: compareFlags(driver.pid, grid.pid), close };
+  } catch (error) {
+    await driver.stop();
+    throw error;
+  }
+}
