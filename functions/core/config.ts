@@ -1,4 +1,4 @@
-/** The gridgate config file: one zod schema, parsed once at start-up, every problem reported with its path. */
+/** The gridgate config file: one zod schema, parsed at start-up and on each reload, every problem reported with its path. */
 import { z } from 'zod';
 import { parseDuration } from './duration';
 
@@ -49,8 +49,23 @@ const localPool = z
   })
   .meta({ description: 'Chromium started through chromedriver on this machine, one per session.' });
 
-// One member now; hub, ecs and eks pools join this union.
-const pool = z.discriminatedUnion('kind', [localPool]);
+const hubPool = z
+  .strictObject({
+    kind: z.literal('hub'),
+    ...poolCommon,
+    url: z
+      .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+      .meta({ description: 'The hub with its base path, e.g. "http://hub:4444/wd/hub".' }),
+    username: z.string().optional().meta({ description: 'Basic auth user sent to this hub only.' }),
+    password: z.string().optional().meta({ description: 'Basic auth password sent to this hub only.' }),
+    timeout: duration.optional().meta({
+      description: 'Longest one new-session attempt at this hub may take before the next hub is tried.',
+    }),
+  })
+  .meta({ description: 'An existing WebDriver hub (Selenium Grid, Selenoid, ggr) that gridgate routes to.' });
+
+// ecs and eks pools join this union.
+const pool = z.discriminatedUnion('kind', [localPool, hubPool]);
 
 const browserVersion = z.strictObject({
   platformName: z.string().default('linux'),

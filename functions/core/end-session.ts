@@ -1,5 +1,5 @@
 /** Ending a session, whatever the cause: the browser stops, its slot frees, once. */
-import { type GridDeps, launcherFor } from './grid-deps';
+import { type GridDeps, poolsNamed } from './grid-deps';
 import type { LogEvent, SessionEndReason, SessionRecord } from './ports';
 import { releaseSlot } from './slots';
 
@@ -9,6 +9,7 @@ const EVENT_BY_REASON: Record<SessionEndReason, LogEvent> = {
   'max age': 'SESSION_TIMED_OUT',
   'browser exited': 'SESSION_ENDED',
   'server shutdown': 'SESSION_ENDED',
+  'client gone': 'SESSION_ENDED',
 };
 
 /** Which session, by what the session ID carries, so a head that holds no record can still end it. */
@@ -25,7 +26,8 @@ export async function endSession(
 ): Promise<SessionRecord | undefined> {
   const record = await deps.sessions.end(key, reason, deps.clock.now());
   try {
-    await launcherFor(deps, pool)?.stop(handle);
+    const poolConfig = poolsNamed(deps, pool)[0];
+    if (poolConfig) await deps.launchers[poolConfig.kind]?.stop(handle, { pool: poolConfig, reason });
   } catch (error) {
     deps.logger.log('BROWSER_STOP_FAILED', { session: key, pool, handle, error: String(error) });
   }

@@ -1,11 +1,20 @@
 /** What gridgate's use cases are built from: the config and one adapter per port. */
+import { addressAllowed } from './browser-network';
 import type { Config, PoolConfig } from './config';
 import type { Clock, Launcher, Logger, SessionStore, UserDirectory } from './ports';
 import type { SessionTokens } from './session-token';
 import type { SlotQueue } from './slot-queue';
 
 export interface GridDeps {
+  /** Replaced whole by a reload (swapConfig), never edited in place: read it at call time, keep no pieces. */
   config: Config;
+  /**
+   * Pools a reload removed or changed while sessions ran in them, as they were: those sessions keep
+   * working, and their addresses are still checked against the pool they were created in.
+   */
+  retiredPools?: PoolConfig[];
+  /** When the config in use was loaded (start or last successful reload), for /ping; else the app's start. */
+  configLoadedAt?: number;
   /** One launcher per pool kind in use. */
   launchers: Partial<Record<PoolConfig['kind'], Launcher>>;
   sessions: SessionStore;
@@ -21,6 +30,24 @@ export interface GridDeps {
 }
 
 export function launcherFor(deps: GridDeps, poolName: string): Launcher | undefined {
-  const pool = deps.config.pools[poolName];
+  const pool = poolsNamed(deps, poolName)[0];
   return pool && deps.launchers[pool.kind];
+}
+
+/**
+ * The pool a session was created in, by its ID's claims: the configured pool of its name, or a retired
+ * one, whichever holds its address. Undefined when none does (the ID must then be refused).
+ */
+export function sessionPool(
+  deps: GridDeps,
+  claims: { pool: string; address: string },
+): PoolConfig | undefined {
+  return poolsNamed(deps, claims.pool).find((pool) => addressAllowed(pool, claims.address));
+}
+
+/** The configured pool of that name, then the retired ones: every pool a running session may be in. */
+export function poolsNamed(deps: GridDeps, poolName: string): PoolConfig[] {
+  const current = Object.hasOwn(deps.config.pools, poolName) ? deps.config.pools[poolName] : undefined;
+  const retired = (deps.retiredPools ?? []).filter((pool) => pool.name === poolName);
+  return current ? [current, ...retired] : retired;
 }

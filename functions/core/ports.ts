@@ -6,6 +6,8 @@ export interface LaunchRequest {
   pool: PoolConfig;
   /** The matched capabilities, gridgate's own options removed. */
   capabilities: Capabilities;
+  /** The catalog's version that matched ("" when the config names none), for launchers that pass it on. */
+  browserVersion?: string;
   /** Aborted when the client goes away or the new-session deadline passes. */
   signal: AbortSignal;
 }
@@ -19,15 +21,28 @@ export interface LaunchedBrowser {
   capabilities: Capabilities;
 }
 
+/** Why and where a browser stops: a hub's session must be ended at the hub unless the client's DELETE did. */
+export interface StopContext {
+  pool: PoolConfig;
+  reason: SessionEndReason;
+}
+
 /** Starts and stops browsers of one kind (local, hub, ecs, eks). */
 export interface Launcher {
   /** Starts a browser ready for one new-session request; on abort it stops what it started and rejects. */
   start(request: LaunchRequest): Promise<LaunchedBrowser>;
   /** Stops the browser and frees what it held. Idempotent; never throws for an unknown handle. */
-  stop(handle: string): Promise<void>;
+  stop(handle: string, context?: StopContext): Promise<void>;
 }
 
-export type SessionEndReason = 'deleted' | 'idle timeout' | 'max age' | 'browser exited' | 'server shutdown';
+export type SessionEndReason =
+  | 'deleted'
+  | 'idle timeout'
+  | 'max age'
+  | 'browser exited'
+  | 'server shutdown'
+  /** The client went away while its session was being created. */
+  | 'client gone';
 
 export interface SessionRecord {
   key: string;
@@ -91,6 +106,7 @@ export interface UserDirectory {
 
 /** A closed set of event names, documented in the README. */
 export type LogEvent =
+  | 'ORPHANS_REMOVED'
   | 'SERVER_STARTED'
   | 'SERVER_STOPPING'
   | 'SERVER_STOPPED'
@@ -108,7 +124,10 @@ export type LogEvent =
   | 'UPSTREAM_ERROR'
   | 'REQUEST_FAILED'
   | 'USERS_LOADED'
-  | 'USERS_RELOAD_FAILED';
+  | 'USERS_RELOAD_FAILED'
+  | 'CONFIG_RELOADED'
+  | 'CONFIG_RELOAD_FAILED'
+  | 'CONFIG_RESTART_NEEDED';
 
 export interface Logger {
   log(event: LogEvent, fields?: Record<string, unknown>): void;

@@ -24,7 +24,15 @@ export interface SlotRequest {
 export async function trySlot(deps: GridDeps, request: SlotRequest): Promise<SlotTry<PoolConfig, string>> {
   const { key, user, userLimit } = request;
   const refusals: string[] = [];
-  for (const pool of request.pools) {
+  for (const requested of request.pools) {
+    // A request may wait across a config reload: the pool's limit now, and no pool the reload removed.
+    const pool = Object.hasOwn(deps.config.pools, requested.name)
+      ? deps.config.pools[requested.name]
+      : undefined;
+    if (!pool) {
+      refusals.push(`pool ${requested.name} is no longer configured`);
+      continue;
+    }
     const answer = await deps.sessions.acquire(key, {
       pool: pool.name,
       poolLimit: pool.maxSessions,

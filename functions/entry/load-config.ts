@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { chromiumVersion, ensureChromium } from '../adapters/local/ensure-chromium';
+import { fingerprintSync } from '../adapters/node/file-fingerprint';
 import { type Config, ConfigError, parseConfig } from '../core/config';
 import type { Logger } from '../core/ports';
 import { readConfigFile } from './config-file';
@@ -10,6 +11,10 @@ export interface RuntimeConfig {
   config: Config;
   /** Where the config came from, for logs. */
   source: string;
+  /** The config file, watched for changes; undefined when the built-in defaults serve. */
+  path: string | undefined;
+  /** The file's stat fingerprint taken before it was read, so a change made meanwhile still reloads. */
+  fingerprint: string | undefined;
   secret: Buffer;
 }
 
@@ -21,6 +26,16 @@ export async function loadConfig(
   logger: Logger,
 ): Promise<RuntimeConfig> {
   const path = configPath(argv) ?? env.GRIDGATE_CONFIG;
+  const fingerprint = path === undefined ? undefined : fingerprintSync(path);
+  const config = await readGridConfig(path, logger);
+  return { config, source: path ?? 'built-in defaults', path, fingerprint, secret: signingSecret(env) };
+}
+
+/**
+ * The config in `path` (none: the built-in defaults), validated, with its local browsers in place; at
+ * start-up and on every reload. Throws ConfigError listing every problem, or Error when a browser is missing.
+ */
+export async function readGridConfig(path: string | undefined, logger: Logger): Promise<Config> {
   const raw = path ? readConfigFile(path) : {};
   const source = path ?? 'built-in defaults';
   const usesDefaultCatalog = typeof raw === 'object' && raw !== null && !('pools' in raw);
@@ -35,7 +50,7 @@ export async function loadConfig(
     path && parsed.usersFile ? { ...parsed, usersFile: resolve(dirname(path), parsed.usersFile) } : parsed;
   const localPools = Object.values(config.pools).flatMap((pool) => (pool.kind === 'local' ? [pool] : []));
   await ensureChromium(localPools, logger);
-  return { config, source, secret: signingSecret(env) };
+  return config;
 }
 
 function configPath(argv: string[]): string | undefined {

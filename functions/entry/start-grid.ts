@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import packageJson from '../../package.json' with { type: 'json' };
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
+import { HubLauncher } from '../adapters/hub/hub-launcher';
 import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
+import { sweepOrphans } from '../adapters/local/orphan-sweep';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import type { Config } from '../core/config';
@@ -15,6 +17,7 @@ import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { createApp } from '../http/create-app';
 import { createUpstreamAgent } from '../http/upstream-client';
+import { ConfigReloader, type ReloadTrigger } from './config-reloader';
 
 const EXPIRY_SWEEP_MS = 1000;
 
@@ -23,16 +26,34 @@ export interface RunningGrid {
   port: number;
   deps: GridDeps;
   launcher: ChromedriverLauncher;
+  /** Reads the config file again (SIGHUP); false, with the problems logged, when the old config stays. */
+  reload(trigger?: ReloadTrigger): Promise<boolean>;
   /** Ends every session, stops every browser, closes the server. */
   close(): Promise<void>;
 }
 
-export async function startGrid(config: Config, secret: Buffer, logger: Logger): Promise<RunningGrid> {
+export interface StartOptions {
+  /** The config file `config` came from, reloaded when it changes; none: the built-in defaults, no reloads. */
+  configPath?: string;
+  /** How often the config file is checked for changes; 0 turns that off (reload() still works). */
+  reloadPollMs?: number;
+  /** The config file's fingerprint from before it was read (loadConfig), so a change during start-up reloads. */
+  configFingerprint?: string;
+}
+
+export async function startGrid(
+  config: Config,
+  secret: Buffer,
+  logger: Logger,
+  options: StartOptions = {},
+): Promise<RunningGrid> {
   // First, so a missing or broken users file stops the start before anything runs.
   const users = config.usersFile
     ? HtpasswdUserDirectory.open(config.usersFile, { clock: systemClock, logger })
     : undefined;
   const sessions = new MemorySessionStore();
+  const orphans = await sweepOrphans();
+  if (orphans.processes + orphans.profiles > 0) logger.log('ORPHANS_REMOVED', { ...orphans });
   const launcher = new ChromedriverLauncher({
     onUnexpectedExit: (handle, code, signal) => {
       logger.log('BROWSER_EXITED', { handle, code, signal });
@@ -44,7 +65,7 @@ export async function startGrid(config: Config, secret: Buffer, logger: Logger):
   });
   const deps: GridDeps = {
     config,
-    launchers: { local: launcher },
+    launchers: { local: launcher, hub: new HubLauncher() },
     sessions,
     queue: new SlotQueue(),
     users,
@@ -52,6 +73,7 @@ export async function startGrid(config: Config, secret: Buffer, logger: Logger):
     logger,
     clock: systemClock,
     version: packageJson.version,
+    configLoadedAt: systemClock.now(),
   };
   const agent = createUpstreamAgent();
   const app = createApp(deps, { agent });
@@ -66,6 +88,10 @@ export async function startGrid(config: Config, secret: Buffer, logger: Logger):
   attachWebSocketProxy(server, deps);
   const sweep = setInterval(() => void expireSessions(deps), EXPIRY_SWEEP_MS);
   sweep.unref();
+  const reloader = new ConfigReloader(deps, options.configPath, {
+    pollMs: options.reloadPollMs,
+    fingerprint: options.configFingerprint,
+  });
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   logger.log('SERVER_STARTED', { url: `http://${host}:${port}`, version: deps.version });
@@ -75,6 +101,7 @@ export async function startGrid(config: Config, secret: Buffer, logger: Logger):
     closing ??= (async () => {
       logger.log('SERVER_STOPPING', { sessions: (await sessions.running()).length });
       clearInterval(sweep);
+      reloader.close();
       users?.close();
       const closed = new Promise((resolve) => server.close(resolve));
       await endAllSessions(deps, 'server shutdown');
@@ -86,5 +113,6 @@ export async function startGrid(config: Config, secret: Buffer, logger: Logger):
     })();
     return closing;
   };
-  return { url: `http://${host}:${port}`, port, deps, launcher, close };
+  const reload = (trigger: ReloadTrigger = 'SIGHUP') => reloader.reload(trigger);
+  return { url: `http://${host}:${port}`, port, deps, launcher, reload, close };
 }

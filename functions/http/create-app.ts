@@ -3,10 +3,11 @@ import { type Context, Hono } from 'hono';
 import type { Dispatcher } from 'undici';
 import { endSession } from '../core/end-session';
 import { invalidSessionId, WebDriverError } from '../core/errors';
-import type { GridDeps } from '../core/grid-deps';
-import { forwardCommand, translateUpstreamError } from './forward-command';
+import { type GridDeps, sessionPool } from '../core/grid-deps';
+import { forwardCommand, sessionEndpoint, translateUpstreamError } from './forward-command';
 import { gridPing, gridStatus, type RequestCounter } from './grid-info';
 import { createSession } from './new-session';
+import { userQuota } from './quota';
 import { requestUser } from './request-user';
 import { createUpstreamAgent } from './upstream-client';
 import { verifySession } from './verify-session';
@@ -45,10 +46,12 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
       const claims = verifySession(deps, c.req.param('id'), c.get('user'));
       let response: Dispatcher.ResponseData;
       try {
+        const endpoint = sessionEndpoint(deps, claims);
         response = await agent.request({
-          origin: `http://${claims.address}`,
-          path: `/session/${claims.upstreamId}`,
+          origin: endpoint.origin,
+          path: `${endpoint.basePath}/session/${claims.upstreamId}`,
           method: 'DELETE',
+          headers: endpoint.authorization ? { authorization: endpoint.authorization } : {},
         });
       } catch (error) {
         throw await translateUpstreamError(deps, claims, error);
@@ -64,7 +67,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     app.get(`${base}/ping`, async (c) => c.json(await gridPing(deps, counter)));
     app.get(`${base}/host/:id`, (c) => {
       const claims = verifySession(deps, c.req.param('id'), c.get('user'));
-      const pool = deps.config.pools[claims.pool];
+      const pool = sessionPool(deps, claims);
       return c.json({
         value: {
           pool: claims.pool,
@@ -75,7 +78,8 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
         },
       });
     });
-    for (const path of ['/session', '/status', '/ping', '/host/:id']) {
+    app.get(`${base}/quota`, (c) => c.json({ value: userQuota(deps.config, c.get('user')) }));
+    for (const path of ['/session', '/status', '/ping', '/host/:id', '/quota']) {
       app.all(`${base}${path}`, (c) => {
         throw new WebDriverError('unknown method', `${c.req.method} is not allowed on ${c.req.path}`);
       });

@@ -9,8 +9,9 @@ import { pipeline, Readable } from 'node:stream';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import type { Dispatcher } from 'undici';
+import { addressAllowed, type UpstreamEndpoint, upstreamEndpoint } from '../core/browser-network';
 import { WebDriverError } from '../core/errors';
-import type { GridDeps } from '../core/grid-deps';
+import { type GridDeps, poolsNamed } from '../core/grid-deps';
 import type { SessionClaims } from '../core/session-token';
 import { byteLimit, checkDeclaredLength } from './request-body';
 import { isUnreachable, sessionGone } from './session-gone';
@@ -48,9 +49,27 @@ export async function forwardCommand(c: Context, deps: GridDeps, agent: Dispatch
   }
 }
 
-function target(command: Command): { origin: string; path: string } {
+/** The session's remote end, by the pool (current or retired by a reload) whose address it carries. */
+export function sessionEndpoint(deps: GridDeps, claims: SessionClaims): UpstreamEndpoint {
+  const pool = poolsNamed(deps, claims.pool).find((p) => addressAllowed(p, claims.address));
+  return upstreamEndpoint(pool, claims.address);
+}
+
+/** Where the command goes: the browser, or the hub under its base path, with the hub's credentials only. */
+function target(
+  deps: GridDeps,
+  command: Command,
+  clientHeaders: Record<string, string | string[] | undefined>,
+) {
   const { claims, rest, search } = command;
-  return { origin: `http://${claims.address}`, path: `/session/${claims.upstreamId}${rest}${search}` };
+  const endpoint = sessionEndpoint(deps, claims);
+  const headers = upstreamRequestHeaders(clientHeaders);
+  if (endpoint.authorization) headers.authorization = endpoint.authorization;
+  return {
+    origin: endpoint.origin,
+    path: `${endpoint.basePath}/session/${claims.upstreamId}${rest}${search}`,
+    headers,
+  };
 }
 
 function hasBody(method: string, headers: Record<string, unknown>): boolean {
@@ -80,9 +99,8 @@ async function streamIntoNodeResponse(
   try {
     await agent.stream(
       {
-        ...target(command),
+        ...target(deps, command, incoming.headers),
         method: method as Dispatcher.HttpMethod,
-        headers: upstreamRequestHeaders(incoming.headers),
         body,
         signal: clientGone,
       },
@@ -108,9 +126,8 @@ async function forwardPortably(c: Context, deps: GridDeps, agent: Dispatcher, co
       ? pipeline(Readable.fromWeb(request.body as never), byteLimit(limit), () => {})
       : null;
   const response = await agent.request({
-    ...target(command),
+    ...target(deps, command, headers),
     method: request.method as Dispatcher.HttpMethod,
-    headers: upstreamRequestHeaders(headers),
     body,
     signal: request.signal,
   });

@@ -41,7 +41,7 @@ export interface RequestCounter {
 export async function gridPing(deps: GridDeps, counter: RequestCounter) {
   return {
     uptime: formatDuration(deps.clock.now() - counter.startedAt),
-    lastReloadTime: new Date(counter.startedAt).toISOString(),
+    lastReloadTime: new Date(deps.configLoadedAt ?? counter.startedAt).toISOString(),
     numRequests: counter.requests,
     numSessions: (await deps.sessions.running()).length,
     version: deps.version,

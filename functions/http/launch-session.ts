@@ -1,10 +1,13 @@
 /** One try at a session in one pool: start a browser, forward the new-session request, record it, sign its ID. */
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
+import { type UpstreamEndpoint, upstreamEndpoint } from '../core/browser-network';
 import { type Capabilities, isObject } from '../core/capabilities';
 import type { PoolConfig } from '../core/config';
 import { endSession } from '../core/end-session';
 import { WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
+import { LaunchFailure } from '../core/host-choice';
 import type { LaunchedBrowser } from '../core/ports';
 import type { SessionLimits } from '../core/session-limits';
 
@@ -38,17 +41,26 @@ export async function launchSession(
 ): Promise<CreatedSession> {
   const launcher = deps.launchers[pool.kind];
   if (!launcher) throw new Error(`no launcher for ${pool.kind} pools`);
-  const browser = await launcher.start({ pool, capabilities: attempt.capabilities, signal: attempt.signal });
+  const browser = await launcher.start({
+    pool,
+    capabilities: attempt.capabilities,
+    browserVersion: attempt.browserVersion,
+    signal: attempt.signal,
+  });
   try {
-    const created = await forwardNewSession(agent, browser, attempt.signal);
+    const created = await withAttemptTimeout(pool, attempt.signal, (signal) =>
+      forwardNewSession(agent, pool, browser, signal),
+    );
     const now = deps.clock.now();
+    // A launcher that started nothing (a hub) has no handle of its own: the hub's session ID stands for it.
+    const handle = browser.handle || created.sessionId;
     const sessionId = deps.tokens.sign(
       {
         key: attempt.key,
         pool: pool.name,
         address: browser.address,
         upstreamId: created.sessionId,
-        handle: browser.handle,
+        handle,
         devtools: pool.kind === 'local' ? devtoolsAddress(created.capabilities) : '',
         createdAt: now,
         maxAgeMs: attempt.limits.maxAgeMs,
@@ -62,14 +74,14 @@ export async function launchSession(
       browserName: attempt.browserName,
       browserVersion: attempt.browserVersion,
       address: browser.address,
-      handle: browser.handle,
+      handle,
       upstreamId: created.sessionId,
       createdAt: now,
       lastActivityAt: now,
       ...attempt.limits,
     });
     if (attempt.signal.aborted) {
-      await endSession(deps, { key: attempt.key, pool: pool.name, handle: browser.handle }, 'deleted');
+      await endSession(deps, { key: attempt.key, pool: pool.name, handle }, 'client gone');
       throw attempt.signal.reason;
     }
     return { ...created, sessionId };
@@ -79,40 +91,147 @@ export async function launchSession(
   }
 }
 
+// A stray session found in a malformed answer gets this long to be deleted.
+const STRAY_DELETE_MS = 5000;
+
+/**
+ * A hub's per-attempt timeout (ggr's -timeout): a hub that is too slow counts as unreachable. A timer of
+ * our own, cleared once the answer is in, rather than AbortSignal.timeout, which nothing would hold.
+ */
+async function withAttemptTimeout<T>(
+  pool: PoolConfig,
+  signal: AbortSignal,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  if (pool.kind !== 'hub' || pool.timeout === undefined) return work(signal);
+  const timer = new AbortController();
+  const ms = pool.timeout;
+  const handle = setTimeout(
+    () => timer.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')),
+    ms,
+  );
+  try {
+    return await work(AbortSignal.any([signal, timer.signal]));
+  } finally {
+    clearTimeout(handle);
+  }
+}
+
 async function forwardNewSession(
   agent: Dispatcher,
+  pool: PoolConfig,
   browser: LaunchedBrowser,
   signal: AbortSignal,
 ): Promise<CreatedSession> {
-  const response = await agent.request({
-    origin: `http://${browser.address}`,
-    path: '/session',
-    method: 'POST',
+  const endpoint = upstreamEndpoint(pool, browser.address);
+  const headers: Record<string, string> = {
     // Selenium Grid 4 refuses a new-session request without the charset (ggr #355).
-    headers: { 'content-type': 'application/json; charset=utf-8' },
-    body: JSON.stringify({ capabilities: { alwaysMatch: browser.capabilities, firstMatch: [{}] } }),
-    signal,
-  });
-  const text = await response.body.text();
+    'content-type': 'application/json; charset=utf-8',
+    // Hubs behind proxies answered gzip that nobody decoded (ggr #294): ask for none, decode anyway.
+    'accept-encoding': 'identity',
+  };
+  if (endpoint.authorization) headers.authorization = endpoint.authorization;
+  let response: Dispatcher.ResponseData;
+  let text: string;
+  try {
+    response = await agent.request({
+      origin: endpoint.origin,
+      path: `${endpoint.basePath}/session`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ capabilities: { alwaysMatch: browser.capabilities, firstMatch: [{}] } }),
+      signal,
+    });
+    text = decode(Buffer.from(await response.body.arrayBuffer()), response.headers['content-encoding']);
+  } catch (error) {
+    throw new LaunchFailure('unreachable', (error as Error).message, '', { cause: error });
+  }
+  // Old hubs may answer with only a redirect to the new session (as ggr accepts).
+  const located = pool.kind === 'hub' ? locatedSession(response) : undefined;
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new Error(`the browser answered ${response.statusCode} with no JSON: ${text.slice(0, 200)}`);
-  }
-  const value = isObject(body) ? body.value : undefined;
-  if (response.statusCode !== 200) {
-    const message = isObject(value) && typeof value.message === 'string' ? value.message : text.slice(0, 300);
-    throw new Error(`the browser refused the session (${response.statusCode}): ${message}`);
-  }
-  if (!isObject(value) || typeof value.sessionId !== 'string' || !isObject(value.capabilities)) {
-    throw new WebDriverError(
-      'unknown error',
-      'the browser answered the new-session request without a session',
-      { status: 502 },
+    if (located) return located;
+    throw new LaunchFailure(
+      'unreachable',
+      `the browser answered ${response.statusCode} with no JSON: ${text.slice(0, 200)}`,
     );
   }
-  return value as CreatedSession;
+  const value = isObject(body) ? body.value : undefined;
+  if (response.statusCode !== 200 && !located) {
+    const hostError = isObject(value) && typeof value.message === 'string' ? value.message : '';
+    const message = hostError || text.slice(0, 300);
+    throw new LaunchFailure(
+      'refused',
+      `the browser refused the session (${response.statusCode}): ${message}`,
+      hostError,
+    );
+  }
+  const created = createdSession(body, pool) ?? located;
+  if (created) return created;
+  const stray = straySessionId(body);
+  if (stray !== undefined) await deleteQuietly(agent, endpoint, stray);
+  throw new WebDriverError(
+    'unknown error',
+    'protocol error: the browser answered the new-session request without a session',
+    { status: 502 },
+  );
+}
+
+/** The W3C answer, or a JSON Wire hub's (session ID at the top level, capabilities as the value). */
+function createdSession(body: unknown, pool: PoolConfig): CreatedSession | undefined {
+  if (!isObject(body)) return undefined;
+  const { value } = body;
+  if (isObject(value) && typeof value.sessionId === 'string') {
+    if (isObject(value.capabilities)) return value as CreatedSession;
+    // Hubs are other people's software: a session without capabilities is still a session.
+    if (pool.kind === 'hub') return { ...value, sessionId: value.sessionId, capabilities: {} };
+    return undefined;
+  }
+  if (pool.kind === 'hub' && typeof body.sessionId === 'string' && isObject(value)) {
+    return { sessionId: body.sessionId, capabilities: value };
+  }
+  return undefined;
+}
+
+/** A session named only by a Location header (…/session/{id}) of an answer below 400. */
+function locatedSession(response: Dispatcher.ResponseData): CreatedSession | undefined {
+  const location = response.headers.location;
+  if (response.statusCode >= 400 || typeof location !== 'string') return undefined;
+  const match = /\/session\/([^/?#]+)\/?(?:[?#].*)?$/.exec(location);
+  return match ? { sessionId: decodeURIComponent(match[1] as string), capabilities: {} } : undefined;
+}
+
+/** Any session ID in a malformed answer, so the session it may have started is not left running. */
+function straySessionId(body: unknown): string | undefined {
+  if (!isObject(body)) return undefined;
+  const candidates = [body.sessionId, isObject(body.value) ? body.value.sessionId : undefined];
+  const found = candidates.find((id) => typeof id === 'string' || typeof id === 'number');
+  return found === undefined || found === '' ? undefined : String(found);
+}
+
+async function deleteQuietly(agent: Dispatcher, endpoint: UpstreamEndpoint, upstreamId: string) {
+  try {
+    const response = await agent.request({
+      origin: endpoint.origin,
+      path: `${endpoint.basePath}/session/${encodeURIComponent(upstreamId)}`,
+      method: 'DELETE',
+      headers: endpoint.authorization ? { authorization: endpoint.authorization } : {},
+      signal: AbortSignal.timeout(STRAY_DELETE_MS),
+    });
+    await response.body.dump();
+  } catch {
+    // Best effort: the answer the client gets is the protocol error either way.
+  }
+}
+
+function decode(bytes: Buffer, encoding: string | string[] | undefined): string {
+  const name = String(encoding ?? '').toLowerCase();
+  if (name === 'gzip' || name === 'x-gzip') return gunzipSync(bytes).toString('utf8');
+  if (name === 'deflate') return inflateSync(bytes).toString('utf8');
+  if (name === 'br') return brotliDecompressSync(bytes).toString('utf8');
+  return bytes.toString('utf8');
 }
 
 /** Chromium's DevTools address from chromedriver's answer ("localhost:41575" → "127.0.0.1:41575"). */

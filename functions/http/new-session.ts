@@ -9,8 +9,9 @@ import { parseNewSessionBody } from '../core/capabilities';
 import { orderByWeight } from '../core/catalog';
 import type { PoolConfig } from '../core/config';
 import { formatDuration } from '../core/duration';
-import { sessionNotCreated } from '../core/errors';
+import { sessionNotCreated, WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
+import { LaunchFailure, NO_FAILURES, nextCandidates, recordFailure } from '../core/host-choice';
 import { GRIDGATE_OPTIONS, queueTimeout, sessionLimits } from '../core/session-limits';
 import { releaseSlot, type SlotRequest, takeSlot, trySlot } from '../core/slots';
 import { matchForUser, userRule } from '../core/user-rules';
@@ -61,18 +62,20 @@ export async function createSession(c: Context, deps: GridDeps, agent: Dispatche
   const created = await launchInPools(deps, agent, pool, slots, attempt);
   if ('failure' in created) {
     deps.logger.log('SESSION_FAILED', { session: key, user, reason: created.failure });
-    throw sessionNotCreated(`cannot create a ${label} session: ${created.failure}`);
+    throw sessionNotCreated(created.message ?? `cannot create a ${label} session: ${created.failure}`);
   }
   const ms = deps.clock.now() - started;
   deps.logger.log('SESSION_CREATED', { session: key, user, pool: created.pool.name, ms, waitedMs });
   return answer(c, deps, basePath, request.protocol, created);
 }
 
-type Launched = { pool: PoolConfig; session: CreatedSession } | { failure: string };
+/** A session, or why none: `failure` for the log, `message` for the client when it is not the usual one. */
+type Launched = { pool: PoolConfig; session: CreatedSession } | { failure: string; message?: string };
 
 /**
- * Launches in the pool whose slot is held; when that fails, frees the slot and tries the remaining pools
- * that have a free slot at once (a pool that failed is not tried again, nor is the queue joined again).
+ * Launches in the pool whose slot is held; when that fails, frees the slot and tries the next pool the
+ * ggr rules leave (core/host-choice) that has a free slot at once (the queue is not joined again). A hub
+ * that answers a new session without its ID is a protocol error: 502 at once, no retry.
  */
 async function launchInPools(
   deps: GridDeps,
@@ -82,24 +85,50 @@ async function launchInPools(
   attempt: LaunchAttempt,
 ): Promise<Launched> {
   const failures: string[] = [];
+  let hostError = '';
+  let refusal = '';
+  let attempts = 0;
+  let state = NO_FAILURES;
   let pool: PoolConfig | undefined = first;
-  let remaining = slots.pools;
   while (pool) {
+    attempts++;
     try {
       return { pool, session: await launchSession(deps, agent, pool, attempt) };
     } catch (error) {
       await releaseSlot(deps, attempt.key);
+      if (pool.kind === 'hub' && error instanceof WebDriverError && error.status === 502) {
+        deps.logger.log('SESSION_FAILED', {
+          session: attempt.key,
+          user: attempt.user,
+          reason: error.message,
+        });
+        throw error;
+      }
       failures.push(`pool ${pool.name}: ${(error as Error).message}`);
+      const failure = error instanceof LaunchFailure ? error : undefined;
+      hostError = failure?.hostError ?? '';
+      state = recordFailure(state, pool, failure?.outcome ?? 'refused');
     }
     if (attempt.signal.aborted) return { failure: abortReason(attempt.signal, deps) };
-    const failed = pool;
-    remaining = remaining.filter((p) => p !== failed);
+    const remaining = nextCandidates(slots.pools, state);
     if (remaining.length === 0) break;
     const next = await trySlot(deps, { ...slots, pools: remaining });
     pool = 'taken' in next ? next.taken : undefined;
-    if ('refused' in next) failures.push(next.refused);
+    if ('refused' in next) {
+      failures.push(next.refused);
+      refusal = `; ${next.refused}`;
+    }
   }
-  return { failure: failures.join('; ') };
+  const failure = failures.join('; ');
+  if (!slots.pools.some((p) => p.kind === 'hub')) return { failure };
+  // ggr's wording, which its users search their logs for (ggr #307); it never names a hub.
+  const { browserName, browserVersion } = attempt;
+  const what = browserVersion ? `${browserName}-${browserVersion}` : browserName;
+  const last = hostError ? `, last host error was: ${hostError}` : '';
+  return {
+    failure,
+    message: `cannot create session ${what} on any hosts after ${attempts} attempt(s)${last}${refusal}`,
+  };
 }
 
 function abortReason(signal: AbortSignal, deps: GridDeps): string {

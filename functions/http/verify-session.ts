@@ -1,8 +1,7 @@
 /** Turns a session ID from the URL into trusted claims, or W3C `invalid session id` without touching the network. */
-import { addressAllowed } from '../core/browser-network';
 import { formatDuration } from '../core/duration';
 import { invalidSessionId } from '../core/errors';
-import type { GridDeps } from '../core/grid-deps';
+import { type GridDeps, sessionPool } from '../core/grid-deps';
 import type { SessionClaims } from '../core/session-token';
 
 export function verifySession(deps: GridDeps, token: string, user: string): SessionClaims {
@@ -14,8 +13,8 @@ export function verifySession(deps: GridDeps, token: string, user: string): Sess
   // Forged, altered, truncated and other users' IDs all fail the same check and get the same answer.
   if (!check.ok) throw reject(check.reason, 'no such session: the session ID is not valid for this user');
   const { claims } = check;
-  const pool = deps.config.pools[claims.pool];
-  if (!pool || !addressAllowed(pool, claims.address)) {
+  // A pool a reload removed or changed stays reachable, as it was, for the sessions still in it.
+  if (!sessionPool(deps, claims)) {
     throw reject('pool', `no such session: its pool "${claims.pool}" is not served here`);
   }
   if (deps.clock.now() - claims.createdAt >= claims.maxAgeMs) {

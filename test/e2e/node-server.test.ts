@@ -1,15 +1,22 @@
-/** The `npm start` entry as a user runs it: config validation, a session, and SIGTERM ending every browser. */
+/** The `npm start` entry as a user runs it: config validation, a session, SIGHUP reloading, SIGTERM ending every browser. */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    // A failed test still ends its browsers: SIGTERM first, SIGKILL only when the server hangs.
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 8000))]);
+    child.kill('SIGKILL');
+  }
 });
 
 function startServer(config: unknown) {
@@ -39,7 +46,7 @@ function startServer(config: unknown) {
   });
   started.catch(() => undefined); // awaited only by the tests that expect a start
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, started, exited, events, stderr: () => stderr };
+  return { child, file, started, exited, events, stderr: () => stderr };
 }
 
 describe('the Node server entry', () => {
@@ -73,6 +80,79 @@ describe('the Node server entry', () => {
     expect(server.events.map((event) => event.event)).toEqual(
       expect.arrayContaining(['SESSION_CREATED', 'SERVER_STOPPING', 'SESSION_ENDED', 'SERVER_STOPPED']),
     );
+  });
+});
+
+describe('reloading the config of the running Node server', () => {
+  it('applies a rewritten config file on SIGHUP while a session keeps answering', async () => {
+    const server = startServer({ port: 0, host: '127.0.0.1', timeouts: { idle: '5m' } });
+    const url = await server.started;
+    const created = await request(`${url}/wd/hub/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ capabilities: { alwaysMatch: { browserName: 'chrome' } } }),
+    });
+    expect(created.statusCode).toBe(200);
+    const { value } = (await created.body.json()) as { value: { sessionId: string } };
+    const session = `${url}/wd/hub/session/${value.sessionId}`;
+    const ping = async () =>
+      ((await (await request(`${url}/ping`)).body.json()) as { lastReloadTime: string }).lastReloadTime;
+    const startedAt = await ping();
+
+    // The built-in pool "local" that serves the session is replaced by "second", and the idle timeout grows.
+    writeFileSync(
+      server.file,
+      JSON.stringify({
+        port: 0,
+        host: '127.0.0.1',
+        timeouts: { idle: '10m' },
+        browsers: { chrome: { versions: { '1': { pools: ['second'] } } } },
+        pools: { second: { kind: 'local' } },
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 5)); // lastReloadTime has millisecond precision
+    server.child.kill('SIGHUP');
+    await vi.waitFor(
+      () =>
+        expect(server.events).toContainEqual(
+          expect.objectContaining({ event: 'CONFIG_RELOADED', trigger: 'SIGHUP', retiredPools: ['local'] }),
+        ),
+      { timeout: 10_000 },
+    );
+    expect(await ping()).not.toBe(startedAt);
+    expect(Date.parse(await ping())).toBeGreaterThan(Date.parse(startedAt));
+    const status = (await (await request(`${url}/status`)).body.json()) as {
+      value: { pools: { name: string }[] };
+    };
+    expect(status.value.pools.map((pool) => pool.name)).toEqual(['second']);
+
+    const title = await request(`${session}/title`);
+    expect(title.statusCode).toBe(200);
+    expect(await title.body.json()).toEqual({ value: expect.any(String) });
+    expect((await request(session, { method: 'DELETE' })).statusCode).toBe(200);
+
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(server.events.map((event) => event.event)).not.toContain('CONFIG_RELOAD_FAILED');
+  });
+
+  it('keeps the running config when the rewritten file is broken, and says why', async () => {
+    const server = startServer({ port: 0, host: '127.0.0.1' });
+    await server.started;
+    writeFileSync(server.file, JSON.stringify({ port: 0, host: '127.0.0.1', timeouts: { idle: 'soon' } }));
+    server.child.kill('SIGHUP');
+    await vi.waitFor(
+      () =>
+        expect(server.events).toContainEqual(
+          expect.objectContaining({
+            event: 'CONFIG_RELOAD_FAILED',
+            problems: [expect.stringMatching(/^timeouts\.idle:/)],
+          }),
+        ),
+      { timeout: 10_000 },
+    );
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
   });
 });
 

@@ -1,5 +1,6 @@
 /** The whole gridgate app in-process (createApp) with fake browsers, a fixed clock and an in-memory store. */
 import { expect } from 'vitest';
+import { HubLauncher } from '../../functions/adapters/hub/hub-launcher';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { parseConfig } from '../../functions/core/config';
 import type { GridDeps } from '../../functions/core/grid-deps';
@@ -57,7 +58,7 @@ export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
   const sessions = options.sessions ?? new MemorySessionStore();
   const deps: GridDeps = {
     config,
-    launchers: { local: launcher },
+    launchers: { local: launcher, hub: new HubLauncher() },
     sessions,
     queue: new SlotQueue(),
     users: options.users,

@@ -21,6 +21,16 @@ async function usersFileOf(usersFile: string): Promise<string | undefined> {
   return config.usersFile;
 }
 
+describe('loadConfig: the file to reload', () => {
+  it('returns the config file’s path and stat fingerprint, for reloads', async () => {
+    const path = join(dir, 'watched.json');
+    writeFileSync(path, JSON.stringify(POOLS));
+    const loaded = await loadConfig([`--config=${path}`], {}, new CollectingLogger());
+    expect(loaded.path).toBe(path);
+    expect(loaded.fingerprint).toMatch(/^\d+:\d+:\d+:/);
+  });
+});
+
 describe('loadConfig: usersFile', () => {
   it('takes a relative usersFile from the config file’s folder, not the working directory', async () => {
     expect(await usersFileOf('users.htpasswd')).toBe(join(dir, 'users.htpasswd'));

@@ -1,14 +1,11 @@
 /**
  * UserDirectory backed by an Apache htpasswd file (ggr's `-users`), read again whenever it changes.
  *
- * Changes are found by polling the file's stat, not with fs.watch: editors and `htpasswd` itself
- * replace the file by rename, Kubernetes swaps a mounted ConfigMap through a symlink, and inotify
- * events do not cross bind mounts or network file systems. One stat every two seconds costs nothing
- * and sees every one of these (ggr polls too).
+ * Changes are found by polling the file's stat every two seconds (see file-fingerprint.ts for why not
+ * fs.watch): editors and `htpasswd` itself replace the file by rename.
  */
-import { statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import type { Clock, Logger, UserDirectory } from '../../core/ports';
+import { fingerprint, fingerprintSync } from '../node/file-fingerprint';
 import { readHtpasswdFile, readHtpasswdFileSync, UsersFileError } from './htpasswd-file';
 import { verifyPassword } from './password-hash';
 import { VerificationCache } from './verification-cache';
@@ -90,26 +87,5 @@ export class HtpasswdUserDirectory implements UserDirectory {
     // A changed password or a removed user must not live on in remembered checks.
     this.cache.clear();
     logger.log('USERS_LOADED', { path: this.path, users: this.users.size, reload: true });
-  }
-}
-
-/** What changes when the file is written in place, replaced by rename, or swapped behind a symlink. */
-function describe(stats: { dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number }) {
-  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
-}
-
-async function fingerprint(path: string): Promise<string> {
-  try {
-    return describe(await stat(path));
-  } catch (error) {
-    return `unreadable:${(error as NodeJS.ErrnoException).code}`;
-  }
-}
-
-function fingerprintSync(path: string): string {
-  try {
-    return describe(statSync(path));
-  } catch (error) {
-    return `unreadable:${(error as NodeJS.ErrnoException).code}`;
   }
 }

@@ -12,6 +12,8 @@ import { chromiumCapabilities } from './chromium-capabilities';
 
 /** Set in the environment of every chromedriver (and so Chromium) gridgate starts. */
 export const LAUNCHED_BY_ENV = 'GRIDGATE_LAUNCHED_BY';
+/** Profile directories are named after the gridgate process that owns them: gridgate-chromium-<pid>-…. */
+export const PROFILE_PREFIX = 'gridgate-chromium-';
 const STARTED = /ChromeDriver was started successfully on port (\d+)/;
 // chromedriver gets this long to end on SIGTERM before its whole group is killed; kept short because
 // shutdown must finish before a supervisor's own kill deadline (often 3 s after SIGTERM).
@@ -38,7 +40,7 @@ export class ChromedriverLauncher implements Launcher {
   async start({ pool, capabilities, signal }: LaunchRequest): Promise<LaunchedBrowser> {
     if (pool.kind !== 'local') throw new Error(`ChromedriverLauncher cannot start a ${pool.kind} pool`);
     signal.throwIfAborted();
-    const userDataDir = await mkdtemp(join(tmpdir(), 'gridgate-chromium-'));
+    const userDataDir = await mkdtemp(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
     const child = spawn(pool.chromedriver, ['--port=0'], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],

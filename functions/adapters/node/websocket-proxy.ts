@@ -9,6 +9,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { WebDriverError } from '../../core/errors';
 import type { GridDeps } from '../../core/grid-deps';
 import type { SessionClaims } from '../../core/session-token';
+import { sessionEndpoint } from '../../http/forward-command';
 import { requestUser } from '../../http/request-user';
 import { verifySession } from '../../http/verify-session';
 
@@ -37,14 +38,19 @@ async function connect(req: IncomingMessage, deps: GridDeps) {
   const user = await requestUser(deps, req.headers.authorization);
   const claims = verifySession(deps, match[1] as string, user);
   const rest = match[2] ?? '';
+  // A hub's WebSockets want its credentials, never the client's, and live under its base path less
+  // "/wd/hub", Selenium's alias of the root for HTTP only (Grid 4 refuses WebSockets under it).
+  const endpoint = sessionEndpoint(deps, claims);
+  const wsBase = `${endpoint.origin.replace(/^http/, 'ws')}${endpoint.basePath.replace(/\/wd\/hub$/, '')}`;
   const target =
     rest === '/se/cdp' && claims.devtools
       ? await browserDevtoolsUrl(claims.devtools)
-      : `ws://${claims.address}/session/${claims.upstreamId}${rest}${url.search}`;
+      : `${wsBase}/session/${claims.upstreamId}${rest}${url.search}`;
   const protocols = req.headers['sec-websocket-protocol']?.split(',').map((p) => p.trim());
   const socket = new WebSocket(target, protocols, {
     perMessageDeflate: false,
     handshakeTimeout: CONNECT_TIMEOUT_MS,
+    headers: endpoint.authorization ? { authorization: endpoint.authorization } : {},
   });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', resolve);

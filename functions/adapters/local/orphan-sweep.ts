@@ -1,0 +1,73 @@
+/**
+ * The local backstop of DESIGN invariant 4: browsers and profiles left behind by a gridgate process
+ * that died without cleaning up (SIGKILL, out of memory) are found at the next start and removed.
+ * Browsers are recognised by LAUNCHED_BY_ENV in their environment, profiles by the owner's pid in
+ * their directory name; anything whose owner still runs is left alone.
+ */
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LAUNCHED_BY_ENV, PROFILE_PREFIX } from './chromedriver-launcher';
+
+const BROWSER_NAMES = new Set(['chromium', 'chromedriver']);
+const PROFILE = new RegExp(`^${PROFILE_PREFIX}(\\d+)-`);
+
+export interface SweepResult {
+  processes: number;
+  profiles: number;
+}
+
+export async function sweepOrphans(directory = tmpdir()): Promise<SweepResult> {
+  const processes = await killOrphanedBrowsers();
+  const profiles = await removeOrphanedProfiles(directory);
+  return { processes, profiles };
+}
+
+async function killOrphanedBrowsers(): Promise<number> {
+  let killed = 0;
+  for (const pid of (await readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
+    const owner = await browserOwner(pid);
+    if (owner === undefined || isAlive(owner)) continue;
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+      killed++;
+    } catch {
+      // It ended meanwhile.
+    }
+  }
+  return killed;
+}
+
+/** The pid of the gridgate process that launched this browser process, if it is one. */
+async function browserOwner(pid: string): Promise<number | undefined> {
+  try {
+    const name = (await readFile(`/proc/${pid}/comm`, 'utf8')).trim();
+    if (!BROWSER_NAMES.has(name)) return undefined;
+    const environ = (await readFile(`/proc/${pid}/environ`, 'latin1')).split('\0');
+    const entry = environ.find((variable) => variable.startsWith(`${LAUNCHED_BY_ENV}=`));
+    return entry ? Number(entry.slice(LAUNCHED_BY_ENV.length + 1)) : undefined;
+  } catch {
+    return undefined; // gone, or not ours to read
+  }
+}
+
+async function removeOrphanedProfiles(directory: string): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(directory)) {
+    const owner = PROFILE.exec(name)?.[1];
+    if (owner === undefined || isAlive(Number(owner))) continue;
+    await rm(join(directory, name), { recursive: true, force: true, maxRetries: 3 });
+    removed++;
+  }
+  return removed;
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

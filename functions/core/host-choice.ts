@@ -1,0 +1,65 @@
+/**
+ * Which pool a new session tries next after a failed attempt, the ggr way: a pool whose upstream refused
+ * (a WebDriver error) is dropped; one that could not be reached takes its whole region (and every pool on
+ * the same hub) out, so the next attempt goes elsewhere; once every region has failed, the pools left in
+ * them are eligible again. Unlike ggr, a pool is never tried twice for one request.
+ */
+import { hubAddress } from './browser-network';
+import type { PoolConfig } from './config';
+
+/** refused: the upstream answered with a WebDriver error; unreachable: no usable answer at all. */
+export type AttemptOutcome = 'refused' | 'unreachable';
+
+export interface RetryState {
+  tried: ReadonlySet<string>;
+  excludedRegions: ReadonlySet<string>;
+  excludedHubs: ReadonlySet<string>;
+}
+
+export const NO_FAILURES: RetryState = {
+  tried: new Set(),
+  excludedRegions: new Set(),
+  excludedHubs: new Set(),
+};
+
+// Pools without a region share the unnamed one, as in ggr.
+const regionOf = (pool: PoolConfig) => pool.region ?? '';
+const hubOf = (pool: PoolConfig) => (pool.kind === 'hub' ? hubAddress(pool.url) : undefined);
+
+/** The state after `pool` failed with `outcome`. */
+export function recordFailure(state: RetryState, pool: PoolConfig, outcome: AttemptOutcome): RetryState {
+  const tried = new Set(state.tried).add(pool.name);
+  if (outcome === 'refused') return { ...state, tried };
+  const hub = hubOf(pool);
+  return {
+    tried,
+    excludedRegions: new Set(state.excludedRegions).add(regionOf(pool)),
+    excludedHubs: hub === undefined ? state.excludedHubs : new Set(state.excludedHubs).add(hub),
+  };
+}
+
+/**
+ * The pools still worth trying, in the given (weighted) order: those outside the excluded regions, or,
+ * when no such pool is left, every pool not tried yet on a hub that was reachable.
+ */
+export function nextCandidates(ordered: PoolConfig[], state: RetryState): PoolConfig[] {
+  const untried = ordered.filter((pool) => {
+    const hub = hubOf(pool);
+    return !state.tried.has(pool.name) && (hub === undefined || !state.excludedHubs.has(hub));
+  });
+  const elsewhere = untried.filter((pool) => !state.excludedRegions.has(regionOf(pool)));
+  return elsewhere.length > 0 ? elsewhere : untried;
+}
+
+/** A failed attempt, classified; `hostError` is the upstream's own message ("" when it gave none). */
+export class LaunchFailure extends Error {
+  constructor(
+    readonly outcome: AttemptOutcome,
+    message: string,
+    readonly hostError = '',
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'LaunchFailure';
+  }
+}

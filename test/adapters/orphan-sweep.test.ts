@@ -1,0 +1,59 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LAUNCHED_BY_ENV, PROFILE_PREFIX } from '../../functions/adapters/local/chromedriver-launcher';
+import { sweepOrphans } from '../../functions/adapters/local/orphan-sweep';
+
+const directories: string[] = [];
+afterEach(() => {
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+/** The pid of a process that has already ended: the owner of whatever it left behind. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
+  return Number(child.stdout.trim());
+}
+
+describe('sweepOrphans', () => {
+  it('kills browsers and removes profiles whose gridgate process is gone, and leaves a live owner’s alone', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'gridgate-sweep-test-'));
+    directories.push(directory);
+    const dead = deadPid();
+    const orphanProfile = join(directory, `${PROFILE_PREFIX}${dead}-abc123`);
+    const liveProfile = join(directory, `${PROFILE_PREFIX}${process.pid}-def456`);
+    for (const profile of [orphanProfile, liveProfile]) {
+      mkdirSync(profile);
+      writeFileSync(join(profile, 'Preferences'), '{}');
+    }
+    const orphan = spawn('/usr/bin/chromedriver', ['--port=0'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, [LAUNCHED_BY_ENV]: String(dead) },
+    });
+    const live = spawn('/usr/bin/chromedriver', ['--port=0'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) },
+    });
+    const orphanExited = new Promise((resolve) => orphan.once('exit', resolve));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300)); // both are running chromedriver by now
+
+      const result = await sweepOrphans(directory);
+
+      // Other orphans on this machine may go too; these two are the ones this test can vouch for.
+      expect(result.processes).toBeGreaterThanOrEqual(1);
+      expect(result.profiles).toBe(1);
+      await orphanExited;
+      expect(live.exitCode).toBeNull();
+      expect(existsSync(orphanProfile)).toBe(false);
+      expect(existsSync(liveProfile)).toBe(true);
+    } finally {
+      orphan.kill('SIGKILL');
+      live.kill('SIGKILL');
+    }
+  });
+});
