@@ -2,18 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import { parseConfig } from '../../functions/core/config';
-import type { LogEvent, Logger } from '../../functions/core/ports';
 import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
-
-export class CollectingLogger implements Logger {
-  readonly lines: { event: LogEvent; fields: Record<string, unknown> }[] = [];
-  log(event: LogEvent, fields: Record<string, unknown> = {}): void {
-    this.lines.push({ event, fields });
-  }
-  events(): LogEvent[] {
-    return this.lines.map((line) => line.event);
-  }
-}
+import { CollectingLogger } from './fakes';
 
 export interface TestGrid extends RunningGrid {
   logger: CollectingLogger;
