@@ -1,9 +1,8 @@
 /** End to end: Debian's Python Selenium (4.8), unmodified, drives real Chromium through gridgate. */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGrid, type TestGrid } from '../support/grid-fixture';
-import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import { describe, expect, it } from 'vitest';
+import { useGridAndSite } from '../support/grid-fixture';
 import { expectSessionEnded } from './session-ended';
 
 // Debian's interpreter, which has python3-selenium; the python3 on PATH may be another one.
@@ -11,16 +10,7 @@ const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('./python/drive_grid.py', import.meta.url));
 const SCRIPT_TIMEOUT_MS = 140_000;
 
-let grid: TestGrid;
-let site: TestPageServer;
-
-beforeAll(async () => {
-  [grid, site] = await Promise.all([startTestGrid(), startTestPageServer()]);
-});
-
-afterAll(async () => {
-  await Promise.all([grid?.close(), site?.close()]);
-});
+const env = useGridAndSite();
 
 interface ScriptRun {
   code: number | null;
@@ -55,7 +45,7 @@ describe('Python Selenium through gridgate', () => {
   it(
     'fills in the form, takes a PNG screenshot, handles cookies and a second window, then quits',
     async () => {
-      const run = await runScript(`${grid.url}/wd/hub`, `${site.url}/`);
+      const run = await runScript(`${env.grid.url}/wd/hub`, `${env.site.url}/`);
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
       const checks = [...run.stdout.matchAll(/^ok: (.+)$/gm)].map((match) => match[1]);
@@ -75,7 +65,7 @@ describe('Python Selenium through gridgate', () => {
         'back in the first window',
       ]);
       expect(run.stdout).toMatch(/^passed: 13 checks$/m);
-      await expectSessionEnded(grid, sessionIdIn(run.stdout));
+      await expectSessionEnded(env.grid, sessionIdIn(run.stdout));
     },
     SCRIPT_TIMEOUT_MS + 10_000,
   );
@@ -84,11 +74,11 @@ describe('Python Selenium through gridgate', () => {
     'exits non-zero when a check fails, and still ends the session',
     async () => {
       // The second page has another title, so the script's first check must fail.
-      const run = await runScript(grid.url, `${site.url}/second`);
+      const run = await runScript(env.grid.url, `${env.site.url}/second`);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain("AssertionError: title: expected 'gridgate test page', got 'second page'");
       expect(run.stdout).not.toMatch(/^passed:/m);
-      await expectSessionEnded(grid, sessionIdIn(run.stdout));
+      await expectSessionEnded(env.grid, sessionIdIn(run.stdout));
     },
     SCRIPT_TIMEOUT_MS + 10_000,
   );

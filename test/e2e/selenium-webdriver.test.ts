@@ -1,8 +1,7 @@
 /** End to end: the npm selenium-webdriver client, unmodified, drives real Chromium through gridgate. */
 import { Builder, By, until, type WebDriver } from 'selenium-webdriver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGrid, type TestGrid } from '../support/grid-fixture';
-import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import { describe, expect, it } from 'vitest';
+import { useGridAndSite } from '../support/grid-fixture';
 import { expectSessionEnded, sessionClaims } from './session-ended';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -10,16 +9,7 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 const WAIT_MS = 30_000;
 const TEST_MS = 150_000;
 
-let grid: TestGrid;
-let site: TestPageServer;
-
-beforeAll(async () => {
-  [grid, site] = await Promise.all([startTestGrid(), startTestPageServer()]);
-});
-
-afterAll(async () => {
-  await Promise.all([grid?.close(), site?.close()]);
-});
+const env = useGridAndSite();
 
 /** Runs the steps in a fresh session, quits, then checks the session's browser is gone. */
 async function inSession(serverUrl: string, steps: (driver: WebDriver, sessionId: string) => Promise<void>) {
@@ -30,15 +20,15 @@ async function inSession(serverUrl: string, steps: (driver: WebDriver, sessionId
   } finally {
     await driver.quit();
   }
-  await expectSessionEnded(grid, sessionId);
+  await expectSessionEnded(env.grid, sessionId);
 }
 
 describe('selenium-webdriver through gridgate', { timeout: TEST_MS }, () => {
   it('fills in the form, runs a script and takes a real PNG screenshot', async () => {
-    await inSession(grid.url, async (driver, sessionId) => {
-      expect(grid.launcher.running()).toEqual([sessionClaims(grid, sessionId).handle]);
+    await inSession(env.grid.url, async (driver, sessionId) => {
+      expect(env.grid.launcher.running()).toEqual([sessionClaims(env.grid, sessionId).handle]);
 
-      await driver.get(`${site.url}/`);
+      await driver.get(`${env.site.url}/`);
       expect(await driver.getTitle()).toBe('gridgate test page');
       expect(await driver.findElement(By.id('heading')).getText()).toBe('Hello from 127.0.0.1');
       await driver.findElement(By.css('input#name')).sendKeys('Ada');
@@ -56,8 +46,8 @@ describe('selenium-webdriver through gridgate', { timeout: TEST_MS }, () => {
   });
 
   it('reads the site cookie, adds one and switches to a second window and back', async () => {
-    await inSession(`${grid.url}/wd/hub`, async (driver) => {
-      await driver.get(`${site.url}/`);
+    await inSession(`${env.grid.url}/wd/hub`, async (driver) => {
+      await driver.get(`${env.site.url}/`);
       expect((await driver.manage().getCookie('served-by'))?.value).toBe('gridgate-test');
       await driver.manage().addCookie({ name: 'added-by', value: 'selenium-webdriver' });
       expect((await driver.manage().getCookie('added-by'))?.value).toBe('selenium-webdriver');
@@ -80,12 +70,12 @@ describe('selenium-webdriver through gridgate', { timeout: TEST_MS }, () => {
   });
 
   it('opens CDP through the se:cdp capability gridgate hands back', async () => {
-    await inSession(grid.url, async (driver, sessionId) => {
+    await inSession(env.grid.url, async (driver, sessionId) => {
       const capabilities = await driver.getCapabilities();
-      const wsBase = grid.url.replace(/^http/, 'ws');
+      const wsBase = env.grid.url.replace(/^http/, 'ws');
       expect(capabilities.get('se:cdp')).toBe(`${wsBase}/session/${sessionId}/se/cdp`);
 
-      await driver.get(`${site.url}/`);
+      await driver.get(`${env.site.url}/`);
       const cdp = await driver.createCDPConnection('page');
       const answer = (await cdp.send('Runtime.evaluate', {
         expression: 'document.title',

@@ -1,8 +1,7 @@
 /** End to end: WebdriverIO 9, unmodified and with BiDi on, drives real Chromium through gridgate. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { remote } from 'webdriverio';
-import { startTestGrid, type TestGrid } from '../support/grid-fixture';
-import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import { useGridAndSite } from '../support/grid-fixture';
 import { expectSessionEnded, sessionClaims } from './session-ended';
 
 type Browser = WebdriverIO.Browser;
@@ -12,23 +11,14 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 const WAIT_MS = 30_000;
 const TEST_MS = 150_000;
 
-let grid: TestGrid;
-let site: TestPageServer;
-
-beforeAll(async () => {
-  [grid, site] = await Promise.all([startTestGrid(), startTestPageServer()]);
-});
-
-afterAll(async () => {
-  await Promise.all([grid?.close(), site?.close()]);
-});
+const env = useGridAndSite();
 
 /** Runs the steps in a fresh BiDi session, deletes it, then checks the session's browser is gone. */
 async function inSession(steps: (browser: Browser) => Promise<void>) {
   // A hostname and port mean a remote driver: WebdriverIO neither downloads nor starts one.
   const browser = await remote({
     hostname: '127.0.0.1',
-    port: grid.port,
+    port: env.grid.port,
     path: '/',
     logLevel: 'error',
     waitforTimeout: WAIT_MS,
@@ -40,18 +30,18 @@ async function inSession(steps: (browser: Browser) => Promise<void>) {
   } finally {
     await browser.deleteSession();
   }
-  await expectSessionEnded(grid, sessionId);
+  await expectSessionEnded(env.grid, sessionId);
 }
 
 describe('WebdriverIO through gridgate', { timeout: TEST_MS }, () => {
   it('speaks BiDi over the WebSocket gridgate hands back and drives the form', async () => {
     await inSession(async (browser) => {
       expect(browser.isBidi).toBe(true);
-      const wsBase = grid.url.replace(/^http/, 'ws');
+      const wsBase = env.grid.url.replace(/^http/, 'ws');
       expect(browser.capabilities.webSocketUrl).toBe(`${wsBase}/session/${browser.sessionId}`);
-      expect(grid.launcher.running()).toEqual([sessionClaims(grid, browser.sessionId).handle]);
+      expect(env.grid.launcher.running()).toEqual([sessionClaims(env.grid, browser.sessionId).handle]);
 
-      await browser.url(`${site.url}/`);
+      await browser.url(`${env.site.url}/`);
       expect(await browser.getTitle()).toBe('gridgate test page');
       expect(await browser.$('#heading').getText()).toBe('Hello from 127.0.0.1');
       await browser.$('#name').setValue('Grace');
@@ -68,7 +58,7 @@ describe('WebdriverIO through gridgate', { timeout: TEST_MS }, () => {
 
       // BiDi only: the browsing-context tree, and a console event pushed to us over the socket.
       const tree = await browser.browsingContextGetTree({});
-      expect(tree.contexts.map((context) => context.url)).toEqual([`${site.url}/`]);
+      expect(tree.contexts.map((context) => context.url)).toEqual([`${env.site.url}/`]);
       const logged = new Promise<string>((resolve) =>
         browser.on('log.entryAdded', (entry: { text: string | null }) => resolve(entry.text ?? '')),
       );
@@ -80,7 +70,7 @@ describe('WebdriverIO through gridgate', { timeout: TEST_MS }, () => {
 
   it('reads the site cookie, adds one and switches to a second window and back', async () => {
     await inSession(async (browser) => {
-      await browser.url(`${site.url}/`);
+      await browser.url(`${env.site.url}/`);
       expect((await browser.getCookies(['served-by']))[0]?.value).toBe('gridgate-test');
       await browser.setCookies({ name: 'added-by', value: 'webdriverio' });
       expect((await browser.getCookies(['added-by']))[0]?.value).toBe('webdriverio');

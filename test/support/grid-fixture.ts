@@ -1,9 +1,11 @@
 /** Starts a real gridgate Node server (real chromedriver and Chromium) on a free loopback port for a test file. */
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import { parseConfig } from '../../functions/core/config';
 import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
 import { CollectingLogger } from './fakes';
+import { startTestPageServer, type TestPageServer } from './test-page-server';
 
 export interface TestGrid extends RunningGrid {
   logger: CollectingLogger;
@@ -17,4 +19,21 @@ export async function startTestGrid(overrides: Record<string, unknown> = {}): Pr
   const logger = new CollectingLogger();
   const grid = await startGrid(config, randomBytes(32), logger);
   return { ...grid, logger, chromiumVersion: version };
+}
+
+export interface GridAndSite {
+  grid: TestGrid;
+  site: TestPageServer;
+}
+
+/** For a test file: a real grid and the loopback test site, started before its tests and closed after. */
+export function useGridAndSite(): GridAndSite {
+  const started = {} as GridAndSite;
+  beforeAll(async () => {
+    [started.grid, started.site] = await Promise.all([startTestGrid(), startTestPageServer()]);
+  });
+  afterAll(async () => {
+    await Promise.all([started.grid?.close(), started.site?.close()]);
+  });
+  return started;
 }
