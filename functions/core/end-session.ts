@@ -13,7 +13,7 @@ const EVENT_BY_REASON: Record<SessionEndReason, LogEvent> = {
 };
 
 /** Which session, by what the session ID carries, so a head that holds no record can still end it. */
-export type SessionRef = Pick<SessionRecord, 'key' | 'pool' | 'handle'>;
+export type SessionRef = Pick<SessionRecord, 'key' | 'pool' | 'handle' | 'upstreamId'>;
 
 /**
  * Ends the session: stops the browser and frees the slot (both idempotent, so this works without a
@@ -21,13 +21,14 @@ export type SessionRef = Pick<SessionRecord, 'key' | 'pool' | 'handle'>;
  */
 export async function endSession(
   deps: GridDeps,
-  { key, pool, handle }: SessionRef,
+  { key, pool, handle, upstreamId }: SessionRef,
   reason: SessionEndReason,
 ): Promise<SessionRecord | undefined> {
   const record = await deps.sessions.end(key, reason, deps.clock.now());
   try {
     const poolConfig = poolsNamed(deps, pool)[0];
-    if (poolConfig) await deps.launchers[poolConfig.kind]?.stop(handle, { pool: poolConfig, reason });
+    if (poolConfig)
+      await deps.launchers[poolConfig.kind]?.stop(handle, { pool: poolConfig, reason, upstreamId });
   } catch (error) {
     deps.logger.log('BROWSER_STOP_FAILED', { session: key, pool, handle, error: String(error) });
   }

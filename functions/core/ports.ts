@@ -25,6 +25,8 @@ export interface LaunchedBrowser {
 export interface StopContext {
   pool: PoolConfig;
   reason: SessionEndReason;
+  /** The browser's own session ID: what a hub's session is ended by. */
+  upstreamId: string;
 }
 
 /** Starts and stops browsers of one kind (local, hub, ecs, eks). */

@@ -1,19 +1,30 @@
 /** `npm start`: the grid on this machine. Flags: --config FILE (or GRIDGATE_CONFIG). SIGHUP reloads FILE. */
 import { JsonLogger } from '../adapters/node/json-logger';
 import { loadConfig } from './load-config';
-import { startGrid } from './start-grid';
+import { type RunningGrid, startGrid } from './start-grid';
 
 const logger = new JsonLogger();
+// SIGHUP reloads the config file (its outcome is logged). The handler goes in first: without one, a
+// SIGHUP during start-up would end the process; one that arrives then is carried out once started.
+let grid: RunningGrid | undefined;
+let reloadWhenStarted = false;
+process.on('SIGHUP', () => {
+  if (grid) void grid.reload('SIGHUP');
+  else reloadWhenStarted = true;
+});
 try {
   const { config, path, fingerprint, secret } = await loadConfig(process.argv.slice(2), process.env, logger);
-  const grid = await startGrid(config, secret, logger, { configPath: path, configFingerprint: fingerprint });
-  console.error(`gridgate: WebDriver grid ready at ${grid.url} (also ${grid.url}/wd/hub)`);
-  // SIGHUP reloads the config file (its outcome is logged); without a handler it would end the process.
-  process.on('SIGHUP', () => void grid.reload('SIGHUP'));
+  const started = await startGrid(config, secret, logger, {
+    configPath: path,
+    configFingerprint: fingerprint,
+  });
+  grid = started;
+  console.error(`gridgate: WebDriver grid ready at ${started.url} (also ${started.url}/wd/hub)`);
+  if (reloadWhenStarted) void started.reload('SIGHUP');
   // `on`, not `once`: a second signal (a process group kill plus a relay) must not end Node mid-shutdown.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
-      grid.close().then(
+      started.close().then(
         () => process.exit(0),
         () => process.exit(1),
       );

@@ -52,8 +52,7 @@ export async function launchSession(
       forwardNewSession(agent, pool, browser, signal),
     );
     const now = deps.clock.now();
-    // A launcher that started nothing (a hub) has no handle of its own: the hub's session ID stands for it.
-    const handle = browser.handle || created.sessionId;
+    const { handle } = browser;
     const sessionId = deps.tokens.sign(
       {
         key: attempt.key,
@@ -81,7 +80,11 @@ export async function launchSession(
       ...attempt.limits,
     });
     if (attempt.signal.aborted) {
-      await endSession(deps, { key: attempt.key, pool: pool.name, handle }, 'client gone');
+      await endSession(
+        deps,
+        { key: attempt.key, pool: pool.name, handle, upstreamId: created.sessionId },
+        'client gone',
+      );
       throw attempt.signal.reason;
     }
     return { ...created, sessionId };

@@ -85,7 +85,11 @@ describe('endSession', () => {
       ok: true,
     });
     expect(
-      await endSession(deps, { key: 'orphan', pool: 'local', handle: 'h-orphan' }, 'deleted'),
+      await endSession(
+        deps,
+        { key: 'orphan', pool: 'local', handle: 'h-orphan', upstreamId: 'u-orphan' },
+        'deleted',
+      ),
     ).toBeUndefined();
     expect(launcher.stops).toEqual(['h-orphan']);
     expect(await sessions.inUse()).toEqual({});
@@ -107,7 +111,7 @@ describe('endSession', () => {
   it('still frees the slot when the pool is no longer configured', async () => {
     const { deps, launcher, sessions } = setup();
     await sessions.acquire('gone', { pool: 'removed-pool', poolLimit: 1, user: 'guest' });
-    await endSession(deps, { key: 'gone', pool: 'removed-pool', handle: 'h' }, 'deleted');
+    await endSession(deps, { key: 'gone', pool: 'removed-pool', handle: 'h', upstreamId: 'u' }, 'deleted');
     expect(launcher.stops).toEqual([]);
     expect(await sessions.inUse()).toEqual({});
   });

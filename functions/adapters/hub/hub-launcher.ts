@@ -22,15 +22,15 @@ export class HubLauncher implements Launcher {
   }
 
   /**
-   * Ends the hub's session (the handle is its session ID) when gridgate ends it — idle timeout, maximum
+   * Ends the hub's session when gridgate ends it — idle timeout, maximum
    * age, shutdown, a client gone mid-creation — so the hub's slot does not wait for the hub's own
    * timeout. A client's DELETE was already forwarded to the hub, so that one is not sent twice.
    */
-  async stop(handle: string, context?: StopContext): Promise<void> {
-    if (!handle || context?.pool.kind !== 'hub' || context.reason === 'deleted') return;
+  async stop(_handle: string, context?: StopContext): Promise<void> {
+    if (context?.pool.kind !== 'hub' || context.reason === 'deleted' || !context.upstreamId) return;
     const endpoint = upstreamEndpoint(context.pool, hubAddress(context.pool.url));
     const response = await request(
-      `${endpoint.origin}${endpoint.basePath}/session/${encodeURIComponent(handle)}`,
+      `${endpoint.origin}${endpoint.basePath}/session/${encodeURIComponent(context.upstreamId)}`,
       {
         method: 'DELETE',
         headers: endpoint.authorization ? { authorization: endpoint.authorization } : {},
