@@ -9,9 +9,9 @@ import { pipeline, Readable } from 'node:stream';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import type { Dispatcher } from 'undici';
-import { addressAllowed, type UpstreamEndpoint, upstreamEndpoint } from '../core/browser-network';
+import { type UpstreamEndpoint, upstreamEndpoint } from '../core/browser-network';
 import { WebDriverError } from '../core/errors';
-import { type GridDeps, poolsNamed } from '../core/grid-deps';
+import { type GridDeps, sessionPool } from '../core/grid-deps';
 import type { SessionClaims } from '../core/session-token';
 import { byteLimit, checkDeclaredLength } from './request-body';
 import { isUnreachable, sessionGone } from './session-gone';
@@ -51,8 +51,7 @@ export async function forwardCommand(c: Context, deps: GridDeps, agent: Dispatch
 
 /** The session's remote end, by the pool (current or retired by a reload) whose address it carries. */
 export function sessionEndpoint(deps: GridDeps, claims: SessionClaims): UpstreamEndpoint {
-  const pool = poolsNamed(deps, claims.pool).find((p) => addressAllowed(p, claims.address));
-  return upstreamEndpoint(pool, claims.address);
+  return upstreamEndpoint(sessionPool(deps, claims), claims.address);
 }
 
 /** Where the command goes: the browser, or the hub under its base path, with the hub's credentials only. */

@@ -6,6 +6,7 @@ import type { GridDeps } from '../../functions/core/grid-deps';
 import type { SessionRecord } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
 import { SlotQueue } from '../../functions/core/slot-queue';
+import { sampleRecord } from '../contract/session-store.contract';
 import { CollectingLogger, FakeLauncher, FixedClock } from '../support/fakes';
 
 function setup() {
@@ -25,21 +26,13 @@ function setup() {
   };
   /** A running session created now, holding a slot in the local pool. */
   async function running(key: string, limits: Partial<SessionRecord> = {}): Promise<SessionRecord> {
-    const record: SessionRecord = {
-      key,
-      user: 'guest',
-      pool: 'local',
-      browserName: 'chrome',
-      browserVersion: '156.0',
-      address: '127.0.0.1:9515',
-      handle: `handle-${key}`,
-      upstreamId: `upstream-${key}`,
+    const record = sampleRecord(key, {
       createdAt: clock.now(),
       lastActivityAt: clock.now(),
       idleTimeoutMs: 60_000,
       maxAgeMs: 600_000,
       ...limits,
-    };
+    });
     expect(await sessions.acquire(key, { pool: 'local', poolLimit: 4, user: 'guest' })).toEqual({ ok: true });
     await sessions.add(record);
     return record;
