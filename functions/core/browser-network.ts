@@ -1,4 +1,5 @@
 /** Where a pool's browsers may live: a decoded session address outside it is never contacted (no SSRF). */
+import { BlockList, isIPv4 } from 'node:net';
 import type { PoolConfig } from './config';
 
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|localhost):\d{1,5}$/;
@@ -10,7 +11,31 @@ export function addressAllowed(pool: PoolConfig, address: string): boolean {
     case 'hub':
       // A hub pool's sessions live on that hub and nowhere else.
       return address === hubAddress(pool.url);
+    case 'ecs':
+      return inNetworks(pool.networks ?? [], pool.port, address);
   }
+}
+
+/** An IPv4 host:port inside one of the CIDR blocks, on the given port. */
+function inNetworks(networks: string[], port: number, address: string): boolean {
+  const match = /^(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})$/.exec(address);
+  if (!match || Number(match[2]) !== port || !isIPv4(match[1] as string)) return false;
+  return blockListOf(networks).check(match[1] as string, 'ipv4');
+}
+
+// Built once per networks array (configs are replaced whole on reload, never edited).
+const blockLists = new WeakMap<string[], BlockList>();
+function blockListOf(networks: string[]): BlockList {
+  let list = blockLists.get(networks);
+  if (!list) {
+    list = new BlockList();
+    for (const block of networks) {
+      const [network, prefix] = block.split('/') as [string, string];
+      list.addSubnet(network, Number(prefix), 'ipv4');
+    }
+    blockLists.set(networks, list);
+  }
+  return list;
 }
 
 /** How to reach a session's remote end: origin, base path, and the credentials it expects. */

@@ -64,8 +64,75 @@ const hubPool = z
   })
   .meta({ description: 'An existing WebDriver hub (Selenium Grid, Selenoid, ggr) that gridgate routes to.' });
 
-// ecs and eks pools join this union.
-const pool = z.discriminatedUnion('kind', [localPool, hubPool]);
+const cidr = z
+  .string()
+  .regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'must be an IPv4 CIDR block such as "10.0.0.0/16"');
+
+const ecsPool = z
+  .strictObject({
+    kind: z.literal('ecs'),
+    ...poolCommon,
+    cluster: z.string().min(1).optional().meta({
+      description: 'ECS cluster name or ARN. The CDK app sets it for the pools it deploys.',
+    }),
+    taskDefinition: z.string().min(1).optional().meta({
+      description: 'Task definition (family, family:revision or ARN). The CDK app sets it.',
+    }),
+    containerName: z
+      .string()
+      .min(1)
+      .default('browser')
+      .meta({ description: 'The task definition container that runs the browser.' }),
+    port: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .default(4444)
+      .meta({ description: "The browser container's WebDriver port." }),
+    subnets: z.array(z.string().min(1)).min(1).optional().meta({
+      description: 'Subnets the tasks run in (awsvpc), spread over several AZs. The CDK app sets them.',
+    }),
+    securityGroups: z.array(z.string().min(1)).min(1).optional().meta({
+      description: 'Security groups of the tasks. The CDK app sets them.',
+    }),
+    assignPublicIp: z
+      .boolean()
+      .default(false)
+      .meta({ description: 'Give tasks a public IP (public subnets without NAT or endpoints).' }),
+    networks: z.array(cidr).min(1).optional().meta({
+      description:
+        "CIDR blocks the tasks' private IPs lie in (the VPC's); session IDs naming any other address are refused. The CDK app sets them.",
+    }),
+    spot: z.boolean().default(true).meta({
+      description: 'Run on FARGATE_SPOT first and fall back to FARGATE when Spot has no capacity.',
+    }),
+    image: z
+      .string()
+      .min(1)
+      .default('selenium/standalone-chrome:latest')
+      .meta({ description: 'Browser image the CDK app builds the task definition from.' }),
+    cpu: z
+      .number()
+      .int()
+      .positive()
+      .default(1024)
+      .meta({ description: 'Task CPU units (1024 = 1 vCPU), for the CDK app.' }),
+    memory: z
+      .number()
+      .int()
+      .positive()
+      .default(2048)
+      .meta({ description: 'Task memory in MiB, for the CDK app.' }),
+    architecture: z
+      .enum(['x86_64', 'arm64'])
+      .default('x86_64')
+      .meta({ description: 'CPU architecture; Fargate Spot is x86_64 only.' }),
+  })
+  .meta({ description: 'One AWS Fargate task per session (Spot first), started with ECS RunTask.' });
+
+// eks pools join this union.
+const pool = z.discriminatedUnion('kind', [localPool, hubPool, ecsPool]);
 
 const browserVersion = z.strictObject({
   platformName: z.string().default('linux'),
@@ -133,6 +200,20 @@ export const configSchema = z
         'Apache htpasswd file (bcrypt, apr1/MD5 or {SHA} hashes) of users who sign in with HTTP Basic auth; relative to this config file; re-read when it changes.',
     }),
     users: z.record(userName, user).default({}),
+    store: z
+      .discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('memory') }).meta({
+          description: "In this process's memory: quotas hold per process.",
+        }),
+        z
+          .strictObject({
+            kind: z.literal('dynamodb'),
+            table: z.string().min(3).meta({ description: 'The DynamoDB table (the CDK app creates it).' }),
+          })
+          .meta({ description: 'A DynamoDB table shared by every router: quotas hold across them.' }),
+      ])
+      .prefault({ kind: 'memory' })
+      .meta({ description: 'Where quota slots and session records live.' }),
     timeouts: z
       .strictObject({
         newSession: duration.prefault('60s').meta({ description: 'Longest a new session may take.' }),
@@ -154,6 +235,8 @@ export const configSchema = z
 
 type ParsedConfig = z.output<typeof configSchema>;
 export type PoolConfig = z.output<typeof pool> & { name: string };
+export type EcsPoolConfig = Extract<PoolConfig, { kind: 'ecs' }>;
+export type StoreConfig = ParsedConfig['store'];
 export type BrowserConfig = z.output<typeof browser>;
 export type UserConfig = z.output<typeof user>;
 export type Config = Omit<ParsedConfig, 'pools' | 'browsers'> & {
@@ -209,6 +292,16 @@ function checkReferences(config: unknown, ctx: z.RefinementCtx): void {
     });
   }
   checkUserReferences(input, ctx);
+  for (const [poolName, entry] of Object.entries(objectOrEmpty(input.pools))) {
+    const ecs = objectOrEmpty(entry);
+    if (ecs.kind === 'ecs' && ecs.architecture === 'arm64' && ecs.spot !== false) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pools', poolName, 'spot'],
+        message: 'Fargate Spot runs x86_64 only: set "spot": false for an arm64 pool',
+      });
+    }
+  }
 }
 
 // What users' rules may name: the configured catalog, or the built-in one (chrome in pool "local").

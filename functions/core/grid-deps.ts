@@ -1,7 +1,7 @@
 /** What gridgate's use cases are built from: the config and one adapter per port. */
 import { addressAllowed } from './browser-network';
 import type { Config, PoolConfig } from './config';
-import type { Clock, Launcher, Logger, SessionStore, UserDirectory } from './ports';
+import type { Clock, Launcher, Logger, Metrics, SessionStore, UserDirectory } from './ports';
 import type { SessionTokens } from './session-token';
 import type { SlotQueue } from './slot-queue';
 
@@ -24,6 +24,8 @@ export interface GridDeps {
   users?: UserDirectory;
   tokens: SessionTokens;
   logger: Logger;
+  /** Counters and timings; none: nothing is measured. */
+  metrics?: Metrics;
   clock: Clock;
   /** Server version, for /ping and /status. */
   version: string;

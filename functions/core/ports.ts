@@ -98,6 +98,20 @@ export interface SessionStore {
   touch(key: string, at: number): void;
   /** Marks the session ended; returns the record only to the first caller, so a session ends once. */
   end(key: string, reason: SessionEndReason, at: number): Promise<SessionRecord | undefined>;
+  /**
+   * Notes that the platform took a browser back (a Fargate Spot interruption), by its launcher handle,
+   * so a later command's error can say so. Kept about as long as ended records.
+   */
+  markReclaimed(handle: string, reclaim: Reclaim): Promise<void>;
+  /** The reclaim noted for this handle; asked on the error path only, never per command. */
+  reclaimed(handle: string): Promise<Reclaim | undefined>;
+}
+
+/** A browser its platform took back. */
+export interface Reclaim {
+  at: number;
+  /** Why, in the platform's words (e.g. ECS stopCode "SpotInterruption"). */
+  reason: string;
 }
 
 /** Who may use the grid, by name and password (HTTP Basic auth); an htpasswd file in the Node server. */
@@ -134,6 +148,43 @@ export type LogEvent =
 export interface Logger {
   log(event: LogEvent, fields?: Record<string, unknown>): void;
 }
+
+/** Low-cardinality labels only (never a session ID or a user): each combination is a separate series. */
+export interface MetricDimensions {
+  pool?: string;
+  browser?: string;
+  /** created, failed, refused, timed out… */
+  outcome?: string;
+  /** Where a new session failed or spent its time: queue, capacity, launch, pull, driver, session. */
+  stage?: string;
+  /** Why an orphan was reaped or a browser stopped. */
+  reason?: string;
+}
+
+/** A closed set of metric names, documented in the README. */
+export type MetricName =
+  | 'SessionsRequested'
+  | 'SessionsCreated'
+  | 'SessionsFailed'
+  | 'NewSessionLatency'
+  | 'LaunchStageLatency'
+  | 'QueueWait'
+  | 'SpotFallbacks'
+  | 'SpotInterruptions'
+  | 'OrphansReaped'
+  | 'UpstreamErrors'
+  | 'ActiveSessions';
+
+/** Counters, timings and gauges; CloudWatch EMF in Lambda, nothing (or Prometheus) in the Node server. */
+export interface Metrics {
+  count(name: MetricName, dimensions?: MetricDimensions, value?: number): void;
+  /** A duration in milliseconds. */
+  timing(name: MetricName, ms: number, dimensions?: MetricDimensions): void;
+  /** A level at this moment (e.g. active sessions). */
+  gauge(name: MetricName, value: number, dimensions?: MetricDimensions): void;
+}
+
+export const noMetrics: Metrics = { count() {}, timing() {}, gauge() {} };
 
 export interface Clock {
   now(): number;

@@ -232,3 +232,50 @@ describe('configJsonSchema', () => {
     expect(schema.additionalProperties).toBe(false);
   });
 });
+
+describe('parseConfig ecs pools and the store', () => {
+  const ecsCatalog = (pool: Record<string, unknown>) => ({
+    browsers: { chrome: { versions: { '131': { pools: ['fargate'] } } } },
+    pools: { fargate: { kind: 'ecs', ...pool } },
+  });
+
+  it('fills an ecs pool with Spot first, port 4444, container "browser", 1 vCPU and 2 GB', () => {
+    const config = parseConfig(ecsCatalog({ cluster: 'grid' }), DEFAULTS);
+    expect(config.pools.fargate).toMatchObject({
+      kind: 'ecs',
+      name: 'fargate',
+      cluster: 'grid',
+      spot: true,
+      port: 4444,
+      containerName: 'browser',
+      cpu: 1024,
+      memory: 2048,
+      architecture: 'x86_64',
+      assignPublicIp: false,
+    });
+  });
+
+  it('refuses Spot for an arm64 pool, since Fargate Spot runs x86_64 only', () => {
+    expect(problems(ecsCatalog({ architecture: 'arm64' }))).toEqual([
+      'pools.fargate.spot: Fargate Spot runs x86_64 only: set "spot": false for an arm64 pool',
+    ]);
+    expect(() => parseConfig(ecsCatalog({ architecture: 'arm64', spot: false }), DEFAULTS)).not.toThrow();
+  });
+
+  it('names a network that is not a CIDR block', () => {
+    expect(problems(ecsCatalog({ networks: ['10.0.0.0'] }))).toEqual([
+      'pools.fargate.networks.0: must be an IPv4 CIDR block such as "10.0.0.0/16"',
+    ]);
+  });
+
+  it('keeps sessions in memory unless a DynamoDB table is named', () => {
+    expect(parseConfig({}, DEFAULTS).store).toEqual({ kind: 'memory' });
+    expect(parseConfig({ store: { kind: 'dynamodb', table: 'gridgate' } }, DEFAULTS).store).toEqual({
+      kind: 'dynamodb',
+      table: 'gridgate',
+    });
+    expect(problems({ store: { kind: 'dynamodb' } })).toEqual([
+      'store.table: Invalid input: expected string, received undefined',
+    ]);
+  });
+});

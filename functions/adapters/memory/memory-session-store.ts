@@ -1,5 +1,12 @@
 /** SessionStore in this process's memory: for one Node server (local mode) and for tests. */
-import type { SessionEndReason, SessionRecord, SessionStore, SlotAnswer, SlotClaim } from '../../core/ports';
+import type {
+  Reclaim,
+  SessionEndReason,
+  SessionRecord,
+  SessionStore,
+  SlotAnswer,
+  SlotClaim,
+} from '../../core/ports';
 
 // Ended sessions are remembered this long so that later commands can say why the session is gone.
 const ENDED_RETENTION_MS = 60 * 60_000;
@@ -14,6 +21,7 @@ export class MemorySessionStore implements SessionStore {
   private readonly slots = new Map<string, Slot>(); // by session key
   private readonly records = new Map<string, SessionRecord>();
   private readonly ended = new Map<string, SessionRecord>();
+  private readonly reclaims = new Map<string, Reclaim>(); // by launcher handle
 
   // No await between the checks and the set: in one process that makes the step atomic.
   async acquire(key: string, { pool, poolLimit, user, userLimit }: SlotClaim): Promise<SlotAnswer> {
@@ -74,6 +82,20 @@ export class MemorySessionStore implements SessionStore {
     this.ended.set(key, ended);
     this.forgetOldEnded(at);
     return { ...ended };
+  }
+
+  async markReclaimed(handle: string, reclaim: Reclaim): Promise<void> {
+    this.reclaims.delete(handle); // re-inserted last: the map stays in time order
+    this.reclaims.set(handle, { ...reclaim });
+    for (const [oldest, { at }] of this.reclaims) {
+      if (this.reclaims.size <= ENDED_MAX && reclaim.at - at < ENDED_RETENTION_MS) break;
+      this.reclaims.delete(oldest);
+    }
+  }
+
+  async reclaimed(handle: string): Promise<Reclaim | undefined> {
+    const reclaim = this.reclaims.get(handle);
+    return reclaim && { ...reclaim };
   }
 
   private forgetOldEnded(now: number): void {
