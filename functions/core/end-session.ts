@@ -10,6 +10,8 @@ const EVENT_BY_REASON: Record<SessionEndReason, LogEvent> = {
   'browser exited': 'SESSION_ENDED',
   'server shutdown': 'SESSION_ENDED',
   'client gone': 'SESSION_ENDED',
+  'creation failed': 'SESSION_ENDED',
+  reclaimed: 'SESSION_ENDED',
 };
 
 /** Which session, by what the session ID carries, so a head that holds no record can still end it. */

@@ -4,6 +4,12 @@ import type { PoolConfig } from './config';
 
 export interface LaunchRequest {
   pool: PoolConfig;
+  /** gridgate's key of the session being created (its record and quota slot), for tags and idempotency. */
+  key: string;
+  /** Who asked, for tags. */
+  user: string;
+  /** The session's idle timeout, which a browser node can enforce itself. */
+  idleTimeoutMs: number;
   /** The matched capabilities, gridgate's own options removed. */
   capabilities: Capabilities;
   /** The catalog's version that matched ("" when the config names none), for launchers that pass it on. */
@@ -44,7 +50,11 @@ export type SessionEndReason =
   | 'browser exited'
   | 'server shutdown'
   /** The client went away while its session was being created. */
-  | 'client gone';
+  | 'client gone'
+  /** Starting the browser or its session failed half-way. */
+  | 'creation failed'
+  /** Its platform took the browser back (a Fargate Spot interruption). */
+  | 'reclaimed';
 
 export interface SessionRecord {
   key: string;

@@ -43,14 +43,19 @@ export async function launchSession(
   if (!launcher) throw new Error(`no launcher for ${pool.kind} pools`);
   const browser = await launcher.start({
     pool,
+    key: attempt.key,
+    user: attempt.user,
+    idleTimeoutMs: attempt.limits.idleTimeoutMs,
     capabilities: attempt.capabilities,
     browserVersion: attempt.browserVersion,
     signal: attempt.signal,
   });
+  let upstreamId = '';
   try {
     const created = await withAttemptTimeout(pool, attempt.signal, (signal) =>
       forwardNewSession(agent, pool, browser, signal),
     );
+    upstreamId = created.sessionId;
     const now = deps.clock.now();
     const { handle } = browser;
     const sessionId = deps.tokens.sign(
@@ -89,7 +94,8 @@ export async function launchSession(
     }
     return { ...created, sessionId };
   } catch (error) {
-    await launcher.stop(browser.handle);
+    // With the upstream's session ID, a hub ends the session it had created too.
+    await launcher.stop(browser.handle, { pool, reason: 'creation failed', upstreamId });
     throw error;
   }
 }

@@ -20,6 +20,9 @@ describe('HubLauncher', () => {
     const pool = hubPool({ url: 'https://grid.example.com/wd/hub' });
     const launched = await new HubLauncher().start({
       pool,
+      key: 'k1',
+      user: 'guest',
+      idleTimeoutMs: 300_000,
       capabilities: { browserName: 'chrome', browserVersion: '1' },
       browserVersion: '1.0',
       signal: new AbortController().signal,
