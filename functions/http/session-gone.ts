@@ -3,7 +3,7 @@ import { formatDuration } from '../core/duration';
 import { endSession } from '../core/end-session';
 import { invalidSessionId, type WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
-import type { SessionRecord } from '../core/ports';
+import type { Reclaim, SessionRecord } from '../core/ports';
 import type { SessionClaims } from '../core/session-token';
 
 const UNREACHABLE = new Set([
@@ -13,6 +13,9 @@ const UNREACHABLE = new Set([
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
   'EHOSTUNREACH',
+  // A task whose ENI is gone (Fargate Spot took it back) drops packets: connecting times out.
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
 export function isUnreachable(error: unknown): boolean {
@@ -21,11 +24,27 @@ export function isUnreachable(error: unknown): boolean {
   return UNREACHABLE.has(code ?? '') || UNREACHABLE.has(causeCode ?? '');
 }
 
-/** The session's browser is unreachable: end the session if it still counts as running, and say why. */
+/**
+ * The session's browser is unreachable: end the session if it still counts as running, and say why.
+ * Only this error path asks the store whether the platform reclaimed the browser, never the command path.
+ */
 export async function sessionGone(deps: GridDeps, claims: SessionClaims): Promise<WebDriverError> {
-  const record = await deps.sessions.get(claims.key);
-  if (record && record.endReason === undefined) await endSession(deps, claims, 'browser exited');
-  return invalidSessionId(`session ended: ${describeEnd(record)}`);
+  const [record, reclaim] = await Promise.all([
+    deps.sessions.get(claims.key),
+    deps.sessions.reclaimed(claims.handle),
+  ]);
+  if (record && record.endReason === undefined) {
+    await endSession(deps, claims, reclaim ? 'reclaimed' : 'browser exited');
+  }
+  return invalidSessionId(`session ended: ${reclaim ? describeReclaim(reclaim) : describeEnd(record)}`);
+}
+
+function describeReclaim(reclaim: Reclaim): string {
+  const when = new Date(reclaim.at).toISOString();
+  const spot = reclaim.reason === 'SpotInterruption' || reclaim.reason === 'TerminationNotice';
+  return spot
+    ? `the browser was reclaimed by Fargate Spot at ${when} (${reclaim.reason})`
+    : `the browser was stopped by its platform at ${when} (${reclaim.reason})`;
 }
 
 function describeEnd(record: SessionRecord | undefined): string {
@@ -38,6 +57,8 @@ function describeEnd(record: SessionRecord | undefined): string {
       return `it reached its maximum age of ${formatDuration(record.maxAgeMs)}`;
     case 'server shutdown':
       return 'the grid shut down';
+    case 'reclaimed':
+      return 'its platform took the browser back (a Fargate Spot interruption)';
     default:
       return 'the browser exited or crashed';
   }

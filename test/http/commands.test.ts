@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { expectW3cError, type FakeGrid, jsonRequest, newSession, startFakeGrid } from '../support/fake-grid';
 import { type FakeUpstream, jsonAnswer } from '../support/fakes';
 
@@ -175,6 +175,31 @@ describe('proxied commands', () => {
     const check = grid.deps.tokens.verify(id, 'guest');
     expect(check.ok && (await grid.sessions.get(check.claims.key))?.endReason).toBe('browser exited');
     expect(grid.logger.events()).toContain('SESSION_ENDED');
+  });
+
+  it('says the browser was reclaimed by Fargate Spot, and when, once its platform marked it so', async () => {
+    const check = grid.deps.tokens.verify(id, 'guest');
+    if (!check.ok) throw new Error('the test session ID does not verify');
+    await grid.sessions.markReclaimed(check.claims.handle, {
+      at: Date.UTC(2026, 10, 29, 21, 0, 5),
+      reason: 'SpotInterruption',
+    });
+    await upstream.close();
+    await expectW3cError(
+      await grid.app.request(`/session/${id}/title`),
+      404,
+      'invalid session id',
+      'session ended: the browser was reclaimed by Fargate Spot at 2026-11-29T21:00:05.000Z (SpotInterruption)',
+    );
+    expect(grid.launcher.stops).toEqual(['fake-1']);
+    expect(await grid.sessions.inUse()).toEqual({});
+    expect((await grid.sessions.get(check.claims.key))?.endReason).toBe('reclaimed');
+  });
+
+  it('never asks the store about reclaimed browsers while the browser answers', async () => {
+    const asked = vi.spyOn(grid.sessions, 'reclaimed');
+    await grid.app.request(`/session/${id}/title`);
+    expect(asked).not.toHaveBeenCalled();
   });
 });
 
