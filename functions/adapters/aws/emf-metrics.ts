@@ -6,6 +6,7 @@
  * command, so that is a few lines per session.
  */
 import { MetricResolution, MetricUnit, Metrics as PowertoolsMetrics } from '@aws-lambda-powertools/metrics';
+import type { MetricUnit as Unit } from '@aws-lambda-powertools/metrics/types';
 import type { MetricDimensions, MetricName, Metrics } from '../../core/ports';
 
 export const METRICS_NAMESPACE = 'gridgate';
@@ -38,7 +39,7 @@ export class EmfMetrics implements Metrics {
     this.emit(name, MetricUnit.Count, value, dimensions);
   }
 
-  private emit(name: MetricName, unit: MetricUnit, value: number, dimensions: MetricDimensions = {}) {
+  private emit(name: MetricName, unit: Unit, value: number, dimensions: MetricDimensions = {}) {
     const single = this.powertools.singleMetric();
     for (const [dimension, label] of Object.entries(dimensions)) {
       // CloudWatch refuses empty dimension values; an absent label is simply not a dimension.
