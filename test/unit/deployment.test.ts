@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../functions/core/config';
+import { applyDeployment, parseDeployment } from '../../functions/core/deployment';
+
+const FILE = {
+  browsers: { chrome: { versions: { '131': { pools: ['fargate'] } } } },
+  pools: { fargate: { kind: 'ecs', maxSessions: 20 } },
+};
+const DEPLOYED = {
+  table: 'Gridgate-SessionsTable-1AB2',
+  pools: {
+    fargate: {
+      cluster: 'arn:aws:ecs:eu-west-1:111122223333:cluster/gridgate',
+      taskDefinition: 'arn:aws:ecs:eu-west-1:111122223333:task-definition/gridgate-fargate:3',
+      subnets: ['subnet-0a', 'subnet-0b'],
+      securityGroups: ['sg-0c'],
+      networks: ['10.0.0.0/16'],
+    },
+  },
+};
+
+describe('applyDeployment', () => {
+  it('gives each deployed pool its cluster, task definition and network, and the store its table', () => {
+    const config = parseConfig(applyDeployment(FILE, parseDeployment(JSON.stringify(DEPLOYED))), {
+      localBrowserVersion: 'stable',
+    });
+    expect(config.pools.fargate).toMatchObject({ kind: 'ecs', maxSessions: 20, ...DEPLOYED.pools.fargate });
+    expect(config.store).toEqual({ kind: 'dynamodb', table: DEPLOYED.table });
+  });
+
+  it('refuses a deployed pool the config file does not name', () => {
+    const deployment = parseDeployment(JSON.stringify({ pools: { other: DEPLOYED.pools.fargate } }));
+    expect(() => applyDeployment(FILE, deployment)).toThrow(
+      /GRIDGATE_DEPLOYMENT[\s\S]*pools\.other: the config file has no pool of that name/,
+    );
+  });
+
+  it('leaves a config alone when nothing is deployed', () => {
+    expect(applyDeployment(FILE, parseDeployment('{}'))).toEqual(FILE);
+  });
+});
+
+describe('parseDeployment', () => {
+  it.each([
+    [
+      'not JSON',
+      '{',
+      /GRIDGATE_DEPLOYMENT is not a valid gridgate config:\n {2}- is not JSON/,
+    ],
+    [
+      'a pool without subnets',
+      JSON.stringify({ pools: { p: { ...DEPLOYED.pools.fargate, subnets: [] } } }),
+      /pools\.p\.subnets/,
+    ],
+    ['an unknown key', JSON.stringify({ tables: 'x' }), /Unrecognized key/],
+  ])('refuses %s, naming the problem', (_, text, message) => {
+    expect(() => parseDeployment(text)).toThrow(ConfigError);
+    expect(() => parseDeployment(text)).toThrow(message);
+  });
+});
