@@ -1,0 +1,72 @@
+/**
+ * Where the DynamoDB session store keeps what, in the one table of infra/session-table.ts (pk, sk,
+ * TTL attribute `expiresAt` in epoch seconds), and how a stored item turns back into a record.
+ *
+ * | item                      | pk               | sk             | attributes                         |
+ * |---------------------------|------------------|----------------|------------------------------------|
+ * | a key's quota slot        | `slot#<key>`     | `slot`         | pool, user, token, acquiredAt      |
+ * | slots held in a pool      | `counters`       | `pool#<pool>`  | held                               |
+ * | slots held by a user      | `counters`       | `user#<user>`  | held                               |
+ * | a running session         | `running`        | `<key>`        | the record, expiresAt              |
+ * | an ended session          | `ended#<key>`    | `record`       | the record, endedAt, endReason, expiresAt |
+ * | a reclaimed browser       | `reclaim#<handle>` | `reclaim`    | at, reason, expiresAt              |
+ *
+ * Running sessions share one partition so that listing them is one Query that reads only what runs:
+ * ended records live elsewhere, under their own key, and never slow the listing down. The counters share
+ * one partition too, so each listing is one Query. A partition takes about 1,000 writes per second; a
+ * session costs a handful of writes plus one touch per key per touch interval, far below that.
+ */
+import type { SessionEndReason, SessionRecord } from '../../core/ports';
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+export const COUNTERS = 'counters';
+export const POOL_PREFIX = 'pool#';
+export const USER_PREFIX = 'user#';
+export const RUNNING = 'running';
+
+export const slotKey = (key: string): ItemKey => ({ pk: `slot#${key}`, sk: 'slot' });
+export const poolCounterKey = (pool: string): ItemKey => ({ pk: COUNTERS, sk: `${POOL_PREFIX}${pool}` });
+export const userCounterKey = (user: string): ItemKey => ({ pk: COUNTERS, sk: `${USER_PREFIX}${user}` });
+export const runningKey = (key: string): ItemKey => ({ pk: RUNNING, sk: key });
+export const endedKey = (key: string): ItemKey => ({ pk: `ended#${key}`, sk: 'record' });
+export const reclaimKey = (handle: string): ItemKey => ({ pk: `reclaim#${handle}`, sk: 'reclaim' });
+
+/** The TTL attribute's value for an item that may go at `ms` (epoch milliseconds). */
+export const expiresAt = (ms: number): number => Math.ceil(ms / 1000);
+
+/** TTL deletes lag by up to two days, so an item past its expiresAt is treated as gone. */
+export function isLive(item: Record<string, unknown>, nowMs: number): boolean {
+  return typeof item.expiresAt !== 'number' || item.expiresAt * 1000 > nowMs;
+}
+
+/** The record an item stores, with only the record's own fields (no keys, no TTL). */
+export function toRecord(item: Record<string, unknown>): SessionRecord {
+  const record: SessionRecord = {
+    key: String(item.key),
+    user: String(item.user),
+    pool: String(item.pool),
+    browserName: String(item.browserName),
+    browserVersion: String(item.browserVersion),
+    address: String(item.address),
+    handle: String(item.handle),
+    upstreamId: String(item.upstreamId),
+    createdAt: Number(item.createdAt),
+    lastActivityAt: Number(item.lastActivityAt),
+    idleTimeoutMs: Number(item.idleTimeoutMs),
+    maxAgeMs: Number(item.maxAgeMs),
+  };
+  if (typeof item.endedAt === 'number') record.endedAt = item.endedAt;
+  if (typeof item.endReason === 'string') record.endReason = item.endReason as SessionEndReason;
+  return record;
+}
+
+/** A number attribute as the SDK may hand it back: plain (document client) or raw (`{ N: "2" }`). */
+export function numberAttribute(value: unknown): number {
+  if (typeof value === 'number') return value;
+  if (value && typeof value === 'object' && 'N' in value) return Number((value as { N: string }).N);
+  return 0;
+}

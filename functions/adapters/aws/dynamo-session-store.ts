@@ -1,0 +1,411 @@
+/** SessionStore in one DynamoDB table, shared by every router head (Lambda environments, Node servers). */
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateQuery,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { WebDriverError } from '../../core/errors';
+import {
+  type Clock,
+  type Reclaim,
+  type SessionEndReason,
+  type SessionRecord,
+  type SessionStore,
+  type SlotAnswer,
+  type SlotClaim,
+  systemClock,
+} from '../../core/ports';
+import {
+  COUNTERS,
+  endedKey,
+  expiresAt,
+  type ItemKey,
+  isLive,
+  numberAttribute,
+  POOL_PREFIX,
+  poolCounterKey,
+  RUNNING,
+  reclaimKey,
+  runningKey,
+  slotKey,
+  toRecord,
+  USER_PREFIX,
+  userCounterKey,
+} from './dynamo-session-items';
+import { storeError } from './dynamo-store-error';
+import {
+  backoff,
+  cancellationReasons,
+  conditionFailed,
+  conflicted,
+  MAX_ATTEMPTS,
+} from './dynamo-transaction';
+
+export interface DynamoSessionStoreOptions {
+  /** Made once per environment by the entry; the store only wraps it. */
+  client: DynamoDBClient;
+  /** The table of infra/session-table.ts. */
+  table: string;
+  clock?: Clock;
+  /** At most one activity write per session this often; the first touch of a session writes at once. */
+  touchIntervalMs?: number;
+  /** How long ended records and reclaim marks stay readable (and running ones past their max age). */
+  retentionMs?: number;
+  /** Hears what a touch write could not do; touch itself never throws. */
+  onError?: (error: WebDriverError, context: { operation: 'touch'; key: string }) => void;
+}
+
+const DEFAULT_TOUCH_INTERVAL_MS = 15_000;
+// As long as the memory store remembers ended sessions: later commands can still say why one is gone.
+const DEFAULT_RETENTION_MS = 60 * 60_000;
+// Above this many remembered touch times, those older than the interval are forgotten.
+const TOUCH_MEMORY = 1_000;
+
+export class DynamoSessionStore implements SessionStore {
+  private readonly doc: DynamoDBDocumentClient;
+  private readonly table: string;
+  private readonly clock: Clock;
+  private readonly touchIntervalMs: number;
+  private readonly retentionMs: number;
+  private readonly onError: DynamoSessionStoreOptions['onError'];
+  private readonly lastTouchWrite = new Map<string, number>();
+  private readonly touchWrites = new Set<Promise<void>>();
+
+  constructor(options: DynamoSessionStoreOptions) {
+    // Records have optional fields (endedAt, endReason) that a running session leaves undefined.
+    this.doc = DynamoDBDocumentClient.from(options.client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    this.table = options.table;
+    this.clock = options.clock ?? systemClock;
+    this.touchIntervalMs = options.touchIntervalMs ?? DEFAULT_TOUCH_INTERVAL_MS;
+    this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+    this.onError = options.onError;
+  }
+
+  /**
+   * One transaction takes the slot and counts it for the user and the pool, so the counters can never
+   * disagree with the slots, whichever head or crash comes between. The user's counter comes before the
+   * pool's so that, when both are full, the user's limit is the one named.
+   */
+  async acquire(key: string, { pool, poolLimit, user, userLimit }: SlotClaim): Promise<SlotAnswer> {
+    return this.edge(async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.doc.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Put: {
+                    TableName: this.table,
+                    Item: { ...slotKey(key), pool, user, token: randomUUID(), acquiredAt: this.clock.now() },
+                    ConditionExpression: 'attribute_not_exists(pk)',
+                  },
+                },
+                { Update: this.countOne(userCounterKey(user), userLimit) },
+                { Update: this.countOne(poolCounterKey(pool), poolLimit) },
+              ],
+            }),
+          );
+          return { ok: true };
+        } catch (error) {
+          const reasons = cancellationReasons(error);
+          if (!reasons) throw error;
+          const [slot, userCount, poolCount] = reasons;
+          // The key holds a slot already: acquiring is idempotent per key, even when all is full now.
+          if (conditionFailed(slot)) return { ok: true };
+          if (conditionFailed(userCount)) return { ok: false, full: 'user', held: heldIn(userCount?.Item) };
+          if (conditionFailed(poolCount)) return { ok: false, full: 'pool', held: heldIn(poolCount?.Item) };
+          if (!conflicted(reasons) || attempt >= MAX_ATTEMPTS) throw error;
+          await backoff(attempt);
+        }
+      }
+    });
+  }
+
+  /** ADD 1 to a counter, below `limit` when there is one; the refused item comes back to say how many. */
+  private countOne(key: ItemKey, limit: number | undefined) {
+    const below =
+      limit === undefined
+        ? {}
+        : {
+            // A counter not yet written holds 0, which is below any positive limit.
+            ConditionExpression: limit > 0 ? 'attribute_not_exists(held) OR held < :limit' : 'held < :limit',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+          };
+    return {
+      TableName: this.table,
+      Key: key,
+      UpdateExpression: 'ADD held :one',
+      ExpressionAttributeValues: { ':one': 1, ...(limit === undefined ? {} : { ':limit': limit }) },
+      ...below,
+    };
+  }
+
+  /**
+   * Deletes the slot and takes it off both counters in one transaction. The delete is conditional on
+   * the very slot that was read (its token), so of concurrent releases exactly one frees it, and a
+   * release that raced a re-acquire of the same key never decrements the new slot's counters.
+   */
+  async release(key: string): Promise<void> {
+    return this.edge(async () => {
+      for (let attempt = 1; ; attempt++) {
+        const { Item: slot } = await this.doc.send(
+          new GetCommand({ TableName: this.table, Key: slotKey(key), ConsistentRead: true }),
+        );
+        if (!slot) return;
+        const decrement = (counter: ItemKey) => ({
+          TableName: this.table,
+          Key: counter,
+          UpdateExpression: 'ADD held :minusOne',
+          ExpressionAttributeValues: { ':minusOne': -1 },
+        });
+        try {
+          await this.doc.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Delete: {
+                    TableName: this.table,
+                    Key: slotKey(key),
+                    ConditionExpression: '#token = :token',
+                    ExpressionAttributeNames: { '#token': 'token' },
+                    ExpressionAttributeValues: { ':token': slot.token },
+                  },
+                },
+                { Update: decrement(userCounterKey(String(slot.user))) },
+                { Update: decrement(poolCounterKey(String(slot.pool))) },
+              ],
+            }),
+          );
+          return;
+        } catch (error) {
+          const reasons = cancellationReasons(error);
+          if (!reasons) throw error;
+          // Another release freed this slot first: ours has nothing left to do.
+          if (conditionFailed(reasons[0])) return;
+          if (!conflicted(reasons) || attempt >= MAX_ATTEMPTS) throw error;
+          await backoff(attempt);
+        }
+      }
+    });
+  }
+
+  async inUse(): Promise<Record<string, number>> {
+    return this.edge(() => this.counters(POOL_PREFIX));
+  }
+
+  async inUseByUser(): Promise<Record<string, number>> {
+    return this.edge(() => this.counters(USER_PREFIX));
+  }
+
+  /** Counters that hold slots, by name; a counter that went back to 0 stays as an item but is left out. */
+  private async counters(prefix: string): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    const pages = paginateQuery(
+      { client: this.doc },
+      {
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': COUNTERS, ':prefix': prefix },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        const held = numberAttribute(item.held);
+        if (held > 0) counts[String(item.sk).slice(prefix.length)] = held;
+      }
+    }
+    return counts;
+  }
+
+  /** A running record may go (TTL) once past its max age by the retention: by then the cleanup has ended it. */
+  async add(record: SessionRecord): Promise<void> {
+    return this.edge(async () => {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: {
+            ...record,
+            ...runningKey(record.key),
+            expiresAt: expiresAt(record.createdAt + record.maxAgeMs + this.retentionMs),
+          },
+        }),
+      );
+    });
+  }
+
+  async get(key: string): Promise<SessionRecord | undefined> {
+    return this.edge(async () => {
+      const [running, ended] = await Promise.all([this.item(runningKey(key)), this.item(endedKey(key))]);
+      const item = running ?? ended;
+      return item && toRecord(item);
+    });
+  }
+
+  async running(): Promise<SessionRecord[]> {
+    return this.edge(async () => {
+      const records: SessionRecord[] = [];
+      const now = this.clock.now();
+      const pages = paginateQuery(
+        { client: this.doc },
+        {
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': RUNNING },
+          ConsistentRead: true,
+        },
+      );
+      for await (const page of pages) {
+        for (const item of page.Items ?? []) if (isLive(item, now)) records.push(toRecord(item));
+      }
+      return records;
+    });
+  }
+
+  /**
+   * Why write at all, on a path that must stay cheap: several router heads share this table and each
+   * ends sessions that have been idle too long, judging by lastActivityAt. A head that kept activity to
+   * itself would let another head end a busy session. So the first touch of a session writes at once and
+   * later ones at most once per touch interval (the stored time lags the truth by less than that, far
+   * below any idle timeout); the write is not awaited, never moves the time backwards, never brings an
+   * ended session back, and its errors go to onError instead of to the command being proxied.
+   */
+  touch(key: string, at: number): void {
+    const now = this.clock.now();
+    const last = this.lastTouchWrite.get(key);
+    if (last !== undefined && now - last < this.touchIntervalMs) return;
+    this.lastTouchWrite.set(key, now);
+    this.forgetOldTouches(now);
+    const write = this.doc
+      .send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: runningKey(key),
+          UpdateExpression: 'SET lastActivityAt = :at',
+          ConditionExpression: 'attribute_exists(pk) AND lastActivityAt < :at',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          // Not running here, or a later activity is stored already: nothing to note.
+          if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return;
+          this.onError?.(storeError(this.table, error), { operation: 'touch', key });
+        },
+      )
+      .finally(() => this.touchWrites.delete(write));
+    this.touchWrites.add(write);
+  }
+
+  /** Waits for the touch writes under way (tests; a server shutting down). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.touchWrites]);
+  }
+
+  private forgetOldTouches(now: number): void {
+    if (this.lastTouchWrite.size <= TOUCH_MEMORY) return;
+    for (const [key, at] of this.lastTouchWrite)
+      if (now - at >= this.touchIntervalMs) this.lastTouchWrite.delete(key);
+  }
+
+  /**
+   * Moves the record from the running partition to its ended item in one transaction. The delete is
+   * conditional on the activity time that was read, so exactly one of concurrent callers wins, and the
+   * ended record carries the latest activity (a touch in between makes the caller read again).
+   */
+  async end(key: string, reason: SessionEndReason, at: number): Promise<SessionRecord | undefined> {
+    return this.edge(async () => {
+      for (let attempt = 1; ; attempt++) {
+        const item = await this.item(runningKey(key));
+        if (!item) return undefined;
+        const ended: SessionRecord = { ...toRecord(item), endedAt: at, endReason: reason };
+        try {
+          await this.doc.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Delete: {
+                    TableName: this.table,
+                    Key: runningKey(key),
+                    ConditionExpression: 'lastActivityAt = :seen',
+                    ExpressionAttributeValues: { ':seen': item.lastActivityAt },
+                  },
+                },
+                {
+                  Put: {
+                    TableName: this.table,
+                    Item: { ...ended, ...endedKey(key), expiresAt: expiresAt(at + this.retentionMs) },
+                  },
+                },
+              ],
+            }),
+          );
+          this.lastTouchWrite.delete(key);
+          return ended;
+        } catch (error) {
+          const reasons = cancellationReasons(error);
+          if (!reasons || attempt >= MAX_ATTEMPTS) throw error;
+          // Ended by another caller (the next read finds nothing) or touched since the read: read again.
+          if (conditionFailed(reasons[0])) continue;
+          if (!conflicted(reasons)) throw error;
+          await backoff(attempt);
+        }
+      }
+    });
+  }
+
+  /** The mark with the latest `at` wins, whatever order the platform's events arrive in. */
+  async markReclaimed(handle: string, { at, reason }: Reclaim): Promise<void> {
+    return this.edge(async () => {
+      try {
+        await this.doc.send(
+          new PutCommand({
+            TableName: this.table,
+            Item: { ...reclaimKey(handle), at, reason, expiresAt: expiresAt(at + this.retentionMs) },
+            ConditionExpression: 'attribute_not_exists(pk) OR #at <= :at',
+            ExpressionAttributeNames: { '#at': 'at' },
+            ExpressionAttributeValues: { ':at': at },
+          }),
+        );
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      }
+    });
+  }
+
+  async reclaimed(handle: string): Promise<Reclaim | undefined> {
+    return this.edge(async () => {
+      const item = await this.item(reclaimKey(handle));
+      return item && { at: Number(item.at), reason: String(item.reason) };
+    });
+  }
+
+  /** A live item (strongly consistent: a head must see what another head just wrote). */
+  private async item(key: ItemKey): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }),
+    );
+    return Item && isLive(Item, this.clock.now()) ? Item : undefined;
+  }
+
+  /** Every SDK error leaves the adapter as a WebDriverError the HTTP layer can send. */
+  private async edge<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      throw storeError(this.table, error);
+    }
+  }
+}
+
+function heldIn(item: Record<string, unknown> | undefined): number {
+  return numberAttribute(item?.held);
+}

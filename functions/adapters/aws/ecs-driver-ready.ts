@@ -1,0 +1,62 @@
+/**
+ * Waits until a task's WebDriver endpoint says it takes new sessions (GET /status answers value.ready true,
+ * W3C WebDriver §8.3): a container that is RUNNING may still be starting its Selenium node for seconds.
+ */
+import { type Dispatcher, getGlobalDispatcher, request } from 'undici';
+import type { Clock } from '../../core/ports';
+import { EcsLaunchFailure } from './ecs-launch-stage';
+import type { Sleep } from './ecs-retry';
+
+export interface DriverWait {
+  /** host:port of the WebDriver endpoint. */
+  address: string;
+  signal: AbortSignal;
+  /** Longest the endpoint may take to become ready once its task is RUNNING. */
+  timeoutMs: number;
+  agent?: Dispatcher;
+  sleep: Sleep;
+  clock: Clock;
+}
+
+// A status answer is instant once the node listens; a longer silence is a dead address, so try again.
+const TRY_TIMEOUT_MS = 2000;
+const POLL_MS = 500;
+
+export async function waitForDriver(wait: DriverWait): Promise<void> {
+  const deadline = wait.clock.now() + wait.timeoutMs;
+  for (;;) {
+    const answer = await statusOnce(wait);
+    if (answer === 'ready') return;
+    if (wait.clock.now() >= deadline) {
+      throw new EcsLaunchFailure(
+        'driver',
+        `http://${wait.address}/status was not ready within ${Math.round(wait.timeoutMs / 1000)} s (last answer: ${answer})`,
+      );
+    }
+    await wait.sleep(POLL_MS, wait.signal);
+  }
+}
+
+/** 'ready', or what the endpoint said instead (for the error message). Rejects only on abort. */
+async function statusOnce({ address, signal, agent }: DriverWait): Promise<string> {
+  signal.throwIfAborted();
+  try {
+    const response = await request(`http://${address}/status`, {
+      dispatcher: agent ?? getGlobalDispatcher(),
+      signal: AbortSignal.any([signal, AbortSignal.timeout(TRY_TIMEOUT_MS)]),
+      headers: { accept: 'application/json' },
+    });
+    const text = await response.body.text();
+    let ready: unknown;
+    try {
+      ready = (JSON.parse(text) as { value?: { ready?: unknown } }).value?.ready;
+    } catch {
+      return `${response.statusCode} with no JSON`;
+    }
+    return ready === true ? 'ready' : `${response.statusCode}, ready: ${String(ready)}`;
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    const cause = (error as Error & { cause?: Error }).cause;
+    return (cause as Error | undefined)?.message ?? (error as Error).message;
+  }
+}

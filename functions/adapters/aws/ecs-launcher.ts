@@ -1,0 +1,206 @@
+/**
+ * Launcher for ecs pools: one Fargate task per session (Spot first), started with RunTask, watched with
+ * DescribeTasks until RUNNING, then asked for a ready WebDriver /status; stopped with StopTask on every
+ * failure path and when the session ends. The handle is the bare task ID, rebuilt with the pool's cluster.
+ */
+import { DescribeTasksCommand, type ECSClient, StopTaskCommand, type Task } from '@aws-sdk/client-ecs';
+import type { Dispatcher } from 'undici';
+import { addressAllowed } from '../../core/browser-network';
+import type { Capabilities } from '../../core/capabilities';
+import {
+  type Clock,
+  type LaunchedBrowser,
+  type Launcher,
+  type LaunchRequest,
+  type Logger,
+  type Metrics,
+  noMetrics,
+  type StopContext,
+  systemClock,
+} from '../../core/ports';
+import { waitForDriver } from './ecs-driver-ready';
+import { EcsLaunchFailure } from './ecs-launch-stage';
+import { checkEcsPool, type DeployedEcsPool, isDeployed } from './ecs-pool-check';
+import { type Backoff, backoffMs, isTaskGone, isThrottling, realSleep, type Sleep } from './ecs-retry';
+import { runTask } from './ecs-run-task';
+import { isGoingDown, privateIpOf, stoppedReasonOf, taskIdOf } from './ecs-task-address';
+
+export { EcsLaunchFailure, type EcsLaunchStage } from './ecs-launch-stage';
+export { checkEcsPool } from './ecs-pool-check';
+
+export interface EcsLauncherOptions {
+  /** Created once by the entry, with its region and credentials. */
+  ecs: ECSClient;
+  /** The HTTP client for /status checks (default: undici's global one). */
+  agent?: Dispatcher;
+  logger?: Logger;
+  metrics?: Metrics;
+  clock?: Clock;
+  /** Injected so tests need no wall-clock waits. */
+  sleep?: Sleep;
+  /** In [0, 1), for backoff jitter. */
+  random?: () => number;
+  /** Longest a RUNNING task's WebDriver endpoint may take to answer ready (default 60 s). */
+  driverReadyTimeoutMs?: number;
+}
+
+// DescribeTasks is in the cluster-read bucket (aws-constraints 5.2): each launch polls 1 s growing to 5 s.
+const DESCRIBE_BACKOFF: Backoff = { firstMs: 1000, maxMs: 5000, factor: 1.5 };
+// Right after RunTask a task may be missing from DescribeTasks for a while (eventual consistency).
+const MISSING_TOLERATED = 10;
+const STOP_TRIES = 4;
+const STOP_BACKOFF: Backoff = { firstMs: 500, maxMs: 4000, factor: 2 };
+const NEVER = new AbortController().signal;
+
+export class EcsLauncher implements Launcher {
+  private readonly ecs: ECSClient;
+  private readonly metrics: Metrics;
+  private readonly clock: Clock;
+  private readonly sleep: Sleep;
+  private readonly random: () => number;
+
+  constructor(private readonly options: EcsLauncherOptions) {
+    this.ecs = options.ecs;
+    this.metrics = options.metrics ?? noMetrics;
+    this.clock = options.clock ?? systemClock;
+    this.sleep = options.sleep ?? realSleep;
+    this.random = options.random ?? Math.random;
+  }
+
+  async start(request: LaunchRequest): Promise<LaunchedBrowser> {
+    const { pool, signal } = request;
+    if (pool.kind !== 'ecs') throw new Error(`EcsLauncher cannot start a ${pool.kind} pool`);
+    if (!isDeployed(pool)) throw new EcsLaunchFailure('config', checkEcsPool(pool).join('; '));
+    signal.throwIfAborted();
+    const started = this.clock.now();
+    const deps = { ecs: this.ecs, metrics: this.metrics, sleep: this.sleep, random: this.random };
+    const taskArn = await runTask(deps, pool, request, started);
+    try {
+      signal.throwIfAborted();
+      const handle = taskIdOf(taskArn);
+      const ip = await this.waitForRunning(pool, taskArn, signal);
+      const running = this.clock.now();
+      this.metrics.timing('LaunchStageLatency', running - started, { pool: pool.name, stage: 'launch' });
+      const address = `${ip}:${pool.port}`;
+      // The address goes into the session ID, which is refused later if it lies outside the pool's networks.
+      if (!addressAllowed(pool, address)) {
+        throw new EcsLaunchFailure(
+          'launch',
+          `the task's address ${address} is outside pools.${pool.name}.networks`,
+        );
+      }
+      await waitForDriver({
+        address,
+        signal,
+        timeoutMs: this.options.driverReadyTimeoutMs ?? 60_000,
+        agent: this.options.agent,
+        sleep: this.sleep,
+        clock: this.clock,
+      });
+      this.metrics.timing('LaunchStageLatency', this.clock.now() - running, {
+        pool: pool.name,
+        stage: 'driver',
+      });
+      return { address, handle, capabilities: ecsCapabilities(request.capabilities) };
+    } catch (error) {
+      await this.stopTask(pool.name, pool.cluster, taskArn, stopReason(error, signal));
+      throw error;
+    }
+  }
+
+  /** Never throws: a task already stopped or unknown is fine, anything else is logged. */
+  async stop(handle: string, context?: StopContext): Promise<void> {
+    const pool = context?.pool;
+    if (pool?.kind !== 'ecs' || pool.cluster === undefined || handle === '') {
+      this.options.logger?.log('BROWSER_STOP_FAILED', {
+        handle,
+        reason: 'an ECS task is stopped by its pool, and none was given',
+      });
+      return;
+    }
+    await this.stopTask(pool.name, pool.cluster, handle, `gridgate: ${context?.reason}`);
+  }
+
+  /** Polls the task until RUNNING and returns its private IP; rejects when it stops first. */
+  private async waitForRunning(pool: DeployedEcsPool, taskArn: string, signal: AbortSignal): Promise<string> {
+    let missing = 0;
+    for (let poll = 0; ; poll++) {
+      await this.sleep(backoffMs(DESCRIBE_BACKOFF, poll, this.random), signal);
+      const task = await this.describe(pool.cluster, taskArn, signal);
+      if (task === 'throttled') continue;
+      if (task === undefined) {
+        if (++missing > MISSING_TOLERATED) {
+          throw new EcsLaunchFailure('launch', `task ${taskArn} is not known to DescribeTasks`);
+        }
+        continue;
+      }
+      if (isGoingDown(task)) {
+        const { stage, reason } = stoppedReasonOf(task);
+        throw new EcsLaunchFailure(stage, `the task stopped before it ran: ${reason}`);
+      }
+      if (task.lastStatus !== 'RUNNING') continue;
+      const ip = privateIpOf(task);
+      if (!ip) throw new EcsLaunchFailure('launch', 'the task is RUNNING without a private IPv4 address');
+      return ip;
+    }
+  }
+
+  private async describe(
+    cluster: string,
+    taskArn: string,
+    signal: AbortSignal,
+  ): Promise<Task | 'throttled' | undefined> {
+    try {
+      const answer = await this.ecs.send(new DescribeTasksCommand({ cluster, tasks: [taskArn] }), {
+        abortSignal: signal,
+      });
+      return answer.tasks?.find((task) => task.taskArn === taskArn);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      if (isThrottling(error)) return 'throttled';
+      const { name, message } = error as Error;
+      throw new EcsLaunchFailure('launch', `DescribeTasks failed: ${name}: ${message}`, { cause: error });
+    }
+  }
+
+  /** StopTask, retried while throttled; never throws, since it runs on failure paths and at session end. */
+  private async stopTask(poolName: string, cluster: string, task: string, reason: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.ecs.send(new StopTaskCommand({ cluster, task, reason }));
+        return;
+      } catch (error) {
+        if (isTaskGone(error)) return;
+        if (isThrottling(error) && attempt < STOP_TRIES) {
+          await this.sleep(backoffMs(STOP_BACKOFF, attempt - 1, this.random), NEVER);
+          continue;
+        }
+        // The scheduled cleanup finds the task by its startedBy and tags.
+        this.options.logger?.log('BROWSER_STOP_FAILED', {
+          pool: poolName,
+          handle: task,
+          reason: `${(error as Error).name}: ${(error as Error).message}`,
+        });
+        return;
+      }
+    }
+  }
+}
+
+/** StopTask's reason (shown in the ECS console and in DescribeTasks' stoppedReason). */
+function stopReason(error: unknown, signal: AbortSignal): string {
+  if (signal.aborted) return 'gridgate: launch aborted';
+  if (error instanceof EcsLaunchFailure && error.stage === 'driver') return 'gridgate: driver not ready';
+  if (error instanceof EcsLaunchFailure) return `gridgate: ${error.stage} failed`;
+  return 'gridgate: creation failed';
+}
+
+/**
+ * What the task's node is asked for: the client's capabilities without browserVersion. The catalog has
+ * matched the version already and the pool's image is that version; the catalog's name for it ("156",
+ * "stable") need not be the node's full version, which a node compares strictly.
+ */
+export function ecsCapabilities(requested: Capabilities): Capabilities {
+  const { browserVersion: _version, ...rest } = requested;
+  return rest;
+}

@@ -1,0 +1,93 @@
+/**
+ * Finds gridgate's browser tasks in one ECS cluster: ListTasks by startedBy (tags cannot be filtered
+ * on), then DescribeTasks with their tags, each call at its API's limit of 100 (aws-constraints 5.3).
+ */
+import { DescribeTasksCommand, type ECSClient, paginateListTasks, type Task } from '@aws-sdk/client-ecs';
+import type { TaskFacts, TaskFate } from '../../core/orphan-decisions';
+import { STARTED_BY, TASK_TAGS } from './task-tags';
+
+/** ListTasks maxResults and DescribeTasks tasks both stop at 100. */
+export const ECS_PAGE_SIZE = 100;
+
+/** A task gridgate started that is meant to run, with what its tags say. */
+export interface ListedTask extends TaskFacts {
+  /** The bare task ID: what session records keep as their handle. */
+  taskId: string;
+  /** The pool tag, for logs. */
+  pool: string | undefined;
+}
+
+export class EcsTaskLister {
+  constructor(private readonly ecs: ECSClient) {}
+
+  /**
+   * gridgate's tasks in the cluster that are meant to run (PENDING or RUNNING). A task asked to stop
+   * between the two calls is left out: it is already on its way down.
+   */
+  async running(cluster: string): Promise<ListedTask[]> {
+    const arns: string[] = [];
+    const pages = paginateListTasks(
+      { client: this.ecs, pageSize: ECS_PAGE_SIZE },
+      // desiredStatus RUNNING is ECS's filter for tasks that are PENDING or RUNNING, not yet stopping.
+      { cluster, startedBy: STARTED_BY, desiredStatus: 'RUNNING' },
+    );
+    for await (const page of pages) arns.push(...(page.taskArns ?? []));
+    const listed: ListedTask[] = [];
+    for (const batch of batches(arns)) {
+      const { tasks = [] } = await this.ecs.send(
+        new DescribeTasksCommand({ cluster, tasks: batch, include: ['TAGS'] }),
+      );
+      for (const task of tasks) {
+        if (task.desiredStatus === 'RUNNING' && task.taskArn) listed.push(listedTask(task, task.taskArn));
+      }
+    }
+    return listed;
+  }
+
+  /** What became of these tasks (bare IDs) of the cluster; those ECS no longer describes are missing. */
+  async fates(cluster: string, taskIds: string[]): Promise<Map<string, TaskFate>> {
+    const fates = new Map<string, TaskFate>(taskIds.map((id) => [id, { state: 'missing' }]));
+    for (const batch of batches(taskIds)) {
+      const { tasks = [] } = await this.ecs.send(new DescribeTasksCommand({ cluster, tasks: batch }));
+      for (const task of tasks) {
+        if (!task.taskArn) continue;
+        fates.set(
+          taskIdOf(task.taskArn),
+          task.desiredStatus === 'RUNNING'
+            ? { state: 'running' }
+            : { state: 'stopped', stopCode: task.stopCode },
+        );
+      }
+    }
+    return fates;
+  }
+}
+
+/** The bare task ID from a task ARN, old ("task/<id>") or new ("task/<cluster>/<id>") format. */
+export function taskIdOf(taskArn: string): string {
+  return taskArn.slice(taskArn.lastIndexOf('/') + 1);
+}
+
+function listedTask(task: Task, taskArn: string): ListedTask {
+  const tags = new Map((task.tags ?? []).map(({ key, value }) => [key, value]));
+  return {
+    taskId: taskIdOf(taskArn),
+    launchedAt: epochMs(tags.get(TASK_TAGS.createdAt)) ?? task.createdAt?.getTime(),
+    sessionKey: tags.get(TASK_TAGS.session) || undefined,
+    pool: tags.get(TASK_TAGS.pool) || undefined,
+  };
+}
+
+/** The created-at tag's epoch milliseconds; undefined for anything else, so ECS's own createdAt counts. */
+function epochMs(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\d{1,16}$/.test(text)) return undefined;
+  return Number(text);
+}
+
+function batches<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += ECS_PAGE_SIZE) {
+    out.push(items.slice(start, start + ECS_PAGE_SIZE));
+  }
+  return out;
+}

@@ -1,0 +1,24 @@
+/** The orphan cleanup Lambda (EventBridge schedule): one pass over every ecs pool's cluster per tick. */
+import { ECSClient } from '@aws-sdk/client-ecs';
+import type { Context } from 'aws-lambda';
+import { type CleanupReport, runOrphanCleanup } from '../adapters/aws/orphan-cleanup';
+import { systemClock } from '../core/ports';
+import { jobWiring } from './aws-job-wiring';
+
+// Room after the last StopTask to write the store, log the report and return before Lambda's timeout.
+const FINISH_MS = 5000;
+
+const { config, sessions, logger, metrics, dryRun } = jobWiring('cleanup');
+const ecs = new ECSClient({});
+
+/** A scheduled event, or `{"dryRun": true}` from a person invoking it by hand. */
+export async function handler(
+  event: { dryRun?: unknown } | undefined,
+  context?: Context,
+): Promise<CleanupReport> {
+  const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - FINISH_MS : undefined;
+  return runOrphanCleanup(
+    { ecs, sessions, config, logger, metrics, clock: systemClock },
+    { dryRun: dryRun || event?.dryRun === true, deadline },
+  );
+}

@@ -1,0 +1,224 @@
+/**
+ * End to end through the ECS path: the real app with an EcsLauncher whose real ECSClient talks to an
+ * in-process ECS API (test/support/fake-ecs-api.ts) that runs each "Fargate task" as a real chromedriver
+ * and Chromium on a loopback IP of its own; the npm selenium-webdriver client drives it.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
+import { ECSClient } from '@aws-sdk/client-ecs';
+import { serve } from '@hono/node-server';
+import { Builder, By } from 'selenium-webdriver';
+import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
+import type { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
+import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
+import { parseConfig } from '../../functions/core/config';
+import { endAllSessions } from '../../functions/core/end-session';
+import type { GridDeps } from '../../functions/core/grid-deps';
+import { type MetricName, noMetrics, systemClock } from '../../functions/core/ports';
+import { SessionTokens } from '../../functions/core/session-token';
+import { SlotQueue } from '../../functions/core/slot-queue';
+import { createApp } from '../../functions/http/create-app';
+import { createUpstreamAgent } from '../../functions/http/upstream-client';
+import { FakeEcsApi, type FakeTask } from '../support/fake-ecs-api';
+import { CollectingLogger } from '../support/fakes';
+import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+
+const TEST_MS = 60_000;
+
+/** A port free on every address now, which each task's loopback IP then listens on. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+function processGroupAlive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let fake: FakeEcsApi;
+let site: TestPageServer;
+let server: Server;
+let agent: Agent;
+let deps: GridDeps;
+let gridUrl: string;
+const fallbacks: MetricName[] = [];
+const logger = new CollectingLogger();
+
+beforeAll(async () => {
+  const port = await freePort();
+  [fake, site] = await Promise.all([FakeEcsApi.start({ containerPort: port }), startTestPageServer()]);
+  const ecs = new ECSClient({
+    region: 'us-east-1',
+    endpoint: fake.endpoint,
+    credentials: { accessKeyId: 'AKIDFAKEECS', secretAccessKey: 'fake-ecs-secret' },
+  });
+  const config = parseConfig(
+    {
+      port: 0,
+      host: '127.0.0.1',
+      browsers: { chrome: { defaultVersion: '156', versions: { '156': { pools: ['fargate'] } } } },
+      pools: {
+        fargate: {
+          kind: 'ecs',
+          cluster: 'gridgate-browsers',
+          taskDefinition: 'gridgate-chrome:1',
+          subnets: ['subnet-a', 'subnet-b'],
+          securityGroups: ['sg-browsers'],
+          networks: ['127.0.0.0/8'],
+          port,
+        },
+      },
+    },
+    { localBrowserVersion: 'unused' },
+  );
+  const metrics = { ...noMetrics, count: (name: MetricName) => void fallbacks.push(name) };
+  deps = {
+    config,
+    launchers: { ecs: new EcsLauncher({ ecs, logger, metrics }) },
+    sessions: new MemorySessionStore(),
+    queue: new SlotQueue(),
+    tokens: new SessionTokens(randomBytes(32)),
+    logger,
+    clock: systemClock,
+    version: '0.0.0-test',
+  };
+  agent = createUpstreamAgent();
+  const app = createApp(deps, { agent });
+  server = await new Promise<Server>((resolve) => {
+    const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () =>
+      resolve(started as Server),
+    );
+  });
+  gridUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  // Every process the fake started dies here, whatever a test left behind.
+  if (deps) await endAllSessions(deps, 'server shutdown');
+  await fake?.close();
+  server?.closeAllConnections();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await Promise.all([agent?.close(), site?.close()]);
+  for (const task of fake?.tasks.values() ?? []) expect(processGroupAlive(task.pid)).toBe(false);
+});
+
+function newTask(before: Set<string>): FakeTask | undefined {
+  return [...fake.tasks.values()].find((t) => !before.has(t.id));
+}
+
+/** Opens a session, reads the test page's title and quits; returns the task the session ran in. */
+async function titleThroughFargate(): Promise<{ title: string; task: FakeTask; sessionId: string }> {
+  // As a client on this machine must: Chromium as root needs --no-sandbox.
+  const options = new ChromeOptions();
+  options.addArguments('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage');
+  const before = new Set(fake.tasks.keys());
+  const driver = await new Builder()
+    .usingServer(gridUrl)
+    .forBrowser('chrome')
+    .setChromeOptions(options)
+    .build();
+  const task = newTask(before) as FakeTask;
+  const sessionId = (await driver.getSession()).getId();
+  try {
+    expect(task.lastStatus).toBe('RUNNING');
+    await driver.get(`${site.url}/`);
+    expect(await driver.findElement(By.id('heading')).getText()).toBe('Hello from 127.0.0.1');
+    return { title: await driver.getTitle(), task, sessionId };
+  } finally {
+    await driver.quit();
+  }
+}
+
+describe('a session on a (fake) Fargate task', { timeout: TEST_MS }, () => {
+  it('runs on Fargate Spot, drives Chromium through the task address and stops the task on quit', async () => {
+    const { title, task, sessionId } = await titleThroughFargate();
+
+    expect(title).toBe('gridgate test page');
+    const check = deps.tokens.verify(sessionId, 'guest');
+    // The session ID carries the task's address and its bare task ID, packed.
+    expect(check.ok && check.claims.handle).toBe(task.id);
+    expect(check.ok && check.claims.address).toBe(`127.0.0.2:${fake.containerPort}`);
+    const [runTask] = fake.callsOf('RunTask');
+    expect(runTask.capacityProviderStrategy).toEqual([{ capacityProvider: 'FARGATE_SPOT', weight: 1 }]);
+    expect(runTask.startedBy).toBe('gridgate');
+    expect(runTask.overrides.containerOverrides).toEqual([
+      { name: 'browser', environment: [{ name: 'SE_NODE_SESSION_TIMEOUT', value: '300' }] },
+    ]);
+    expect(task.ip).toBe('127.0.0.2');
+    // DELETE is answered after the launcher stopped the task.
+    expect(fake.callsOf('StopTask')).toEqual([
+      { cluster: 'gridgate-browsers', task: task.id, reason: 'gridgate: deleted' },
+    ]);
+    expect(task.desiredStatus).toBe('STOPPED');
+    await task.gone;
+    expect(processGroupAlive(task.pid)).toBe(false);
+    expect(fake.callsOf('ListTasks')).toEqual([]);
+    const events = logger.lines.map((line) => line.event);
+    expect(events).toEqual(['SESSION_REQUESTED', 'SESSION_CREATED', 'SESSION_DELETED']);
+  });
+
+  it('falls back to on-demand Fargate when Spot has no capacity', async () => {
+    fake.spotCapacity = false;
+    const calls = fake.callsOf('RunTask').length;
+
+    const { title, task } = await titleThroughFargate();
+
+    expect(title).toBe('gridgate test page');
+    const strategies = fake
+      .callsOf('RunTask')
+      .slice(calls)
+      .map((input) => input.capacityProviderStrategy[0].capacityProvider);
+    expect(strategies).toEqual(['FARGATE_SPOT', 'FARGATE']);
+    expect(task.capacityProvider).toBe('FARGATE');
+    expect(fallbacks).toEqual(['SpotFallbacks']);
+    await task.gone;
+    expect(processGroupAlive(task.pid)).toBe(false);
+  });
+
+  it('stops the task when the client goes away while it is starting', async () => {
+    const before = new Set(fake.tasks.keys());
+    const client = new AbortController();
+    const request = fetch(`${gridUrl}/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ capabilities: { alwaysMatch: { browserName: 'chrome' } } }),
+      signal: client.signal,
+    }).catch((error: unknown) => error);
+    const task = await vi.waitFor(
+      () => {
+        const started = newTask(before);
+        if (!started || started.describes === 0) throw new Error('no task polled yet');
+        return started;
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+
+    client.abort();
+
+    expect(await request).toBeInstanceOf(Error);
+    await vi.waitFor(
+      () =>
+        expect(fake.callsOf('StopTask')).toContainEqual({
+          cluster: 'gridgate-browsers',
+          task: task.arn,
+          reason: 'gridgate: launch aborted',
+        }),
+      { timeout: 10_000, interval: 50 },
+    );
+    await task.gone;
+    expect(processGroupAlive(task.pid)).toBe(false);
+    expect(logger.fieldsOf('SESSION_FAILED').at(-1)?.reason).toMatch(/client went away/);
+  });
+});

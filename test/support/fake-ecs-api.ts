@@ -1,0 +1,373 @@
+/**
+ * An in-process stand-in for the ECS API: a node:http server on 127.0.0.1 speaking the real wire protocol
+ * (awsJson1_1: POST / with X-Amz-Target AmazonEC2ContainerServiceV20141113.<Action>, JSON both ways), so a
+ * real ECSClient talks to it. Each RunTask starts a real chromedriver as the task's browser container and
+ * gives the task its own loopback IP (127.0.0.2, .3, …) on the container port, forwarded to chromedriver's
+ * own port; StopTask kills it. Tasks go PROVISIONING → PENDING → RUNNING over successive DescribeTasks.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  type AddressInfo,
+  connect,
+  createServer as createTcpServer,
+  type Socket,
+  type Server as TcpServer,
+} from 'node:net';
+import { createInterface } from 'node:readline';
+import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
+
+const TARGET_PREFIX = 'AmazonEC2ContainerServiceV20141113.';
+const JSON_11 = 'application/x-amz-json-1.1';
+const ACCOUNT = '123456789012';
+const REGION = 'us-east-1';
+const STARTED = /ChromeDriver was started successfully on port (\d+)/;
+export const NO_CAPACITY =
+  'Capacity is unavailable at this time. Please try again later or in a different availability zone';
+
+export interface FakeEcsOptions {
+  /** The browser container's WebDriver port: the ecs pool's `port`. */
+  containerPort: number;
+  /** The one container of the fake task definition. */
+  containerName?: string;
+  chromedriver?: string;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: request and answer bodies are free-form JSON, checked field by field.
+type Json = any;
+
+export interface FakeTask {
+  id: string;
+  arn: string;
+  cluster: string;
+  ip: string;
+  capacityProvider: string;
+  input: Json;
+  lastStatus: string;
+  desiredStatus: 'RUNNING' | 'STOPPED';
+  stoppedReason?: string;
+  describes: number;
+  /** chromedriver's pid (and process group). */
+  pid?: number;
+  /** Settles when chromedriver has exited and the forwarder is closed. */
+  gone: Promise<void>;
+  driverPort?: number;
+  child?: ChildProcess;
+  forwarder?: TcpServer;
+  sockets: Set<Socket>;
+}
+
+class EcsError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class FakeEcsApi {
+  /** Every call, in order: the action and its JSON input. */
+  readonly calls: { action: string; input: Json }[] = [];
+  readonly tasks = new Map<string, FakeTask>();
+  /** False: RunTask on FARGATE_SPOT answers with a capacity failure, as ECS does when Spot is short. */
+  spotCapacity = true;
+  private readonly byToken = new Map<string, FakeTask>();
+  private nextHost = 2;
+  private readonly server: Server;
+
+  private constructor(private readonly options: FakeEcsOptions) {
+    this.server = createServer((req, res) => void this.handle(req, res));
+  }
+
+  static async start(options: FakeEcsOptions): Promise<FakeEcsApi> {
+    const api = new FakeEcsApi(options);
+    await new Promise<void>((resolve) => api.server.listen(0, '127.0.0.1', resolve));
+    return api;
+  }
+
+  get containerPort(): number {
+    return this.options.containerPort;
+  }
+
+  get endpoint(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  callsOf(action: string): Json[] {
+    return this.calls.filter((call) => call.action === action).map((call) => call.input);
+  }
+
+  /** Stops every task (killing its chromedriver and Chromium) and closes the API. */
+  async close(): Promise<void> {
+    await Promise.all([...this.tasks.values()].map((task) => this.stopTask(task, 'fake ECS closed')));
+    const closed = new Promise((resolve) => this.server.close(resolve));
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const reply = (status: number, body: Json, headers: Record<string, string> = {}) =>
+      res.writeHead(status, { 'content-type': JSON_11, ...headers }).end(JSON.stringify(body));
+    try {
+      if (req.method !== 'POST' || req.url !== '/' || !target.startsWith(TARGET_PREFIX)) {
+        throw new EcsError(
+          'UnknownOperationException',
+          `unknown operation ${req.method} ${req.url} ${target}`,
+        );
+      }
+      const action = target.slice(TARGET_PREFIX.length);
+      const input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+      this.calls.push({ action, input });
+      reply(200, await this.answer(action, input));
+    } catch (error) {
+      const type = error instanceof EcsError ? error.type : 'ServerException';
+      // The awsJson1_1 error shape: the type in __type and x-amzn-ErrorType, a message beside it.
+      reply(
+        error instanceof EcsError ? 400 : 500,
+        { __type: type, message: (error as Error).message },
+        {
+          'x-amzn-errortype': type,
+        },
+      );
+    }
+  }
+
+  private answer(action: string, input: Json): Json {
+    switch (action) {
+      case 'RunTask':
+        return this.runTask(input);
+      case 'DescribeTasks':
+        return this.describeTasks(input);
+      case 'StopTask':
+        return this.stopTaskCall(input);
+      case 'ListTasks':
+        return this.listTasks(input);
+      default:
+        throw new EcsError('UnknownOperationException', `the fake does not implement ${action}`);
+    }
+  }
+
+  private runTask(input: Json): Json {
+    validateRunTask(input, this.options.containerName ?? 'browser');
+    const known = input.clientToken !== undefined ? this.byToken.get(input.clientToken) : undefined;
+    if (known) return { tasks: [this.view(known)], failures: [] };
+    const provider = input.capacityProviderStrategy?.[0]?.capacityProvider ?? 'FARGATE';
+    if (provider === 'FARGATE_SPOT' && !this.spotCapacity)
+      return { tasks: [], failures: [{ reason: NO_CAPACITY }] };
+    const cluster = input.cluster ?? 'default';
+    const id = randomBytes(16).toString('hex');
+    let settle = () => {};
+    const task: FakeTask = {
+      id,
+      arn: `arn:aws:ecs:${REGION}:${ACCOUNT}:task/${cluster}/${id}`,
+      cluster,
+      ip: `127.0.0.${this.nextHost++}`,
+      capacityProvider: provider,
+      input,
+      lastStatus: 'PROVISIONING',
+      desiredStatus: 'RUNNING',
+      describes: 0,
+      gone: new Promise<void>((resolve) => {
+        settle = resolve;
+      }),
+      sockets: new Set(),
+    };
+    this.tasks.set(id, task);
+    if (input.clientToken !== undefined) this.byToken.set(input.clientToken, task);
+    this.startContainer(task, settle);
+    return { tasks: [this.view(task)], failures: [] };
+  }
+
+  private describeTasks(input: Json): Json {
+    const tasks: Json[] = [];
+    const failures: Json[] = [];
+    for (const ref of input.tasks ?? []) {
+      const task = this.find(ref);
+      if (!task) {
+        failures.push({ arn: ref, reason: 'MISSING' });
+        continue;
+      }
+      task.describes++;
+      // PROVISIONING, then PENDING (ENI attached, container starting), then RUNNING once it listens.
+      if (task.lastStatus === 'PROVISIONING') task.lastStatus = 'PENDING';
+      else if (task.lastStatus === 'PENDING' && task.forwarder?.listening) task.lastStatus = 'RUNNING';
+      tasks.push(this.view(task));
+    }
+    return { tasks, failures };
+  }
+
+  private async stopTaskCall(input: Json): Promise<Json> {
+    const task = this.find(input.task);
+    if (!task || (input.cluster ?? 'default') !== task.cluster) {
+      throw new EcsError('InvalidParameterException', 'The referenced task was not found.');
+    }
+    await this.stopTask(task, input.reason ?? 'Task stopped by user');
+    return { task: this.view(task) };
+  }
+
+  private listTasks(input: Json): Json {
+    const desired = input.desiredStatus ?? 'RUNNING';
+    const arns = [...this.tasks.values()]
+      .filter((t) => t.cluster === (input.cluster ?? 'default') && t.desiredStatus === desired)
+      .filter((t) => input.startedBy === undefined || t.input.startedBy === input.startedBy)
+      .map((t) => t.arn);
+    return { taskArns: arns };
+  }
+
+  private find(ref: string): FakeTask | undefined {
+    return this.tasks.get(String(ref).slice(String(ref).lastIndexOf('/') + 1));
+  }
+
+  /** The browser container: chromedriver on a port of its own, reached through the task's IP and port. */
+  private startContainer(task: FakeTask, settle: () => void): void {
+    const child = spawn(this.options.chromedriver ?? '/usr/bin/chromedriver', ['--port=0'], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Marked as gridgate's browsers, so the suite's leftover check counts any this fake leaves behind.
+      env: { ...process.env, [LAUNCHED_BY_ENV]: `fake-ecs-${process.pid}` },
+    });
+    task.child = child;
+    task.pid = child.pid;
+    child.stderr?.resume();
+    const exited = (why: string) => {
+      task.forwarder?.close();
+      for (const socket of task.sockets) socket.destroy();
+      if (task.desiredStatus === 'RUNNING') {
+        task.desiredStatus = 'STOPPED';
+        task.stoppedReason = `Essential container in task exited (${why})`;
+      }
+      task.lastStatus = 'STOPPED';
+      settle();
+    };
+    child.once('exit', (code) => exited(`code ${code}`));
+    child.once('error', (error) => exited(error.message));
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    lines.on('line', (line) => {
+      const port = STARTED.exec(line)?.[1];
+      if (!port || task.desiredStatus !== 'RUNNING') return;
+      task.driverPort = Number(port);
+      task.forwarder = createTcpServer((socket) => this.forward(task, socket));
+      // A port the container cannot bind ends it, as a real container that fails to listen would.
+      task.forwarder.once('error', () => killGroup(child.pid as number, 'SIGKILL'));
+      task.forwarder.listen(this.options.containerPort, task.ip);
+    });
+  }
+
+  private forward(task: FakeTask, socket: Socket): void {
+    const upstream = connect(task.driverPort as number, '127.0.0.1');
+    for (const s of [socket, upstream]) {
+      task.sockets.add(s);
+      s.once('close', () => task.sockets.delete(s));
+      s.on('error', () => {
+        socket.destroy();
+        upstream.destroy();
+      });
+    }
+    socket.pipe(upstream).pipe(socket);
+  }
+
+  private async stopTask(task: FakeTask, reason: string): Promise<void> {
+    if (task.desiredStatus === 'RUNNING') {
+      task.desiredStatus = 'STOPPED';
+      task.stoppedReason = reason;
+      task.lastStatus = 'STOPPING';
+    }
+    const pid = task.pid;
+    if (pid !== undefined && task.lastStatus !== 'STOPPED') {
+      killGroup(pid, 'SIGTERM');
+      const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), 1000);
+      await task.gone;
+      clearTimeout(timer);
+      // Chromium may outlive its chromedriver: the whole group goes, and StopTask answers once it has.
+      killGroup(pid, 'SIGKILL');
+      for (let waited = 0; waited < 3000 && groupAlive(pid); waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  }
+
+  /** A task as DescribeTasks shows it (epoch seconds for times, as the JSON protocol sends them). */
+  private view(task: FakeTask): Json {
+    const attached = task.lastStatus !== 'PROVISIONING';
+    const details = [
+      { name: 'subnetId', value: task.input.networkConfiguration.awsvpcConfiguration.subnets[0] },
+    ];
+    if (attached) {
+      details.push(
+        { name: 'networkInterfaceId', value: `eni-${task.id.slice(0, 17)}` },
+        { name: 'privateIPv4Address', value: task.ip },
+      );
+    }
+    return {
+      taskArn: task.arn,
+      clusterArn: `arn:aws:ecs:${REGION}:${ACCOUNT}:cluster/${task.cluster}`,
+      taskDefinitionArn: `arn:aws:ecs:${REGION}:${ACCOUNT}:task-definition/${task.input.taskDefinition}`,
+      capacityProviderName: task.capacityProvider,
+      launchType: 'FARGATE',
+      lastStatus: task.lastStatus,
+      desiredStatus: task.desiredStatus,
+      startedBy: task.input.startedBy,
+      group: `family:${String(task.input.taskDefinition).split(':')[0]}`,
+      tags: task.input.tags ?? [],
+      overrides: task.input.overrides ?? {},
+      attachments: [
+        {
+          id: task.id.slice(0, 8),
+          type: 'ElasticNetworkInterface',
+          status: attached ? 'ATTACHED' : 'PRECREATED',
+          details,
+        },
+      ],
+      containers: [{ name: this.options.containerName ?? 'browser', lastStatus: task.lastStatus }],
+      createdAt: Date.now() / 1000,
+      ...(task.desiredStatus === 'STOPPED'
+        ? { stoppedReason: task.stoppedReason, stopCode: 'UserInitiated' }
+        : {}),
+    };
+  }
+}
+
+/** The checks ECS makes that a launcher can get wrong, with ECS's own wording. */
+function validateRunTask(input: Json, containerName: string): void {
+  const invalid = (message: string) => new EcsError('InvalidParameterException', message);
+  if (!input.taskDefinition) throw invalid('TaskDefinition can not be blank.');
+  if (input.launchType !== undefined && input.capacityProviderStrategy !== undefined) {
+    throw invalid('Specifying both a launch type and capacity provider strategy is not supported.');
+  }
+  if (!input.networkConfiguration?.awsvpcConfiguration?.subnets?.length) {
+    throw invalid("Network Configuration must be provided when networkMode 'awsvpc' is specified.");
+  }
+  if (input.clientToken !== undefined && String(input.clientToken).length > 64) {
+    throw invalid('clientToken must be at most 64 characters.');
+  }
+  if ((input.tags ?? []).length > 50) throw invalid('Tags can not have more than 50 entries.');
+  for (const override of input.overrides?.containerOverrides ?? []) {
+    if (override.name !== containerName) {
+      throw invalid(
+        `Override for container named ${override.name} is not a container in the TaskDefinition.`,
+      );
+    }
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
