@@ -61,7 +61,7 @@ export async function handleTaskStateChange(
   const at = instant(detail.stoppingAt) ?? instant(event.time) ?? deps.clock.now();
   await deps.sessions.markReclaimed(handle, { at, reason: detail.stopCode });
   deps.metrics.count('SpotInterruptions', pool ? { pool } : {});
-  deps.logger.log('BROWSER_EXITED', {
+  deps.logger.log('BROWSER_RECLAIMED', {
     handle,
     pool,
     reason: detail.stopCode,
