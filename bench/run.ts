@@ -7,6 +7,7 @@ import { measureCommandLatency } from './command-latency';
 import type { LocalPool } from './direct-chromedriver';
 import { describeEnvironment, type Environment, loadNow } from './environment';
 import { GridgateServer } from './gridgate-server';
+import { formatLambdaBundleReport, type LambdaBundleReport, measureLambdaBundle } from './lambda-bundle';
 import { measureNewSessionLatency } from './new-session-latency';
 import { type BenchOptions, parseOptions } from './options';
 import {
@@ -63,6 +64,12 @@ try {
     console.log(`\n${formatNewSessionReport(newSession)}`);
   }
 
+  let lambdaBundle: LambdaBundleReport | undefined;
+  if (options.only === 'all') {
+    lambdaBundle = await measureLambdaBundle();
+    console.log(`\n${formatLambdaBundleReport(lambdaBundle)}`);
+  }
+
   await grid.stop();
   environment.loadAverage1mAtEnd = loadNow();
   const seconds = (performance.now() - started) / 1000;
@@ -75,6 +82,7 @@ try {
     targets: TARGETS,
     commands,
     newSession,
+    lambdaBundle,
   });
   console.log(
     `\n${seconds.toFixed(0)} s, load ${environment.loadAverage1m.toFixed(2)} → ${environment.loadAverage1mAtEnd.toFixed(2)}; results in ${file.pathname}`,

@@ -15,6 +15,11 @@ import { verifySession } from './verify-session';
 export interface AppOptions {
   /** The HTTP client for browsers; one per process. */
   agent?: Dispatcher;
+  /**
+   * Whether clients can open WebSockets to gridgate (default true). False behind Lambda, which cannot
+   * carry them: new sessions then answer without webSocketUrl and se:cdp.
+   */
+  webSockets?: boolean;
 }
 
 type Env = { Variables: { user: string } };
@@ -30,6 +35,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     throw new Error(`usersFile ${deps.config.usersFile} is configured but no user directory was given`);
   }
   const agent = options.agent ?? createUpstreamAgent();
+  const newSessionMode = { webSockets: options.webSockets ?? true };
   const counter: RequestCounter = { startedAt: deps.clock.now(), requests: 0 };
   const app = new Hono<Env>();
 
@@ -41,7 +47,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
   });
 
   for (const base of BASE_PATHS) {
-    app.post(`${base}/session`, (c) => createSession(c, deps, agent, base));
+    app.post(`${base}/session`, (c) => createSession(c, deps, agent, base, newSessionMode));
     app.delete(`${base}/session/:id`, async (c) => {
       const claims = verifySession(deps, c.req.param('id'), c.get('user'));
       let response: Dispatcher.ResponseData;

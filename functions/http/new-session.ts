@@ -16,16 +16,49 @@ import { GRIDGATE_OPTIONS, queueTimeout, sessionLimits } from '../core/session-l
 import { releaseSlot, type SlotRequest, takeSlot, trySlot } from '../core/slots';
 import { matchForUser, userRule } from '../core/user-rules';
 import { type CreatedSession, type LaunchAttempt, launchSession } from './launch-session';
-import { publicWebSocketBase, rewriteWebSocketCapabilities } from './public-url';
+import { publicWebSocketBase, rewriteWebSocketCapabilities, withoutWebSockets } from './public-url';
 import { readText } from './request-body';
 
-export async function createSession(c: Context, deps: GridDeps, agent: Dispatcher, basePath: string) {
+export interface NewSessionOptions {
+  /** Whether clients can reach gridgate over WebSockets; not behind Lambda, so no WebSocket URLs then. */
+  webSockets: boolean;
+}
+
+/**
+ * A runtime's own end, when it has one sooner than the config's timeouts: `c.env.deadline` (epoch ms,
+ * real time), set per request by the Lambda handler, and whose time it is (`c.env.deadlineSource`).
+ */
+interface Deadline {
+  at: number;
+  source: string;
+}
+
+function requestDeadline(c: Context): Deadline | undefined {
+  const env = c.env as { deadline?: unknown; deadlineSource?: unknown } | undefined;
+  if (typeof env?.deadline !== 'number') return undefined;
+  const source = typeof env.deadlineSource === 'string' ? env.deadlineSource : 'the runtime';
+  return { at: env.deadline, source };
+}
+
+/** The budget left before the deadline, never below 0 (then the work is refused at once). */
+function untilDeadline(deadline: Deadline | undefined, budgetMs: number): number {
+  return deadline ? Math.max(0, Math.min(budgetMs, deadline.at - Date.now())) : budgetMs;
+}
+
+export async function createSession(
+  c: Context,
+  deps: GridDeps,
+  agent: Dispatcher,
+  basePath: string,
+  mode: NewSessionOptions = { webSockets: true },
+) {
   const user = c.get('user') as string;
   const request = parseNewSessionBody(await readText(c.req.raw, deps.config.limits.maxBodySize));
   const match = matchForUser(deps.config, user, request.candidates);
   const { [GRIDGATE_OPTIONS]: options, ...capabilities } = match.capabilities;
   const limits = sessionLimits(deps.config, options);
-  const waitMs = queueTimeout(deps.config, options);
+  const deadline = requestDeadline(c);
+  const waitMs = untilDeadline(deadline, queueTimeout(deps.config, options));
   const { browserName, browserVersion } = match;
   const label = `${browserName} ${browserVersion}`;
   const key = randomBytes(8).toString('hex');
@@ -48,6 +81,11 @@ export async function createSession(c: Context, deps: GridDeps, agent: Dispatche
     throw sessionNotCreated(`cannot create a ${label} session: the client went away`);
   }
   const waitedMs = deps.clock.now() - started;
+  const launchMs = untilDeadline(deadline, deps.config.timeouts.newSession);
+  const limit: TimeLimit =
+    launchMs < deps.config.timeouts.newSession && deadline
+      ? { ms: launchMs, source: deadline.source }
+      : { ms: deps.config.timeouts.newSession, source: 'timeouts.newSession' };
   const attempt: LaunchAttempt = {
     key,
     user,
@@ -57,16 +95,16 @@ export async function createSession(c: Context, deps: GridDeps, agent: Dispatche
     limits,
     // Starting gets the whole new-session timeout, however long the request waited for its slot. The
     // client going away and the deadline both stop the work, and whatever it had started.
-    signal: AbortSignal.any([client, AbortSignal.timeout(deps.config.timeouts.newSession)]),
+    signal: AbortSignal.any([client, AbortSignal.timeout(launchMs)]),
   };
-  const created = await launchInPools(deps, agent, pool, slots, attempt);
+  const created = await launchInPools(deps, agent, pool, slots, attempt, limit);
   if ('failure' in created) {
     deps.logger.log('SESSION_FAILED', { session: key, user, reason: created.failure });
     throw sessionNotCreated(created.message ?? `cannot create a ${label} session: ${created.failure}`);
   }
   const ms = deps.clock.now() - started;
   deps.logger.log('SESSION_CREATED', { session: key, user, pool: created.pool.name, ms, waitedMs });
-  return answer(c, deps, basePath, request.protocol, created);
+  return answer(c, deps, basePath, request.protocol, created, mode);
 }
 
 /** A session, or why none: `failure` for the log, `message` for the client when it is not the usual one. */
@@ -83,6 +121,7 @@ async function launchInPools(
   first: PoolConfig,
   slots: SlotRequest,
   attempt: LaunchAttempt,
+  limit: TimeLimit,
 ): Promise<Launched> {
   const failures: string[] = [];
   let hostError = '';
@@ -109,7 +148,7 @@ async function launchInPools(
       hostError = failure?.hostError ?? '';
       state = recordFailure(state, pool, failure?.outcome ?? 'refused');
     }
-    if (attempt.signal.aborted) return { failure: abortReason(attempt.signal, deps) };
+    if (attempt.signal.aborted) return { failure: abortReason(attempt.signal, limit) };
     const remaining = nextCandidates(slots.pools, state);
     if (remaining.length === 0) break;
     const next = await trySlot(deps, { ...slots, pools: remaining });
@@ -131,10 +170,16 @@ async function launchInPools(
   };
 }
 
-function abortReason(signal: AbortSignal, deps: GridDeps): string {
-  return (signal.reason as Error)?.name === 'TimeoutError'
-    ? `it took longer than ${formatDuration(deps.config.timeouts.newSession)}`
-    : 'the client went away';
+/** How long starting may take, and what set that: the config, or the runtime's deadline (a Lambda's). */
+interface TimeLimit {
+  ms: number;
+  source: string;
+}
+
+function abortReason(signal: AbortSignal, limit: TimeLimit): string {
+  if ((signal.reason as Error)?.name !== 'TimeoutError') return 'the client went away';
+  if (limit.source === 'timeouts.newSession') return `it took longer than ${formatDuration(limit.ms)}`;
+  return `it took longer than the ${formatDuration(limit.ms)} left before ${limit.source}`;
 }
 
 /** The answer, its WebSocket URLs pointing at gridgate; JSON Wire clients read the ID at the top level. */
@@ -144,15 +189,16 @@ function answer(
   basePath: string,
   protocol: 'w3c' | 'jsonwire',
   { pool, session }: { pool: PoolConfig; session: CreatedSession },
+  mode: NewSessionOptions,
 ) {
   const sessionId = session.sessionId;
-  const value = {
-    ...session,
-    capabilities: rewriteWebSocketCapabilities(session.capabilities, {
-      base: publicWebSocketBase(c.req.raw, basePath, deps.config.publicUrl),
-      token: sessionId,
-      servesCdp: pool.kind === 'local',
-    }),
-  };
+  const capabilities = mode.webSockets
+    ? rewriteWebSocketCapabilities(session.capabilities, {
+        base: publicWebSocketBase(c.req.raw, basePath, deps.config.publicUrl),
+        token: sessionId,
+        servesCdp: pool.kind === 'local',
+      })
+    : withoutWebSockets(session.capabilities);
+  const value = { ...session, capabilities };
   return c.json(protocol === 'jsonwire' ? { sessionId, status: 0, value } : { value });
 }

@@ -39,3 +39,16 @@ export function rewriteWebSocketCapabilities(
   }
   return out;
 }
+
+/**
+ * Capabilities that name WebSocket endpoints (BiDi, CDP, a node's VNC), which a client cannot reach
+ * where gridgate cannot proxy WebSockets (behind Lambda). Without webSocketUrl, clients such as
+ * WebdriverIO 9 fall back to classic WebDriver.
+ */
+const WEBSOCKET_CAPABILITIES = ['webSocketUrl', 'se:cdp', 'se:cdpVersion', 'se:vnc', 'se:vncLocalAddress'];
+
+export function withoutWebSockets(capabilities: Capabilities): Capabilities {
+  const out = { ...capabilities };
+  for (const name of WEBSOCKET_CAPABILITIES) delete out[name];
+  return out;
+}

@@ -1,0 +1,15 @@
+/**
+ * The router Lambda: the one app (createApp) behind API Gateway REST with response streaming (payload
+ * 1.0) and a function URL in RESPONSE_STREAM mode (payload 2.0). Built once per environment, at init.
+ */
+import { streamingHandler } from '../adapters/lambda/streaming-handler';
+import { createApp } from '../http/create-app';
+import { awsGrid } from './aws-grid';
+
+const { deps, agent } = await awsGrid();
+// WebSockets cannot pass through Lambda: new sessions answer without webSocketUrl and se:cdp.
+const app = createApp(deps, { agent, webSockets: false });
+
+export const handler = streamingHandler((request, env) => app.fetch(request, env), {
+  onError: (error) => deps.logger.log('REQUEST_FAILED', { error: String(error) }),
+});

@@ -1,0 +1,51 @@
+/** The fake grid (test/support/fake-grid) served the way the router Lambda serves it, through the harness. */
+
+import type { LambdaHttpEvent } from '../../functions/adapters/lambda/lambda-request';
+import { streamingHandler } from '../../functions/adapters/lambda/streaming-handler';
+import { createApp } from '../../functions/http/create-app';
+import { type FakeGrid, type FakeGridOptions, startFakeGrid } from '../support/fake-grid';
+import { type Invocation, type InvokeOptions, invoke } from '../support/lambda-stream-harness';
+
+export interface LambdaGrid {
+  grid: FakeGrid;
+  handler: ReturnType<typeof streamingHandler>;
+  invoke(event: LambdaHttpEvent, options?: InvokeOptions): Promise<Invocation>;
+  /** Errors the handler reported because the client could not hear of them. */
+  handlerErrors: unknown[];
+}
+
+/** Needs the harness's runtime installed (installLambdaRuntime) before it is called. */
+export function startLambdaGrid(options: FakeGridOptions & { safetyMarginMs?: number } = {}): LambdaGrid {
+  const grid = startFakeGrid(options);
+  const app = createApp(grid.deps, { agent: grid.agent, webSockets: false });
+  const handlerErrors: unknown[] = [];
+  const handler = streamingHandler((request, env) => app.fetch(request, env), {
+    safetyMarginMs: options.safetyMarginMs,
+    onError: (error) => handlerErrors.push(error),
+  });
+  return {
+    grid,
+    handler,
+    handlerErrors,
+    invoke: (event, invokeOptions) => invoke(handler, event, invokeOptions),
+  };
+}
+
+export function jsonBody<T = { value: Record<string, unknown> }>(invocation: Invocation): T {
+  return JSON.parse(invocation.body.toString('utf8')) as T;
+}
+
+/** A W3C error answer: status, JSON content type, {value:{error,message,stacktrace}} and nothing else. */
+export function w3cError(invocation: Invocation): { status?: number; error: string; message: string } {
+  const body = jsonBody<{ value: { error: string; message: string; stacktrace: string } }>(invocation);
+  if (
+    Object.keys(body).join() !== 'value' ||
+    Object.keys(body.value).sort().join() !== 'error,message,stacktrace'
+  ) {
+    throw new Error(`not a W3C error body: ${invocation.body.toString('utf8')}`);
+  }
+  if (!invocation.headers['content-type']?.startsWith('application/json')) {
+    throw new Error(`not a JSON answer: ${invocation.headers['content-type']}`);
+  }
+  return { status: invocation.statusCode, error: body.value.error, message: body.value.message };
+}
