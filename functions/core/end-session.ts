@@ -47,10 +47,17 @@ export async function endSession(
   return record;
 }
 
-/** Ends sessions past their idle timeout or maximum age; run every few seconds by the Node server. */
-export async function expireSessions(deps: GridDeps): Promise<number> {
+/**
+ * Ends sessions past their idle timeout or maximum age, of those `mine` accepts (a router sharing its
+ * store ends only what it can stop); run every few seconds by the Node server.
+ */
+export async function expireSessions(
+  deps: GridDeps,
+  mine: (record: SessionRecord) => boolean = () => true,
+): Promise<number> {
   const now = deps.clock.now();
-  const expired = (await deps.sessions.running()).flatMap((record): [SessionRecord, SessionEndReason][] => {
+  const running = (await deps.sessions.running()).filter(mine);
+  const expired = running.flatMap((record): [SessionRecord, SessionEndReason][] => {
     if (now - record.createdAt >= record.maxAgeMs) return [[record, 'max age']];
     if (now - record.lastActivityAt >= record.idleTimeoutMs) return [[record, 'idle timeout']];
     return [];
@@ -59,8 +66,12 @@ export async function expireSessions(deps: GridDeps): Promise<number> {
   return expired.length;
 }
 
-/** Ends every running session, e.g. when the server shuts down. */
-export async function endAllSessions(deps: GridDeps, reason: SessionEndReason): Promise<void> {
-  const running = await deps.sessions.running();
+/** Ends every running session `mine` accepts, e.g. when the server shuts down. */
+export async function endAllSessions(
+  deps: GridDeps,
+  reason: SessionEndReason,
+  mine: (record: SessionRecord) => boolean = () => true,
+): Promise<void> {
+  const running = (await deps.sessions.running()).filter(mine);
   await Promise.all(running.map((record) => endSession(deps, record, reason)));
 }

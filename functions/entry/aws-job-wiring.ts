@@ -2,15 +2,15 @@
  * What gridgate's background Lambdas (the orphan cleanup, the Spot interruption handler) are built from:
  * the config file, the DynamoDB session store, JSON logs and EMF metrics; the only reader of their
  * environment. Called at module scope, so SDK clients are made once per Lambda environment. The config
- * is read as the router's (aws-grid.ts) reads it, without what only the router needs (the signing secret).
+ * is the router's (deployed-config.ts), without what only the router needs (the signing secret).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoSessionStore } from '../adapters/aws/dynamo-session-store';
 import { EmfMetrics } from '../adapters/aws/emf-metrics';
 import { JsonLogger } from '../adapters/node/json-logger';
-import { type Config, ConfigError, parseConfig } from '../core/config';
+import { type Config, ConfigError } from '../core/config';
 import type { Logger, Metrics, SessionStore } from '../core/ports';
-import { readConfigFile } from './config-file';
+import { readDeployedConfig } from './deployed-config';
 
 export interface JobWiring {
   config: Config;
@@ -26,13 +26,8 @@ export function jobWiring(
   env: NodeJS.ProcessEnv = process.env,
   dynamodb: () => DynamoDBClient = () => new DynamoDBClient({}),
 ): JobWiring {
-  const path = env.GRIDGATE_CONFIG;
-  if (!path) throw new ConfigError('GRIDGATE_CONFIG', ['must name the config file the CDK app deployed']);
-  // No local pools run on AWS, so the built-in catalog's Chromium version is never needed.
-  const config = parseConfig(readConfigFile(path), { localBrowserVersion: 'stable' }, path);
-  if (config.store.kind !== 'dynamodb') {
-    throw new ConfigError(path, ['store: the AWS functions share quotas only through "kind": "dynamodb"']);
-  }
+  const config = readDeployedConfig(env);
+  if (config.store.kind !== 'dynamodb') throw new Error('readDeployedConfig let a memory store through');
   const logger = new JsonLogger();
   const sessions = new DynamoSessionStore({
     client: dynamodb(),

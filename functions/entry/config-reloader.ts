@@ -14,6 +14,8 @@ export interface ConfigReloaderOptions {
   pollMs?: number;
   /** The file's fingerprint when the config in use was read; by default, now. */
   fingerprint?: string;
+  /** GRIDGATE_DEPLOYMENT's text, laid over the file at every reload as at start-up. */
+  deployment?: string;
 }
 
 const DEFAULT_POLL_MS = 2000;
@@ -23,6 +25,7 @@ export type ReloadTrigger = 'SIGHUP' | 'file changed';
 export class ConfigReloader {
   private readonly timer: NodeJS.Timeout | undefined;
   private fingerprint: string | undefined;
+  private readonly deployment: string | undefined;
   private polling = false;
   // Reloads run one at a time, in the order asked, so the last file read is the one that stays.
   private last: Promise<unknown> = Promise.resolve();
@@ -33,6 +36,7 @@ export class ConfigReloader {
     readonly path: string | undefined,
     options: ConfigReloaderOptions = {},
   ) {
+    this.deployment = options.deployment;
     if (path === undefined) return;
     this.fingerprint = options.fingerprint ?? fingerprintSync(path);
     const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
@@ -72,7 +76,7 @@ export class ConfigReloader {
     this.fingerprint = await fingerprint(path);
     let next: Config;
     try {
-      next = await readGridConfig(path, deps.logger);
+      next = await readGridConfig(path, deps.logger, { deployment: this.deployment });
     } catch (error) {
       const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
       return this.failed(trigger, problems);

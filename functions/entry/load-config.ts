@@ -1,11 +1,17 @@
-/** Reads the config file named by --config or GRIDGATE_CONFIG (or none) and the signing secret; the only reader of process.env. */
-import { randomBytes } from 'node:crypto';
+/**
+ * Reads the config file named by --config or GRIDGATE_CONFIG (or none), what a deployment lays over it
+ * (GRIDGATE_DEPLOYMENT), the signing secret and, in a Lambda Web Function, where to listen
+ * (AWS_LAMBDA_HTTP_ENDPOINT); the Node server's only reader of process.env.
+ */
 import { dirname, resolve } from 'node:path';
+import { checkEcsPool } from '../adapters/aws/ecs-pool-check';
 import { chromiumVersion, ensureChromium } from '../adapters/local/ensure-chromium';
 import { fingerprintSync } from '../adapters/node/file-fingerprint';
 import { type Config, ConfigError, parseConfig } from '../core/config';
 import type { Logger } from '../core/ports';
 import { readConfigFile } from './config-file';
+import { withDeployment } from './deployed-config';
+import { signingSecret } from './signing-secret';
 
 export interface RuntimeConfig {
   config: Config;
@@ -16,6 +22,10 @@ export interface RuntimeConfig {
   /** The file's stat fingerprint taken before it was read, so a change made meanwhile still reloads. */
   fingerprint: string | undefined;
   secret: Buffer;
+  /** GRIDGATE_DEPLOYMENT's text, laid over the file at every reload too. */
+  deployment: string | undefined;
+  /** False in a Lambda Web Function, which carries no WebSockets. */
+  webSockets: boolean;
 }
 
 const DEFAULT_LOCAL = { chromium: '/usr/bin/chromium', chromedriver: '/usr/bin/chromedriver' };
@@ -27,16 +37,37 @@ export async function loadConfig(
 ): Promise<RuntimeConfig> {
   const path = configPath(argv) ?? env.GRIDGATE_CONFIG;
   const fingerprint = path === undefined ? undefined : fingerprintSync(path);
-  const config = await readGridConfig(path, logger);
-  return { config, source: path ?? 'built-in defaults', path, fingerprint, secret: signingSecret(env) };
+  const deployment = env.GRIDGATE_DEPLOYMENT || undefined;
+  const read = await readGridConfig(path, logger, { deployment });
+  const endpoint = webFunctionEndpoint(env);
+  const config = endpoint ? { ...read, ...endpoint } : read;
+  // Routers that share a store serve each other's sessions, so they must share the key too.
+  const shared = config.store.kind !== 'memory' || endpoint !== undefined;
+  const secret = await signingSecret(env, { fallback: shared ? 'none' : 'random' });
+  const source = path ?? 'built-in defaults';
+  return { config, source, path, fingerprint, secret, deployment, webSockets: endpoint === undefined };
+}
+
+/** Where a Lambda Web Function must listen: AWS_LAMBDA_HTTP_ENDPOINT ("host:port"), which the runtime sets. */
+function webFunctionEndpoint(env: NodeJS.ProcessEnv): { host: string; port: number } | undefined {
+  const endpoint = env.AWS_LAMBDA_HTTP_ENDPOINT;
+  if (!endpoint) return undefined;
+  const match = /^(.*):(\d{1,5})$/.exec(endpoint);
+  if (!match) throw new ConfigError('AWS_LAMBDA_HTTP_ENDPOINT', [`must be "host:port", not "${endpoint}"`]);
+  return { host: (match[1] as string).replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) };
 }
 
 /**
  * The config in `path` (none: the built-in defaults), validated, with its local browsers in place; at
  * start-up and on every reload. Throws ConfigError listing every problem, or Error when a browser is missing.
  */
-export async function readGridConfig(path: string | undefined, logger: Logger): Promise<Config> {
-  const raw = path ? readConfigFile(path) : {};
+export async function readGridConfig(
+  path: string | undefined,
+  logger: Logger,
+  options: { deployment?: string } = {},
+): Promise<Config> {
+  const file = path ? readConfigFile(path) : {};
+  const raw = withDeployment(file, options.deployment);
   const source = path ?? 'built-in defaults';
   const usesDefaultCatalog = typeof raw === 'object' && raw !== null && !('pools' in raw);
   // The built-in catalog is named after the installed Chromium's version, so Chromium comes first.
@@ -48,6 +79,10 @@ export async function readGridConfig(path: string | undefined, logger: Logger): 
   // A relative usersFile sits next to the config file, whichever directory the server starts in.
   const config =
     path && parsed.usersFile ? { ...parsed, usersFile: resolve(dirname(path), parsed.usersFile) } : parsed;
+  const incomplete = Object.values(config.pools).flatMap((pool) =>
+    pool.kind === 'ecs' ? checkEcsPool(pool) : [],
+  );
+  if (incomplete.length > 0) throw new ConfigError(source, incomplete);
   const localPools = Object.values(config.pools).flatMap((pool) => (pool.kind === 'local' ? [pool] : []));
   await ensureChromium(localPools, logger);
   return config;
@@ -58,13 +93,4 @@ function configPath(argv: string[]): string | undefined {
   if (index < 0) return undefined;
   const arg = argv[index] as string;
   return arg.includes('=') ? arg.slice('--config='.length) : argv[index + 1];
-}
-
-/** GRIDGATE_SECRET signs session IDs; without it a random per-process key does (IDs die with the process). */
-function signingSecret(env: NodeJS.ProcessEnv): Buffer {
-  const secret = env.GRIDGATE_SECRET;
-  if (secret === undefined || secret === '') return randomBytes(32);
-  if (Buffer.byteLength(secret) < 32)
-    throw new ConfigError('GRIDGATE_SECRET', ['must be at least 32 characters long']);
-  return Buffer.from(secret, 'utf8');
 }

@@ -13,10 +13,12 @@ process.on('SIGHUP', () => {
   else reloadWhenStarted = true;
 });
 try {
-  const { config, path, fingerprint, secret } = await loadConfig(process.argv.slice(2), process.env, logger);
-  const started = await startGrid(config, secret, logger, {
-    configPath: path,
-    configFingerprint: fingerprint,
+  const loaded = await loadConfig(process.argv.slice(2), process.env, logger);
+  const started = await startGrid(loaded.config, loaded.secret, logger, {
+    configPath: loaded.path,
+    configFingerprint: loaded.fingerprint,
+    deployment: loaded.deployment,
+    webSockets: loaded.webSockets,
   });
   grid = started;
   console.error(`gridgate: WebDriver grid ready at ${started.url} (also ${started.url}/wd/hub)`);

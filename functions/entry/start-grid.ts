@@ -1,4 +1,7 @@
-/** Wires the Node server: local launcher, in-memory store, the app, WebSocket proxy, timeouts, shutdown. */
+/**
+ * Wires the Node server: the launchers (local, hub, ecs), the store the config names (in memory, or a
+ * DynamoDB table shared with other routers), the app, WebSocket proxy, timeouts, shutdown.
+ */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -11,15 +14,18 @@ import { MemorySessionStore } from '../adapters/memory/memory-session-store';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import type { Config } from '../core/config';
 import { endAllSessions, endSession, expireSessions } from '../core/end-session';
-import type { GridDeps } from '../core/grid-deps';
-import { type Logger, systemClock } from '../core/ports';
+import { type GridDeps, poolsNamed } from '../core/grid-deps';
+import { type Logger, noMetrics, type SessionRecord, systemClock } from '../core/ports';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { createApp } from '../http/create-app';
 import { createUpstreamAgent } from '../http/upstream-client';
+import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
 import { ConfigReloader, type ReloadTrigger } from './config-reloader';
 
 const EXPIRY_SWEEP_MS = 1000;
+// A shared store is a table every router reads: sweep it less often (idle limits are minutes).
+const SHARED_EXPIRY_SWEEP_MS = 10_000;
 
 export interface RunningGrid {
   url: string;
@@ -39,6 +45,12 @@ export interface StartOptions {
   reloadPollMs?: number;
   /** The config file's fingerprint from before it was read (loadConfig), so a change during start-up reloads. */
   configFingerprint?: string;
+  /** GRIDGATE_DEPLOYMENT's text, laid over the config file at every reload. */
+  deployment?: string;
+  /** False where clients cannot open WebSockets to the server (a Lambda Web Function). */
+  webSockets?: boolean;
+  /** The AWS adapters (DynamoDB store, ECS launcher); tests give their own. */
+  aws?: AwsAdapters;
 }
 
 export async function startGrid(
@@ -51,7 +63,14 @@ export async function startGrid(
   const users = config.usersFile
     ? HtpasswdUserDirectory.open(config.usersFile, { clock: systemClock, logger })
     : undefined;
-  const sessions = new MemorySessionStore();
+  const aws = options.aws ?? awsAdapters;
+  const agent = createUpstreamAgent();
+  // A DynamoDB store is shared with other routers: quotas hold across them, and so do sessions.
+  const shared = config.store.kind === 'dynamodb';
+  const sessions =
+    config.store.kind === 'dynamodb'
+      ? aws.sessionStore(config.store.table, logger)
+      : new MemorySessionStore();
   const orphans = await sweepOrphans();
   if (orphans.processes + orphans.profiles > 0) logger.log('ORPHANS_REMOVED', { ...orphans });
   const launcher = new ChromedriverLauncher({
@@ -65,7 +84,11 @@ export async function startGrid(
   });
   const deps: GridDeps = {
     config,
-    launchers: { local: launcher, hub: new HubLauncher() },
+    launchers: {
+      local: launcher,
+      hub: new HubLauncher(),
+      ecs: onFirstUse(() => aws.ecsLauncher({ agent, logger, metrics: noMetrics })),
+    },
     sessions,
     queue: new SlotQueue(),
     users,
@@ -75,8 +98,7 @@ export async function startGrid(
     version: packageJson.version,
     configLoadedAt: systemClock.now(),
   };
-  const agent = createUpstreamAgent();
-  const app = createApp(deps, { agent });
+  const app = createApp(deps, { agent, webSockets: options.webSockets ?? true });
   const server = await new Promise<Server>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () =>
       resolve(started as Server),
@@ -86,11 +108,19 @@ export async function startGrid(
   // New sessions may take as long as the config allows; Node's 300 s default would cut longer ones.
   server.requestTimeout = 0;
   attachWebSocketProxy(server, deps);
-  const sweep = setInterval(() => void expireSessions(deps), EXPIRY_SWEEP_MS);
+  const isLocal = (record: SessionRecord) => poolsNamed(deps, record.pool)[0]?.kind === 'local';
+  const runsHere = (record: SessionRecord) => isLocal(record) && launcher.running().includes(record.handle);
+  // With a shared store, any router may end an ecs or hub session, but a local one only where it runs.
+  const ours = (record: SessionRecord) => !shared || !isLocal(record) || runsHere(record);
+  const sweep = setInterval(
+    () => void expireSessions(deps, ours),
+    shared ? SHARED_EXPIRY_SWEEP_MS : EXPIRY_SWEEP_MS,
+  );
   sweep.unref();
   const reloader = new ConfigReloader(deps, options.configPath, {
     pollMs: options.reloadPollMs,
     fingerprint: options.configFingerprint,
+    deployment: options.deployment,
   });
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -104,7 +134,8 @@ export async function startGrid(
       reloader.close();
       users?.close();
       const closed = new Promise((resolve) => server.close(resolve));
-      await endAllSessions(deps, 'server shutdown');
+      // With a shared store, sessions in ecs and hub pools outlive this router: others serve them.
+      await endAllSessions(deps, 'server shutdown', shared ? runsHere : () => true);
       await launcher.stopAll(); // sessions still being created too
       server.closeAllConnections();
       await closed;

@@ -38,7 +38,16 @@ function configFile(store: object, name = 'gridgate.json'): string {
     path,
     JSON.stringify({
       browsers: { chrome: { versions: { '156': { pools: ['chrome'] } } } },
-      pools: { chrome: { kind: 'ecs', cluster: 'gridgate-browsers' } },
+      pools: {
+        chrome: {
+          kind: 'ecs',
+          cluster: 'gridgate-browsers',
+          taskDefinition: 'gridgate-chrome',
+          subnets: ['subnet-1'],
+          securityGroups: ['sg-1'],
+          networks: ['10.0.0.0/16'],
+        },
+      },
       store,
     }),
   );

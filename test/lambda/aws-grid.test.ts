@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { type Launcher, noMetrics } from '../../functions/core/ports';
-import { type AwsAdapters, awsGrid } from '../../functions/entry/aws-grid';
+import { SessionTokens } from '../../functions/core/session-token';
+import type { AwsAdapters } from '../../functions/entry/aws-adapters';
+import { awsGrid } from '../../functions/entry/aws-grid';
 import { FakeLauncher } from '../support/fakes';
 
 const SECRET = 'router-lambda-test-secret-32-bytes!!';
@@ -18,6 +20,20 @@ const GRID_CONFIG = {
   pools: { fargate: { kind: 'ecs' }, hub: { kind: 'hub', url: 'http://127.0.0.1:4444/wd/hub' } },
   store: { kind: 'dynamodb', table: 'gridgate-sessions' },
 };
+
+// What the CDK app tells the functions about the fargate pool it deployed.
+const DEPLOYMENT = JSON.stringify({
+  pools: {
+    fargate: {
+      cluster: 'gridgate',
+      taskDefinition: 'gridgate-fargate:1',
+      subnets: ['subnet-1'],
+      securityGroups: ['sg-1'],
+      networks: ['10.0.0.0/16'],
+    },
+  },
+});
+const ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:grid';
 
 function configFile(config: unknown): string {
   const path = join(mkdtempSync(join(tmpdir(), 'gridgate-aws-grid-')), 'gridgate.json');
@@ -38,6 +54,11 @@ function testAdapters() {
       return launcher;
     },
     metrics: () => noMetrics,
+    secret: async (arn) => {
+      if (arn !== ARN)
+        throw Object.assign(new Error(`no secret ${arn}`), { name: 'ResourceNotFoundException' });
+      return SECRET;
+    },
   };
   return { adapters, made, launcher };
 }
@@ -46,7 +67,7 @@ describe('awsGrid', () => {
   it('wires the store of the configured table and a launcher per pool kind', async () => {
     const { adapters, made } = testAdapters();
     const { deps } = await awsGrid(
-      { GRIDGATE_CONFIG: configFile(GRID_CONFIG), GRIDGATE_SECRET: SECRET },
+      { GRIDGATE_CONFIG: configFile(GRID_CONFIG), GRIDGATE_DEPLOYMENT: DEPLOYMENT, GRIDGATE_SECRET: SECRET },
       adapters,
     );
     expect(made.tables).toEqual(['gridgate-sessions']);
@@ -70,7 +91,7 @@ describe('awsGrid', () => {
   it('makes the ECS launcher with the first browser it starts, once', async () => {
     const { adapters, made, launcher } = testAdapters();
     const { deps } = await awsGrid(
-      { GRIDGATE_CONFIG: configFile(GRID_CONFIG), GRIDGATE_SECRET: SECRET },
+      { GRIDGATE_CONFIG: configFile(GRID_CONFIG), GRIDGATE_DEPLOYMENT: DEPLOYMENT, GRIDGATE_SECRET: SECRET },
       adapters,
     );
     expect(made.launchers).toBe(0);
@@ -91,21 +112,60 @@ describe('awsGrid', () => {
   });
 
   it.each([
-    ['no GRIDGATE_CONFIG', {}, /GRIDGATE_CONFIG/],
-    ['no secret', { GRIDGATE_CONFIG: 'CONFIG' }, /GRIDGATE_SECRET.*must be set/s],
-    ['a short secret', { GRIDGATE_CONFIG: 'CONFIG', GRIDGATE_SECRET: 'short' }, /at least 32 characters/],
+    ['no GRIDGATE_CONFIG', { GRIDGATE_DEPLOYMENT: DEPLOYMENT }, /GRIDGATE_CONFIG/],
     [
-      'only a Secrets Manager ARN',
-      {
-        GRIDGATE_CONFIG: 'CONFIG',
-        GRIDGATE_SECRET_ARN: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:grid',
-      },
-      /GRIDGATE_SECRET_ARN is not supported yet/,
+      'no secret',
+      { GRIDGATE_DEPLOYMENT: DEPLOYMENT },
+      /GRIDGATE_SECRET.*must be set, or GRIDGATE_SECRET_ARN/s,
     ],
-  ])('refuses to start with %s', async (_, env, problem) => {
-    const path = configFile(GRID_CONFIG);
-    const withPath = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === 'CONFIG' ? path : v]));
-    await expect(awsGrid(withPath, testAdapters().adapters)).rejects.toThrow(problem);
+    [
+      'a short secret',
+      { GRIDGATE_DEPLOYMENT: DEPLOYMENT, GRIDGATE_SECRET: 'short' },
+      /at least 32 characters/,
+    ],
+    [
+      'a secret ARN it cannot read',
+      { GRIDGATE_DEPLOYMENT: DEPLOYMENT, GRIDGATE_SECRET_ARN: `${ARN}-gone` },
+      /GRIDGATE_SECRET_ARN[\s\S]*cannot read arn:.*-gone: ResourceNotFoundException/,
+    ],
+    [
+      'an ecs pool the stack did not describe',
+      { GRIDGATE_SECRET: SECRET },
+      /pools\.fargate\.cluster: not set/,
+    ],
+  ])('refuses to start with %s', async (name, env: Record<string, string>, problem) => {
+    const config = name === 'no GRIDGATE_CONFIG' ? {} : { GRIDGATE_CONFIG: configFile(GRID_CONFIG) };
+    await expect(awsGrid({ ...config, ...env }, testAdapters().adapters)).rejects.toThrow(problem);
+  });
+
+  it('signs with the Secrets Manager secret GRIDGATE_SECRET_ARN names', async () => {
+    const { deps } = await awsGrid(
+      { GRIDGATE_CONFIG: configFile(GRID_CONFIG), GRIDGATE_DEPLOYMENT: DEPLOYMENT, GRIDGATE_SECRET_ARN: ARN },
+      testAdapters().adapters,
+    );
+    const check = new SessionTokens(Buffer.from(SECRET));
+    const claims = {
+      key: 'k',
+      pool: 'hub',
+      address: '127.0.0.1:4444',
+      upstreamId: 'u',
+      handle: '',
+      devtools: '',
+      createdAt: 1000,
+      maxAgeMs: 1000,
+    };
+    expect(check.verify(deps.tokens.sign(claims, 'guest'), 'guest').ok).toBe(true);
+  });
+
+  it('gives the fargate pool what GRIDGATE_DEPLOYMENT says, and takes its table as the store', async () => {
+    const { adapters, made } = testAdapters();
+    const deployment = JSON.stringify({ ...JSON.parse(DEPLOYMENT), table: 'Gridgate-Sessions-9XY' });
+    const { deps } = await awsGrid(
+      { GRIDGATE_CONFIG: configFile(GRID_CONFIG), GRIDGATE_DEPLOYMENT: deployment, GRIDGATE_SECRET: SECRET },
+      adapters,
+    );
+    expect(deps.config.pools.fargate).toMatchObject({ cluster: 'gridgate', networks: ['10.0.0.0/16'] });
+    expect(made.tables).toEqual(['Gridgate-Sessions-9XY']);
   });
 
   it('refuses local pools and a per-process store, naming both', async () => {

@@ -41,3 +41,64 @@ describe('loadConfig: usersFile', () => {
     expect(await usersFileOf('/etc/gridgate/users.htpasswd')).toBe('/etc/gridgate/users.htpasswd');
   });
 });
+
+describe('loadConfig on AWS', () => {
+  const FARGATE = {
+    browsers: { chrome: { versions: { '131': { pools: ['fargate'] } } } },
+    pools: { fargate: { kind: 'ecs' } },
+  };
+  const DEPLOYMENT = JSON.stringify({
+    table: 'Gridgate-Sessions',
+    pools: {
+      fargate: {
+        cluster: 'gridgate',
+        taskDefinition: 'gridgate-fargate:2',
+        subnets: ['subnet-1'],
+        securityGroups: ['sg-1'],
+        networks: ['10.0.0.0/16'],
+      },
+    },
+  });
+  const SECRET = 's'.repeat(40);
+
+  function fargateFile(): string {
+    const path = join(dir, 'fargate.json');
+    writeFileSync(path, JSON.stringify(FARGATE));
+    return path;
+  }
+
+  it('lays GRIDGATE_DEPLOYMENT over the file: the pool gets its cluster, the store its table', async () => {
+    const env = { GRIDGATE_DEPLOYMENT: DEPLOYMENT, GRIDGATE_SECRET: SECRET };
+    const loaded = await loadConfig(['--config', fargateFile()], env, new CollectingLogger());
+    expect(loaded.config.pools.fargate).toMatchObject({
+      cluster: 'gridgate',
+      taskDefinition: 'gridgate-fargate:2',
+    });
+    expect(loaded.config.store).toEqual({ kind: 'dynamodb', table: 'Gridgate-Sessions' });
+    expect(loaded.deployment).toBe(DEPLOYMENT);
+    expect(loaded.webSockets).toBe(true);
+  });
+
+  it('refuses an ecs pool that nothing deployed, naming each missing key', async () => {
+    await expect(loadConfig(['--config', fargateFile()], {}, new CollectingLogger())).rejects.toThrow(
+      /pools\.fargate\.cluster: not set[\s\S]*pools\.fargate\.networks: not set/,
+    );
+  });
+
+  it('refuses a random signing key where routers share a store: each would refuse the others’ IDs', async () => {
+    await expect(
+      loadConfig(['--config', fargateFile()], { GRIDGATE_DEPLOYMENT: DEPLOYMENT }, new CollectingLogger()),
+    ).rejects.toThrow(/GRIDGATE_SECRET/);
+  });
+
+  it('listens where a Lambda Web Function says, and offers no WebSockets there', async () => {
+    const env = {
+      GRIDGATE_DEPLOYMENT: DEPLOYMENT,
+      GRIDGATE_SECRET: SECRET,
+      AWS_LAMBDA_HTTP_ENDPOINT: '127.0.0.1:8080',
+    };
+    const loaded = await loadConfig(['--config', fargateFile()], env, new CollectingLogger());
+    expect(loaded.config).toMatchObject({ host: '127.0.0.1', port: 8080 });
+    expect(loaded.webSockets).toBe(false);
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * The adapters that talk to AWS, made once per process or Lambda environment: the DynamoDB session
+ * store, the ECS launcher (loaded with the first browser it starts), EMF metrics, the signing secret.
+ * The router Lambda and the Node server both take them from here; tests give their own.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Dispatcher } from 'undici';
+import { DynamoSessionStore } from '../adapters/aws/dynamo-session-store';
+import { EmfMetrics } from '../adapters/aws/emf-metrics';
+import type { Launcher, Logger, Metrics, SessionStore } from '../core/ports';
+import { readSecretsManager, type SecretReader } from './signing-secret';
+
+/** The adapters that talk to AWS, replaceable so tests (and other wiring) can give their own. */
+export interface AwsAdapters {
+  sessionStore(table: string, logger: Logger): SessionStore;
+  ecsLauncher(context: { agent: Dispatcher; logger: Logger; metrics: Metrics }): Promise<Launcher>;
+  metrics(): Metrics;
+  /** Reads the signing secret GRIDGATE_SECRET_ARN names. */
+  secret: SecretReader;
+}
+
+// Each is called once per process or Lambda environment (at start-up), so each SDK client is made once.
+export const awsAdapters: AwsAdapters = {
+  sessionStore: (table, logger) =>
+    new DynamoSessionStore({
+      client: new DynamoDBClient({}),
+      table,
+      onError: (error, { operation, key }) =>
+        logger.log('UPSTREAM_ERROR', { store: 'dynamodb', operation, session: key, error: error.message }),
+    }),
+  // Loaded with the first new session that needs it: most invocations are commands, which never need
+  // ECS, and evaluating the SDK is a large part of a cold start (bench/README.md, router Lambda).
+  ecsLauncher: async ({ agent, logger, metrics }) => {
+    const [{ ECSClient }, { EcsLauncher }] = await Promise.all([
+      import('@aws-sdk/client-ecs'),
+      import('../adapters/aws/ecs-launcher'),
+    ]);
+    return new EcsLauncher({ ecs: new ECSClient({}), agent, logger, metrics });
+  },
+  metrics: () => new EmfMetrics({ service: 'router' }),
+  secret: readSecretsManager,
+};
+
+/** A launcher made when first asked to start or stop a browser, then kept for the environment's life. */
+export function onFirstUse(make: () => Promise<Launcher>): Launcher {
+  let made: Promise<Launcher> | undefined;
+  const launcher = () => {
+    // A failed load is not kept: the next request tries again.
+    made ??= make().catch((error: unknown) => {
+      made = undefined;
+      throw error;
+    });
+    return made;
+  };
+  return {
+    start: async (request) => (await launcher()).start(request),
+    stop: async (handle, context) => (await launcher()).stop(handle, context),
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * The config of gridgate's functions on AWS: the file bundled with them (GRIDGATE_CONFIG) with what the
+ * stack knows laid over it (GRIDGATE_DEPLOYMENT), checked for what runs there: no local browsers,
+ * quotas shared through DynamoDB, every ecs pool complete.
+ */
+import { dirname, resolve } from 'node:path';
+import { checkEcsPool } from '../adapters/aws/ecs-pool-check';
+import { type Config, ConfigError, parseConfig } from '../core/config';
+import { applyDeployment, parseDeployment } from '../core/deployment';
+import { readConfigFile } from './config-file';
+
+/** The config file's content with GRIDGATE_DEPLOYMENT's text (when set) laid over it, not yet validated. */
+export function withDeployment(raw: unknown, deployment: string | undefined): unknown {
+  return deployment ? applyDeployment(raw, parseDeployment(deployment)) : raw;
+}
+
+export function readDeployedConfig(env: NodeJS.ProcessEnv): Config {
+  const path = env.GRIDGATE_CONFIG;
+  if (!path)
+    throw new ConfigError('GRIDGATE_CONFIG', ['must name the config file bundled with the function']);
+  // No local pools run on AWS, so the built-in catalog's Chromium version is never needed.
+  const config = parseConfig(
+    withDeployment(readConfigFile(path), env.GRIDGATE_DEPLOYMENT),
+    { localBrowserVersion: 'stable' },
+    path,
+  );
+  const problems: string[] = [];
+  for (const pool of Object.values(config.pools)) {
+    if (pool.kind === 'local')
+      problems.push(`pools.${pool.name}: local pools cannot run in Lambda (no Chromium there)`);
+    if (pool.kind === 'ecs') problems.push(...checkEcsPool(pool));
+  }
+  if (config.store.kind !== 'dynamodb') {
+    problems.push('store: functions on AWS share quotas only through "kind": "dynamodb"');
+  }
+  if (problems.length > 0) throw new ConfigError(path, problems);
+  // A relative usersFile is bundled next to the config file.
+  return config.usersFile ? { ...config, usersFile: resolve(dirname(path), config.usersFile) } : config;
+}
