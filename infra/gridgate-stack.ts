@@ -1,32 +1,195 @@
-/** The gridgate stack: today its data layer (session table, signing key); later issues add the compute. */
-import { CfnOutput, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+/**
+ * The gridgate stack: network, browsers, data, front door, cleanup, dashboard — each its own construct,
+ * all built from the one gridgate config file the router itself reads, so deployment and routing agree.
+ */
+import { Annotations, CfnOutput, Duration, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import type { Config } from '../functions/core/config';
+import type { Config, EcsPoolConfig } from '../functions/core/config';
+import { BrowserFleet, type BrowserFleetProps } from './browser-fleet';
+import { FRONT_DOOR_IDLE_LIMIT, FrontDoor, type FrontDoorProps } from './front-door';
+import { GridAlarms, type GridAlarmsProps } from './grid-alarms';
+import { GridDashboard, type GridDashboardProps } from './grid-dashboard';
+import { GridNetwork, type GridNetworkProps } from './grid-network';
+import { OrphanCleanup, type OrphanCleanupProps } from './orphan-cleanup';
 import { SessionTable } from './session-table';
 import { SigningKey } from './signing-key';
+import { SpotInterruptions } from './spot-interruptions';
 
 export interface GridgateStackProps extends StackProps {
-  /** The validated gridgate config; the pools and limits the compute will be built from. */
+  /** The validated gridgate config: its `ecs` pools become task definitions, its timeouts size the functions. */
   config: Config;
+  /** The file `config` was read from, bundled into every function. @default the built-in defaults (`{}`) */
+  configFile?: string;
   /** For the stateful resources. @default RemovalPolicy.RETAIN */
   removalPolicy?: RemovalPolicy;
+  network?: GridNetworkProps;
+  browsers?: Pick<BrowserFleetProps, 'mirrorImages' | 'logRetention' | 'containerInsights'>;
+  frontDoor?: Pick<
+    FrontDoorProps,
+    | 'kind'
+    | 'timeout'
+    | 'memorySize'
+    | 'throttle'
+    | 'functionUrlAuth'
+    | 'maxConcurrencyPerEnvironment'
+    | 'customDomain'
+  >;
+  cleanup?: Pick<OrphanCleanupProps, 'schedule' | 'dryRun'>;
+  alarms?: Omit<GridAlarmsProps, 'routerFunction'>;
+  dashboard?: Pick<GridDashboardProps, 'prices' | 'dashboardName'>;
 }
+
+/** The paths the router answers WebDriver on besides the root (Selenium 3-era clients expect it). */
+export const WEBDRIVER_PATH = 'wd/hub';
 
 export class GridgateStack extends Stack {
   readonly config: Config;
+  readonly network: GridNetwork;
+  readonly browsers: BrowserFleet;
   readonly sessions: SessionTable;
   readonly signingKey: SigningKey;
+  readonly frontDoor: FrontDoor;
+  readonly cleanup: OrphanCleanup;
+  readonly interruptions: SpotInterruptions;
+  readonly alarms: GridAlarms;
+  readonly dashboard: GridDashboard;
 
   constructor(scope: Construct, id: string, props: GridgateStackProps) {
     super(scope, id, props);
     this.config = props.config;
-    const { removalPolicy } = props;
+    const { removalPolicy, configFile } = props;
+    const pools = ecsPools(props.config);
+    const kind = props.frontDoor?.kind ?? 'rest-api';
+    const routerTimeout = props.frontDoor?.timeout ?? Duration.minutes(15);
+    checkRouterTimeout(props.config, routerTimeout);
+
+    this.network = new GridNetwork(this, 'Network', {
+      ...props.network,
+      publicSubnets: props.network?.publicSubnets ?? pools.some((pool) => pool.assignPublicIp),
+    });
+    const { vpc, privateSubnets } = this.network;
     this.sessions = new SessionTable(this, 'Sessions', { removalPolicy });
     this.signingKey = new SigningKey(this, 'SigningKey', { removalPolicy });
+    this.browsers = new BrowserFleet(this, 'Browsers', {
+      ...props.browsers,
+      vpc,
+      privateSubnets,
+      publicSubnets: vpc.publicSubnets,
+      pools,
+      sessionTimeout: browserSessionTimeout(this, props.config, FRONT_DOOR_IDLE_LIMIT[kind]),
+    });
 
+    // What only the deployment knows, resolved by CloudFormation (functions/core/deployment.ts).
+    const environment = {
+      GRIDGATE_DEPLOYMENT: this.toJsonString({
+        table: this.sessions.table.tableName,
+        pools: this.browsers.deploymentFacts(this.network.networks),
+      }),
+    };
+    this.frontDoor = new FrontDoor(this, 'FrontDoor', {
+      ...props.frontDoor,
+      kind,
+      timeout: routerTimeout,
+      vpc,
+      subnets: privateSubnets,
+      configFile,
+      usersFile: props.config.usersFile,
+      environment: { ...environment, GRIDGATE_SECRET_ARN: this.signingKey.secret.secretArn },
+    });
+    this.cleanup = new OrphanCleanup(this, 'Cleanup', {
+      ...props.cleanup,
+      vpc,
+      subnets: privateSubnets,
+      configFile,
+      environment,
+    });
+    this.interruptions = new SpotInterruptions(this, 'SpotInterruptions', {
+      cluster: this.browsers.cluster,
+      vpc,
+      subnets: privateSubnets,
+      configFile,
+      environment,
+    });
+
+    const router = this.frontDoor.grantee;
+    this.browsers.allowWebDriverFrom(this.frontDoor.securityGroup);
+    this.browsers.allowWebDriverFrom(this.cleanup.securityGroup);
+    this.browsers.grantLaunch(router);
+    this.browsers.grantCleanup(this.cleanup.function);
+    this.browsers.grantTaskControl(this.interruptions.function);
+    this.signingKey.secret.grantRead(router);
+    for (const grantee of [router, this.cleanup.function, this.interruptions.function]) {
+      this.sessions.table.grantReadWriteData(grantee);
+    }
+    warnOfUnreachableHubs(this, props.config, props.network?.natGateways ?? 0);
+
+    this.alarms = new GridAlarms(this, 'Alarms', {
+      ...props.alarms,
+      routerFunction: this.frontDoor.routerFunction,
+    });
+    this.dashboard = new GridDashboard(this, 'Dashboard', {
+      ...props.dashboard,
+      clusterName: this.browsers.cluster.clusterName,
+      pools,
+      routerFunction: this.frontDoor.routerFunction,
+      routerMemoryMb: props.frontDoor?.memorySize,
+      api: this.frontDoor.api,
+      alarms: this.alarms.all,
+    });
+
+    new CfnOutput(this, 'WebDriverUrl', {
+      description: 'Point WebDriver clients here (with basic auth when the config has users)',
+      value: `${this.frontDoor.url}${WEBDRIVER_PATH}`,
+    });
     new CfnOutput(this, 'SessionTableName', { value: this.sessions.table.tableName });
     new CfnOutput(this, 'SessionTableArn', { value: this.sessions.table.tableArn });
     new CfnOutput(this, 'SigningKeySecretName', { value: this.signingKey.secret.secretName });
     new CfnOutput(this, 'SigningKeySecretArn', { value: this.signingKey.secret.secretArn });
+    new CfnOutput(this, 'ClusterName', { value: this.browsers.cluster.clusterName });
+  }
+}
+
+function ecsPools(config: Config): EcsPoolConfig[] {
+  return Object.values(config.pools).filter((pool): pool is EcsPoolConfig => pool.kind === 'ecs');
+}
+
+/** A new session may wait for a slot, then for a cold start; the router must outlive both. */
+function checkRouterTimeout(config: Config, timeout: Duration): void {
+  const needed = config.timeouts.queue + config.timeouts.newSession;
+  // Room to answer and to stop a half-started browser after the new-session deadline.
+  const margin = 10_000;
+  if (needed + margin > timeout.toMilliseconds()) {
+    throw new Error(
+      `the router's timeout (${timeout.toHumanString()}) must exceed timeouts.queue + timeouts.newSession (${needed / 1000} s) by 10 s`,
+    );
+  }
+}
+
+/**
+ * The browser's own idle timeout, a backstop behind gridgate's `timeouts.idle`: no longer than the
+ * front door lets a stream sit silent, since a longer-idle session could not be reached anyway.
+ */
+function browserSessionTimeout(scope: Construct, config: Config, frontDoorIdle: Duration): Duration {
+  const idle = Duration.millis(config.timeouts.idle);
+  if (idle.toMilliseconds() <= frontDoorIdle.toMilliseconds())
+    return Duration.seconds(Math.ceil(idle.toSeconds({ integral: false })));
+  Annotations.of(scope).addWarningV2(
+    'gridgate:idleAboveFrontDoor',
+    `timeouts.idle (${idle.toHumanString()}) exceeds the front door's idle limit (${frontDoorIdle.toHumanString()}); browsers time out at the latter`,
+  );
+  return frontDoorIdle;
+}
+
+const PRIVATE_HOST = /^(10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.)/;
+
+function warnOfUnreachableHubs(scope: Construct, config: Config, natGateways: number): void {
+  if (natGateways > 0) return;
+  for (const pool of Object.values(config.pools)) {
+    // A private address is reached over peering or VPN, which the stack cannot see: no warning.
+    if (pool.kind !== 'hub' || PRIVATE_HOST.test(new URL(pool.url).hostname)) continue;
+    Annotations.of(scope).addWarningV2(
+      `gridgate:hubWithoutNat:${pool.name}`,
+      `hub pool "${pool.name}" (${pool.url}): the VPC has no NAT gateway, so the router reaches it only inside the VPC or a peered network (network.natGateways)`,
+    );
   }
 }

@@ -8,12 +8,11 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { FrontDoorKind } from '../../infra/front-door';
 import { readGridConfig } from '../../infra/grid-config';
-import { GridgateStack, type GridgateStackProps } from '../../infra/gridgate-stack';
+import type { GridgateStackProps } from '../../infra/gridgate-stack';
+import { gridStack, MULTI_POOL, ROOT } from './grid-stack-fixture';
 
-const ROOT = join(import.meta.dirname, '../..');
-// The feature flags `cdk synth` runs with, so these tests see the template that would be deployed.
-const CDK_CONTEXT = JSON.parse(readFileSync(join(ROOT, 'cdk.json'), 'utf8')).context;
 const TABLE = 'AWS::DynamoDB::Table';
 const SECRET = 'AWS::SecretsManager::Secret';
 
@@ -26,9 +25,8 @@ function configFile(name: string, content: unknown): string {
   return path;
 }
 
-function gridgateStack(props: Partial<GridgateStackProps> = {}): GridgateStack {
-  const app = new App({ context: CDK_CONTEXT });
-  return new GridgateStack(app, 'Gridgate', { config: readGridConfig(undefined), ...props });
+function gridgateStack(props: Partial<GridgateStackProps> = {}) {
+  return gridStack(props, { schemaCheck: true });
 }
 
 describe('the session table', () => {
@@ -122,6 +120,41 @@ describe('checks', () => {
     expect(report.success).toBe(true);
   });
 
+  it.each<FrontDoorKind>(['rest-api', 'function-url', 'web-function'])(
+    'passes cdk-nag with several pools, alarm mail and the %s front door',
+    (kind) => {
+      const stack = gridStack({
+        configFile: MULTI_POOL,
+        frontDoor: { kind },
+        alarms: { email: 'ops@example.com' },
+      });
+      expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+    },
+  );
+
+  it('passes cdk-nag with NAT gateways and a custom domain', () => {
+    const stack = gridStack({
+      configFile: MULTI_POOL,
+      network: { natGateways: 2 },
+      frontDoor: { customDomain: { domainName: 'grid.example.com' } },
+    });
+    expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+  });
+
+  it('warns that a public hub is unreachable without NAT, and not when NAT is there', () => {
+    const hub = configFile('public-hub.json', {
+      browsers: { firefox: { versions: { latest: { pools: ['cloud'] } } } },
+      pools: { cloud: { kind: 'hub', url: 'https://hub.example.com/wd/hub' } },
+    });
+    const warnings = (natGateways: number) =>
+      Annotations.fromStack(gridStack({ configFile: hub, network: { natGateways } })).findWarning(
+        '*',
+        Match.stringLikeRegexp('hub pool "cloud"'),
+      );
+    expect(warnings(0)).toHaveLength(1);
+    expect(warnings(1)).toEqual([]);
+  });
+
   it('has a cdk-nag check that does find problems (a table without point-in-time recovery)', () => {
     const stack = new Stack(new App(), 'Careless');
     new Table(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
@@ -154,6 +187,13 @@ describe('the gridgate config', () => {
     expect(() => readGridConfig(join(dir, 'missing.json'))).toThrow(/cannot read the file/);
   });
 
+  it('bundles a users file only from beside the config file', () => {
+    const outside = configFile('outside-users.json', { usersFile: '../users.htpasswd' });
+    expect(() => gridStack({ configFile: outside })).toThrow(/must lie beside or below the config file/);
+    const missing = configFile('missing-users.json', { usersFile: 'nobody.htpasswd' });
+    expect(() => gridStack({ configFile: missing })).toThrow(/usersFile "nobody.htpasswd" not found/);
+  });
+
   it('rejects a config context value that is not a path', () => {
     expect(() => readGridConfig({ port: 1 })).toThrow(/CDK context "config"/);
   });
@@ -167,7 +207,8 @@ describe('the CDK app (infra/app.ts, as `cdk synth` runs it)', () => {
       cwd: ROOT,
       env: {
         ...process.env,
-        CDK_CONTEXT_JSON: JSON.stringify(context),
+        // Bundling is exercised in bundled-config.test.ts.
+        CDK_CONTEXT_JSON: JSON.stringify({ ...context, 'aws:cdk:bundling-stacks': [] }),
         CDK_OUTDIR: outdir,
         // The built-in CloudFormation schema check (WebAssembly, seconds of CPU) already ran on every
         // in-process synth above; this test is about app.ts's wiring.
@@ -195,5 +236,12 @@ describe('the CDK app (infra/app.ts, as `cdk synth` runs it)', () => {
     expect(Object.values(template.Resources).map((resource) => (resource as { Type: string }).Type)).toEqual(
       expect.arrayContaining([TABLE, SECRET]),
     );
+  });
+
+  it('refuses an unknown front door', async () => {
+    await expect(synth({ frontDoor: 'alb' }, join(dir, 'out-alb'))).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('CDK context "frontDoor"'),
+    });
   });
 });

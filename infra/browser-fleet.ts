@@ -1,0 +1,247 @@
+/**
+ * Where browsers run: an ECS cluster with the FARGATE and FARGATE_SPOT capacity providers, one task
+ * definition per `ecs` pool of the config (one session per task), and the security group that admits
+ * WebDriver traffic from the router only. Also the IAM grants that start, watch and stop those tasks.
+ */
+import { join } from 'node:path';
+import { ArnFormat, type CfnResource, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { type IConnectable, type ISubnet, type IVpc, Port, SecurityGroup } from 'aws-cdk-lib/aws-ec2';
+import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import {
+  Cluster,
+  ContainerImage,
+  ContainerInsights,
+  CpuArchitecture,
+  FargateTaskDefinition,
+  LogDrivers,
+  OperatingSystemFamily,
+} from 'aws-cdk-lib/aws-ecs';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { EcsPoolConfig } from '../functions/core/config';
+import type { EcsPoolDeployment } from '../functions/core/deployment';
+
+export interface BrowserFleetProps {
+  vpc: IVpc;
+  /** Subnets of the tasks without public IPs (several AZs: Fargate capacity, Spot most of all, varies by AZ). */
+  privateSubnets: ISubnet[];
+  /** Subnets of pools with `assignPublicIp`. @default none (such pools are refused) */
+  publicSubnets?: ISubnet[];
+  /** The config's `ecs` pools: one task definition each. */
+  pools: EcsPoolConfig[];
+  /**
+   * The browser's own idle timeout (SE_NODE_SESSION_TIMEOUT), a backstop behind gridgate's: the stack sets
+   * it to the config's `timeouts.idle`, capped below the front door's idle limit.
+   */
+  sessionTimeout: Duration;
+  /**
+   * Copy each pool's image into this account's ECR at deploy time (`cdk deploy` builds a one-line
+   * Dockerfile, so it needs Docker). Fargate keeps no image cache and pulls the whole image for every
+   * session: from Docker Hub that needs NAT and meets its pull rate limit; from in-Region ECR it goes
+   * through the VPC endpoints. Turn off when `image` already names a registry the tasks can reach.
+   * @default true
+   */
+  mirrorImages?: boolean;
+  /** How long browser logs are kept. @default two weeks */
+  logRetention?: RetentionDays;
+  /**
+   * ECS Container Insights (the running-task and CPU/memory metrics on the dashboard). Billed as custom
+   * metrics while tasks run. @default ContainerInsights.ENABLED
+   */
+  containerInsights?: ContainerInsights;
+}
+
+/** Fargate lets a container at most 120 s to stop; a Spot interruption gives exactly 120 s of notice. */
+const SPOT_STOP_TIMEOUT = Duration.seconds(120);
+
+export class BrowserFleet extends Construct {
+  readonly cluster: Cluster;
+  readonly securityGroup: SecurityGroup;
+  readonly logGroup: LogGroup;
+  /** By pool name. */
+  readonly taskDefinitions: ReadonlyMap<string, FargateTaskDefinition>;
+  private readonly pools: EcsPoolConfig[];
+  private readonly props: BrowserFleetProps;
+
+  constructor(scope: Construct, id: string, props: BrowserFleetProps) {
+    super(scope, id);
+    this.props = props;
+    this.pools = props.pools;
+    this.cluster = new Cluster(this, 'Cluster', {
+      vpc: props.vpc,
+      enableFargateCapacityProviders: true,
+      containerInsightsV2: props.containerInsights ?? ContainerInsights.ENABLED,
+    });
+    this.securityGroup = new SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: 'gridgate browsers: WebDriver from the router only; out to the sites under test',
+      // Browsers open whatever sites the tests visit.
+      allowAllOutbound: true,
+    });
+    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention ?? RetentionDays.TWO_WEEKS });
+    this.taskDefinitions = new Map(this.pools.map((pool) => [pool.name, this.taskDefinition(pool)]));
+  }
+
+  private taskDefinition(pool: EcsPoolConfig): FargateTaskDefinition {
+    const arm = pool.architecture === 'arm64';
+    const definition = new FargateTaskDefinition(this, `Pool-${pool.name}`, {
+      cpu: pool.cpu,
+      memoryLimitMiB: pool.memory,
+      runtimePlatform: {
+        cpuArchitecture: arm ? CpuArchitecture.ARM64 : CpuArchitecture.X86_64,
+        operatingSystemFamily: OperatingSystemFamily.LINUX,
+      },
+    });
+    definition.addContainer('Browser', {
+      containerName: pool.containerName,
+      image:
+        (this.props.mirrorImages ?? true)
+          ? ContainerImage.fromAsset(join(import.meta.dirname, 'browser-image'), {
+              buildArgs: { IMAGE: pool.image },
+              platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64,
+            })
+          : ContainerImage.fromRegistry(pool.image),
+      portMappings: [{ containerPort: pool.port }],
+      environment: {
+        // One session per task, then the node drains and the task exits: a fresh browser every time.
+        SE_NODE_MAX_SESSIONS: '1',
+        SE_DRAIN_AFTER_SESSION_COUNT: '1',
+        SE_NODE_SESSION_TIMEOUT: String(this.props.sessionTimeout.toSeconds()),
+        // Fargate cannot size /dev/shm (no sharedMemorySize), so Chrome must not use it.
+        SE_BROWSER_ARGS_DISABLE_DSHM: '--disable-dev-shm-usage',
+        // Chrome ≥ 127 needs a display even with --headless=new.
+        SE_START_XVFB: 'true',
+      },
+      stopTimeout: SPOT_STOP_TIMEOUT,
+      logging: LogDrivers.awsLogs({ streamPrefix: pool.name, logGroup: this.logGroup }),
+    });
+    Validations.of(definition).acknowledge({
+      id: 'AwsSolutions-ECS2',
+      reason:
+        'The environment holds docker-selenium settings (session counts, timeouts, browser flags), no secrets; they belong with the image they configure.',
+    });
+    Validations.of(definition.obtainExecutionRole()).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ecr:GetAuthorizationToken, which Fargate needs to pull the image, has no resource-level permissions.',
+    });
+    return definition;
+  }
+
+  /** Admits each pool's WebDriver port from `router` (its security group), and nothing else. */
+  allowWebDriverFrom(router: IConnectable): void {
+    for (const port of new Set(this.pools.map((pool) => pool.port))) {
+      this.securityGroup.connections.allowFrom(router, Port.tcp(port), 'WebDriver from the gridgate router');
+    }
+  }
+
+  /** GRIDGATE_DEPLOYMENT's `pools`: where and how each pool's tasks start (functions/core/deployment.ts). */
+  deploymentFacts(networks: string[]): Record<string, EcsPoolDeployment> {
+    return Object.fromEntries(
+      this.pools.map((pool) => [
+        pool.name,
+        {
+          cluster: this.cluster.clusterName,
+          taskDefinition: (this.taskDefinitions.get(pool.name) as FargateTaskDefinition).taskDefinitionArn,
+          subnets: this.subnetsOf(pool).map((subnet) => subnet.subnetId),
+          securityGroups: [this.securityGroup.securityGroupId],
+          networks,
+        },
+      ]),
+    );
+  }
+
+  private subnetsOf(pool: EcsPoolConfig): ISubnet[] {
+    if (!pool.assignPublicIp) return this.props.privateSubnets;
+    const subnets = this.props.publicSubnets ?? [];
+    if (subnets.length === 0) {
+      throw new Error(`pool "${pool.name}" has assignPublicIp but the network has no public subnets`);
+    }
+    return subnets;
+  }
+
+  /** ARN pattern of this cluster's tasks (the long ARN format, which names the cluster). */
+  get taskArns(): string {
+    return Stack.of(this).formatArn({
+      service: 'ecs',
+      resource: 'task',
+      resourceName: `${this.cluster.clusterName}/*`,
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
+  }
+
+  /**
+   * What the router needs to start a browser: RunTask on these task definitions only and only in this
+   * cluster, PassRole for their roles only and only to ECS tasks, the tags RunTask sets, and watching
+   * and stopping the tasks it started.
+   */
+  grantLaunch(grantee: IGrantable): void {
+    const definitions = [...this.taskDefinitions.values()];
+    if (definitions.length > 0) {
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['ecs:RunTask'],
+        resourceArns: definitions.map((definition) => definition.taskDefinitionArn),
+        conditions: { ArnEquals: { 'ecs:cluster': this.cluster.clusterArn } },
+      });
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['iam:PassRole'],
+        resourceArns: definitions.flatMap((definition) => [
+          definition.taskRole.roleArn,
+          definition.obtainExecutionRole().roleArn,
+        ]),
+        conditions: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
+      });
+      // RunTask with `tags` also needs TagResource on the new task, and only as part of RunTask.
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['ecs:TagResource'],
+        resourceArns: [this.taskArns],
+        conditions: { StringEquals: { 'ecs:CreateAction': 'RunTask' } },
+      });
+    }
+    this.grantTaskControl(grantee);
+  }
+
+  /** DescribeTasks and StopTask on this cluster's tasks. */
+  grantTaskControl(grantee: IGrantable): void {
+    Grant.addToPrincipal({
+      grantee,
+      actions: ['ecs:DescribeTasks', 'ecs:StopTask'],
+      resourceArns: [this.taskArns],
+    });
+    acknowledgeOn(grantee, {
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ecs:<AWS::Region>:<AWS::AccountId>:task/<${this.clusterLogicalId}>/*]`,
+      reason:
+        "Task ARNs are made at RunTask; the wildcard covers this cluster's tasks only (the ARN names the cluster).",
+    });
+  }
+
+  private get clusterLogicalId(): string {
+    return Stack.of(this).getLogicalId(this.cluster.node.defaultChild as CfnResource);
+  }
+
+  /** What the orphan cleanup needs: list this cluster's tasks, describe them, stop the strays. */
+  grantCleanup(grantee: IGrantable): void {
+    // ListTasks is authorized on container instances, which Fargate has none of: the cluster condition scopes it.
+    Grant.addToPrincipal({
+      grantee,
+      actions: ['ecs:ListTasks'],
+      resourceArns: ['*'],
+      conditions: { ArnEquals: { 'ecs:cluster': this.cluster.clusterArn } },
+    });
+    acknowledgeOn(grantee, {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'ecs:ListTasks is authorized on container instances, which Fargate has none of; the ecs:cluster condition limits it to this cluster.',
+    });
+    this.grantTaskControl(grantee);
+  }
+}
+
+/** Acknowledges a cdk-nag finding on the grantee's own policy, when the grantee is a construct. */
+function acknowledgeOn(grantee: IGrantable, acknowledgment: { id: string; reason: string }): void {
+  if (Construct.isConstruct(grantee)) Validations.of(grantee).acknowledge(acknowledgment);
+}

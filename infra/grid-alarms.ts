@@ -1,0 +1,95 @@
+/**
+ * Alarms that need a person: many new sessions failing, the cleanup reaping leaked browsers (the
+ * router's own clean-up missed them), and requests throttled. Optionally sent to an SNS topic.
+ */
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import { total } from './grid-metrics';
+
+export interface GridAlarmsProps {
+  /** The router Lambda, for its throttles (absent for a Web Function front door). */
+  routerFunction?: IFunction;
+  /** Send alarm and OK notifications here. @default a new topic if `email` is set, else none */
+  topic?: ITopic;
+  /** Subscribe this address to a new topic. */
+  email?: string;
+  /** Alarm when more than this percentage of new sessions fail over 15 minutes. @default 20 */
+  failureRatePercent?: number;
+  /** Alarm when the cleanup reaps more than this many browsers in 15 minutes. @default 3 */
+  orphanReaps?: number;
+}
+
+const WINDOW = Duration.minutes(5);
+
+export class GridAlarms extends Construct {
+  readonly failureRate: Alarm;
+  readonly orphanReaps: Alarm;
+  readonly throttles?: Alarm;
+  readonly topic?: ITopic;
+
+  constructor(scope: Construct, id: string, props: GridAlarmsProps = {}) {
+    super(scope, id);
+    this.topic =
+      props.topic ??
+      (props.email
+        ? new Topic(this, 'Topic', { displayName: 'gridgate alarms', enforceSSL: true })
+        : undefined);
+    if (props.email && this.topic instanceof Topic)
+      this.topic.addSubscription(new EmailSubscription(props.email));
+
+    // Metrics Insights queries add up every dimension combination the functions write.
+    this.failureRate = new Alarm(this, 'FailureRate', {
+      alarmDescription:
+        'gridgate: many new sessions fail. Dashboard: "New sessions per minute, by outcome"; logs: SESSION_FAILED.',
+      metric: new MathExpression({
+        expression: '100 * failed / requested',
+        usingMetrics: {
+          failed: total('SessionsFailed', { period: WINDOW }),
+          requested: total('SessionsRequested', { period: WINDOW }),
+        },
+        label: 'failed %',
+        period: WINDOW,
+      }),
+      threshold: props.failureRatePercent ?? 20,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.orphanReaps = new Alarm(this, 'OrphanReaps', {
+      alarmDescription:
+        "gridgate: the cleanup keeps stopping leaked browsers, so the router's own clean-up is missing them.",
+      metric: total('OrphansReaped', { period: Duration.minutes(15) }),
+      threshold: props.orphanReaps ?? 3,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    if (props.routerFunction) {
+      this.throttles = new Alarm(this, 'Throttles', {
+        alarmDescription:
+          'gridgate: router invocations are throttled (account or reserved concurrency): clients get 429/502.',
+        metric: props.routerFunction.metricThrottles({ period: WINDOW }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    }
+    if (this.topic) {
+      for (const alarm of this.all) {
+        alarm.addAlarmAction(new SnsAction(this.topic));
+        alarm.addOkAction(new SnsAction(this.topic));
+      }
+    }
+  }
+
+  get all(): Alarm[] {
+    return [this.failureRate, this.orphanReaps, ...(this.throttles ? [this.throttles] : [])];
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The backstop of "nothing leaks": the cleanup Lambda (functions/entry/cleanup-lambda.ts) on an
+ * EventBridge schedule, stopping browser tasks whose sessions ended or never began and ending records
+ * whose browsers are gone.
+ */
+import { Duration } from 'aws-cdk-lib';
+import { type ISubnet, type IVpc, SecurityGroup } from 'aws-cdk-lib/aws-ec2';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { gridFunction } from './grid-function';
+
+export interface OrphanCleanupProps {
+  vpc: IVpc;
+  subnets: ISubnet[];
+  configFile?: string;
+  environment: Record<string, string>;
+  /**
+   * How often it runs. Each run is a few ECS and DynamoDB calls (ListTasks, DescribeTasks in hundreds,
+   * a table query): every minute costs ≈ 44,000 invocations a month, within Lambda's free tier.
+   * @default every minute
+   */
+  schedule?: Schedule;
+  /** Report what would be stopped without stopping it (env DRY_RUN). @default false */
+  dryRun?: boolean;
+  logRetention?: RetentionDays;
+}
+
+export class OrphanCleanup extends Construct {
+  readonly function: NodejsFunction;
+  readonly rule: Rule;
+  readonly securityGroup: SecurityGroup;
+
+  constructor(scope: Construct, id: string, props: OrphanCleanupProps) {
+    super(scope, id);
+    this.securityGroup = new SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: 'gridgate cleanup: out to AWS endpoints and browsers',
+      allowAllOutbound: true,
+    });
+    this.function = gridFunction(this, 'Function', {
+      entry: 'cleanup-lambda.ts',
+      description: 'gridgate cleanup: stops orphaned browser tasks, ends records of vanished browsers',
+      configFile: props.configFile,
+      environment: { ...props.environment, DRY_RUN: String(props.dryRun ?? false) },
+      // Shorter than the schedule, so two runs never overlap.
+      timeout: Duration.seconds(50),
+      memorySize: 256,
+      vpc: props.vpc,
+      vpcSubnets: props.subnets,
+      securityGroups: [this.securityGroup],
+      logRetention: props.logRetention,
+    });
+    this.rule = new Rule(this, 'Schedule', {
+      description: 'gridgate: run the orphan cleanup',
+      schedule: props.schedule ?? Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(this.function, { retryAttempts: 0 })],
+    });
+  }
+}

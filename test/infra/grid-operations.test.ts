@@ -1,0 +1,315 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { HostedZone } from 'aws-cdk-lib/aws-route53';
+import { describe, expect, it } from 'vitest';
+import { gridStack, logicalId, MULTI_POOL, multiPoolTemplate } from './grid-stack-fixture';
+
+const FUNCTION = 'AWS::Lambda::Function';
+const METHOD = 'AWS::ApiGateway::Method';
+
+function functionProps(template: Template, prefix: string) {
+  return template.findResources(FUNCTION)[logicalId(template, FUNCTION, prefix)]?.Properties;
+}
+
+describe('the front door: a REST API streaming from the router Lambda (the default)', () => {
+  const template = multiPoolTemplate();
+  const router = logicalId(template, FUNCTION, 'FrontDoorRouter');
+
+  it('streams every route, root and {proxy+}, any method, with the 15-minute integration timeout', () => {
+    const methods = Object.values(template.findResources(METHOD));
+    expect(methods).toHaveLength(2);
+    for (const method of methods) {
+      expect(method.Properties).toMatchObject({
+        HttpMethod: 'ANY',
+        Integration: {
+          Type: 'AWS_PROXY',
+          ResponseTransferMode: 'STREAM',
+          TimeoutInMillis: 900_000,
+          Uri: {
+            'Fn::Join': [
+              '',
+              expect.arrayContaining([{ 'Fn::GetAtt': [router, 'Arn'] }, '/response-streaming-invocations']),
+            ],
+          },
+        },
+      });
+    }
+    template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: '{proxy+}' });
+  });
+
+  it('throttles the stage and writes access logs', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'grid',
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 })],
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+    });
+  });
+
+  it('runs the router on Node 22, arm64, in the private subnets, 15 minutes and 512 MB', () => {
+    const props = functionProps(template, 'FrontDoorRouter');
+    expect(props).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Timeout: 900,
+      MemorySize: 512,
+      VpcConfig: {
+        SecurityGroupIds: [
+          {
+            'Fn::GetAtt': [
+              logicalId(template, 'AWS::EC2::SecurityGroup', 'FrontDoorSecurityGroup'),
+              'GroupId',
+            ],
+          },
+        ],
+        SubnetIds: Object.keys(template.findResources('AWS::EC2::Subnet')).map((id) => ({ Ref: id })),
+      },
+    });
+    expect(props.Environment.Variables).toMatchObject({
+      GRIDGATE_CONFIG: '/var/task/gridgate.config.json',
+      GRIDGATE_SECRET_ARN: { Ref: logicalId(template, 'AWS::SecretsManager::Secret', 'SigningKey') },
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+  });
+
+  it('outputs the WebDriver URL under /wd/hub of the stage', () => {
+    const api = logicalId(template, 'AWS::ApiGateway::RestApi', 'FrontDoorApi');
+    const url = template.findOutputs('WebDriverUrl').WebDriverUrl?.Value;
+    const stage = logicalId(template, 'AWS::ApiGateway::Stage', 'FrontDoorApiDeploymentStagegrid');
+    expect(url['Fn::Join'][1]).toEqual(expect.arrayContaining([{ Ref: api }, { Ref: stage }, '/wd/hub']));
+  });
+
+  it('refuses a router timeout too short for a queued cold start', () => {
+    expect(() => gridStack({ configFile: MULTI_POOL, frontDoor: { timeout: Duration.minutes(2) } })).toThrow(
+      /must exceed timeouts.queue \+ timeouts.newSession \(150 s\)/,
+    );
+  });
+
+  it('serves a custom domain and its wildcard (colour subdomains) with one certificate', () => {
+    const zone = HostedZone.fromHostedZoneAttributes(new Stack(), 'Zone', {
+      hostedZoneId: 'Z123',
+      zoneName: 'example.com',
+    });
+    const withDomain = Template.fromStack(
+      gridStack({
+        configFile: MULTI_POOL,
+        frontDoor: { customDomain: { domainName: 'grid.example.com', hostedZone: zone } },
+      }),
+    );
+    withDomain.hasResourceProperties('AWS::CertificateManager::Certificate', {
+      DomainName: 'grid.example.com',
+      SubjectAlternativeNames: ['*.grid.example.com'],
+    });
+    for (const name of ['grid.example.com', '*.grid.example.com']) {
+      withDomain.hasResourceProperties('AWS::ApiGateway::DomainName', {
+        DomainName: name,
+        SecurityPolicy: 'TLS_1_2',
+      });
+      withDomain.hasResourceProperties('AWS::Route53::RecordSet', { Name: `${name}.`, Type: 'A' });
+    }
+  });
+});
+
+describe('the front door alternatives', () => {
+  it('function-url: RESPONSE_STREAM, no IAM auth (gridgate checks basic auth), no API Gateway', () => {
+    const template = multiPoolTemplate({ frontDoor: { kind: 'function-url' } });
+    template.resourceCountIs('AWS::ApiGateway::RestApi', 0);
+    template.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE', InvokeMode: 'RESPONSE_STREAM' });
+    const url = template.findOutputs('WebDriverUrl').WebDriverUrl?.Value;
+    expect(JSON.stringify(url)).toContain('FunctionUrl');
+  });
+
+  it('web-function: the Node server on nodejs24.x, application-managed auth, VPC egress through a connector', () => {
+    const template = multiPoolTemplate({ frontDoor: { kind: 'web-function' } });
+    template.resourceCountIs('AWS::ApiGateway::RestApi', 0);
+    expect(Object.keys(template.findResources(FUNCTION)).some((id) => id.startsWith('FrontDoorRouter'))).toBe(
+      false,
+    );
+    template.hasResourceProperties('AWS::Lambda::WebFunctionRevision', Match.objectLike({}));
+    const revision = Object.values(template.findResources('AWS::Lambda::WebFunctionRevision'))[0]?.Properties;
+    expect(JSON.stringify(revision)).toContain('nodejs24.x');
+    expect(JSON.stringify(revision)).toContain('GRIDGATE_DEPLOYMENT');
+    template.hasResourceProperties('AWS::Lambda::WebFunctionEndpoint', { AuthType: 'ApplicationManaged' });
+    template.resourceCountIs('AWS::Lambda::NetworkConnector', 1);
+  });
+});
+
+describe('the cleanup and the Spot interruption handler', () => {
+  const template = multiPoolTemplate();
+
+  it('runs the cleanup every minute, without retries, for real unless DRY_RUN', () => {
+    const cleanup = logicalId(template, FUNCTION, 'CleanupFunction');
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::GetAtt': [cleanup, 'Arn'] },
+          RetryPolicy: { MaximumRetryAttempts: 0 },
+        }),
+      ],
+    });
+    const props = functionProps(template, 'CleanupFunction');
+    expect(props.Environment.Variables.DRY_RUN).toBe('false');
+    // Shorter than the schedule: two runs never overlap.
+    expect(props.Timeout).toBeLessThan(60);
+    const dry = multiPoolTemplate({ cleanup: { dryRun: true } });
+    expect(functionProps(dry, 'CleanupFunction').Environment.Variables.DRY_RUN).toBe('true');
+  });
+
+  it('routes only the grid cluster’s Spot reclaim notices to the interruption handler', () => {
+    const cluster = logicalId(template, 'AWS::ECS::Cluster', 'BrowsersCluster');
+    const handler = logicalId(template, FUNCTION, 'SpotInterruptionsFunction');
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.ecs'],
+        'detail-type': ['ECS Task State Change'],
+        detail: {
+          clusterArn: [{ 'Fn::GetAtt': [cluster, 'Arn'] }],
+          stopCode: ['SpotInterruption', 'TerminationNotice'],
+        },
+      },
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [handler, 'Arn'] } })],
+    });
+  });
+
+  it('gives every function the same deployment facts', () => {
+    const facts = ['FrontDoorRouter', 'CleanupFunction', 'SpotInterruptionsFunction'].map(
+      (prefix) => functionProps(template, prefix).Environment.Variables.GRIDGATE_DEPLOYMENT,
+    );
+    expect(facts[1]).toEqual(facts[0]);
+    expect(facts[2]).toEqual(facts[0]);
+  });
+});
+
+/** The dashboard body with every CloudFormation reference replaced by "REF", parsed. */
+function dashboardBody(template: Template): {
+  widgets: Array<{ type: string; properties: Record<string, unknown> }>;
+} {
+  const body = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]?.Properties
+    .DashboardBody;
+  const parts: unknown[] = body['Fn::Join'][1];
+  return JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'REF')).join(''));
+}
+
+describe('the dashboard', () => {
+  const template = multiPoolTemplate();
+  const body = dashboardBody(template);
+  const titles = body.widgets.map((widget) => widget.properties.title);
+  const widget = (title: string) => {
+    const found = body.widgets.find((w) => w.properties.title === title);
+    if (!found) throw new Error(`no widget "${title}" in ${titles.join(' | ')}`);
+    return found.properties.metrics as unknown[][];
+  };
+  // Math, Metrics Insights and SEARCH lines are objects with an `expression` in a widget's metrics.
+  const expressions = (title: string) =>
+    widget(title)
+      .flat()
+      .flatMap((item) =>
+        typeof item === 'object' && item && 'expression' in item ? [String(item.expression)] : [],
+      );
+
+  it('has a widget for each thing a person checks', () => {
+    expect(titles).toEqual(
+      expect.arrayContaining([
+        'Active sessions',
+        'New sessions per minute, by outcome',
+        'New-session latency (ms): p50, p90, p99',
+        'New-session latency by stage (ms): launch, driver ready, session',
+        'Queue wait for a free slot (ms)',
+        'Spot: share of launches, fallbacks to on-demand, interruptions',
+        'Orphans reaped by the cleanup, by reason',
+        'Router errors and throttles',
+        'Router duration (ms) and invocations',
+        'Running browser tasks',
+        'Estimated cost per day (USD)',
+        'Estimated cost per session (USD, hourly)',
+        'Alarms',
+      ]),
+    );
+  });
+
+  it("queries gridgate's own metric names, summed over every dimension", () => {
+    expect(expressions('New sessions per minute, by outcome')).toEqual([
+      'SELECT SUM(SessionsRequested) FROM gridgate',
+      'SELECT SUM(SessionsCreated) FROM gridgate',
+      'SELECT SUM(SessionsFailed) FROM gridgate GROUP BY outcome',
+    ]);
+    expect(expressions('Orphans reaped by the cleanup, by reason')).toEqual([
+      'SELECT SUM(OrphansReaped) FROM gridgate GROUP BY reason',
+    ]);
+    expect(expressions('New-session latency (ms): p50, p90, p99')).toEqual(
+      ['p50', 'p90', 'p99'].map(
+        (stat) => `SEARCH('Namespace="gridgate" MetricName="NewSessionLatency"', '${stat}', 60)`,
+      ),
+    );
+  });
+
+  it('computes the Spot share over the Spot pools only', () => {
+    const [share] = expressions('Spot: share of launches, fallbacks to on-demand, interruptions').filter(
+      (e) => e.startsWith('100 *'),
+    );
+    expect(share).toContain('MetricName="LaunchStageLatency" stage="launch" (pool="chrome-spot")');
+    expect(share).not.toContain('chromium-arm');
+  });
+
+  it("reads API Gateway's metrics under the API's own name", () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { Name: 'Gridgate-webdriver' });
+    const errors = JSON.stringify(widget('Router errors and throttles'));
+    expect(errors).toContain('["AWS/ApiGateway","5XXError","ApiName","Gridgate-webdriver"');
+  });
+
+  it('estimates cost from running tasks, router time and requests, with the list prices', () => {
+    const cost = JSON.stringify(widget('Estimated cost per day (USD)'));
+    // chrome-spot: (1 × 0.04048 + 2 × 0.004445) × 0.3 / 3600; chromium-arm: (2 × 0.03238 + 4 × 0.00356) / 3600; averaged.
+    const perTaskSecond = ((1 * 0.04048 + 2 * 0.004445) * 0.3 + (2 * 0.03238 + 4 * 0.00356)) / 3600 / 2;
+    expect(cost).toContain(`tasks * 86400 * ${perTaskSecond.toFixed(12).replace(/0+$/, '')}`);
+    expect(cost).toContain('ECS/ContainerInsights');
+    expect(cost).toContain('requests * 0.0000035');
+  });
+});
+
+describe('the alarms', () => {
+  const template = multiPoolTemplate({ alarms: { email: 'grid-owners@example.com' } });
+
+  it('watches the new-session failure rate, orphan reaps and router throttles', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Threshold: 20,
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: '100 * failed / requested', ReturnData: true }),
+        Match.objectLike({
+          Id: 'failed',
+          Expression: 'SELECT SUM(SessionsFailed) FROM gridgate',
+          ReturnData: false,
+        }),
+        Match.objectLike({ Id: 'requested', Expression: 'SELECT SUM(SessionsRequested) FROM gridgate' }),
+      ]),
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Metrics: [
+        Match.objectLike({ Expression: 'SELECT SUM(OrphansReaped) FROM gridgate', ReturnData: true }),
+      ],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Throttles',
+      Dimensions: [
+        { Name: 'FunctionName', Value: { Ref: logicalId(template, FUNCTION, 'FrontDoorRouter') } },
+      ],
+    });
+  });
+
+  it('tells an SNS topic when an address is given, and nobody otherwise', () => {
+    const topic = logicalId(template, 'AWS::SNS::Topic', 'AlarmsTopic');
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'grid-owners@example.com',
+    });
+    template.allResourcesProperties('AWS::CloudWatch::Alarm', {
+      AlarmActions: [{ Ref: topic }],
+      OKActions: [{ Ref: topic }],
+    });
+    const quiet = multiPoolTemplate();
+    quiet.resourceCountIs('AWS::SNS::Topic', 0);
+    quiet.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: Match.absent() });
+  });
+});

@@ -1,0 +1,286 @@
+import { Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Vpc } from 'aws-cdk-lib/aws-ec2';
+import { describe, expect, it } from 'vitest';
+import { readGridConfig } from '../../infra/grid-config';
+import { gridStack, logicalId, MULTI_POOL, multiPoolTemplate } from './grid-stack-fixture';
+
+const TASK_DEFINITION = 'AWS::ECS::TaskDefinition';
+
+describe('the browser fleet (multi-pool example: chrome-spot on x86 Spot, chromium-arm on arm64 on-demand)', () => {
+  const template = multiPoolTemplate();
+  const chrome = logicalId(template, TASK_DEFINITION, 'BrowsersPoolchromespot');
+  const chromium = logicalId(template, TASK_DEFINITION, 'BrowsersPoolchromiumarm');
+  const cluster = logicalId(template, 'AWS::ECS::Cluster', 'BrowsersCluster');
+
+  it('gives the cluster both Fargate capacity providers and Container Insights', () => {
+    template.hasResourceProperties('AWS::ECS::ClusterCapacityProviderAssociations', {
+      Cluster: { Ref: cluster },
+      CapacityProviders: Match.arrayWith(['FARGATE', 'FARGATE_SPOT']),
+    });
+    template.hasResourceProperties('AWS::ECS::Cluster', {
+      ClusterSettings: [{ Name: 'containerInsights', Value: 'enabled' }],
+    });
+  });
+
+  it('makes one task definition per ecs pool and none for the hub pool', () => {
+    template.resourceCountIs(TASK_DEFINITION, 2);
+  });
+
+  it('sizes each task from its pool: CPU, memory, architecture, container name and port', () => {
+    template.hasResourceProperties(TASK_DEFINITION, {
+      Cpu: '1024',
+      Memory: '2048',
+      RuntimePlatform: { CpuArchitecture: 'X86_64', OperatingSystemFamily: 'LINUX' },
+      ContainerDefinitions: [
+        Match.objectLike({ Name: 'browser', PortMappings: [{ ContainerPort: 4444, Protocol: 'tcp' }] }),
+      ],
+    });
+    const definitions = template.findResources(TASK_DEFINITION);
+    expect(definitions[chromium]?.Properties).toMatchObject({
+      Cpu: '2048',
+      Memory: '4096',
+      RuntimePlatform: { CpuArchitecture: 'ARM64' },
+      ContainerDefinitions: [{ Name: 'chromium' }],
+    });
+    expect(definitions[chrome]?.Properties.RuntimePlatform.CpuArchitecture).toBe('X86_64');
+  });
+
+  it('runs one session per task, with the idle timeout from the config and no /dev/shm', () => {
+    for (const id of [chrome, chromium]) {
+      const container = template.findResources(TASK_DEFINITION)[id]?.Properties.ContainerDefinitions[0];
+      expect(
+        Object.fromEntries(
+          container.Environment.map((e: { Name: string; Value: string }) => [e.Name, e.Value]),
+        ),
+      ).toEqual({
+        SE_NODE_MAX_SESSIONS: '1',
+        SE_DRAIN_AFTER_SESSION_COUNT: '1',
+        // timeouts.idle is 4m in the example, below the REST API's 5-minute stream idle limit.
+        SE_NODE_SESSION_TIMEOUT: '240',
+        SE_BROWSER_ARGS_DISABLE_DSHM: '--disable-dev-shm-usage',
+        SE_START_XVFB: 'true',
+      });
+      // The 2-minute Spot notice, the Fargate maximum.
+      expect(container.StopTimeout).toBe(120);
+      expect(container.LogConfiguration).toMatchObject({
+        LogDriver: 'awslogs',
+        Options: { 'awslogs-group': { Ref: logicalId(template, 'AWS::Logs::LogGroup', 'BrowsersLogs') } },
+      });
+    }
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
+  });
+
+  it('caps the browser idle timeout at the REST front door idle limit (5 minutes)', () => {
+    const example = readGridConfig(MULTI_POOL);
+    const long = multiPoolTemplate({
+      config: { ...example, timeouts: { ...example.timeouts, idle: 600_000 } },
+    });
+    long.hasResourceProperties(TASK_DEFINITION, {
+      ContainerDefinitions: [
+        Match.objectLike({
+          Environment: Match.arrayWith([{ Name: 'SE_NODE_SESSION_TIMEOUT', Value: '300' }]),
+        }),
+      ],
+    });
+  });
+
+  it('pulls images mirrored into the account ECR by default', () => {
+    const image = template.findResources(TASK_DEFINITION)[chrome]?.Properties.ContainerDefinitions[0].Image;
+    expect(JSON.stringify(image)).toContain('container-assets');
+  });
+
+  it('pulls straight from the registry when mirroring is off', () => {
+    const direct = multiPoolTemplate({ browsers: { mirrorImages: false } });
+    direct.hasResourceProperties(TASK_DEFINITION, {
+      ContainerDefinitions: [Match.objectLike({ Image: 'selenium/standalone-chromium:latest' })],
+    });
+  });
+});
+
+describe('the browser security group', () => {
+  const template = multiPoolTemplate();
+  const browsers = logicalId(template, 'AWS::EC2::SecurityGroup', 'BrowsersSecurityGroup');
+  const router = logicalId(template, 'AWS::EC2::SecurityGroup', 'FrontDoorSecurityGroup');
+  const cleanup = logicalId(template, 'AWS::EC2::SecurityGroup', 'CleanupSecurityGroup');
+
+  it('admits the WebDriver port from the router and the cleanup only', () => {
+    const rules = Object.values(template.findResources('AWS::EC2::SecurityGroupIngress'))
+      .map((rule) => rule.Properties)
+      .filter((rule) => rule.GroupId['Fn::GetAtt'][0] === browsers);
+    expect(rules).toEqual(
+      [router, cleanup].map((source) => ({
+        Description: 'WebDriver from the gridgate router',
+        GroupId: { 'Fn::GetAtt': [browsers, 'GroupId'] },
+        IpProtocol: 'tcp',
+        FromPort: 4444,
+        ToPort: 4444,
+        SourceSecurityGroupId: { 'Fn::GetAtt': [source, 'GroupId'] },
+      })),
+    );
+    const group = template.findResources('AWS::EC2::SecurityGroup')[browsers]?.Properties;
+    expect(group.SecurityGroupIngress).toBeUndefined();
+  });
+});
+
+describe('the network', () => {
+  const template = multiPoolTemplate();
+
+  it('is a new VPC over two AZs with private subnets only and no NAT gateway', () => {
+    template.resourceCountIs('AWS::EC2::VPC', 1);
+    template.resourceCountIs('AWS::EC2::Subnet', 2);
+    template.resourceCountIs('AWS::EC2::NatGateway', 0);
+    template.resourceCountIs('AWS::EC2::InternetGateway', 0);
+    template.allResourcesProperties('AWS::EC2::Subnet', { MapPublicIpOnLaunch: false });
+  });
+
+  it('reaches ECS, ECR, Logs and Secrets Manager through interface endpoints, S3 and DynamoDB through gateways', () => {
+    // ServiceName is com.amazonaws.<region>.<service>, joined around the Region reference.
+    const services = Object.values(template.findResources('AWS::EC2::VPCEndpoint')).map((endpoint) => {
+      const parts: unknown[] = endpoint.Properties.ServiceName['Fn::Join'][1];
+      return `${endpoint.Properties.VpcEndpointType}:${String(parts.at(-1)).replace(/^\./, '')}`;
+    });
+    expect(services.sort()).toEqual(
+      [
+        'Gateway:dynamodb',
+        'Gateway:s3',
+        'Interface:ecr.api',
+        'Interface:ecr.dkr',
+        'Interface:ecs',
+        'Interface:logs',
+        'Interface:secretsmanager',
+      ].sort(),
+    );
+  });
+
+  it('logs rejected traffic', () => {
+    template.hasResourceProperties('AWS::EC2::FlowLog', { TrafficType: 'REJECT' });
+  });
+
+  it('uses an existing VPC as it is: no VPC, endpoints or flow logs of its own, tasks in its private subnets', () => {
+    const vpc = Vpc.fromVpcAttributes(new Stack(), 'Existing', {
+      vpcId: 'vpc-0123',
+      vpcCidrBlock: '172.31.0.0/16',
+      availabilityZones: ['eu-west-1a', 'eu-west-1b'],
+      privateSubnetIds: ['subnet-a', 'subnet-b'],
+    });
+    const existing = Template.fromStack(gridStack({ configFile: MULTI_POOL, network: { vpc } }));
+    for (const type of ['AWS::EC2::VPC', 'AWS::EC2::VPCEndpoint', 'AWS::EC2::FlowLog'])
+      existing.resourceCountIs(type, 0);
+    existing.hasResourceProperties('AWS::Lambda::Function', {
+      VpcConfig: Match.objectLike({ SubnetIds: ['subnet-a', 'subnet-b'] }),
+    });
+    const router = Object.values(existing.findResources('AWS::Lambda::Function')).find((f) =>
+      String(f.Properties.Description).startsWith('gridgate router'),
+    );
+    expect(router?.Properties.Environment.Variables.GRIDGATE_DEPLOYMENT['Fn::Join'][1].join('')).toContain(
+      '"subnets":["subnet-a","subnet-b"]',
+    );
+  });
+
+  it('adds public subnets and NAT gateways when asked, and then no endpoints are needed for egress', () => {
+    const withNat = multiPoolTemplate({ network: { natGateways: 1, endpoints: false } });
+    withNat.resourceCountIs('AWS::EC2::NatGateway', 1);
+    withNat.resourceCountIs('AWS::EC2::Subnet', 4);
+    withNat.resourceCountIs('AWS::EC2::VPCEndpoint', 0);
+  });
+});
+
+describe('the router can start, watch and stop only the grid’s browsers', () => {
+  const template = multiPoolTemplate();
+  const cluster = logicalId(template, 'AWS::ECS::Cluster', 'BrowsersCluster');
+  const statements = (prefix: string) =>
+    template.findResources('AWS::IAM::Policy')[logicalId(template, 'AWS::IAM::Policy', prefix)]?.Properties
+      .PolicyDocument.Statement as Array<Record<string, unknown>>;
+  const tasksOfCluster = {
+    'Fn::Join': [
+      '',
+      [
+        'arn:',
+        { Ref: 'AWS::Partition' },
+        ':ecs:',
+        { Ref: 'AWS::Region' },
+        ':',
+        { Ref: 'AWS::AccountId' },
+        ':task/',
+        { Ref: cluster },
+        '/*',
+      ],
+    ],
+  };
+
+  it('runs only the task definitions of the ecs pools, only in the grid cluster', () => {
+    const definitions = Object.keys(template.findResources(TASK_DEFINITION)).map((id) => ({ Ref: id }));
+    expect(statements('FrontDoorRouterServiceRoleDefaultPolicy')).toContainEqual({
+      Action: 'ecs:RunTask',
+      Effect: 'Allow',
+      Resource: definitions,
+      Condition: { ArnEquals: { 'ecs:cluster': { 'Fn::GetAtt': [cluster, 'Arn'] } } },
+    });
+  });
+
+  it('passes only the task and execution roles of those task definitions, only to ECS tasks', () => {
+    const roles = Object.values(template.findResources(TASK_DEFINITION)).flatMap((definition) => [
+      definition.Properties.ExecutionRoleArn,
+      definition.Properties.TaskRoleArn,
+    ]);
+    const passRole = statements('FrontDoorRouterServiceRoleDefaultPolicy').find(
+      (s) => s.Action === 'iam:PassRole',
+    );
+    expect(passRole?.Resource).toEqual(expect.arrayContaining(roles));
+    expect(passRole?.Resource).toHaveLength(4);
+    expect(passRole?.Condition).toEqual({
+      StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' },
+    });
+  });
+
+  it('tags tasks only while RunTask creates them, and describes and stops only the cluster’s tasks', () => {
+    const router = statements('FrontDoorRouterServiceRoleDefaultPolicy');
+    expect(router).toContainEqual({
+      Action: 'ecs:TagResource',
+      Effect: 'Allow',
+      Resource: tasksOfCluster,
+      Condition: { StringEquals: { 'ecs:CreateAction': 'RunTask' } },
+    });
+    expect(router).toContainEqual({
+      Action: ['ecs:DescribeTasks', 'ecs:StopTask'],
+      Effect: 'Allow',
+      Resource: tasksOfCluster,
+    });
+  });
+
+  it('reads the signing key and reads and writes the session table, and nothing else', () => {
+    const router = statements('FrontDoorRouterServiceRoleDefaultPolicy');
+    const secret = logicalId(template, 'AWS::SecretsManager::Secret', 'SigningKey');
+    const table = logicalId(template, 'AWS::DynamoDB::Table', 'Sessions');
+    expect(router).toContainEqual(
+      expect.objectContaining({
+        Action: expect.arrayContaining(['secretsmanager:GetSecretValue']),
+        Resource: { Ref: secret },
+      }),
+    );
+    expect(router).toContainEqual(
+      expect.objectContaining({
+        Action: expect.arrayContaining(['dynamodb:UpdateItem', 'dynamodb:Query']),
+        Resource: { 'Fn::GetAtt': [table, 'Arn'] },
+      }),
+    );
+    expect(router.map((s) => s.Resource)).not.toContain('*');
+  });
+
+  it('lets the cleanup list the cluster’s tasks and stop them, but not start any', () => {
+    const cleanup = statements('CleanupFunctionServiceRoleDefaultPolicy');
+    expect(cleanup).toContainEqual({
+      Action: 'ecs:ListTasks',
+      Effect: 'Allow',
+      Resource: '*',
+      Condition: { ArnEquals: { 'ecs:cluster': { 'Fn::GetAtt': [cluster, 'Arn'] } } },
+    });
+    expect(cleanup).toContainEqual({
+      Action: ['ecs:DescribeTasks', 'ecs:StopTask'],
+      Effect: 'Allow',
+      Resource: tasksOfCluster,
+    });
+    expect(JSON.stringify(cleanup)).not.toMatch(/RunTask|PassRole/);
+  });
+});
