@@ -75,12 +75,12 @@ export class GridDashboard extends Construct {
         left: [total('ActiveSessions', { fn: 'MAX', groupBy: 'pool' })],
       }),
       new GraphWidget({
-        title: 'New sessions per minute, by outcome',
+        title: 'New sessions per minute: requested, created, failed by stage',
         width: WIDE,
         left: [
           total('SessionsRequested', { label: 'requested' }),
           total('SessionsCreated', { label: 'created' }),
-          total('SessionsFailed', { groupBy: 'outcome' }),
+          total('SessionsFailed', { groupBy: 'stage' }),
         ],
       }),
     );

@@ -144,6 +144,7 @@ async function forwardPortably(c: Context, deps: GridDeps, agent: Dispatcher, co
 /** An error before any answer went out, as the W3C error the client should see. */
 export async function translateUpstreamError(deps: GridDeps, claims: SessionClaims, error: unknown) {
   if (error instanceof WebDriverError) return error;
+  deps.metrics?.count('UpstreamErrors', { pool: claims.pool });
   if (isUnreachable(error)) return sessionGone(deps, claims);
   const code = (error as { code?: string }).code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {

@@ -12,6 +12,7 @@ import { formatDuration } from '../core/duration';
 import { sessionNotCreated, WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
 import { LaunchFailure, NO_FAILURES, nextCandidates, recordFailure } from '../core/host-choice';
+import { noMetrics } from '../core/ports';
 import { GRIDGATE_OPTIONS, queueTimeout, sessionLimits } from '../core/session-limits';
 import { releaseSlot, type SlotRequest, takeSlot, trySlot } from '../core/slots';
 import { matchForUser, userRule } from '../core/user-rules';
@@ -65,6 +66,15 @@ export async function createSession(
   const client = c.req.raw.signal;
   const started = deps.clock.now();
   deps.logger.log('SESSION_REQUESTED', { session: key, user, browserName, browserVersion });
+  const metrics = deps.metrics ?? noMetrics;
+  metrics.count('SessionsRequested', { browser: browserName });
+  const failed = (stage: string, pool?: string) => {
+    metrics.count('SessionsFailed', { browser: browserName, stage, pool });
+    metrics.timing('NewSessionLatency', deps.clock.now() - started, {
+      browser: browserName,
+      outcome: 'failed',
+    });
+  };
 
   const slots: SlotRequest = {
     key,
@@ -76,11 +86,13 @@ export async function createSession(
   try {
     pool = await takeSlot(deps, { ...slots, timeoutMs: waitMs, signal: client, label });
   } catch (error) {
+    failed(client.aborted ? 'client gone' : 'queue');
     if (!client.aborted) throw error;
     deps.logger.log('SESSION_FAILED', { session: key, user, reason: 'the client went away' });
     throw sessionNotCreated(`cannot create a ${label} session: the client went away`);
   }
   const waitedMs = deps.clock.now() - started;
+  metrics.timing('QueueWait', waitedMs, { pool: pool.name });
   const launchMs = untilDeadline(deadline, deps.config.timeouts.newSession);
   const limit: TimeLimit =
     launchMs < deps.config.timeouts.newSession && deadline
@@ -97,18 +109,30 @@ export async function createSession(
     // client going away and the deadline both stop the work, and whatever it had started.
     signal: AbortSignal.any([client, AbortSignal.timeout(launchMs)]),
   };
-  const created = await launchInPools(deps, agent, pool, slots, attempt, limit);
+  const created = await launchInPools(deps, agent, pool, slots, attempt, limit).catch((error: unknown) => {
+    failed('session', pool.name); // a hub's protocol error, answered at once
+    throw error;
+  });
   if ('failure' in created) {
+    failed(created.stage);
     deps.logger.log('SESSION_FAILED', { session: key, user, reason: created.failure });
     throw sessionNotCreated(created.message ?? `cannot create a ${label} session: ${created.failure}`);
   }
   const ms = deps.clock.now() - started;
   deps.logger.log('SESSION_CREATED', { session: key, user, pool: created.pool.name, ms, waitedMs });
+  const dimensions = { pool: created.pool.name, browser: browserName };
+  metrics.count('SessionsCreated', dimensions);
+  metrics.timing('NewSessionLatency', ms, { ...dimensions, outcome: 'created' });
   return answer(c, deps, basePath, request.protocol, created, mode);
 }
 
-/** A session, or why none: `failure` for the log, `message` for the client when it is not the usual one. */
-type Launched = { pool: PoolConfig; session: CreatedSession } | { failure: string; message?: string };
+/**
+ * A session, or why none: `failure` for the log, `message` for the client when it is not the usual one,
+ * `stage` for the metrics (where the last attempt failed).
+ */
+type Launched =
+  | { pool: PoolConfig; session: CreatedSession }
+  | { failure: string; message?: string; stage: string };
 
 /**
  * Launches in the pool whose slot is held; when that fails, frees the slot and tries the next pool the
@@ -127,6 +151,7 @@ async function launchInPools(
   let hostError = '';
   let refusal = '';
   let attempts = 0;
+  let stage = 'launch';
   let state = NO_FAILURES;
   let pool: PoolConfig | undefined = first;
   while (pool) {
@@ -145,10 +170,14 @@ async function launchInPools(
       }
       failures.push(`pool ${pool.name}: ${(error as Error).message}`);
       const failure = error instanceof LaunchFailure ? error : undefined;
+      stage = failureStage(error);
       hostError = failure?.hostError ?? '';
       state = recordFailure(state, pool, failure?.outcome ?? 'refused');
     }
-    if (attempt.signal.aborted) return { failure: abortReason(attempt.signal, limit) };
+    if (attempt.signal.aborted) {
+      const timedOut = (attempt.signal.reason as Error)?.name === 'TimeoutError';
+      return { failure: abortReason(attempt.signal, limit), stage: timedOut ? 'timeout' : 'client gone' };
+    }
     const remaining = nextCandidates(slots.pools, state);
     if (remaining.length === 0) break;
     const next = await trySlot(deps, { ...slots, pools: remaining });
@@ -159,7 +188,7 @@ async function launchInPools(
     }
   }
   const failure = failures.join('; ');
-  if (!slots.pools.some((p) => p.kind === 'hub')) return { failure };
+  if (!slots.pools.some((p) => p.kind === 'hub')) return { failure, stage };
   // ggr's wording, which its users search their logs for (ggr #307); it never names a hub.
   const { browserName, browserVersion } = attempt;
   const what = browserVersion ? `${browserName}-${browserVersion}` : browserName;
@@ -167,7 +196,19 @@ async function launchInPools(
   return {
     failure,
     message: `cannot create session ${what} on any hosts after ${attempts} attempt(s)${last}${refusal}`,
+    stage,
   };
+}
+
+/**
+ * Where an attempt failed, as the metrics name it: the launcher's own stage when it has one (an ECS
+ * task's capacity, launch, pull, driver); the new-session request to the browser or hub (refused or not
+ * answered); else starting the browser.
+ */
+function failureStage(error: unknown): string {
+  const stage = (error as { stage?: unknown } | undefined)?.stage;
+  if (typeof stage === 'string') return stage;
+  return error instanceof LaunchFailure || error instanceof WebDriverError ? 'session' : 'launch';
 }
 
 /** How long starting may take, and what set that: the config, or the runtime's deadline (a Lambda's). */

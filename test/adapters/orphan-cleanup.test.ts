@@ -4,10 +4,10 @@ import { type OrphanCleanupOptions, runOrphanCleanup } from '../../functions/ada
 import { STARTED_BY } from '../../functions/adapters/aws/task-tags';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { parseConfig } from '../../functions/core/config';
-import type { MetricDimensions, MetricName, Metrics, SessionRecord } from '../../functions/core/ports';
+import type { SessionRecord } from '../../functions/core/ports';
 import { sampleRecord } from '../contract/session-store.contract';
 import { EcsTasksMock, ecsError, gridgateTags, type ModelTask } from '../support/ecs-tasks-mock';
-import { CollectingLogger, FixedClock } from '../support/fakes';
+import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes';
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 const SECOND = 1000;
@@ -27,15 +27,6 @@ const config = parseConfig(
 );
 const GRACE = 60 * SECOND; // the cleanup's default
 const LISTING = { startedBy: STARTED_BY, desiredStatus: 'RUNNING', maxResults: 100 };
-
-class RecordingMetrics implements Metrics {
-  readonly counts: { name: MetricName; dimensions?: MetricDimensions; value?: number }[] = [];
-  count(name: MetricName, dimensions?: MetricDimensions, value?: number) {
-    this.counts.push({ name, dimensions, value });
-  }
-  timing() {}
-  gauge() {}
-}
 
 let ecs: EcsTasksMock;
 afterEach(() => ecs?.restore());
@@ -354,6 +345,18 @@ describe('runOrphanCleanup: passes', () => {
       ]),
     );
     expect(world.metrics.counts).toHaveLength(4);
+  });
+
+  it('reports the sessions in use in every pool once a pass, zero included', async () => {
+    const world = setup();
+    await world.sessions.acquire('live-1', { pool: 'spot-a', poolLimit: 5, user: 'guest' });
+    await world.sessions.acquire('live-2', { pool: 'spot-a', poolLimit: 5, user: 'guest' });
+    await world.run();
+    expect(world.metrics.gauges).toEqual([
+      { name: 'ActiveSessions', value: 2, dimensions: { pool: 'spot-a' } },
+      { name: 'ActiveSessions', value: 0, dimensions: { pool: 'spot-b' } },
+      { name: 'ActiveSessions', value: 0, dimensions: { pool: 'hub' } },
+    ]);
   });
 
   it('paces StopTask: waits between stops, never before the first', async () => {

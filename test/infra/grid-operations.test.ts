@@ -211,7 +211,7 @@ describe('the dashboard', () => {
     expect(titles).toEqual(
       expect.arrayContaining([
         'Active sessions',
-        'New sessions per minute, by outcome',
+        'New sessions per minute: requested, created, failed by stage',
         'New-session latency (ms): p50, p90, p99',
         'New-session latency by stage (ms): launch, driver ready, session',
         'Queue wait for a free slot (ms)',
@@ -228,10 +228,10 @@ describe('the dashboard', () => {
   });
 
   it("queries gridgate's own metric names, summed over every dimension", () => {
-    expect(expressions('New sessions per minute, by outcome')).toEqual([
+    expect(expressions('New sessions per minute: requested, created, failed by stage')).toEqual([
       'SELECT SUM(SessionsRequested) FROM gridgate',
       'SELECT SUM(SessionsCreated) FROM gridgate',
-      'SELECT SUM(SessionsFailed) FROM gridgate GROUP BY outcome',
+      'SELECT SUM(SessionsFailed) FROM gridgate GROUP BY stage',
     ]);
     expect(expressions('Orphans reaped by the cleanup, by reason')).toEqual([
       'SELECT SUM(OrphansReaped) FROM gridgate GROUP BY reason',

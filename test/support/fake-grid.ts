@@ -14,6 +14,7 @@ import {
   type FakeLauncherOptions,
   FixedClock,
   LoopbackOnlyAgent,
+  RecordingMetrics,
 } from './fakes';
 
 export const TEST_SECRET = Buffer.from('gridgate-http-test-secret-32-bytes!!');
@@ -37,6 +38,7 @@ export interface FakeGrid {
   sessions: SessionStore;
   clock: FixedClock;
   logger: CollectingLogger;
+  metrics: RecordingMetrics;
   agent: LoopbackOnlyAgent;
   close(): Promise<void>;
 }
@@ -55,6 +57,7 @@ export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
   const launcher = new FakeLauncher(options.launcher);
   const clock = new FixedClock();
   const logger = new CollectingLogger();
+  const metrics = new RecordingMetrics();
   const sessions = options.sessions ?? new MemorySessionStore();
   const deps: GridDeps = {
     config,
@@ -64,6 +67,7 @@ export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
     users: options.users,
     tokens: new SessionTokens(TEST_SECRET),
     logger,
+    metrics,
     clock,
     version: '9.9.9-test',
   };
@@ -76,6 +80,7 @@ export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
     sessions,
     clock,
     logger,
+    metrics,
     agent,
     close: async () => {
       await launcher.closeAll();

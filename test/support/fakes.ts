@@ -15,6 +15,9 @@ import type {
   LaunchRequest,
   LogEvent,
   Logger,
+  MetricDimensions,
+  MetricName,
+  Metrics,
 } from '../../functions/core/ports';
 
 /** A clock that only moves when the test moves it; starts on a whole second. */
@@ -25,6 +28,25 @@ export class FixedClock implements Clock {
   }
   advance(ms: number): void {
     this.current += ms;
+  }
+}
+
+/** Every measurement, in order, by kind. */
+export class RecordingMetrics implements Metrics {
+  readonly counts: { name: MetricName; dimensions?: MetricDimensions; value?: number }[] = [];
+  readonly timings: { name: MetricName; ms: number; dimensions?: MetricDimensions }[] = [];
+  readonly gauges: { name: MetricName; value: number; dimensions?: MetricDimensions }[] = [];
+
+  count(name: MetricName, dimensions?: MetricDimensions, value?: number): void {
+    this.counts.push({ name, dimensions, value });
+  }
+
+  timing(name: MetricName, ms: number, dimensions?: MetricDimensions): void {
+    this.timings.push({ name, ms, dimensions });
+  }
+
+  gauge(name: MetricName, value: number, dimensions?: MetricDimensions): void {
+    this.gauges.push({ name, value, dimensions });
   }
 }
 

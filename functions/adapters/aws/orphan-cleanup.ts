@@ -115,8 +115,20 @@ export async function runOrphanCleanup(
     for (const [reason, count] of Object.entries(report.reaped)) {
       deps.metrics.count('OrphansReaped', { reason }, count);
     }
+    await reportActiveSessions(deps);
   }
   return report;
+}
+
+/**
+ * Sessions in use per pool, every pool of the config (0 too, so a graph drops to zero), once a pass: the
+ * one place that counts them without adding a read to any request.
+ */
+async function reportActiveSessions(deps: OrphanCleanupDeps): Promise<void> {
+  const inUse = await deps.sessions.inUse();
+  for (const pool of Object.keys(deps.config.pools)) {
+    deps.metrics.gauge('ActiveSessions', inUse[pool] ?? 0, { pool });
+  }
 }
 
 /** The ECS clusters the config's ecs pools name, each with the names of its pools. */

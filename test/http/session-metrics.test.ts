@@ -1,0 +1,71 @@
+/** What the app measures (the Metrics port): per session and per failed command, never per command. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { type FakeGrid, jsonRequest, newSession, startFakeGrid } from '../support/fake-grid';
+
+const CHROME = { capabilities: { alwaysMatch: { browserName: 'chrome' } } };
+let grid: FakeGrid;
+
+afterEach(() => grid.close());
+
+const names = (list: { name: string }[]) => list.map((entry) => entry.name);
+
+describe('session metrics', () => {
+  it('counts a created session and times its queue wait and start, by pool and browser', async () => {
+    grid = startFakeGrid();
+    await newSession(grid);
+    expect(grid.metrics.counts).toEqual([
+      { name: 'SessionsRequested', dimensions: { browser: 'chrome' }, value: undefined },
+      { name: 'SessionsCreated', dimensions: { pool: 'local', browser: 'chrome' }, value: undefined },
+    ]);
+    expect(grid.metrics.timings).toEqual([
+      { name: 'QueueWait', ms: 0, dimensions: { pool: 'local' } },
+      {
+        name: 'NewSessionLatency',
+        ms: 0,
+        dimensions: { pool: 'local', browser: 'chrome', outcome: 'created' },
+      },
+    ]);
+  });
+
+  it('counts a session whose browser never started as failed at the launch stage', async () => {
+    grid = startFakeGrid({ launcher: { failStarts: true } });
+    const response = await grid.app.request('/session', jsonRequest('POST', CHROME));
+    expect(response.status).toBe(500);
+    expect(grid.metrics.counts.at(-1)).toEqual({
+      name: 'SessionsFailed',
+      dimensions: { browser: 'chrome', stage: 'launch', pool: undefined },
+      value: undefined,
+    });
+    expect(grid.metrics.timings.at(-1)).toMatchObject({
+      name: 'NewSessionLatency',
+      dimensions: { browser: 'chrome', outcome: 'failed' },
+    });
+  });
+
+  it('counts a request that found no slot as failed in the queue', async () => {
+    grid = startFakeGrid({ config: { timeouts: { queue: '0s' } } });
+    await newSession(grid);
+    await newSession(grid);
+    const refused = await grid.app.request('/session', jsonRequest('POST', CHROME));
+    expect(refused.status).toBe(500);
+    expect(grid.metrics.counts.at(-1)).toMatchObject({
+      name: 'SessionsFailed',
+      dimensions: { stage: 'queue' },
+    });
+    expect(names(grid.metrics.counts).filter((name) => name === 'SessionsRequested')).toHaveLength(3);
+  });
+
+  it('counts a command that could not reach its browser, and nothing for commands that did', async () => {
+    grid = startFakeGrid();
+    const id = await newSession(grid);
+    await grid.app.request(`/session/${id}/title`);
+    expect(names(grid.metrics.counts)).not.toContain('UpstreamErrors');
+    await grid.launcher.started[0]?.upstream.close();
+    expect((await grid.app.request(`/session/${id}/title`)).status).toBe(404);
+    expect(grid.metrics.counts.at(-1)).toEqual({
+      name: 'UpstreamErrors',
+      dimensions: { pool: 'local' },
+      value: undefined,
+    });
+  });
+});
