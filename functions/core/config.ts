@@ -1,5 +1,6 @@
 /** The gridgate config file: one zod schema, parsed at start-up and on each reload, every problem reported with its path. */
-import { z } from 'zod';
+// A namespace import lets bundlers keep only what is used; `{ z }` keeps all of zod, every locale too.
+import * as z from 'zod';
 import { parseDuration } from './duration';
 
 const DURATION = /^(\d+(\.\d+)?(ms|s|m|h))+$/;

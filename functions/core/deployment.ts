@@ -4,7 +4,8 @@
  * config file they are bundled with. The CDK app writes it from the resources it creates (CloudFormation
  * fills in the names), so the config file a team edits never holds ARNs and cannot drift from the stack.
  */
-import { z } from 'zod';
+// A namespace import lets bundlers keep only what is used; `{ z }` keeps all of zod, every locale too.
+import * as z from 'zod';
 import { ConfigError } from './config';
 
 const ecsPoolDeployment = z.strictObject({
