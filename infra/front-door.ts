@@ -16,13 +16,17 @@ import {
 import { Certificate, CertificateValidation, type ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { type ISubnet, type IVpc, SecurityGroup } from 'aws-cdk-lib/aws-ec2';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
-import { type FunctionUrl, FunctionUrlAuthType, InvokeMode } from 'aws-cdk-lib/aws-lambda';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  type FunctionUrl,
+  FunctionUrlAuthType,
+  InvokeMode,
+  type Function as LambdaFunction,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ARecord, type IHostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
-import { gridFunction } from './grid-function';
+import { routerFunction } from './grid-function';
 import { RouterWebFunction } from './router-web-function';
 
 /**
@@ -101,7 +105,7 @@ export class FrontDoor extends Construct {
   /** The router's security group: the browsers admit WebDriver traffic from it only. */
   readonly securityGroup: SecurityGroup;
   /** The router Lambda (rest-api, function-url). */
-  readonly routerFunction?: NodejsFunction;
+  readonly routerFunction?: LambdaFunction;
   readonly api?: RestApi;
   readonly functionUrl?: FunctionUrl;
   readonly webFunction?: RouterWebFunction;
@@ -132,8 +136,7 @@ export class FrontDoor extends Construct {
       return;
     }
 
-    const router = gridFunction(this, 'Router', {
-      entry: 'router-lambda.ts',
+    const router = routerFunction(this, 'Router', {
       description: 'gridgate router: WebDriver new-session, command proxy, status',
       configFile: props.configFile,
       usersFile: props.usersFile,
@@ -162,7 +165,7 @@ export class FrontDoor extends Construct {
     if (props.customDomain) this.url = this.addCustomDomain(this.api, props.customDomain);
   }
 
-  private restApi(router: NodejsFunction, timeout: Duration, props: FrontDoorProps): RestApi {
+  private restApi(router: LambdaFunction, timeout: Duration, props: FrontDoorProps): RestApi {
     const accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
     });

@@ -3,14 +3,22 @@
  * on arm64, with the gridgate config file copied into the bundle so the function reads exactly the file
  * the stack was built from.
  */
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
-import { type Duration, Validations } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, type Duration, Validations } from 'aws-cdk-lib';
 import type { ISecurityGroup, ISubnet, IVpc } from 'aws-cdk-lib/aws-ec2';
-import { Architecture, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import {
+  Architecture,
+  Code,
+  Function as LambdaFunction,
+  LoggingFormat,
+  Runtime,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct, IConstruct } from 'constructs';
+import { buildSync } from 'esbuild';
+import { routerBundleOptions } from '../functions/entry/router-bundle-options';
 
 export const ROOT = join(import.meta.dirname, '..');
 /** Where a function finds its config: the bundle is unpacked in /var/task. */
@@ -77,6 +85,52 @@ export function gridFunction(scope: Construct, id: string, props: GridFunctionPr
           copies.map(([from, to]) => `cp ${quote(from as string)} ${quote(join(output, to as string))}`),
       },
     },
+  });
+  acknowledgeManagedPolicies(fn);
+  return fn;
+}
+
+/**
+ * The router Lambda. Not a NodejsFunction: that writes one file, and the router is bundled with code
+ * splitting (functions/entry/router-bundle-options.ts, what `npm run bench` measures), so a cold start
+ * evaluates only the entry chunk and ECS loads with the first Fargate session. The asset is the whole
+ * output folder. No source map: with --enable-source-maps it made init ~100 ms slower.
+ */
+export function routerFunction(
+  scope: Construct,
+  id: string,
+  props: Omit<GridFunctionProps, 'entry'>,
+): LambdaFunction {
+  const configFile = props.configFile ?? BUILT_IN_CONFIG;
+  const copies = [[configFile, BUNDLED_CONFIG], ...bundledUsersFile(configFile, props.usersFile)];
+  const fn = new LambdaFunction(scope, id, {
+    code: Code.fromAsset(join(ROOT, 'functions'), {
+      // Hash what is deployed, so a changed config file (copied in below) is a new version.
+      assetHashType: AssetHashType.OUTPUT,
+      bundling: {
+        // esbuild runs in this process, never in Docker: this image is never pulled.
+        image: DockerImage.fromRegistry('esbuild-runs-locally'),
+        local: {
+          tryBundle(outputDir: string): boolean {
+            buildSync(routerBundleOptions(outputDir));
+            for (const [from, to] of copies) copyFileSync(from as string, join(outputDir, to as string));
+            return true;
+          },
+        },
+      },
+    }),
+    handler: 'router-lambda.handler',
+    description: props.description,
+    runtime: Runtime.NODEJS_22_X,
+    architecture: Architecture.ARM_64,
+    timeout: props.timeout,
+    memorySize: props.memorySize,
+    vpc: props.vpc,
+    vpcSubnets: props.vpcSubnets ? { subnets: props.vpcSubnets } : undefined,
+    securityGroups: props.securityGroups,
+    loggingFormat: LoggingFormat.TEXT,
+    logGroup: new LogGroup(scope, `${id}Logs`, { retention: props.logRetention ?? RetentionDays.ONE_MONTH }),
+    environment: { GRIDGATE_CONFIG: BUNDLED_CONFIG_PATH, ...props.environment },
   });
   acknowledgeManagedPolicies(fn);
   return fn;

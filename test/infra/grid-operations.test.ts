@@ -67,8 +67,9 @@ describe('the front door: a REST API streaming from the router Lambda (the defau
     expect(props.Environment.Variables).toMatchObject({
       GRIDGATE_CONFIG: '/var/task/gridgate.config.json',
       GRIDGATE_SECRET_ARN: { Ref: logicalId(template, 'AWS::SecretsManager::Secret', 'SigningKey') },
-      NODE_OPTIONS: '--enable-source-maps',
     });
+    // No source maps for the router: reading one at every cold start costs ~100 ms (bench/README.md).
+    expect(props.Environment.Variables.NODE_OPTIONS).toBeUndefined();
   });
 
   it('outputs the WebDriver URL under /wd/hub of the stage', () => {
