@@ -177,6 +177,8 @@ export type MetricName =
   | 'SessionsRequested'
   | 'SessionsCreated'
   | 'SessionsFailed'
+  /** 100 for a new-session request that failed, 0 for one that got a session: its average is the failure rate. */
+  | 'SessionFailurePercent'
   | 'NewSessionLatency'
   | 'LaunchStageLatency'
   | 'QueueWait'

@@ -70,6 +70,7 @@ export async function createSession(
   metrics.count('SessionsRequested', { browser: browserName });
   const failed = (stage: string, pool?: string) => {
     metrics.count('SessionsFailed', { browser: browserName, stage, pool });
+    metrics.gauge('SessionFailurePercent', 100);
     metrics.timing('NewSessionLatency', deps.clock.now() - started, {
       browser: browserName,
       outcome: 'failed',
@@ -122,6 +123,7 @@ export async function createSession(
   deps.logger.log('SESSION_CREATED', { session: key, user, pool: created.pool.name, ms, waitedMs });
   const dimensions = { pool: created.pool.name, browser: browserName };
   metrics.count('SessionsCreated', dimensions);
+  metrics.gauge('SessionFailurePercent', 0);
   metrics.timing('NewSessionLatency', ms, { ...dimensions, outcome: 'created' });
   return answer(c, deps, basePath, request.protocol, created, mode);
 }

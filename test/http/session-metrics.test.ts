@@ -17,6 +17,7 @@ describe('session metrics', () => {
       { name: 'SessionsRequested', dimensions: { browser: 'chrome' }, value: undefined },
       { name: 'SessionsCreated', dimensions: { pool: 'local', browser: 'chrome' }, value: undefined },
     ]);
+    expect(grid.metrics.gauges).toEqual([{ name: 'SessionFailurePercent', value: 0, dimensions: undefined }]);
     expect(grid.metrics.timings).toEqual([
       { name: 'QueueWait', ms: 0, dimensions: { pool: 'local' } },
       {
@@ -40,6 +41,9 @@ describe('session metrics', () => {
       name: 'NewSessionLatency',
       dimensions: { browser: 'chrome', outcome: 'failed' },
     });
+    expect(grid.metrics.gauges).toEqual([
+      { name: 'SessionFailurePercent', value: 100, dimensions: undefined },
+    ]);
   });
 
   it('counts a request that found no slot as failed in the queue', async () => {

@@ -275,15 +275,11 @@ describe('the alarms', () => {
     template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Threshold: 20,
-      Metrics: Match.arrayWith([
-        Match.objectLike({ Expression: '100 * failed / requested', ReturnData: true }),
-        Match.objectLike({
-          Id: 'failed',
-          Expression: 'SELECT SUM(SessionsFailed) FROM gridgate',
-          ReturnData: false,
-        }),
-        Match.objectLike({ Id: 'requested', Expression: 'SELECT SUM(SessionsRequested) FROM gridgate' }),
-      ]),
+      Namespace: 'gridgate',
+      MetricName: 'SessionFailurePercent',
+      Dimensions: [{ Name: 'service', Value: 'router' }],
+      Statistic: 'Average',
+      Period: 300,
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Metrics: [

@@ -42,11 +42,7 @@ describe('applyDeployment', () => {
 
 describe('parseDeployment', () => {
   it.each([
-    [
-      'not JSON',
-      '{',
-      /GRIDGATE_DEPLOYMENT is not a valid gridgate config:\n {2}- is not JSON/,
-    ],
+    ['not JSON', '{', /GRIDGATE_DEPLOYMENT is not a valid gridgate config:\n {2}- is not JSON/],
     [
       'a pool without subnets',
       JSON.stringify({ pools: { p: { ...DEPLOYED.pools.fargate, subnets: [] } } }),

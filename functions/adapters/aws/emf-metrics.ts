@@ -36,7 +36,12 @@ export class EmfMetrics implements Metrics {
   }
 
   gauge(name: MetricName, value: number, dimensions?: MetricDimensions): void {
-    this.emit(name, MetricUnit.Count, value, dimensions);
+    this.emit(
+      name,
+      name === 'SessionFailurePercent' ? MetricUnit.Percent : MetricUnit.Count,
+      value,
+      dimensions,
+    );
   }
 
   private emit(name: MetricName, unit: Unit, value: number, dimensions: MetricDimensions = {}) {
