@@ -24,8 +24,8 @@ export interface RuntimeConfig {
   secret: Buffer;
   /** GRIDGATE_DEPLOYMENT's text, laid over the file at every reload too. */
   deployment: string | undefined;
-  /** False in a Lambda Web Function, which carries no WebSockets. */
-  webSockets: boolean;
+  /** Running as a Lambda Web Function: no WebSockets there, and metrics go to CloudWatch as EMF. */
+  webFunction: boolean;
 }
 
 const DEFAULT_LOCAL = { chromium: '/usr/bin/chromium', chromedriver: '/usr/bin/chromedriver' };
@@ -45,7 +45,7 @@ export async function loadConfig(
   const shared = config.store.kind !== 'memory' || endpoint !== undefined;
   const secret = await signingSecret(env, { fallback: shared ? 'none' : 'random' });
   const source = path ?? 'built-in defaults';
-  return { config, source, path, fingerprint, secret, deployment, webSockets: endpoint === undefined };
+  return { config, source, path, fingerprint, secret, deployment, webFunction: endpoint !== undefined };
 }
 
 /** Where a Lambda Web Function must listen: AWS_LAMBDA_HTTP_ENDPOINT ("host:port"), which the runtime sets. */

@@ -1,5 +1,6 @@
 /** `npm start`: the grid on this machine. Flags: --config FILE (or GRIDGATE_CONFIG). SIGHUP reloads FILE. */
 import { JsonLogger } from '../adapters/node/json-logger';
+import { awsAdapters } from './aws-adapters';
 import { loadConfig } from './load-config';
 import { type RunningGrid, startGrid } from './start-grid';
 
@@ -18,7 +19,8 @@ try {
     configPath: loaded.path,
     configFingerprint: loaded.fingerprint,
     deployment: loaded.deployment,
-    webSockets: loaded.webSockets,
+    webSockets: !loaded.webFunction,
+    metrics: loaded.webFunction ? awsAdapters.metrics() : undefined,
   });
   grid = started;
   console.error(`gridgate: WebDriver grid ready at ${started.url} (also ${started.url}/wd/hub)`);

@@ -15,7 +15,7 @@ import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import type { Config } from '../core/config';
 import { endAllSessions, endSession, expireSessions } from '../core/end-session';
 import { type GridDeps, poolsNamed } from '../core/grid-deps';
-import { type Logger, noMetrics, type SessionRecord, systemClock } from '../core/ports';
+import { type Logger, type Metrics, noMetrics, type SessionRecord, systemClock } from '../core/ports';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { createApp } from '../http/create-app';
@@ -51,6 +51,8 @@ export interface StartOptions {
   webSockets?: boolean;
   /** The AWS adapters (DynamoDB store, ECS launcher); tests give their own. */
   aws?: AwsAdapters;
+  /** Where measurements go (EMF in a Lambda Web Function); none by default. */
+  metrics?: Metrics;
 }
 
 export async function startGrid(
@@ -87,13 +89,14 @@ export async function startGrid(
     launchers: {
       local: launcher,
       hub: new HubLauncher(),
-      ecs: onFirstUse(() => aws.ecsLauncher({ agent, logger, metrics: noMetrics })),
+      ecs: onFirstUse(() => aws.ecsLauncher({ agent, logger, metrics: options.metrics ?? noMetrics })),
     },
     sessions,
     queue: new SlotQueue(),
     users,
     tokens: new SessionTokens(secret),
     logger,
+    metrics: options.metrics,
     clock: systemClock,
     version: packageJson.version,
     configLoadedAt: systemClock.now(),

@@ -76,7 +76,7 @@ describe('loadConfig on AWS', () => {
     });
     expect(loaded.config.store).toEqual({ kind: 'dynamodb', table: 'Gridgate-Sessions' });
     expect(loaded.deployment).toBe(DEPLOYMENT);
-    expect(loaded.webSockets).toBe(true);
+    expect(loaded.webFunction).toBe(false);
   });
 
   it('refuses an ecs pool that nothing deployed, naming each missing key', async () => {
@@ -99,6 +99,6 @@ describe('loadConfig on AWS', () => {
     };
     const loaded = await loadConfig(['--config', fargateFile()], env, new CollectingLogger());
     expect(loaded.config).toMatchObject({ host: '127.0.0.1', port: 8080 });
-    expect(loaded.webSockets).toBe(false);
+    expect(loaded.webFunction).toBe(true);
   });
 });
