@@ -2,7 +2,7 @@
  * What the scheduled cleanup does with each browser task and each session record it finds: the backstop
  * of DESIGN invariant 4 ("nothing leaks"), as pure decisions over facts an adapter gathered.
  */
-import type { SessionRecord } from './ports';
+import type { HeldSlot, SessionRecord } from './ports';
 
 /** Why the cleanup stopped a task. */
 export type StopReason =
@@ -20,8 +20,8 @@ export type GoneReason =
   /** Fargate Spot took the task back. */
   | 'reclaimed';
 
-/** Why the cleanup stopped a task or ended a record; the `reason` of the OrphansReaped metric. */
-export type OrphanReason = StopReason | GoneReason;
+/** Why the cleanup stopped a task or ended a record, or freed a slot; the `reason` of the OrphansReaped metric. */
+export type OrphanReason = StopReason | GoneReason | 'stale slot';
 
 export interface OrphanPolicy {
   /** `timeouts.newSession`: the longest a launch may go without a session record. */
@@ -33,6 +33,20 @@ export interface OrphanPolicy {
    * the router's and ECS's clocks may differ by a little.
    */
   graceMs: number;
+}
+
+/**
+ * Whether a quota slot is held for nothing: no running session has its key, and it was taken longer
+ * ago than any launch may last (the queue is waited before the slot is taken). Its router died between
+ * taking it and recording the session, or between ending the session and freeing it.
+ */
+export function isStaleSlot(
+  slot: HeldSlot,
+  running: ReadonlySet<string>,
+  policy: OrphanPolicy,
+  now: number,
+): boolean {
+  return !running.has(slot.key) && now - slot.acquiredAt > policy.newSessionMs + policy.graceMs;
 }
 
 /** What the cleanup knows of one task that is meant to run (ListTasks desiredStatus RUNNING). */

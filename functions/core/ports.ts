@@ -71,6 +71,8 @@ export interface SessionRecord {
   maxAgeMs: number;
   endedAt?: number;
   endReason?: SessionEndReason;
+  /** The environment colour the session was asked with (its browser carries it where its pool says so). */
+  color?: string;
 }
 
 /** What a new session asks of the quota: a slot in one pool, counted against the user's limit too. */
@@ -100,6 +102,11 @@ export interface SessionStore {
   inUse(): Promise<Record<string, number>>;
   /** Slots taken per user. */
   inUseByUser(): Promise<Record<string, number>>;
+  /**
+   * Every slot held now, with when it was taken: for the cleanup, which frees a slot whose session
+   * never came (a router that died between taking the slot and recording its session).
+   */
+  slots(): Promise<HeldSlot[]>;
   add(record: SessionRecord): Promise<void>;
   get(key: string): Promise<SessionRecord | undefined>;
   /** Running sessions (ended ones are kept for a while so later commands can say why). */
@@ -115,6 +122,14 @@ export interface SessionStore {
   markReclaimed(handle: string, reclaim: Reclaim): Promise<void>;
   /** The reclaim noted for this handle; asked on the error path only, never per command. */
   reclaimed(handle: string): Promise<Reclaim | undefined>;
+}
+
+export interface HeldSlot {
+  key: string;
+  pool: string;
+  user: string;
+  /** Epoch ms when it was taken. */
+  acquiredAt: number;
 }
 
 /** A browser its platform took back. */
@@ -170,6 +185,8 @@ export interface MetricDimensions {
   stage?: string;
   /** Why an orphan was reaped or a browser stopped. */
   reason?: string;
+  /** An environment colour some pool is configured with (never a colour only a client named). */
+  color?: string;
 }
 
 /** A closed set of metric names, documented in the README. */

@@ -316,8 +316,8 @@ describe('DynamoSessionStore against a mocked SDK', () => {
           Put: {
             TableName: TABLE,
             Item: {
-              pk: 'slot#s1',
-              sk: 'slot',
+              pk: 'slots',
+              sk: 's1',
               pool: 'fargate',
               user: 'alice',
               token: expect.any(String),

@@ -33,8 +33,8 @@ afterEach(() => ecs?.restore());
 
 function setup() {
   ecs = new EcsTasksMock();
-  const sessions = new MemorySessionStore();
   const clock = new FixedClock(T0);
+  const sessions = new MemorySessionStore(clock);
   const logger = new CollectingLogger();
   const metrics = new RecordingMetrics();
   const sleeps: number[] = [];
@@ -345,6 +345,31 @@ describe('runOrphanCleanup: passes', () => {
       ]),
     );
     expect(world.metrics.counts).toHaveLength(4);
+  });
+
+  it('frees a slot no session holds once any launch would be over, and only then', async () => {
+    const world = setup();
+    const claim = { pool: 'spot-a', poolLimit: 500, user: 'guest' };
+    const limit = 60 * SECOND + GRACE; // newSession + grace
+    world.clock.advance(-(limit + SECOND));
+    await world.sessions.acquire('orphaned', claim);
+    world.clock.advance(2 * SECOND);
+    await world.sessions.acquire('launching', claim);
+    world.clock.advance(limit - SECOND); // back at T0: 'orphaned' is past the limit, 'launching' 1 s short
+    const live = world.task('live', 10 * MINUTE);
+    await world.session('live', live.id, { createdAt: T0 - 10 * MINUTE });
+
+    const dry = await world.run({ dryRun: true });
+    expect(dry.reaped).toEqual({ 'stale slot': 1 });
+    expect(await world.sessions.inUse()).toEqual({ 'spot-a': 3 });
+
+    const report = await world.run();
+    expect(report.reaped).toEqual({ 'stale slot': 1 });
+    expect(report.items).toContainEqual(
+      expect.objectContaining({ reason: 'stale slot', session: 'orphaned' }),
+    );
+    expect((await world.sessions.slots()).map((slot) => slot.key).sort()).toEqual(['launching', 'live']);
+    expect(await world.sessions.inUse()).toEqual({ 'spot-a': 2 });
   });
 
   it('reports the sessions in use in every pool once a pass, zero included', async () => {

@@ -38,6 +38,12 @@ describe('sweepOrphans', () => {
       stdio: 'ignore',
       env: { ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) },
     });
+    // A mark that is not a pid is not gridgate's: never taken for a dead owner's.
+    const foreign = spawn('/usr/bin/chromedriver', ['--port=0'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, [LAUNCHED_BY_ENV]: `someone-else-${dead}` },
+    });
     const orphanExited = new Promise((resolve) => orphan.once('exit', resolve));
     try {
       await new Promise((resolve) => setTimeout(resolve, 300)); // both are running chromedriver by now
@@ -49,11 +55,15 @@ describe('sweepOrphans', () => {
       expect(result.profiles).toBe(1);
       await orphanExited;
       expect(live.exitCode).toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 200)); // time for a wrongly killed one to be reported
+      expect(foreign.exitCode).toBeNull();
+      expect(foreign.signalCode).toBeNull();
       expect(existsSync(orphanProfile)).toBe(false);
       expect(existsSync(liveProfile)).toBe(true);
     } finally {
       orphan.kill('SIGKILL');
       live.kill('SIGKILL');
+      foreign.kill('SIGKILL');
     }
   });
 });

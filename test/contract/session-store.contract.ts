@@ -229,6 +229,25 @@ export function sessionStoreContract(name: string, factory: StoreFactory): void 
       });
     });
 
+    describe('listing held slots', () => {
+      it('lists every slot held, by key, with its pool, user and when it was taken', async () => {
+        await store.acquire('s1', slot('pool-a', 5, 'alice'));
+        await store.acquire('s2', slot('pool-b', 5, 'bob'));
+        await store.acquire('s3', slot('pool-a', 5, 'bob'));
+        await store.release('s3');
+        const held = (await store.slots()).sort((a, b) => a.key.localeCompare(b.key));
+        expect(held.map(({ key, pool, user }) => ({ key, pool, user }))).toEqual([
+          { key: 's1', pool: 'pool-a', user: 'alice' },
+          { key: 's2', pool: 'pool-b', user: 'bob' },
+        ]);
+        for (const { acquiredAt } of held) expect(Number.isFinite(acquiredAt) && acquiredAt > 0).toBe(true);
+      });
+
+      it('lists nothing when no slot is held', async () => {
+        expect(await store.slots()).toEqual([]);
+      });
+    });
+
     describe('session records', () => {
       it('gives back an added record', async () => {
         await store.add(sampleRecord('s1'));

@@ -229,7 +229,7 @@ export class FakeEcsApi {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       // Marked as gridgate's browsers, so the suite's leftover check counts any this fake leaves behind.
-      env: { ...process.env, [LAUNCHED_BY_ENV]: `fake-ecs-${process.pid}` },
+      env: { ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) },
     });
     task.child = child;
     task.pid = child.pid;

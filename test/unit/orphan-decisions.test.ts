@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   isSpotReclaim,
+  isStaleSlot,
   judgeRecord,
   judgeTask,
   type OrphanPolicy,
@@ -150,5 +151,20 @@ describe('isSpotReclaim', () => {
     expect(isSpotReclaim('TerminationNotice')).toBe(true);
     expect(isSpotReclaim('UserInitiated')).toBe(false);
     expect(isSpotReclaim(undefined)).toBe(false);
+  });
+});
+
+describe('isStaleSlot', () => {
+  const policy = { newSessionMs: 60_000, maxAgeMs: 3_600_000, graceMs: 60_000 };
+  const now = 1_000_000_000;
+  const slot = (key: string, ageMs: number) => ({ key, pool: 'p', user: 'u', acquiredAt: now - ageMs });
+
+  it.each([
+    ['no session, older than a launch plus grace', slot('a', 120_001), new Set<string>(), true],
+    ['no session, exactly at the limit', slot('a', 120_000), new Set<string>(), false],
+    ['no session yet, still within a launch', slot('a', 30_000), new Set<string>(), false],
+    ['a running session holds it, however old', slot('a', 10 * 3_600_000), new Set(['a']), false],
+  ])('%s → %s', (_, held, running, stale) => {
+    expect(isStaleSlot(held, running, policy, now)).toBe(stale);
   });
 });

@@ -4,14 +4,15 @@
  *
  * | item                      | pk               | sk             | attributes                         |
  * |---------------------------|------------------|----------------|------------------------------------|
- * | a key's quota slot        | `slot#<key>`     | `slot`         | pool, user, token, acquiredAt      |
+ * | a key's quota slot        | `slots`          | `<key>`        | pool, user, token, acquiredAt      |
  * | slots held in a pool      | `counters`       | `pool#<pool>`  | held                               |
  * | slots held by a user      | `counters`       | `user#<user>`  | held                               |
  * | a running session         | `running`        | `<key>`        | the record, expiresAt              |
  * | an ended session          | `ended#<key>`    | `record`       | the record, endedAt, endReason, expiresAt |
  * | a reclaimed browser       | `reclaim#<handle>` | `reclaim`    | at, reason, expiresAt              |
  *
- * Running sessions share one partition so that listing them is one Query that reads only what runs:
+ * Slots share one partition so that the cleanup lists them with one Query (to free those whose session
+ * never came). Running sessions share one partition so that listing them is one Query that reads only what runs:
  * ended records live elsewhere, under their own key, and never slow the listing down. The counters share
  * one partition too, so each listing is one Query. A partition takes about 1,000 writes per second; a
  * session costs a handful of writes plus one touch per key per touch interval, far below that.
@@ -28,7 +29,8 @@ export const POOL_PREFIX = 'pool#';
 export const USER_PREFIX = 'user#';
 export const RUNNING = 'running';
 
-export const slotKey = (key: string): ItemKey => ({ pk: `slot#${key}`, sk: 'slot' });
+export const SLOTS = 'slots';
+export const slotKey = (key: string): ItemKey => ({ pk: SLOTS, sk: key });
 export const poolCounterKey = (pool: string): ItemKey => ({ pk: COUNTERS, sk: `${POOL_PREFIX}${pool}` });
 export const userCounterKey = (user: string): ItemKey => ({ pk: COUNTERS, sk: `${USER_PREFIX}${user}` });
 export const runningKey = (key: string): ItemKey => ({ pk: RUNNING, sk: key });

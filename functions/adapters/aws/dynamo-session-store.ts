@@ -12,6 +12,7 @@ import {
 import type { WebDriverError } from '../../core/errors';
 import {
   type Clock,
+  type HeldSlot,
   type Reclaim,
   type SessionEndReason,
   type SessionRecord,
@@ -32,6 +33,7 @@ import {
   RUNNING,
   reclaimKey,
   runningKey,
+  SLOTS,
   slotKey,
   toRecord,
   USER_PREFIX,
@@ -202,6 +204,33 @@ export class DynamoSessionStore implements SessionStore {
 
   async inUseByUser(): Promise<Record<string, number>> {
     return this.edge(() => this.counters(USER_PREFIX));
+  }
+
+  async slots(): Promise<HeldSlot[]> {
+    return this.edge(async () => {
+      const held: HeldSlot[] = [];
+      const pages = paginateQuery(
+        { client: this.doc },
+        {
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': SLOTS },
+          ConsistentRead: true,
+        },
+      );
+      for await (const page of pages) {
+        for (const item of page.Items ?? []) {
+          const { sk, pool, user, acquiredAt } = item;
+          held.push({
+            key: String(sk),
+            pool: String(pool),
+            user: String(user),
+            acquiredAt: Number(acquiredAt),
+          });
+        }
+      }
+      return held;
+    });
   }
 
   /** Counters that hold slots, by name; a counter that went back to 0 stays as an item but is left out. */

@@ -13,6 +13,7 @@ import { type ECSClient, StopTaskCommand } from '@aws-sdk/client-ecs';
 import type { Config } from '../../core/config';
 import {
   type GoneReason,
+  isStaleSlot,
   judgeRecord,
   judgeTask,
   type OrphanPolicy,
@@ -103,6 +104,7 @@ export async function runOrphanCleanup(
 ): Promise<CleanupReport> {
   const pass = new CleanupPass(deps, options);
   const report = await pass.run();
+  await freeStaleSlots(deps, options, report);
   deps.logger.log('ORPHANS_REMOVED', {
     dryRun: report.dryRun,
     total: report.total,
@@ -118,6 +120,29 @@ export async function runOrphanCleanup(
     await reportActiveSessions(deps);
   }
   return report;
+}
+
+/**
+ * Frees slots no running session holds, past any launch's length: without this a router that died at
+ * the wrong moment would keep a pool (and a user) a slot short for good. After the task pass, which
+ * ends the records of gone tasks, so their slots are freed the same pass.
+ */
+async function freeStaleSlots(deps: OrphanCleanupDeps, options: OrphanCleanupOptions, report: CleanupReport) {
+  const policy = {
+    newSessionMs: deps.config.timeouts.newSession,
+    maxAgeMs: deps.config.timeouts.maxAge,
+    graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
+  };
+  const [slots, running] = await Promise.all([deps.sessions.slots(), deps.sessions.running()]);
+  const live = new Set(running.map((record) => record.key));
+  const now = deps.clock.now();
+  for (const slot of slots) {
+    if (!isStaleSlot(slot, live, policy, now)) continue;
+    if (!report.dryRun) await deps.sessions.release(slot.key);
+    report.reaped['stale slot'] = (report.reaped['stale slot'] ?? 0) + 1;
+    report.total++;
+    report.items.push({ cluster: '', reason: 'stale slot', task: '', session: slot.key, pool: slot.pool });
+  }
 }
 
 /**

@@ -45,7 +45,9 @@ async function browserOwner(pid: string): Promise<number | undefined> {
     if (!BROWSER_NAMES.has(name)) return undefined;
     const environ = (await readFile(`/proc/${pid}/environ`, 'latin1')).split('\0');
     const entry = environ.find((variable) => variable.startsWith(`${LAUNCHED_BY_ENV}=`));
-    return entry ? Number(entry.slice(LAUNCHED_BY_ENV.length + 1)) : undefined;
+    const owner = entry?.slice(LAUNCHED_BY_ENV.length + 1) ?? '';
+    // Only a pid is gridgate's mark; anything else is somebody else's process, never killed.
+    return /^\d+$/.test(owner) ? Number(owner) : undefined;
   } catch {
     return undefined; // gone, or not ours to read
   }

@@ -1,11 +1,14 @@
 /** SessionStore in this process's memory: for one Node server (local mode) and for tests. */
-import type {
-  Reclaim,
-  SessionEndReason,
-  SessionRecord,
-  SessionStore,
-  SlotAnswer,
-  SlotClaim,
+import {
+  type Clock,
+  type HeldSlot,
+  type Reclaim,
+  type SessionEndReason,
+  type SessionRecord,
+  type SessionStore,
+  type SlotAnswer,
+  type SlotClaim,
+  systemClock,
 } from '../../core/ports';
 
 // Ended sessions are remembered this long so that later commands can say why the session is gone.
@@ -15,31 +18,34 @@ const ENDED_MAX = 10_000;
 interface Slot {
   pool: string;
   user: string;
+  acquiredAt: number;
 }
 
 export class MemorySessionStore implements SessionStore {
-  private readonly slots = new Map<string, Slot>(); // by session key
+  private readonly held = new Map<string, Slot>(); // by session key
   private readonly records = new Map<string, SessionRecord>();
   private readonly ended = new Map<string, SessionRecord>();
   private readonly reclaims = new Map<string, Reclaim>(); // by launcher handle
 
+  constructor(private readonly clock: Clock = systemClock) {}
+
   // No await between the checks and the set: in one process that makes the step atomic.
   async acquire(key: string, { pool, poolLimit, user, userLimit }: SlotClaim): Promise<SlotAnswer> {
-    if (this.slots.has(key)) return { ok: true };
+    if (this.held.has(key)) return { ok: true };
     let userHeld = 0;
     let poolHeld = 0;
-    for (const slot of this.slots.values()) {
+    for (const slot of this.held.values()) {
       if (slot.user === user) userHeld++;
       if (slot.pool === pool) poolHeld++;
     }
     if (userLimit !== undefined && userHeld >= userLimit) return { ok: false, full: 'user', held: userHeld };
     if (poolHeld >= poolLimit) return { ok: false, full: 'pool', held: poolHeld };
-    this.slots.set(key, { pool, user });
+    this.held.set(key, { pool, user, acquiredAt: this.clock.now() });
     return { ok: true };
   }
 
   async release(key: string): Promise<void> {
-    this.slots.delete(key);
+    this.held.delete(key);
   }
 
   async inUse(): Promise<Record<string, number>> {
@@ -50,9 +56,13 @@ export class MemorySessionStore implements SessionStore {
     return this.count('user');
   }
 
-  private count(by: keyof Slot): Record<string, number> {
+  async slots(): Promise<HeldSlot[]> {
+    return [...this.held.entries()].map(([key, slot]) => ({ key, ...slot }));
+  }
+
+  private count(by: 'pool' | 'user'): Record<string, number> {
     const counts: Record<string, number> = {};
-    for (const slot of this.slots.values()) counts[slot[by]] = (counts[slot[by]] ?? 0) + 1;
+    for (const slot of this.held.values()) counts[slot[by]] = (counts[slot[by]] ?? 0) + 1;
     return counts;
   }
 
