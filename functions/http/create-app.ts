@@ -9,6 +9,7 @@ import { gridPing, gridStatus, type RequestCounter } from './grid-info';
 import { createSession } from './new-session';
 import { userQuota } from './quota';
 import { requestUser } from './request-user';
+import { registerUiRoutes } from './ui/ui-routes';
 import { createUpstreamAgent } from './upstream-client';
 import { verifySession } from './verify-session';
 
@@ -20,6 +21,8 @@ export interface AppOptions {
    * carry them: new sessions then answer without webSocketUrl and se:cdp.
    */
   webSockets?: boolean;
+  /** Users who see every user's sessions on the status page and may end them (default none). */
+  admins?: readonly string[];
 }
 
 type Env = { Variables: { user: string } };
@@ -104,6 +107,9 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
       search: url.search,
     });
   }
+
+  const admins = options.admins ?? [];
+  registerUiRoutes(app, deps, { admins: () => admins, agent, startedAt: counter.startedAt });
 
   app.notFound((c) => {
     throw new WebDriverError('unknown command', `unknown command: ${c.req.method} ${c.req.path}`);

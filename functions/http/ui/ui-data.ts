@@ -1,0 +1,176 @@
+/**
+ * What the status page shows, read from what the grid already keeps (the store's session records, the
+ * slot queue, the config) and filtered by who asks: people see their own sessions, admins everyone's.
+ */
+import { formatDuration } from '../../core/duration';
+import { invalidSessionId } from '../../core/errors';
+import { type GridDeps, poolsNamed } from '../../core/grid-deps';
+import type { SessionRecord } from '../../core/ports';
+import { gridStatus } from '../grid-info';
+import type { RecentFailures, SessionFailure } from './recent-failures';
+
+/** Who is looking at the page. */
+export interface Viewer {
+  user: string;
+  /** Sees and may end every user's sessions. */
+  admin: boolean;
+}
+
+export interface PoolView {
+  name: string;
+  kind: string;
+  region?: string;
+  color?: string;
+  capacity: number;
+  inUse: number;
+  /** New-session requests waiting that this pool could serve. */
+  queued: number;
+  /** Browsers started ahead of demand; gridgate starts none yet. */
+  warm: number;
+}
+
+export interface SessionView {
+  key: string;
+  user: string;
+  browserName: string;
+  browserVersion: string;
+  pool: string;
+  /** The environment colour it was asked with (else its pool's). */
+  color?: string;
+  state: 'running' | 'ended';
+  createdAt: number;
+  ageMs: number;
+  /** Since the last command; for an ended session, between its last command and its end. */
+  idleMs: number;
+  idleTimeoutMs: number;
+  maxAgeMs: number;
+  lastActivityAt: number;
+  endedAt?: number;
+  endReason?: string;
+}
+
+export interface SessionEvent {
+  at: number;
+  what: string;
+}
+
+export interface SessionDetail extends SessionView {
+  poolKind?: string;
+  /** What the record tells of the session's life, oldest first; future deadlines included. */
+  events: SessionEvent[];
+}
+
+/** What every page shows at its top. */
+export interface PageHeader {
+  version: string;
+  uptime: string;
+  now: number;
+  viewer: Viewer;
+}
+
+export function pageHeader(deps: GridDeps, viewer: Viewer, startedAt: number): PageHeader {
+  const now = deps.clock.now();
+  return { version: deps.version, uptime: formatDuration(now - startedAt), now, viewer };
+}
+
+export interface Overview extends PageHeader {
+  pools: PoolView[];
+  sessions: SessionView[];
+  failures: SessionFailure[];
+}
+
+const SESSION_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function canSee(viewer: Viewer, record: Pick<SessionRecord, 'user'>): boolean {
+  return viewer.admin || record.user === viewer.user;
+}
+
+export async function overview(
+  deps: GridDeps,
+  viewer: Viewer,
+  startedAt: number,
+  failures: RecentFailures,
+): Promise<Overview> {
+  const { now } = pageHeader(deps, viewer, startedAt);
+  const [status, running] = await Promise.all([gridStatus(deps), deps.sessions.running()]);
+  const pools = status.value.pools.map(
+    (pool): PoolView => ({
+      name: pool.name,
+      kind: pool.kind,
+      ...(pool.region ? { region: pool.region } : {}),
+      ...(pool.color ? { color: pool.color } : {}),
+      capacity: pool.maxSessions,
+      inUse: pool.inUse,
+      queued: pool.waiting,
+      warm: 0,
+    }),
+  );
+  const sessions = running
+    .filter((record) => canSee(viewer, record))
+    .sort((a, b) => a.createdAt - b.createdAt || a.key.localeCompare(b.key))
+    .map((record) => sessionView(deps, record, now));
+  return {
+    ...pageHeader(deps, viewer, startedAt),
+    pools,
+    sessions,
+    failures: failures.list().filter((failure) => canSee(viewer, failure)),
+  };
+}
+
+/**
+ * The session of that key if the viewer may see it. Someone else's session gets the same answer as an
+ * unknown key, so the page tells nobody which keys exist.
+ */
+export async function visibleSession(deps: GridDeps, viewer: Viewer, key: string): Promise<SessionRecord> {
+  // Keys are gridgate's own short hex names: anything else is not looked up in the store at all.
+  if (!SESSION_KEY.test(key)) throw invalidSessionId('no such session: not a session key');
+  const record = await deps.sessions.get(key);
+  if (!record || !canSee(viewer, record)) throw invalidSessionId(`no such session: ${key}`);
+  return record;
+}
+
+export function sessionView(deps: GridDeps, record: SessionRecord, now: number): SessionView {
+  const end = record.endedAt ?? now;
+  // The colour the session was asked with; records from before colours were kept show their pool's.
+  const color = record.color ?? poolsNamed(deps, record.pool)[0]?.color;
+  return {
+    key: record.key,
+    user: record.user,
+    browserName: record.browserName,
+    browserVersion: record.browserVersion,
+    pool: record.pool,
+    ...(color ? { color } : {}),
+    state: record.endedAt === undefined ? 'running' : 'ended',
+    createdAt: record.createdAt,
+    ageMs: end - record.createdAt,
+    idleMs: Math.max(0, end - record.lastActivityAt),
+    idleTimeoutMs: record.idleTimeoutMs,
+    maxAgeMs: record.maxAgeMs,
+    lastActivityAt: record.lastActivityAt,
+    ...(record.endedAt !== undefined ? { endedAt: record.endedAt } : {}),
+    ...(record.endReason ? { endReason: record.endReason } : {}),
+  };
+}
+
+export function sessionDetail(deps: GridDeps, record: SessionRecord, now: number): SessionDetail {
+  const events: SessionEvent[] = [{ at: record.createdAt, what: 'created' }];
+  if (record.lastActivityAt > record.createdAt)
+    events.push({ at: record.lastActivityAt, what: 'last command' });
+  if (record.endedAt === undefined) {
+    events.push({
+      at: record.lastActivityAt + record.idleTimeoutMs,
+      what: `idle timeout, if ${formatDuration(record.idleTimeoutMs)} pass without a command`,
+    });
+    events.push({
+      at: record.createdAt + record.maxAgeMs,
+      what: `maximum age (${formatDuration(record.maxAgeMs)})`,
+    });
+  } else {
+    events.push({ at: record.endedAt, what: `ended: ${record.endReason ?? 'unknown reason'}` });
+  }
+  return {
+    ...sessionView(deps, record, now),
+    poolKind: poolsNamed(deps, record.pool)[0]?.kind,
+    events: events.sort((a, b) => a.at - b.at),
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * The status page's HTML: a shell for the overview and one for a session's page, filled in and kept
+ * fresh by ui-script.ts. Every URL in it is relative ("ui/…"), so the page works under any path prefix a
+ * proxy or an API Gateway stage puts in front, from both /ui and /. Nothing from the request is written
+ * into it: the script reads the session key from the address bar and renders data as text.
+ */
+
+/** How often the page asks for fresh data and a new screenshot. */
+export const UI_REFRESH_MS = 3000;
+
+export type UiView = 'overview' | 'session';
+
+export interface PageOptions {
+  view: UiView;
+  /** Offer "sign in" (only when a users file exists: without one, credentials mean nothing). */
+  canSignIn: boolean;
+}
+
+const OVERVIEW = `
+<section>
+  <h2>Pools</h2>
+  <table id="pools">
+    <thead><tr><th>Pool</th><th>Kind</th><th>Colour</th><th class="number">Capacity</th>
+      <th class="number">In use</th><th class="number">Queued</th><th class="number">Warm</th></tr></thead>
+    <tbody></tbody>
+  </table>
+</section>
+<section>
+  <h2>Sessions</h2>
+  <table id="sessions">
+    <thead><tr><th>Session</th><th>User</th><th>Browser</th><th>Pool</th><th>Colour</th>
+      <th class="number">Age</th><th class="number">Idle</th><th>State</th></tr></thead>
+    <tbody></tbody>
+  </table>
+</section>
+<section>
+  <h2>Recent failures</h2>
+  <table id="failures">
+    <thead><tr><th>When</th><th>User</th><th>Session</th><th>Reason</th></tr></thead>
+    <tbody></tbody>
+  </table>
+  <p class="meta">New sessions this server failed to create lately (kept in its memory only).</p>
+</section>`;
+
+const SESSION = `
+<p><a href="ui">&larr; All sessions</a></p>
+<h2>Session <span id="session-key" class="key"></span></h2>
+<div class="columns">
+  <section>
+    <dl id="details"></dl>
+    <h2>Events</h2>
+    <ol id="events" class="events"></ol>
+    <p class="meta">gridgate does not count commands; the last command's time is when the session was last used.</p>
+    <p><button id="end-session" type="button" disabled>End session</button></p>
+    <p id="end-status" role="status"></p>
+  </section>
+  <section>
+    <h2>Live view</h2>
+    <img id="screen" alt="The browser's screen">
+    <p id="live-status" class="meta" role="status">Waiting for the first screenshot…</p>
+    <p class="meta">A screenshot every ${UI_REFRESH_MS / 1000} s while this page is open and visible: each one
+      costs the browser a little work.</p>
+  </section>
+</div>`;
+
+export function statusPage(options: PageOptions): string {
+  const signIn = options.canSignIn ? ' · <a href="ui?signin">Sign in as another user</a>' : '';
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>gridgate status</title>
+<link rel="stylesheet" href="ui/style.css">
+<script src="ui/app.js" defer></script>
+</head>
+<body data-view="${options.view}" data-refresh-ms="${UI_REFRESH_MS}">
+<header>
+  <h1><a href="ui">gridgate</a></h1>
+  <span class="meta">version <span id="version">…</span></span>
+  <span class="meta">up <span id="uptime">…</span></span>
+  <span class="meta">signed in as <span id="viewer">…</span></span>
+  <span id="load-error" class="error" role="alert"></span>
+</header>
+<main>${options.view === 'overview' ? OVERVIEW : SESSION}</main>
+<footer>Refreshes every ${UI_REFRESH_MS / 1000} s${signIn}.</footer>
+</body>
+</html>
+`;
+}
+
+/**
+ * Only this page's own script, style, data and screenshots (blob: for the live view's images): any
+ * text a browser or a user put into a session's details stays text.
+ */
+export const UI_SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};

@@ -1,0 +1,353 @@
+/** The status page's data endpoints through the whole app: what each user may see, and who may end a session. */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { HtpasswdUserDirectory } from '../../functions/adapters/htpasswd/htpasswd-user-directory';
+import { createApp } from '../../functions/http/create-app';
+import type { Overview, SessionDetail } from '../../functions/http/ui/ui-data';
+import {
+  expectW3cError,
+  type FakeGrid,
+  jsonRequest,
+  type NewSessionAnswer,
+  startFakeGrid,
+  W3C_CHROME,
+} from '../support/fake-grid';
+import { CollectingLogger, type FakeLauncherOptions, FixedClock, jsonAnswer } from '../support/fakes';
+
+const dir = mkdtempSync(join(tmpdir(), 'gridgate-ui-'));
+const usersFile = join(dir, 'users.htpasswd');
+const sha = (password: string) => `{SHA}${createHash('sha1').update(password).digest('base64')}`;
+writeFileSync(usersFile, `alice:${sha('alice-pw')}\nbob:${sha('bob-pw')}\nroot:${sha('root-pw')}\n`);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
+const ALICE = { authorization: basic('alice:alice-pw') };
+const BOB = { authorization: basic('bob:bob-pw') };
+const ROOT = { authorization: basic('root:root-pw') };
+const GUEST = {};
+// A 1×1 PNG, as a browser's Take Screenshot answers: base64 in {"value": …}.
+const PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+let grid: FakeGrid;
+let app: ReturnType<typeof createApp>;
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+/**
+ * The fake grid with alice, bob and root (an admin) signing in, guests allowed, and pools of 3: the
+ * uncoloured "local" and "blue", which only sessions asked in blue use.
+ */
+function startGrid(config: Record<string, unknown> = {}, launcher: FakeLauncherOptions = {}) {
+  const users = HtpasswdUserDirectory.open(usersFile, {
+    clock: new FixedClock(),
+    logger: new CollectingLogger(),
+    pollMs: 0,
+  });
+  const started = startFakeGrid({
+    config: {
+      usersFile,
+      browsers: { chrome: { versions: { '156.0.7000.1': { pools: ['local', 'blue'] } } } },
+      pools: {
+        local: { kind: 'local', maxSessions: 3 },
+        blue: { kind: 'local', maxSessions: 3, color: 'blue' },
+      },
+      ...config,
+    },
+    users,
+    launcher,
+  });
+  grid = started;
+  app = createApp(started.deps, { agent: started.agent, admins: ['root'] });
+  cleanups.push(
+    () => started.close(),
+    () => users.close(),
+  );
+}
+
+async function newSessionAs(headers: Record<string, string>, user: string): Promise<string> {
+  const response = await app.request('/session', jsonRequest('POST', W3C_CHROME, headers));
+  const body = (await response.json()) as NewSessionAnswer;
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  const check = grid.deps.tokens.verify(body.value.sessionId, user);
+  if (!check.ok) throw new Error(`the session ID is not ${user}'s`);
+  return check.claims.key;
+}
+
+async function overviewAs(headers: Record<string, string>): Promise<Overview> {
+  const response = await app.request('/ui/api/overview', { headers });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Overview;
+}
+
+const sessionApi = (key: string) => `/ui/api/sessions/${key}`;
+
+describe('the status page itself', () => {
+  it('serves the page at /ui and at / to browsers, and stays a WebDriver 404 at / for clients', async () => {
+    startGrid();
+    const page = await app.request('/ui', { headers: ALICE });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await page.text();
+    expect(html).toContain('<script src="ui/app.js" defer></script>');
+    expect(html).toContain('id="sessions"');
+
+    const root = await app.request('/', { headers: { ...ALICE, accept: 'text/html,application/xhtml+xml' } });
+    expect(await root.text()).toBe(html);
+    await expectW3cError(await app.request('/', { headers: ALICE }), 404, 'unknown command');
+    await expectW3cError(
+      await app.request('/', { headers: { ...ALICE, accept: 'application/json' } }),
+      404,
+      'unknown command',
+    );
+  });
+
+  it('serves the session page shell, its script and its style', async () => {
+    startGrid();
+    expect(await (await app.request('/ui?session=abc', { headers: ALICE })).text()).toContain('id="screen"');
+    const script = await app.request('/ui/app.js', { headers: ALICE });
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await script.text()).toContain("getJson('ui/api/overview')");
+    const style = await app.request('/ui/style.css', { headers: ALICE });
+    expect(style.headers.get('content-type')).toBe('text/css; charset=utf-8');
+  });
+
+  it('asks for credentials when guests are off, and on "sign in" when the caller is the guest', async () => {
+    startGrid({ guest: null });
+    const anonymous = await app.request('/ui');
+    await expectW3cError(anonymous, 401, 'invalid argument', 'authentication required');
+    expect(anonymous.headers.get('www-authenticate')).toBe('Basic realm="gridgate"');
+    await expectW3cError(await app.request('/ui/api/overview'), 401, 'invalid argument');
+
+    startGrid();
+    expect((await app.request('/ui')).status).toBe(200);
+    const signIn = await app.request('/ui?signin');
+    await expectW3cError(signIn, 401, 'invalid argument', 'sign in');
+    expect(signIn.headers.get('www-authenticate')).toBe('Basic realm="gridgate"');
+    expect((await app.request('/ui?signin', { headers: BOB })).status).toBe(200);
+  });
+
+  it('refuses other methods with unknown method', async () => {
+    startGrid();
+    await expectW3cError(
+      await app.request('/ui/api/overview', { method: 'POST', headers: ALICE }),
+      405,
+      'unknown method',
+    );
+    await expectW3cError(
+      await app.request(sessionApi('abc'), { method: 'PUT', headers: ALICE }),
+      405,
+      'unknown method',
+    );
+  });
+});
+
+describe('GET /ui/api/overview', () => {
+  it('shows each user only their own sessions, the admin all of them, guests the guest’s', async () => {
+    startGrid();
+    const alices = await newSessionAs(ALICE, 'alice');
+    const bobs = await newSessionAs(BOB, 'bob');
+    const guests = await newSessionAs(GUEST, 'guest');
+    const keys = async (headers: Record<string, string>) =>
+      (await overviewAs(headers)).sessions.map((session) => session.key);
+
+    expect(await keys(ALICE)).toEqual([alices]);
+    expect(await keys(BOB)).toEqual([bobs]);
+    expect(await keys(GUEST)).toEqual([guests]);
+    expect((await keys(ROOT)).sort()).toEqual([alices, bobs, guests].sort());
+    expect((await overviewAs(ROOT)).viewer).toEqual({ user: 'root', admin: true });
+    expect((await overviewAs(ALICE)).viewer).toEqual({ user: 'alice', admin: false });
+  });
+
+  it('describes a session: user, browser and version, pool, colour, age, idle time and state', async () => {
+    startGrid();
+    const key = await newSessionAs({ ...ALICE, 'X-Grid-Color': 'blue' }, 'alice');
+    grid.clock.advance(30_000);
+    grid.deps.sessions.touch(key, grid.clock.now());
+    grid.clock.advance(12_000);
+    const uncoloured = await newSessionAs(ALICE, 'alice');
+
+    const [session, other] = (await overviewAs(ALICE)).sessions;
+    expect(session).toMatchObject({
+      key,
+      user: 'alice',
+      browserName: 'chrome',
+      browserVersion: '156.0.7000.1',
+      pool: 'blue',
+      color: 'blue',
+      state: 'running',
+      ageMs: 42_000,
+      idleMs: 12_000,
+    });
+    expect(other).toMatchObject({ key: uncoloured, pool: 'local', ageMs: 0, idleMs: 0 });
+    expect(other).not.toHaveProperty('color');
+  });
+
+  it('shows pools with capacity, in use, queued and warm, and the version and uptime', async () => {
+    startGrid();
+    await newSessionAs(ALICE, 'alice');
+    await newSessionAs(BOB, 'bob');
+    await newSessionAs({ ...BOB, 'X-Grid-Color': 'blue' }, 'bob');
+    grid.clock.advance(90_000);
+    const page = await overviewAs(BOB);
+    expect(page.pools).toEqual([
+      { name: 'local', kind: 'local', capacity: 3, inUse: 2, queued: 0, warm: 0 },
+      { name: 'blue', kind: 'local', color: 'blue', capacity: 3, inUse: 1, queued: 0, warm: 0 },
+    ]);
+    expect(page.version).toBe('9.9.9-test');
+    expect(page.uptime).toBe('1m30s');
+  });
+
+  it('lists recent failures with their reason, each user only their own', async () => {
+    startGrid({}, { failStarts: true });
+    const failed = await app.request('/session', jsonRequest('POST', W3C_CHROME, BOB));
+    expect(failed.status).toBe(500);
+
+    const [failure] = (await overviewAs(BOB)).failures;
+    expect(failure?.user).toBe('bob');
+    expect(failure?.reason).toMatch(/no capacity for a browser/);
+    expect(failure?.at).toBe(grid.clock.now());
+    expect((await overviewAs(ALICE)).failures).toEqual([]);
+    expect((await overviewAs(ROOT)).failures).toEqual([failure]);
+    // The grid's own logger still hears every failure.
+    expect(grid.logger.fieldsOf('SESSION_FAILED')).toHaveLength(1);
+  });
+});
+
+describe('GET /ui/api/sessions/{key}', () => {
+  it('shows the owner and the admin the session and its events, and nobody else', async () => {
+    startGrid();
+    const key = await newSessionAs(ALICE, 'alice');
+    const createdAt = grid.clock.now();
+    grid.clock.advance(5_000);
+
+    const response = await app.request(sessionApi(key), { headers: ALICE });
+    expect(response.status).toBe(200);
+    const { session } = (await response.json()) as { session: SessionDetail };
+    expect(session).toMatchObject({ key, user: 'alice', poolKind: 'local', state: 'running', ageMs: 5_000 });
+    expect(session.events[0]).toEqual({ at: createdAt, what: 'created' });
+    expect(session.events.map((event) => event.what).join('; ')).toMatch(/idle timeout.*maximum age/);
+
+    expect((await app.request(sessionApi(key), { headers: ROOT })).status).toBe(200);
+    await expectW3cError(await app.request(sessionApi(key), { headers: BOB }), 404, 'invalid session id');
+    await expectW3cError(await app.request(sessionApi(key), { headers: GUEST }), 404, 'invalid session id');
+    for (const unknown of ['0123456789abcdef', 'not.a.key', 'x'.repeat(65)]) {
+      await expectW3cError(
+        await app.request(sessionApi(unknown), { headers: ROOT }),
+        404,
+        'invalid session id',
+      );
+    }
+  });
+});
+
+describe('GET /ui/api/sessions/{key}/screenshot', () => {
+  it('gives the owner the browser’s own screenshot as PNG, without counting it as activity', async () => {
+    startGrid();
+    const key = await newSessionAs(ALICE, 'alice');
+    const upstream = grid.launcher.upstream();
+    upstream.respond = (request) =>
+      request.path.endsWith('/screenshot')
+        ? jsonAnswer(200, { value: PNG_BASE64 })
+        : jsonAnswer(200, { value: null });
+    grid.clock.advance(20_000);
+
+    const response = await app.request(`${sessionApi(key)}/screenshot`, { headers: ALICE });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await response.arrayBuffer())).toEqual(Buffer.from(PNG_BASE64, 'base64'));
+    const [browserSession] = upstream.sessionIds;
+    expect(upstream.commands().map((command) => `${command.method} ${command.path}`)).toEqual([
+      `GET /session/${browserSession}/screenshot`,
+    ]);
+    expect((await grid.deps.sessions.get(key))?.lastActivityAt).toBe(grid.clock.now() - 20_000);
+
+    await expectW3cError(
+      await app.request(`${sessionApi(key)}/screenshot`, { headers: BOB }),
+      404,
+      'invalid session id',
+    );
+    expect(upstream.commands()).toHaveLength(1);
+  });
+
+  it('answers a W3C error when the browser cannot take one', async () => {
+    startGrid();
+    const key = await newSessionAs(ALICE, 'alice');
+    grid.launcher.upstream().respond = () =>
+      jsonAnswer(500, { value: { error: 'unable to capture screen', message: 'no window', stacktrace: '' } });
+    await expectW3cError(
+      await app.request(`${sessionApi(key)}/screenshot`, { headers: ALICE }),
+      502,
+      'unknown error',
+      /HTTP 500: no window/,
+    );
+  });
+});
+
+describe('DELETE /ui/api/sessions/{key}', () => {
+  it('lets the owner end a session: the browser is told, stopped and the slot freed', async () => {
+    startGrid();
+    const key = await newSessionAs(ALICE, 'alice');
+    const upstream = grid.launcher.upstream();
+    const handle = grid.launcher.started[0]?.handle;
+
+    const response = await app.request(sessionApi(key), { method: 'DELETE', headers: ALICE });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ value: null });
+    expect(upstream.commands().map((command) => command.method)).toEqual(['DELETE']);
+    expect(grid.launcher.stops).toEqual([handle]);
+    expect(await grid.deps.sessions.inUse()).toEqual({});
+    expect((await grid.deps.sessions.get(key))?.endReason).toBe('deleted');
+    expect(grid.logger.fieldsOf('SESSION_DELETED')).toEqual([expect.objectContaining({ session: key })]);
+    expect((await overviewAs(ALICE)).sessions).toEqual([]);
+
+    const detail = (await (await app.request(sessionApi(key), { headers: ALICE })).json()) as {
+      session: SessionDetail;
+    };
+    expect(detail.session.state).toBe('ended');
+    expect(detail.session.events.at(-1)?.what).toBe('ended: deleted');
+    await expectW3cError(
+      await app.request(sessionApi(key), { method: 'DELETE', headers: ALICE }),
+      404,
+      'invalid session id',
+      /already ended/,
+    );
+  });
+
+  it('lets the admin end anyone’s session', async () => {
+    startGrid();
+    const key = await newSessionAs(BOB, 'bob');
+    expect((await app.request(sessionApi(key), { method: 'DELETE', headers: ROOT })).status).toBe(200);
+    expect((await grid.deps.sessions.get(key))?.endReason).toBe('deleted');
+  });
+
+  it('refuses everyone else with invalid session id and leaves the session running', async () => {
+    startGrid();
+    const key = await newSessionAs(ALICE, 'alice');
+    for (const headers of [BOB, GUEST]) {
+      await expectW3cError(
+        await app.request(sessionApi(key), { method: 'DELETE', headers }),
+        404,
+        'invalid session id',
+      );
+    }
+    expect(grid.launcher.stops).toEqual([]);
+    expect(grid.launcher.upstream().commands()).toEqual([]);
+    expect((await grid.deps.sessions.get(key))?.endedAt).toBeUndefined();
+  });
+
+  it('still ends a session whose browser does not answer the DELETE', async () => {
+    startGrid();
+    const key = await newSessionAs(ALICE, 'alice');
+    await grid.launcher.upstream().close();
+    expect((await app.request(sessionApi(key), { method: 'DELETE', headers: ALICE })).status).toBe(200);
+    expect((await grid.deps.sessions.get(key))?.endReason).toBe('deleted');
+    expect(grid.logger.fieldsOf('UPSTREAM_ERROR')).toEqual([expect.objectContaining({ session: key })]);
+  });
+});
