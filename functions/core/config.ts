@@ -29,10 +29,22 @@ const name = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/, 'must be 1–40 letters, digits, ".", "_" or "-"');
 const color = z.string().regex(/^[a-z0-9-]{1,63}$/, 'must be 1–63 lower-case letters, digits or "-"');
 
+// An HTTP field name (RFC 9110 §5.1: a token).
+const headerName = z
+  .string()
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name such as "X-Grid-Color"');
+
 const poolCommon = {
   weight: z.number().positive().default(1).meta({ description: 'Relative share of new sessions.' }),
   region: z.string().optional().meta({ description: 'Region label; retries move to another region.' }),
   color: color.optional().meta({ description: 'Environment colour this pool serves.' }),
+  colorHeader: z
+    .union([z.boolean(), headerName], { error: 'must be true, false or an HTTP header name' })
+    .optional()
+    .meta({
+      description:
+        "Make the browser send the session's colour on its own requests: true uses colors.header, a string names another header (Chromium only).",
+    }),
   maxSessions: z.number().int().positive().default(4).meta({ description: 'Sessions at once in this pool.' }),
 };
 
@@ -173,6 +185,35 @@ const user = z
   })
   .meta({ description: 'What a user may use and hold. The "*" entry applies to users without one.' });
 
+/** Names no environment colour may take by default: they mean shared stages, not feature environments. */
+export const DEFAULT_RESERVED_COLORS = ['test', 'regression', 'online', 'dev', 'release', 'pressure'];
+
+const baseDomain = z
+  .string()
+  .regex(
+    /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/,
+    'must be a lower-case domain name such as "grid.example.com"',
+  );
+
+const colors = z
+  .strictObject({
+    header: headerName.default('X-Grid-Color').meta({
+      description: 'Request header a new-session request may carry its colour in (and the browser sends).',
+    }),
+    baseDomains: z.array(baseDomain).default([]).meta({
+      description:
+        'Wildcard base domains: a request to "green.grid.example.com" under "grid.example.com" has colour "green".',
+    }),
+    reserved: z.array(z.string()).default(DEFAULT_RESERVED_COLORS).meta({
+      description: 'Names that are not colours (shared stages); a request or pool using one is refused.',
+    }),
+    isolation: z.enum(['strict', 'loose']).default('strict').meta({
+      description:
+        'strict: an uncoloured request goes only to uncoloured pools; loose: to any pool of its browser.',
+    }),
+  })
+  .meta({ description: "Environment colouring: where a request's colour comes from and how it routes." });
+
 /** The users key that holds the rule for every user without an entry of their own. */
 export const ANY_USER = '*';
 const userName = z
@@ -215,6 +256,7 @@ export const configSchema = z
       ])
       .prefault({ kind: 'memory' })
       .meta({ description: 'Where quota slots and session records live.' }),
+    colors: colors.prefault({}),
     timeouts: z
       .strictObject({
         newSession: duration.prefault('60s').meta({ description: 'Longest a new session may take.' }),
@@ -240,6 +282,7 @@ export type EcsPoolConfig = Extract<PoolConfig, { kind: 'ecs' }>;
 export type StoreConfig = ParsedConfig['store'];
 export type BrowserConfig = z.output<typeof browser>;
 export type UserConfig = z.output<typeof user>;
+export type ColorsConfig = z.output<typeof colors>;
 export type Config = Omit<ParsedConfig, 'pools' | 'browsers'> & {
   browsers: Record<string, BrowserConfig>;
   pools: Record<string, PoolConfig>;
@@ -293,6 +336,7 @@ function checkReferences(config: unknown, ctx: z.RefinementCtx): void {
     });
   }
   checkUserReferences(input, ctx);
+  checkReservedColors(input, ctx);
   for (const [poolName, entry] of Object.entries(objectOrEmpty(input.pools))) {
     const ecs = objectOrEmpty(entry);
     if (ecs.kind === 'ecs' && ecs.architecture === 'arm64' && ecs.spot !== false) {
@@ -342,6 +386,22 @@ function checkUserReferences(input: Partial<ParsedConfig>, ctx: z.RefinementCtx)
         });
       }
     });
+  }
+}
+
+// A pool coloured with a reserved name could never be asked for: requests with that colour are refused.
+function checkReservedColors(input: Partial<ParsedConfig>, ctx: z.RefinementCtx): void {
+  const configured: unknown = objectOrEmpty(input.colors).reserved;
+  const reserved = Array.isArray(configured) ? configured : DEFAULT_RESERVED_COLORS;
+  for (const [poolName, entry] of Object.entries(objectOrEmpty(input.pools))) {
+    const poolColor = objectOrEmpty(entry).color;
+    if (typeof poolColor === 'string' && reserved.includes(poolColor)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pools', poolName, 'color'],
+        message: `"${poolColor}" is a reserved name (colors.reserved), not a colour`,
+      });
+    }
   }
 }
 

@@ -74,9 +74,11 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     app.all(`${base}/session/:id`, (c) => proxy(c, base));
     app.get(`${base}/status`, async (c) => c.json(await gridStatus(deps)));
     app.get(`${base}/ping`, async (c) => c.json(await gridPing(deps, counter)));
-    app.get(`${base}/host/:id`, (c) => {
+    app.get(`${base}/host/:id`, async (c) => {
       const claims = verifySession(deps, c.req.param('id'), c.get('user'));
       const pool = sessionPool(deps, claims);
+      // The colour asked for: a session that fell back to the baseline has one its pool lacks.
+      const color = (await deps.sessions.get(claims.key))?.color;
       return c.json({
         value: {
           pool: claims.pool,
@@ -84,6 +86,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
           address: claims.address,
           browserSessionId: claims.upstreamId,
           createdAt: new Date(claims.createdAt).toISOString(),
+          ...(color ? { color } : {}),
         },
       });
     });

@@ -10,6 +10,7 @@ import type { GridDeps } from '../core/grid-deps';
 import { LaunchFailure } from '../core/host-choice';
 import type { LaunchedBrowser } from '../core/ports';
 import type { SessionLimits } from '../core/session-limits';
+import { colorHeaderName, sendColorHeader } from './color-header';
 
 export interface LaunchAttempt {
   key: string;
@@ -18,6 +19,8 @@ export interface LaunchAttempt {
   browserVersion: string;
   capabilities: Capabilities;
   limits: SessionLimits;
+  /** The environment colour the request carries, if any: recorded, and sent by browsers whose pool says so. */
+  color?: string;
   /** Aborted when the client goes away or the new-session deadline passes. */
   signal: AbortSignal;
 }
@@ -56,6 +59,15 @@ export async function launchSession(
       forwardNewSession(agent, pool, browser, signal),
     );
     upstreamId = created.sessionId;
+    const header = colorHeaderName(pool, deps.config.colors);
+    if (header && attempt.color) {
+      const target = {
+        endpoint: upstreamEndpoint(pool, browser.address),
+        upstreamId,
+        capabilities: created.capabilities,
+      };
+      await sendColorHeader(agent, target, header, attempt.color, attempt.signal);
+    }
     const now = deps.clock.now();
     const { handle } = browser;
     const sessionId = deps.tokens.sign(
@@ -83,6 +95,7 @@ export async function launchSession(
       createdAt: now,
       lastActivityAt: now,
       ...attempt.limits,
+      ...(attempt.color ? { color: attempt.color } : {}),
     });
     if (attempt.signal.aborted) {
       await endSession(

@@ -7,6 +7,13 @@ import type { Context } from 'hono';
 import type { Dispatcher } from 'undici';
 import { parseNewSessionBody } from '../core/capabilities';
 import { orderByWeight } from '../core/catalog';
+import {
+  choosePools,
+  metricColor,
+  type PoolChoice,
+  requestColor,
+  unservedMessage,
+} from '../core/color-choice';
 import type { PoolConfig } from '../core/config';
 import { formatDuration } from '../core/duration';
 import { sessionNotCreated, WebDriverError } from '../core/errors';
@@ -62,18 +69,34 @@ export async function createSession(
   const waitMs = untilDeadline(deadline, queueTimeout(deps.config, options));
   const { browserName, browserVersion } = match;
   const label = `${browserName} ${browserVersion}`;
+  const color = requestColor(deps.config.colors, {
+    options,
+    header: c.req.header(deps.config.colors.header),
+    host: clientHost(c.req.raw),
+  })?.color;
+  const choice = choosePools(deps.config.colors, color, match.pools, label);
+  // Bounded by the configured colours: a colour only a client named is not a dimension.
+  const configuredColor = metricColor(choice);
+  const colorDimension = configuredColor ? { color: configuredColor } : {};
   const key = randomBytes(8).toString('hex');
   const client = c.req.raw.signal;
   const started = deps.clock.now();
-  deps.logger.log('SESSION_REQUESTED', { session: key, user, browserName, browserVersion });
+  deps.logger.log('SESSION_REQUESTED', {
+    session: key,
+    user,
+    browserName,
+    browserVersion,
+    ...(color ? { color } : {}),
+  });
   const metrics = deps.metrics ?? noMetrics;
-  metrics.count('SessionsRequested', { browser: browserName });
+  metrics.count('SessionsRequested', { browser: browserName, ...colorDimension });
   const failed = (stage: string, pool?: string) => {
-    metrics.count('SessionsFailed', { browser: browserName, stage, pool });
+    metrics.count('SessionsFailed', { browser: browserName, stage, pool, ...colorDimension });
     metrics.gauge('SessionFailurePercent', 100);
     metrics.timing('NewSessionLatency', deps.clock.now() - started, {
       browser: browserName,
       outcome: 'failed',
+      ...colorDimension,
     });
   };
 
@@ -81,14 +104,16 @@ export async function createSession(
     key,
     user,
     userLimit: userRule(deps.config, user).maxSessions,
-    pools: orderByWeight(match.pools),
+    // Only the pools the colour allows: the queue and every retry stay among them, so a coloured
+    // request whose pools cannot serve never falls back to other ones.
+    pools: orderByWeight(choice.pools),
   };
   let pool: PoolConfig;
   try {
     pool = await takeSlot(deps, { ...slots, timeoutMs: waitMs, signal: client, label });
   } catch (error) {
     failed(client.aborted ? 'client gone' : 'queue');
-    if (!client.aborted) throw error;
+    if (!client.aborted) throw explained(error, choice);
     deps.logger.log('SESSION_FAILED', { session: key, user, reason: 'the client went away' });
     throw sessionNotCreated(`cannot create a ${label} session: the client went away`);
   }
@@ -106,6 +131,7 @@ export async function createSession(
     browserVersion,
     capabilities,
     limits,
+    color,
     // Starting gets the whole new-session timeout, however long the request waited for its slot. The
     // client going away and the deadline both stop the work, and whatever it had started.
     signal: AbortSignal.any([client, AbortSignal.timeout(launchMs)]),
@@ -117,15 +143,38 @@ export async function createSession(
   if ('failure' in created) {
     failed(created.stage);
     deps.logger.log('SESSION_FAILED', { session: key, user, reason: created.failure });
-    throw sessionNotCreated(created.message ?? `cannot create a ${label} session: ${created.failure}`);
+    throw sessionNotCreated(
+      unservedMessage(choice, created.message ?? `cannot create a ${label} session: ${created.failure}`),
+    );
   }
   const ms = deps.clock.now() - started;
-  deps.logger.log('SESSION_CREATED', { session: key, user, pool: created.pool.name, ms, waitedMs });
-  const dimensions = { pool: created.pool.name, browser: browserName };
+  deps.logger.log('SESSION_CREATED', {
+    session: key,
+    user,
+    pool: created.pool.name,
+    ms,
+    waitedMs,
+    ...(color ? { color } : {}),
+  });
+  const dimensions = { pool: created.pool.name, browser: browserName, ...colorDimension };
   metrics.count('SessionsCreated', dimensions);
   metrics.gauge('SessionFailurePercent', 0);
   metrics.timing('NewSessionLatency', ms, { ...dimensions, outcome: 'created' });
   return answer(c, deps, basePath, request.protocol, created, mode);
+}
+
+/** The host the client addressed, for a colour in its subdomain: behind a proxy, what the proxy was asked. */
+function clientHost(request: Request): string | undefined {
+  const forwarded = request.headers.get('x-forwarded-host')?.split(',')[0]?.trim();
+  return forwarded || request.headers.get('host') || new URL(request.url).host;
+}
+
+/** A refusal of the chosen pools, saying when a colour's own pools could not serve and why none other was. */
+function explained(error: unknown, choice: PoolChoice): unknown {
+  if (!(error instanceof WebDriverError) || error.code !== 'session not created') return error;
+  const message = unservedMessage(choice, error.message);
+  if (message === error.message) return error;
+  return sessionNotCreated(message, { cause: error.cause, headers: error.headers });
 }
 
 /**

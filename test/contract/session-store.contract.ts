@@ -279,6 +279,12 @@ export function sessionStoreContract(name: string, factory: StoreFactory): void 
         await expect.poll(async () => (await store.get('s1'))?.lastActivityAt).toBe(T0 + 42_000);
       });
 
+      it('gives back the colour of a coloured session', async () => {
+        await store.add(sampleRecord('s1', { color: 'green' }));
+        expect((await store.get('s1'))?.color).toBe('green');
+        expect((await store.running())[0]?.color).toBe('green');
+      });
+
       it('ignores touch for an unknown key', async () => {
         expect(() => store.touch('nope', T0)).not.toThrow();
         expect(await store.get('nope')).toBeUndefined();

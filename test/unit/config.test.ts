@@ -279,3 +279,75 @@ describe('parseConfig ecs pools and the store', () => {
     ]);
   });
 });
+
+describe('parseConfig environment colours', () => {
+  const colouredCatalog = (pool: Record<string, unknown>, colors?: Record<string, unknown>) => ({
+    ...CATALOG,
+    pools: { local: { kind: 'local', ...pool } },
+    ...(colors ? { colors } : {}),
+  });
+
+  it('reads colours from X-Grid-Color, no base domains, the usual reserved names, strict isolation', () => {
+    expect(parseConfig({}, DEFAULTS).colors).toEqual({
+      header: 'X-Grid-Color',
+      baseDomains: [],
+      reserved: ['test', 'regression', 'online', 'dev', 'release', 'pressure'],
+      isolation: 'strict',
+    });
+  });
+
+  it('takes a team’s own header, base domains, reserved names and loose isolation', () => {
+    const colors = {
+      header: 'X-YX-COLOR',
+      baseDomains: ['grid.example.com', 'feature.example.org'],
+      reserved: ['prod'],
+      isolation: 'loose',
+    };
+    expect(parseConfig(colouredCatalog({}, colors), DEFAULTS).colors).toEqual(colors);
+  });
+
+  it('keeps a pool’s colour and colour header as written, and sets no colour header by default', () => {
+    const config = parseConfig(colouredCatalog({ color: 'green', colorHeader: 'X-Env' }), DEFAULTS);
+    expect(config.pools.local).toMatchObject({ color: 'green', colorHeader: 'X-Env' });
+    expect(parseConfig(CATALOG, DEFAULTS).pools.local?.colorHeader).toBeUndefined();
+    expect(parseConfig(colouredCatalog({ colorHeader: true }), DEFAULTS).pools.local?.colorHeader).toBe(true);
+  });
+
+  it.each([
+    [{ colors: { header: 'X Grid' } }, 'colors.header: must be an HTTP header name such as "X-Grid-Color"'],
+    [
+      { colors: { baseDomains: ['*.grid.example.com'] } },
+      'colors.baseDomains.0: must be a lower-case domain name such as "grid.example.com"',
+    ],
+    [
+      { colors: { baseDomains: ['Grid.Example.com'] } },
+      'colors.baseDomains.0: must be a lower-case domain name such as "grid.example.com"',
+    ],
+    [
+      { colors: { isolation: 'mixed' } },
+      'colors.isolation: Invalid option: expected one of "strict"|"loose"',
+    ],
+    [{ colors: { reserved: 'test' } }, 'colors.reserved: Invalid input: expected array, received string'],
+    [{ colors: { colour: 'green' } }, 'colors: Unrecognized key: "colour"'],
+  ])('names the colours key that is wrong: %j', (input, problem) => {
+    expect(problems(input)).toEqual([problem]);
+  });
+
+  it.each([
+    [{ colorHeader: 'X Env' }, 'pools.local.colorHeader: must be an HTTP header name such as "X-Grid-Color"'],
+    [{ colorHeader: 1 }, 'pools.local.colorHeader: must be true, false or an HTTP header name'],
+    [{ color: 'Green' }, 'pools.local.color: must be 1–63 lower-case letters, digits or "-"'],
+    [{ color: 'test' }, 'pools.local.color: "test" is a reserved name (colors.reserved), not a colour'],
+  ])('names the pool key that is wrong: %j', (pool, problem) => {
+    expect(problems(colouredCatalog(pool))).toEqual([problem]);
+  });
+
+  it('checks pool colours against the configured reserved names, not the defaults', () => {
+    expect(
+      parseConfig(colouredCatalog({ color: 'test' }, { reserved: ['prod'] }), DEFAULTS).pools.local?.color,
+    ).toBe('test');
+    expect(problems(colouredCatalog({ color: 'prod' }, { reserved: ['prod'] }))).toEqual([
+      'pools.local.color: "prod" is a reserved name (colors.reserved), not a colour',
+    ]);
+  });
+});

@@ -63,6 +63,7 @@ export function toRecord(item: Record<string, unknown>): SessionRecord {
   };
   if (typeof item.endedAt === 'number') record.endedAt = item.endedAt;
   if (typeof item.endReason === 'string') record.endReason = item.endReason as SessionEndReason;
+  if (typeof item.color === 'string') record.color = item.color;
   return record;
 }
 
