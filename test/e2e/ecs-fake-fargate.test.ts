@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
-import { type AddressInfo, createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { serve } from '@hono/node-server';
 import { Builder, By } from 'selenium-webdriver';
@@ -24,28 +24,10 @@ import { createApp } from '../../functions/http/create-app';
 import { createUpstreamAgent } from '../../functions/http/upstream-client';
 import { FakeEcsApi, type FakeTask } from '../support/fake-ecs-api';
 import { CollectingLogger } from '../support/fakes';
+import { freePort, processGroupAlive } from '../support/processes';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 
 const TEST_MS = 60_000;
-
-/** A port free on every address now, which each task's loopback IP then listens on. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
-function processGroupAlive(pid: number | undefined): boolean {
-  if (pid === undefined) return false;
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 let fake: FakeEcsApi;
 let site: TestPageServer;

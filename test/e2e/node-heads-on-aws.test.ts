@@ -5,7 +5,6 @@
  * in-process fake whose "tasks" are real chromedriver and Chromium; the client is selenium-webdriver.
  */
 import { randomBytes } from 'node:crypto';
-import { type AddressInfo, createServer } from 'node:net';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { Builder, type WebDriver } from 'selenium-webdriver';
 import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
@@ -18,17 +17,10 @@ import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { FakeEcsApi } from '../support/fake-ecs-api';
 import { CollectingLogger } from '../support/fakes';
+import { freePort } from '../support/processes';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 
 const TEST_MS = 90_000;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 let dynamo: DynaliteServer;
 let table: SessionTableUnderTest;

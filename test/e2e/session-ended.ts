@@ -1,21 +1,13 @@
 /** Shared e2e check: after a client quits, its session's browser is gone and the grid logged its whole life. */
 import { expect } from 'vitest';
 import type { TestGrid } from '../support/grid-fixture';
+import { processGroupAlive } from '../support/processes';
 
 /** What the signed session ID says about the session: its key and the chromedriver's process group. */
 export function sessionClaims(grid: TestGrid, sessionId: string) {
   const check = grid.deps.tokens.verify(sessionId, 'guest');
   if (!check.ok) throw new Error(`gridgate handed out a session ID it does not accept: ${check.reason}`);
   return check.claims;
-}
-
-function processGroupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Call once the client has quit: the DELETE answer comes only after the browser was stopped. */

@@ -209,47 +209,38 @@ export class DynamoSessionStore implements SessionStore {
   async slots(): Promise<HeldSlot[]> {
     return this.edge(async () => {
       const held: HeldSlot[] = [];
-      const pages = paginateQuery(
-        { client: this.doc },
-        {
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': SLOTS },
-          ConsistentRead: true,
-        },
-      );
-      for await (const page of pages) {
-        for (const item of page.Items ?? []) {
-          const { sk, pool, user, acquiredAt } = item;
-          held.push({
-            key: String(sk),
-            pool: String(pool),
-            user: String(user),
-            acquiredAt: Number(acquiredAt),
-          });
-        }
+      for await (const { sk, pool, user, acquiredAt } of this.partition(SLOTS)) {
+        held.push({
+          key: String(sk),
+          pool: String(pool),
+          user: String(user),
+          acquiredAt: Number(acquiredAt),
+        });
       }
       return held;
     });
   }
 
-  /** Counters that hold slots, by name; a counter that went back to 0 stays as an item but is left out. */
-  private async counters(prefix: string): Promise<Record<string, number>> {
-    const counts: Record<string, number> = {};
+  /** Every item of one partition (whose sort key starts with `prefix`), read consistently, page by page. */
+  private async *partition(pk: string, prefix?: string): AsyncGenerator<Record<string, unknown>> {
     const pages = paginateQuery(
       { client: this.doc },
       {
         TableName: this.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': COUNTERS, ':prefix': prefix },
+        KeyConditionExpression: prefix === undefined ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: prefix === undefined ? { ':pk': pk } : { ':pk': pk, ':prefix': prefix },
         ConsistentRead: true,
       },
     );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) {
-        const held = numberAttribute(item.held);
-        if (held > 0) counts[String(item.sk).slice(prefix.length)] = held;
-      }
+    for await (const page of pages) yield* page.Items ?? [];
+  }
+
+  /** Counters that hold slots, by name; a counter that went back to 0 stays as an item but is left out. */
+  private async counters(prefix: string): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    for await (const item of this.partition(COUNTERS, prefix)) {
+      const held = numberAttribute(item.held);
+      if (held > 0) counts[String(item.sk).slice(prefix.length)] = held;
     }
     return counts;
   }
@@ -282,18 +273,7 @@ export class DynamoSessionStore implements SessionStore {
     return this.edge(async () => {
       const records: SessionRecord[] = [];
       const now = this.clock.now();
-      const pages = paginateQuery(
-        { client: this.doc },
-        {
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': RUNNING },
-          ConsistentRead: true,
-        },
-      );
-      for await (const page of pages) {
-        for (const item of page.Items ?? []) if (isLive(item, now)) records.push(toRecord(item));
-      }
+      for await (const item of this.partition(RUNNING)) if (isLive(item, now)) records.push(toRecord(item));
       return records;
     });
   }
