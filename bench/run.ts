@@ -10,6 +10,9 @@ import { GridgateServer } from './gridgate-server';
 import { formatLambdaBundleReport, type LambdaBundleReport, measureLambdaBundle } from './lambda-bundle';
 import { measureNewSessionLatency } from './new-session-latency';
 import { type BenchOptions, parseOptions } from './options';
+import { measureProxy, PROXY_PLANS } from './proxy-benchmark';
+import { takeProxyOnly } from './proxy-options';
+import { formatProxyReport, PROXY_TARGETS, type ProxyReport, proxyReport } from './proxy-report';
 import {
   type CommandReport,
   commandReport,
@@ -24,8 +27,9 @@ import { installExitHandlers, isStopping, stopEverything } from './teardown';
 import { WebDriverClient } from './webdriver-client';
 
 let options: BenchOptions;
+const { proxyOnly, rest: argv } = takeProxyOnly(process.argv.slice(2));
 try {
-  options = parseOptions(process.argv.slice(2), process.env);
+  options = parseOptions(argv, process.env);
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
@@ -38,17 +42,19 @@ const deadline = setTimeout(() => {
 const started = performance.now();
 const client = new WebDriverClient();
 try {
-  const grid = await GridgateServer.start(options.cpuProfDir);
+  // `--only proxy` needs no browser: no gridgate with a local pool, no Chromium version.
+  const grid = proxyOnly ? undefined : await GridgateServer.start(options.cpuProfDir);
   // The pool gridgate serves by default: the baseline is asked for Chromium exactly as gridgate asks.
-  const pool = parseConfig({}, { localBrowserVersion: grid.chromiumVersion }).pools.local as LocalPool;
+  const pool = parseConfig({}, { localBrowserVersion: grid?.chromiumVersion ?? 'unused' }).pools
+    .local as LocalPool;
   const environment: Environment = {
     ...describeEnvironment(pool.chromedriver),
-    chromium: grid.chromiumVersion,
+    chromium: grid?.chromiumVersion ?? 'not used',
   };
   console.log(formatEnvironment(options.preset, environment));
 
   let commands: CommandReport | undefined;
-  if (options.only !== 'new-session') {
+  if (grid && options.only !== 'new-session') {
     const pair = await openSessionPair(client, grid, pool);
     const cpuBefore = await grid.cpuMicros();
     const run = await measureCommandLatency(client, pair.paths, options.commands);
@@ -58,19 +64,27 @@ try {
     console.log(`\n${formatCommandReport(commands)}`);
   }
   let newSession: NewSessionReport | undefined;
-  if (options.only !== 'commands') {
+  if (grid && options.only !== 'commands') {
     const run = await measureNewSessionLatency(client, grid.origin, pool, options.newSession);
     newSession = newSessionReport(run, options.newSession);
     console.log(`\n${formatNewSessionReport(newSession)}`);
   }
+  // Stopped before the proxy part, so that its browsers do not load the machine meanwhile.
+  await grid?.stop();
+
+  let proxy: ProxyReport | undefined;
+  if (proxyOnly || options.only === 'all') {
+    console.log('\nProxy benchmark: starting nginx, Selenium Grid 4 and gridgate…');
+    proxy = proxyReport(await measureProxy(PROXY_PLANS[options.preset], (line) => console.log(line)));
+    console.log(`\n${formatProxyReport(proxy)}`);
+  }
 
   let lambdaBundle: LambdaBundleReport | undefined;
-  if (options.only === 'all') {
+  if (options.only === 'all' && !proxyOnly) {
     lambdaBundle = await measureLambdaBundle();
     console.log(`\n${formatLambdaBundleReport(lambdaBundle)}`);
   }
 
-  await grid.stop();
   environment.loadAverage1mAtEnd = loadNow();
   const seconds = (performance.now() - started) / 1000;
   const file = await writeResults(new URL('./results/', import.meta.url), {
@@ -79,9 +93,10 @@ try {
     seconds: Math.round(seconds),
     environment,
     client: 'undici Agent, keep-alive, one connection per origin, the same instance for every path',
-    targets: TARGETS,
+    targets: { ...TARGETS, proxy: PROXY_TARGETS },
     commands,
     newSession,
+    proxy,
     lambdaBundle,
   });
   console.log(

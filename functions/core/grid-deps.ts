@@ -29,6 +29,8 @@ export interface GridDeps {
   clock: Clock;
   /** Server version, for /ping and /status. */
   version: string;
+  /** True once the server is shutting down: no new session may start then (its browser would outlive it). */
+  stopping?: () => boolean;
 }
 
 export function launcherFor(deps: GridDeps, poolName: string): Launcher | undefined {

@@ -130,8 +130,11 @@ export async function startGrid(
   logger.log('SERVER_STARTED', { url: `http://${host}:${port}`, version: deps.version });
 
   let closing: Promise<void> | undefined;
+  deps.stopping = () => closing !== undefined;
   const close = () => {
     closing ??= (async () => {
+      // Queued requests wake up, see the server stopping and give their slots back.
+      deps.queue.notify();
       logger.log('SERVER_STOPPING', { sessions: (await sessions.running()).length });
       clearInterval(sweep);
       reloader.close();

@@ -17,6 +17,7 @@ import {
 import type { PoolConfig } from '../core/config';
 import { formatDuration } from '../core/duration';
 import { sessionNotCreated, WebDriverError } from '../core/errors';
+import { endSession } from '../core/end-session';
 import type { GridDeps } from '../core/grid-deps';
 import { LaunchFailure, NO_FAILURES, nextCandidates, recordFailure } from '../core/host-choice';
 import { noMetrics } from '../core/ports';
@@ -117,6 +118,12 @@ export async function createSession(
     deps.logger.log('SESSION_FAILED', { session: key, user, reason: 'the client went away' });
     throw sessionNotCreated(`cannot create a ${label} session: the client went away`);
   }
+  if (deps.stopping?.()) {
+    // The slot came from a session the shutdown just ended: a browser started now would outlive the server.
+    await releaseSlot(deps, key);
+    failed('shutdown', pool.name);
+    throw sessionNotCreated(`cannot create a ${label} session: the grid is shutting down`);
+  }
   const waitedMs = deps.clock.now() - started;
   metrics.timing('QueueWait', waitedMs, { pool: pool.name });
   const launchMs = untilDeadline(deadline, deps.config.timeouts.newSession);
@@ -140,6 +147,13 @@ export async function createSession(
     failed('session', pool.name); // a hub's protocol error, answered at once
     throw error;
   });
+  if (!('failure' in created) && deps.stopping?.()) {
+    // Started while the shutdown ended every session it knew of: end this one too, now.
+    const record = await deps.sessions.get(key);
+    if (record) await endSession(deps, record, 'server shutdown');
+    failed('shutdown', created.pool.name);
+    throw sessionNotCreated(`cannot create a ${label} session: the grid is shutting down`);
+  }
   if ('failure' in created) {
     failed(created.stage);
     deps.logger.log('SESSION_FAILED', { session: key, user, reason: created.failure });

@@ -1,0 +1,60 @@
+/**
+ * Entry of the child process that runs gridgate for the proxy benchmark: the real Node server
+ * (startGrid) with one hub pool, "fake", in front of the fake upstream whose origin is argv[2]. No
+ * browser is involved: every session is the upstream's, so what is measured is gridgate's forwarding.
+ */
+import { randomBytes } from 'node:crypto';
+import { JsonLogger } from '../functions/adapters/node/json-logger';
+import { parseConfig } from '../functions/core/config';
+import type { LogEvent, Logger } from '../functions/core/ports';
+import { startGrid } from '../functions/entry/start-grid';
+
+export interface ProxyChildReady {
+  url: string;
+}
+
+const upstream = process.argv[2];
+if (!upstream) throw new Error('usage: proxy-gridgate-child.ts UPSTREAM_ORIGIN');
+
+const ROUTINE = new Set<LogEvent>([
+  'SERVER_STARTED',
+  'SERVER_STOPPING',
+  'SERVER_STOPPED',
+  'SESSION_REQUESTED',
+  'SESSION_CREATED',
+  'SESSION_DELETED',
+  'SESSION_ENDED',
+]);
+const json = new JsonLogger((line) => process.stderr.write(`gridgate: ${line}`));
+const logger: Logger = { log: (event, fields) => ROUTINE.has(event) || json.log(event, fields) };
+
+const config = parseConfig(
+  {
+    port: 0,
+    host: '127.0.0.1',
+    browsers: { chrome: { defaultVersion: '1.0', versions: { '1.0': { pools: ['fake'] } } } },
+    pools: { fake: { kind: 'hub', url: upstream, maxSessions: 4 } },
+  },
+  { localBrowserVersion: 'unused' },
+);
+const grid = await startGrid(config, randomBytes(32), logger);
+
+let closing = false;
+const close = () => {
+  if (closing) return;
+  closing = true;
+  grid.close().then(
+    () => process.exit(0),
+    (error: Error) => {
+      console.error(`gridgate: close failed: ${error.message}`);
+      process.exit(1);
+    },
+  );
+};
+process.on('message', (message) => {
+  if (message === 'stop') close();
+});
+process.once('disconnect', close);
+process.on('SIGINT', close);
+process.on('SIGTERM', close);
+process.send?.({ url: grid.url } satisfies ProxyChildReady);

@@ -1,0 +1,187 @@
+/** The proxy benchmark's results: medians over rounds per path, ratios, the issue's goals met or not. */
+import {
+  type LargeResponsePhase,
+  PROXY_PATHS,
+  type ProxyPathName,
+  type ProxyRun,
+  SLOW_READER_BYTES_PER_S,
+} from './proxy-benchmark';
+import { median } from './stats';
+
+/** The issue's goals; reported as met or not met, never asserted. */
+export const PROXY_TARGETS = {
+  /** gridgate's requests/s at least this share of nginx's. */
+  vsNginx: 0.4,
+  /** gridgate's requests/s at least this many times Grid 4's. */
+  vsGrid4: 8,
+  /** gridgate's p50 (one connection) at most this much above direct, ms. */
+  addedP50Ms: 0.5,
+  /** "Flat memory" for the 20 MB response: gridgate's peak RSS grows by less than a quarter of it. */
+  largeResponseGrowthBytes: 5 * 1024 * 1024,
+} as const;
+
+export interface PathSummary {
+  /** Median over rounds of each run's figure. */
+  requestsPerSecond: number;
+  requestsPerSecondRange: [number, number];
+  /** Latency under `connections` connections (queueing included). */
+  loadedP50Ms: number;
+  loadedP99Ms: number;
+  /** Latency with one connection: what one request costs. */
+  p50Ms: number;
+  p99Ms: number;
+  socketErrors: number;
+}
+
+export type Met = 'met' | 'not met';
+const met = (ok: boolean): Met => (ok ? 'met' : 'not met');
+
+export interface ProxyReport {
+  plan: ProxyRun['plan'];
+  seleniumGridVersion: string;
+  paths: Record<ProxyPathName, PathSummary>;
+  /** gridgate's requests/s over nginx's and over Grid 4's (ratio of the medians), and per round. */
+  vsNginx: { ratio: number; perRound: number[]; goal: Met };
+  vsGrid4: { ratio: number; perRound: number[]; goal: Met };
+  /** gridgate p50 − direct p50 with one connection, ms; also nginx's and Grid 4's for comparison. */
+  addedP50Ms: Record<'nginx' | 'grid4' | 'gridgate', number> & { goal: Met };
+  /** The goal holds when neither phase's peak RSS grew by the threshold. */
+  largeResponse: ProxyRun['largeResponse'] & { fastGrowthBytes: number; slowGrowthBytes: number; goal: Met };
+  rounds: ProxyRun['rounds'];
+}
+
+export function proxyReport(run: ProxyRun): ProxyReport {
+  const paths = Object.fromEntries(
+    PROXY_PATHS.map((path) => {
+      const throughput = run.rounds.map((round) => round.throughput[path]);
+      const latency = run.rounds.map((round) => round.latency[path]);
+      const rps = throughput.map((r) => r.requestsPerSecond);
+      return [
+        path,
+        {
+          requestsPerSecond: median(rps),
+          requestsPerSecondRange: [Math.min(...rps), Math.max(...rps)],
+          loadedP50Ms: median(throughput.map((r) => r.p50Ms)),
+          loadedP99Ms: median(throughput.map((r) => r.p99Ms)),
+          p50Ms: median(latency.map((r) => r.p50Ms)),
+          p99Ms: median(latency.map((r) => r.p99Ms)),
+          socketErrors: [...throughput, ...latency].reduce((sum, r) => sum + r.socketErrors, 0),
+        } satisfies PathSummary,
+      ];
+    }),
+  ) as Record<ProxyPathName, PathSummary>;
+  const perRound = (other: ProxyPathName) =>
+    run.rounds.map(
+      (round) => round.throughput.gridgate.requestsPerSecond / round.throughput[other].requestsPerSecond,
+    );
+  const vsNginx = paths.gridgate.requestsPerSecond / paths.nginx.requestsPerSecond;
+  const vsGrid4 = paths.gridgate.requestsPerSecond / paths.grid4.requestsPerSecond;
+  const added = (path: ProxyPathName) => paths[path].p50Ms - paths.direct.p50Ms;
+  const large = run.largeResponse;
+  const growth = (phase: LargeResponsePhase) => phase.peakRssBytes - phase.rssBeforeBytes;
+  const [fastGrowthBytes, slowGrowthBytes] = [growth(large.fast), growth(large.slow)];
+  return {
+    plan: run.plan,
+    seleniumGridVersion: run.seleniumGridVersion,
+    paths,
+    vsNginx: { ratio: vsNginx, perRound: perRound('nginx'), goal: met(vsNginx >= PROXY_TARGETS.vsNginx) },
+    vsGrid4: { ratio: vsGrid4, perRound: perRound('grid4'), goal: met(vsGrid4 >= PROXY_TARGETS.vsGrid4) },
+    addedP50Ms: {
+      nginx: added('nginx'),
+      grid4: added('grid4'),
+      gridgate: added('gridgate'),
+      goal: met(added('gridgate') < PROXY_TARGETS.addedP50Ms),
+    },
+    largeResponse: {
+      ...large,
+      fastGrowthBytes,
+      slowGrowthBytes,
+      goal: met(Math.max(fastGrowthBytes, slowGrowthBytes) < PROXY_TARGETS.largeResponseGrowthBytes),
+    },
+    rounds: run.rounds,
+  };
+}
+
+const PATH_LABELS: Record<ProxyPathName, string> = {
+  direct: 'direct (fake upstream)',
+  nginx: 'nginx reverse proxy',
+  grid4: 'Selenium Grid 4 relay',
+  gridgate: 'gridgate (hub pool)',
+};
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join('  ');
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+const ratioRange = (values: number[]) =>
+  `rounds ${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
+
+export function formatProxyReport(report: ProxyReport): string {
+  const { plan, paths, largeResponse: large } = report;
+  return [
+    `Proxy throughput and latency: fake W3C upstream (nginx, instant answers), GET /session/{id}/title;`,
+    `${plan.rounds} interleaved rounds of wrk -t1 -c${plan.connections} -d${plan.throughputSeconds}s (requests/s, loaded latency) and -c1 -d${plan.latencySeconds}s (latency); medians over rounds`,
+    table(
+      [
+        'path',
+        'req/s',
+        'range',
+        `p50 ms (c${plan.connections})`,
+        'p99',
+        'p50 ms (c1)',
+        'p99',
+        '+p50 ms',
+        'errors',
+      ],
+      PROXY_PATHS.map((path) => {
+        const s = paths[path];
+        return [
+          PATH_LABELS[path],
+          s.requestsPerSecond.toFixed(0),
+          `${s.requestsPerSecondRange[0].toFixed(0)}–${s.requestsPerSecondRange[1].toFixed(0)}`,
+          s.loadedP50Ms.toFixed(3),
+          s.loadedP99Ms.toFixed(3),
+          s.p50Ms.toFixed(3),
+          s.p99Ms.toFixed(3),
+          path === 'direct' ? '' : `+${(s.p50Ms - paths.direct.p50Ms).toFixed(3)}`,
+          String(s.socketErrors),
+        ];
+      }),
+    ),
+    `=> gridgate ÷ nginx requests/s ${report.vsNginx.ratio.toFixed(2)} (${ratioRange(report.vsNginx.perRound)})  goal ≥ ${PROXY_TARGETS.vsNginx}  ${report.vsNginx.goal}`,
+    `=> gridgate ÷ Grid 4 requests/s ${report.vsGrid4.ratio.toFixed(2)} (${ratioRange(report.vsGrid4.perRound)})  goal ≥ ${PROXY_TARGETS.vsGrid4}  ${report.vsGrid4.goal}`,
+    `=> gridgate added p50 over direct (one connection) ${report.addedP50Ms.gridgate.toFixed(3)} ms  goal < ${PROXY_TARGETS.addedP50Ms} ms  ${report.addedP50Ms.goal}   (nginx +${report.addedP50Ms.nginx.toFixed(3)}, Grid 4 +${report.addedP50Ms.grid4.toFixed(3)})`,
+    '',
+    `Large response through gridgate (GET …/screenshot, ${mib(large.bytes)} MiB), peak RSS of the gridgate process:`,
+    table(
+      ['reader', 'seconds', 'RSS before MiB', 'peak MiB', 'growth MiB'],
+      (
+        [
+          [
+            `1 slow (${mib(SLOW_READER_BYTES_PER_S)} MiB/s)`,
+            large.slow,
+            report.largeResponse.slowGrowthBytes,
+          ],
+          [
+            `${large.fast.seconds.length} fast, one after another`,
+            large.fast,
+            report.largeResponse.fastGrowthBytes,
+          ],
+        ] as const
+      ).map(([name, phase, growthBytes]) => [
+        name,
+        phase.seconds.map((s) => s.toFixed(2)).join(', '),
+        mib(phase.rssBeforeBytes),
+        `${mib(phase.peakRssBytes)} (${phase.peakFrom})`,
+        mib(growthBytes),
+      ]),
+    ),
+    `=> peak RSS growth ${mib(Math.max(report.largeResponse.fastGrowthBytes, report.largeResponse.slowGrowthBytes))} MiB  goal < ${mib(PROXY_TARGETS.largeResponseGrowthBytes)} MiB  ${report.largeResponse.goal}`,
+  ].join('\n');
+}
