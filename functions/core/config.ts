@@ -242,6 +242,10 @@ export const configSchema = z
         'Apache htpasswd file (bcrypt, apr1/MD5 or {SHA} hashes) of users who sign in with HTTP Basic auth; relative to this config file; re-read when it changes.',
     }),
     users: z.record(userName, user).default({}),
+    admins: z
+      .array(userName)
+      .default([])
+      .meta({ description: "Users who see every user's sessions on the status page and may end them." }),
     store: z
       .discriminatedUnion('kind', [
         z.strictObject({ kind: z.literal('memory') }).meta({

@@ -21,7 +21,7 @@ export interface AppOptions {
    * carry them: new sessions then answer without webSocketUrl and se:cdp.
    */
   webSockets?: boolean;
-  /** Users who see every user's sessions on the status page and may end them (default none). */
+  /** Users who see every user's sessions on the status page and may end them (default: the config's `admins`). */
   admins?: readonly string[];
 }
 
@@ -111,8 +111,9 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     });
   }
 
-  const admins = options.admins ?? [];
-  registerUiRoutes(app, deps, { admins: () => admins, agent, startedAt: counter.startedAt });
+  // Read per request, so a config reload changes who is an admin.
+  const admins = () => options.admins ?? deps.config.admins;
+  registerUiRoutes(app, deps, { admins, agent, startedAt: counter.startedAt });
 
   app.notFound((c) => {
     throw new WebDriverError('unknown command', `unknown command: ${c.req.method} ${c.req.path}`);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HtpasswdUserDirectory } from '../../functions/adapters/htpasswd/htpasswd-user-directory';
-import { createApp } from '../../functions/http/create-app';
+import type { createApp } from '../../functions/http/create-app';
 import type { Overview, SessionDetail } from '../../functions/http/ui/ui-data';
 import {
   expectW3cError,
@@ -52,6 +52,7 @@ function startGrid(config: Record<string, unknown> = {}, launcher: FakeLauncherO
   const started = startFakeGrid({
     config: {
       usersFile,
+      admins: ['root'],
       browsers: { chrome: { versions: { '156.0.7000.1': { pools: ['local', 'blue'] } } } },
       pools: {
         local: { kind: 'local', maxSessions: 3 },
@@ -63,7 +64,7 @@ function startGrid(config: Record<string, unknown> = {}, launcher: FakeLauncherO
     launcher,
   });
   grid = started;
-  app = createApp(started.deps, { agent: started.agent, admins: ['root'] });
+  app = started.app;
   cleanups.push(
     () => started.close(),
     () => users.close(),
