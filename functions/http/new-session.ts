@@ -16,8 +16,8 @@ import {
 } from '../core/color-choice';
 import type { PoolConfig } from '../core/config';
 import { formatDuration } from '../core/duration';
-import { sessionNotCreated, WebDriverError } from '../core/errors';
 import { endSession } from '../core/end-session';
+import { sessionNotCreated, WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
 import { LaunchFailure, NO_FAILURES, nextCandidates, recordFailure } from '../core/host-choice';
 import { noMetrics } from '../core/ports';
