@@ -84,6 +84,8 @@ export class GridgateStack extends Stack {
       GRIDGATE_DEPLOYMENT: this.toJsonString({
         table: this.sessions.table.tableName,
         pools: this.browsers.deploymentFacts(this.network.networks),
+        // `blue.<domain>` then asks for colour blue (the wildcard certificate covers it).
+        ...(props.frontDoor?.customDomain ? { baseDomains: [props.frontDoor.customDomain.domainName] } : {}),
       }),
     };
     this.frontDoor = new FrontDoor(this, 'FrontDoor', {

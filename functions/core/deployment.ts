@@ -21,6 +21,8 @@ export const deploymentSchema = z.strictObject({
   table: z.string().min(3).optional(),
   /** Per ecs pool, by the pool's name in the config file. */
   pools: z.record(z.string(), ecsPoolDeployment).default({}),
+  /** The custom domain, whose one-label subdomains are colours unless the file names its own base domains. */
+  baseDomains: z.array(z.string().min(1)).optional(),
 });
 
 export type Deployment = z.output<typeof deploymentSchema>;
@@ -60,9 +62,13 @@ export function applyDeployment(raw: unknown, deployment: Deployment): unknown {
   for (const [name, facts] of Object.entries(deployment.pools)) {
     pools[name] = { ...(pools[name] as Record<string, unknown>), ...facts };
   }
+  const colors = (config.colors as Record<string, unknown> | undefined) ?? {};
   return {
     ...config,
     ...(Object.keys(pools).length > 0 ? { pools } : {}),
     ...(deployment.table ? { store: { kind: 'dynamodb', table: deployment.table } } : {}),
+    ...(deployment.baseDomains && colors.baseDomains === undefined
+      ? { colors: { ...colors, baseDomains: deployment.baseDomains } }
+      : {}),
   };
 }

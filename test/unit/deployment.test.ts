@@ -54,3 +54,15 @@ describe('parseDeployment', () => {
     expect(() => parseDeployment(text)).toThrow(message);
   });
 });
+
+describe('applyDeployment and colours', () => {
+  it('makes the custom domain a colour base domain unless the file names its own', () => {
+    const deployed = parseDeployment(JSON.stringify({ baseDomains: ['grid.example.com'] }));
+    expect(applyDeployment({}, deployed)).toEqual({ colors: { baseDomains: ['grid.example.com'] } });
+    const own = { colors: { header: 'X-Color', baseDomains: ['qa.example.com'] } };
+    expect(applyDeployment(own, deployed)).toEqual(own);
+    expect(applyDeployment({ colors: { header: 'X-Color' } }, deployed)).toEqual({
+      colors: { header: 'X-Color', baseDomains: ['grid.example.com'] },
+    });
+  });
+});
