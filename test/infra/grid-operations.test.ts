@@ -108,9 +108,10 @@ describe('the front door: a REST API streaming from the router Lambda (the defau
       withDomain.hasResourceProperties('AWS::Route53::RecordSet', { Name: `${name}.`, Type: 'A' });
     }
     // The router turns `blue.grid.example.com` into colour blue.
-    const router = withDomain.findResources('AWS::Lambda::Function')[
-      logicalId(withDomain, 'AWS::Lambda::Function', 'FrontDoorRouter')
-    ];
+    const router =
+      withDomain.findResources('AWS::Lambda::Function')[
+        logicalId(withDomain, 'AWS::Lambda::Function', 'FrontDoorRouter')
+      ];
     const deployment = JSON.stringify(router?.Properties.Environment.Variables.GRIDGATE_DEPLOYMENT);
     expect(deployment).toContain('\\"baseDomains\\":[\\"grid.example.com\\"]');
   });
