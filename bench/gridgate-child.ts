@@ -1,6 +1,7 @@
 /**
  * Entry of the child process that runs gridgate for the benchmark: the real Node server
- * (startGrid) with the built-in local Chromium pool on a free loopback port. It runs apart from the
+ * (startGrid) with the built-in local Chromium pool on a free loopback port, keeping as many
+ * chromedrivers warm as its first argument says (0 by default). It runs apart from the
  * benchmark's client, as a grid runs apart from a test, and can be profiled on its own (--cpu-prof).
  */
 import { randomBytes } from 'node:crypto';
@@ -30,6 +31,9 @@ const logger: Logger = { log: (event, fields) => ROUTINE.has(event) || json.log(
 
 const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
 const config = parseConfig({ port: 0, host: '127.0.0.1' }, { localBrowserVersion: version });
+const warm = Number(process.argv[2] ?? 0);
+// The built-in pool with only `warm` changed, so both variants ask for Chromium the same way.
+if (warm > 0 && config.pools.local?.kind === 'local') config.pools.local = { ...config.pools.local, warm };
 const grid = await startGrid(config, randomBytes(32), logger);
 
 let closing = false;

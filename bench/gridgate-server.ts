@@ -26,11 +26,14 @@ export class GridgateServer {
     return message.cpuUsage.user + message.cpuUsage.system;
   }
 
-  /** `cpuProfDir`: write a V8 CPU profile of the gridgate process there when it exits. */
-  static async start(cpuProfDir?: string): Promise<GridgateServer> {
+  /**
+   * `cpuProfDir`: write a V8 CPU profile of the gridgate process there when it exits. `warm`: the
+   * pool's chromedrivers kept started ahead of demand.
+   */
+  static async start(cpuProfDir?: string, warm = 0): Promise<GridgateServer> {
     const profiling = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfDir] : [];
     // process.execArgv carries tsx's loader, so the child runs TypeScript too.
-    const child = fork(new URL('./gridgate-child.ts', import.meta.url), [], {
+    const child = fork(new URL('./gridgate-child.ts', import.meta.url), [String(warm)], {
       execArgv: [...process.execArgv, ...profiling],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

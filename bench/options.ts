@@ -25,6 +25,8 @@ export interface BenchOptions {
   };
   /** Which parts to run. */
   only: 'all' | 'commands' | 'new-session';
+  /** gridgate's local pool keeps this many chromedrivers started ahead of demand (`warm`); 0: none. */
+  warm: number;
   /** Directory for the gridgate process's V8 CPU profile (node --cpu-prof), or undefined. */
   cpuProfDir: string | undefined;
   /** The whole run is abandoned (and everything stopped) after this long. */
@@ -44,15 +46,17 @@ const PRESETS = {
   },
 } as const;
 
-const USAGE = `usage: npm run bench -- [--long] [--only commands|new-session] [--cpu-prof DIR]
+const USAGE = `usage: npm run bench -- [--long] [--only commands|new-session] [--warm N] [--cpu-prof DIR]
   --long         about three times as many samples (also BENCH_LONG=1)
   --only PART    run one part: commands or new-session
+  --warm N       gridgate's pool keeps N chromedrivers started ahead of demand (also BENCH_WARM=N)
   --cpu-prof DIR write a V8 CPU profile of the gridgate process into DIR (also BENCH_CPU_PROF=DIR)`;
 
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
   let long = env.BENCH_LONG === '1' || env.BENCH_LONG === 'true';
   let only: BenchOptions['only'] = 'all';
   let cpuProfDir = env.BENCH_CPU_PROF || undefined;
+  let warm = warmCount(env.BENCH_WARM ?? '0');
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--long') long = true;
@@ -60,7 +64,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
       const part = argv[++i];
       if (part !== 'commands' && part !== 'new-session') throw new Error(USAGE);
       only = part;
-    } else if (arg === '--cpu-prof') {
+    } else if (arg === '--warm') warm = warmCount(argv[++i]);
+    else if (arg === '--cpu-prof') {
       cpuProfDir = argv[++i];
       if (!cpuProfDir) throw new Error(USAGE);
     } else throw new Error(`unknown argument ${arg}\n${USAGE}`);
@@ -72,7 +77,15 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     commands: { ...chosen.commands },
     newSession: { ...chosen.newSession },
     only,
+    warm,
     cpuProfDir,
     deadlineMs: chosen.deadlineMs,
   };
+}
+
+function warmCount(text: string | undefined): number {
+  const count = Number(text);
+  if (text === undefined || text === '' || !Number.isInteger(count) || count < 0)
+    throw new Error(`--warm needs a whole number ≥ 0, not ${text ?? 'nothing'}\n${USAGE}`);
+  return count;
 }

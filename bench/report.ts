@@ -12,7 +12,12 @@ import type { NewSessionPlan, NewSessionRun } from './new-session-latency';
 import { type Summary, summarize } from './stats';
 
 /** The issue's targets: gridgate's median over the direct median. */
-export const TARGETS = { commandMedianRatio: 1.1, newSessionMedianRatio: 1.15 } as const;
+export const TARGETS = {
+  commandMedianRatio: 1.1,
+  newSessionMedianRatio: 1.15,
+  /** With chromedrivers started ahead of demand (`--warm N`). */
+  newSessionWarmMedianRatio: 0.7,
+} as const;
 
 export type Verdict = 'PASS' | 'MISS';
 
@@ -96,6 +101,9 @@ export function commandReport(
 
 export interface NewSessionReport {
   plan: NewSessionPlan;
+  /** Chromedrivers gridgate kept warm; the target depends on it. */
+  warm: number;
+  target: number;
   roundsRun: number;
   paths: { direct: Summary; gridgate: Summary };
   ratio: Ratios;
@@ -103,15 +111,18 @@ export interface NewSessionReport {
   rounds: NewSessionRun['rounds'];
 }
 
-export function newSessionReport(run: NewSessionRun, plan: NewSessionPlan): NewSessionReport {
+export function newSessionReport(run: NewSessionRun, plan: NewSessionPlan, warm = 0): NewSessionReport {
   const paths = { direct: summarize(run.samples.direct), gridgate: summarize(run.samples.gridgate) };
   const ratio = ratios(paths.direct, paths.gridgate);
+  const target = warm > 0 ? TARGETS.newSessionWarmMedianRatio : TARGETS.newSessionMedianRatio;
   return {
     plan,
+    warm,
+    target,
     roundsRun: run.rounds.length,
     paths,
     ratio,
-    verdict: verdict(ratio.median, TARGETS.newSessionMedianRatio),
+    verdict: verdict(ratio.median, target),
     rounds: run.rounds,
   };
 }

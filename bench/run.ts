@@ -43,7 +43,7 @@ const started = performance.now();
 const client = new WebDriverClient();
 try {
   // `--only proxy` needs no browser: no gridgate with a local pool, no Chromium version.
-  const grid = proxyOnly ? undefined : await GridgateServer.start(options.cpuProfDir);
+  const grid = proxyOnly ? undefined : await GridgateServer.start(options.cpuProfDir, options.warm);
   // The pool gridgate serves by default: the baseline is asked for Chromium exactly as gridgate asks.
   const pool = parseConfig({}, { localBrowserVersion: grid?.chromiumVersion ?? 'unused' }).pools
     .local as LocalPool;
@@ -66,7 +66,7 @@ try {
   let newSession: NewSessionReport | undefined;
   if (grid && options.only !== 'commands') {
     const run = await measureNewSessionLatency(client, grid.origin, pool, options.newSession);
-    newSession = newSessionReport(run, options.newSession);
+    newSession = newSessionReport(run, options.newSession, options.warm);
     console.log(`\n${formatNewSessionReport(newSession)}`);
   }
   // Stopped before the proxy part, so that its browsers do not load the machine meanwhile.

@@ -12,6 +12,7 @@ export function addressAllowed(pool: PoolConfig, address: string): boolean {
       // A hub pool's sessions live on that hub and nowhere else.
       return address === hubAddress(pool.url);
     case 'ecs':
+    case 'eks':
       return inNetworks(pool.networks ?? [], pool.port, address);
   }
 }

@@ -59,6 +59,12 @@ const localPool = z
       .array(z.string())
       .default([])
       .meta({ description: 'Extra Chromium arguments for every session.' }),
+    // Left out (undefined) means 0, so configs and pools written out in code need not name it.
+    warm: z.number().int().nonnegative().optional().meta({
+      default: 0,
+      description:
+        'Chromedrivers kept started ahead of demand, each taken by one new session (Chromium starts with the session); 0 keeps none.',
+    }),
   })
   .meta({ description: 'Chromium started through chromedriver on this machine, one per session.' });
 
@@ -144,8 +150,91 @@ const ecsPool = z
   })
   .meta({ description: 'One AWS Fargate task per session (Spot first), started with ECS RunTask.' });
 
-// eks pools join this union.
-const pool = z.discriminatedUnion('kind', [localPool, hubPool, ecsPool]);
+// Kubernetes names and label values (a DNS-1123 label; a label value may also hold "_" and ".").
+const dnsLabel = z
+  .string()
+  .regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be 1–63 lower-case letters, digits or "-"');
+const labelKey = z
+  .string()
+  .regex(
+    /^([a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?\/)?[A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?$/,
+    'must be a Kubernetes label key such as "team" or "example.com/team"',
+  );
+const labelValue = z
+  .string()
+  .regex(
+    /^([A-Za-z0-9]([A-Za-z0-9._-]{0,61}[A-Za-z0-9])?)?$/,
+    'must be a Kubernetes label value: up to 63 letters, digits, "-", "_" or ".", starting and ending alphanumeric',
+  );
+// A resource quantity such as "500m", "1", "2Gi" (the usual subset of Kubernetes' quantity grammar).
+const quantity = z
+  .string()
+  .regex(
+    /^\d+(\.\d+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/,
+    'must be a Kubernetes quantity such as "500m", "1" or "2Gi"',
+  );
+
+const toleration = z
+  .strictObject({
+    key: z.string().min(1).optional(),
+    operator: z.enum(['Equal', 'Exists']).default('Equal'),
+    value: z.string().optional(),
+    effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
+  })
+  .meta({ description: 'A pod toleration, e.g. for the taint of a Spot node pool.' });
+
+const eksPool = z
+  .strictObject({
+    kind: z.literal('eks'),
+    ...poolCommon,
+    cluster: z.string().min(1).meta({ description: 'EKS cluster name (signed into the API token).' }),
+    endpoint: z
+      .url({ protocol: /^https$/, error: 'must be an https URL' })
+      .optional()
+      .meta({
+        description: "The cluster's Kubernetes API URL. The CDK app sets it for the cluster it imports.",
+      }),
+    certificateAuthority: z.string().min(1).optional().meta({
+      description:
+        "The cluster's CA certificate, base64-encoded PEM (EKS certificateAuthority.data). The CDK app sets it.",
+    }),
+    namespace: dnsLabel.default('gridgate').meta({ description: 'Namespace the browser pods run in.' }),
+    image: z
+      .string()
+      .min(1)
+      .default('selenium/standalone-chrome:latest')
+      .meta({ description: 'Browser image of the pods (a docker-selenium standalone image).' }),
+    cpu: quantity.default('1').meta({ description: 'CPU request (and limit) of each browser pod.' }),
+    memory: quantity.default('2Gi').meta({ description: 'Memory request (and limit) of each browser pod.' }),
+    nodeSelector: z
+      .record(labelKey, labelValue)
+      .default({})
+      .meta({ description: 'Node labels the pods need, e.g. {"karpenter.sh/capacity-type": "spot"}.' }),
+    tolerations: z.array(toleration).default([]).meta({ description: 'Taints the pods tolerate.' }),
+    labels: z
+      .record(labelKey, labelValue)
+      .default({})
+      .meta({ description: "Extra labels on every pod (gridgate's own labels win)." }),
+    port: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .default(4444)
+      .meta({ description: "The browser container's WebDriver port." }),
+    networks: z.array(cidr).min(1).optional().meta({
+      description:
+        "CIDR blocks the pods' IPs lie in (the cluster's pod networks); session IDs naming any other address are refused. The CDK app sets them.",
+    }),
+    // One way for now; a kubeconfig file (for Node servers off AWS) would join as a second.
+    auth: z.enum(['aws'], { error: 'must be "aws"' }).default('aws').meta({
+      description:
+        '"aws": an EKS token signed with the router\'s AWS credentials (an EKS access entry maps its role).',
+    }),
+  })
+  .meta({ description: 'One Kubernetes pod per session on an EKS cluster.' });
+
+const pool = z.discriminatedUnion('kind', [localPool, hubPool, ecsPool, eksPool]);
 
 const browserVersion = z.strictObject({
   platformName: z.string().default('linux'),
@@ -283,6 +372,7 @@ export const configSchema = z
 type ParsedConfig = z.output<typeof configSchema>;
 export type PoolConfig = z.output<typeof pool> & { name: string };
 export type EcsPoolConfig = Extract<PoolConfig, { kind: 'ecs' }>;
+export type EksPoolConfig = Extract<PoolConfig, { kind: 'eks' }>;
 export type StoreConfig = ParsedConfig['store'];
 export type BrowserConfig = z.output<typeof browser>;
 export type UserConfig = z.output<typeof user>;

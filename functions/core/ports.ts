@@ -41,6 +41,8 @@ export interface Launcher {
   start(request: LaunchRequest): Promise<LaunchedBrowser>;
   /** Stops the browser and frees what it held. Idempotent; never throws for an unknown handle. */
   stop(handle: string, context?: StopContext): Promise<void>;
+  /** Browsers of this pool started ahead of demand, ready for a new session now (launchers that keep some). */
+  warmCount?(pool: string): number;
 }
 
 export type SessionEndReason =

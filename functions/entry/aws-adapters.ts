@@ -14,6 +14,7 @@ import { readSecretsManager, type SecretReader } from './signing-secret';
 export interface AwsAdapters {
   sessionStore(table: string, logger: Logger): SessionStore;
   ecsLauncher(context: { agent: Dispatcher; logger: Logger; metrics: Metrics }): Promise<Launcher>;
+  eksLauncher(context: { agent: Dispatcher; logger: Logger; metrics: Metrics }): Promise<Launcher>;
   metrics(): Metrics;
   /** Reads the signing secret GRIDGATE_SECRET_ARN names. */
   secret: SecretReader;
@@ -36,6 +37,20 @@ export const awsAdapters: AwsAdapters = {
       import('../adapters/aws/ecs-launcher'),
     ]);
     return new EcsLauncher({ ecs: new ECSClient({}), agent, logger, metrics });
+  },
+  // Loaded with the first session on an eks pool, like ECS. The EKS token is signed with the same
+  // credential chain as every SDK client (the Lambda role's, refreshed as it expires).
+  eksLauncher: async ({ agent, logger, metrics }) => {
+    const [{ EksLauncher }, { eksPodApis }] = await Promise.all([
+      import('../adapters/aws/eks-launcher'),
+      import('../adapters/aws/eks-pod-apis'),
+    ]);
+    const sdk = new DynamoDBClient({});
+    const podApi = eksPodApis({
+      credentials: () => sdk.config.credentials(),
+      region: await sdk.config.region(),
+    });
+    return new EksLauncher({ podApi, agent, logger, metrics });
   },
   metrics: () => new EmfMetrics({ service: 'router' }),
   secret: readSecretsManager,

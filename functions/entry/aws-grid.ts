@@ -32,6 +32,7 @@ export async function awsGrid(
   const launchers: GridDeps['launchers'] = {};
   if (kinds.has('hub')) launchers.hub = new HubLauncher();
   if (kinds.has('ecs')) launchers.ecs = onFirstUse(() => adapters.ecsLauncher({ agent, logger, metrics }));
+  if (kinds.has('eks')) launchers.eks = onFirstUse(() => adapters.eksLauncher({ agent, logger, metrics }));
   const table = (config.store as { table: string }).table;
   const deps: GridDeps = {
     config,

@@ -1,6 +1,7 @@
-/** The orphan cleanup Lambda (EventBridge schedule): one pass over every ecs pool's cluster per tick. */
+/** The orphan cleanup Lambda (EventBridge schedule): one pass over every ecs pool's cluster and eks pool's pods per tick. */
 import { ECSClient } from '@aws-sdk/client-ecs';
 import type { Context } from 'aws-lambda';
+import { eksPodApis } from '../adapters/aws/eks-pod-apis';
 import { type CleanupReport, runOrphanCleanup } from '../adapters/aws/orphan-cleanup';
 import { systemClock } from '../core/ports';
 import { jobWiring } from './aws-job-wiring';
@@ -10,6 +11,10 @@ const FINISH_MS = 5000;
 
 const { config, sessions, logger, metrics, dryRun } = jobWiring('cleanup');
 const ecs = new ECSClient({});
+// EKS tokens are signed with the same credentials as the ECS client's (the Lambda role's).
+const pods = Object.values(config.pools).some((pool) => pool.kind === 'eks')
+  ? eksPodApis({ credentials: () => ecs.config.credentials(), region: await ecs.config.region() })
+  : undefined;
 
 /** A scheduled event, or `{"dryRun": true}` from a person invoking it by hand. */
 export async function handler(
@@ -18,7 +23,7 @@ export async function handler(
 ): Promise<CleanupReport> {
   const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - FINISH_MS : undefined;
   return runOrphanCleanup(
-    { ecs, sessions, config, logger, metrics, clock: systemClock },
+    { ecs, pods, sessions, config, logger, metrics, clock: systemClock },
     { dryRun: dryRun || event?.dryRun === true, deadline },
   );
 }

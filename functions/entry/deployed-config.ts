@@ -5,6 +5,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { checkEcsPool } from '../adapters/aws/ecs-pool-check';
+import { checkEksPool } from '../adapters/aws/eks-pool-check';
 import { type Config, ConfigError, parseConfig } from '../core/config';
 import { applyDeployment, parseDeployment } from '../core/deployment';
 import { readConfigFile } from './config-file';
@@ -29,6 +30,7 @@ export function readDeployedConfig(env: NodeJS.ProcessEnv): Config {
     if (pool.kind === 'local')
       problems.push(`pools.${pool.name}: local pools cannot run in Lambda (no Chromium there)`);
     if (pool.kind === 'ecs') problems.push(...checkEcsPool(pool));
+    if (pool.kind === 'eks') problems.push(...checkEksPool(pool));
   }
   if (config.store.kind !== 'dynamodb') {
     problems.push('store: functions on AWS share quotas only through "kind": "dynamodb"');

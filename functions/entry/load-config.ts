@@ -5,6 +5,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { checkEcsPool } from '../adapters/aws/ecs-pool-check';
+import { checkEksPool } from '../adapters/aws/eks-pool-check';
 import { chromiumVersion, ensureChromium } from '../adapters/local/ensure-chromium';
 import { fingerprintSync } from '../adapters/node/file-fingerprint';
 import { type Config, ConfigError, parseConfig } from '../core/config';
@@ -80,7 +81,7 @@ export async function readGridConfig(
   const config =
     path && parsed.usersFile ? { ...parsed, usersFile: resolve(dirname(path), parsed.usersFile) } : parsed;
   const incomplete = Object.values(config.pools).flatMap((pool) =>
-    pool.kind === 'ecs' ? checkEcsPool(pool) : [],
+    pool.kind === 'ecs' ? checkEcsPool(pool) : pool.kind === 'eks' ? checkEksPool(pool) : [],
   );
   if (incomplete.length > 0) throw new ConfigError(source, incomplete);
   const localPools = Object.values(config.pools).flatMap((pool) => (pool.kind === 'local' ? [pool] : []));

@@ -26,6 +26,8 @@ import { ConfigReloader, type ReloadTrigger } from './config-reloader';
 const EXPIRY_SWEEP_MS = 1000;
 // A shared store is a table every router reads: sweep it less often (idle limits are minutes).
 const SHARED_EXPIRY_SWEEP_MS = 10_000;
+// How soon a reload's new `warm` counts (or a warm chromedriver that died) are acted on.
+const WARM_CHECK_MS = 1000;
 
 export interface RunningGrid {
   url: string;
@@ -90,6 +92,7 @@ export async function startGrid(
       local: launcher,
       hub: new HubLauncher(),
       ecs: onFirstUse(() => aws.ecsLauncher({ agent, logger, metrics: options.metrics ?? noMetrics })),
+      eks: onFirstUse(() => aws.eksLauncher({ agent, logger, metrics: options.metrics ?? noMetrics })),
     },
     sessions,
     queue: new SlotQueue(),
@@ -120,6 +123,10 @@ export async function startGrid(
     shared ? SHARED_EXPIRY_SWEEP_MS : EXPIRY_SWEEP_MS,
   );
   sweep.unref();
+  launcher.keepWarm(Object.values(deps.config.pools));
+  // Reads deps.config at every tick, so a reload that changes or removes a pool's `warm` takes effect.
+  const warmth = setInterval(() => launcher.keepWarm(Object.values(deps.config.pools)), WARM_CHECK_MS);
+  warmth.unref();
   const reloader = new ConfigReloader(deps, options.configPath, {
     pollMs: options.reloadPollMs,
     fingerprint: options.configFingerprint,
@@ -137,12 +144,13 @@ export async function startGrid(
       deps.queue.notify();
       logger.log('SERVER_STOPPING', { sessions: (await sessions.running()).length });
       clearInterval(sweep);
+      clearInterval(warmth);
       reloader.close();
       users?.close();
       const closed = new Promise((resolve) => server.close(resolve));
       // With a shared store, sessions in ecs and hub pools outlive this router: others serve them.
       await endAllSessions(deps, 'server shutdown', shared ? runsHere : () => true);
-      await launcher.stopAll(); // sessions still being created too
+      await launcher.stopAll(); // sessions still being created too, and warm chromedrivers
       server.closeAllConnections();
       await closed;
       await agent.close();

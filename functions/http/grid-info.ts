@@ -1,6 +1,9 @@
 /** GET /status (W3C §8.3, with capacity and queue per pool) and GET /ping (ggr-compatible). */
 import { formatDuration } from '../core/duration';
 import type { GridDeps } from '../core/grid-deps';
+import type { Launcher } from '../core/ports';
+
+/** A launcher that starts browsers ahead of demand says how many are ready (the local one does). */
 
 // /status answers without credentials (load balancers, ggr), so it counts waiting requests but names no user.
 export async function gridStatus(deps: GridDeps) {
@@ -12,6 +15,7 @@ export async function gridStatus(deps: GridDeps) {
     maxSessions: pool.maxSessions,
     inUse: inUse[pool.name] ?? 0,
     waiting: queue.byPool[pool.name] ?? 0,
+    ...warmth(deps.launchers[pool.kind], pool.name),
     ...(pool.region ? { region: pool.region } : {}),
     ...(pool.color ? { color: pool.color } : {}),
   }));
@@ -46,4 +50,9 @@ export async function gridPing(deps: GridDeps, counter: RequestCounter) {
     numSessions: (await deps.sessions.running()).length,
     version: deps.version,
   };
+}
+
+// Only launchers that can start browsers ahead of demand report `warm` (0 when the pool keeps none).
+function warmth(launcher: Launcher | undefined, pool: string): { warm?: number } {
+  return launcher?.warmCount ? { warm: launcher.warmCount(pool) } : {};
 }

@@ -39,6 +39,9 @@ async function startHead(config: ReturnType<typeof parseConfig>, secret: Buffer)
   const aws: AwsAdapters = {
     sessionStore: (name) => new DynamoSessionStore({ client: dynamo.newClient(), table: name }),
     ecsLauncher: async ({ agent, logger, metrics }) => new EcsLauncher({ ecs, agent, logger, metrics }),
+    eksLauncher: async () => {
+      throw new Error('no eks pools in this test');
+    },
     metrics: () => {
       throw new Error('the Node server measures nothing through EMF');
     },

@@ -53,6 +53,9 @@ function testAdapters() {
       made.launchers++;
       return launcher;
     },
+    eksLauncher: async () => {
+      throw new Error('no eks pools in this test');
+    },
     metrics: () => noMetrics,
     secret: async (arn) => {
       if (arn !== ARN)

@@ -23,6 +23,9 @@ import {
 import type { Clock, Logger, Metrics, SessionRecord, SessionStore } from '../../core/ports';
 import { isTaskGone, isThrottling } from './ecs-retry';
 import { EcsTaskLister, type ListedTask } from './ecs-task-lister';
+import type { EksPodApi } from './eks-pod-api';
+import type { DeployedEksPool } from './eks-pool-check';
+import { reapOrphanPods } from './pod-cleanup';
 
 // Well under ECS's per-action token buckets (aws-constraints 5.2), leaving room for the routers' own StopTask calls.
 const DEFAULT_STOPS_PER_SECOND = 5;
@@ -46,6 +49,8 @@ export interface OrphanCleanupDeps {
   clock: Clock;
   /** Waits between StopTask calls (rate bound); tests pass one that only records. */
   sleep?: (ms: number) => Promise<void>;
+  /** The pod API of an eks pool's cluster; without it eks pools are not swept (pod-cleanup). */
+  pods?: (pool: DeployedEksPool) => EksPodApi;
 }
 
 export interface OrphanCleanupOptions {
@@ -104,6 +109,7 @@ export async function runOrphanCleanup(
 ): Promise<CleanupReport> {
   const pass = new CleanupPass(deps, options);
   const report = await pass.run();
+  if (deps.pods) await reapOrphanPods({ ...deps, pods: deps.pods }, options, report);
   await freeStaleSlots(deps, options, report);
   deps.logger.log('ORPHANS_REMOVED', {
     dryRun: report.dryRun,

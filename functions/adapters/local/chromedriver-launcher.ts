@@ -1,14 +1,17 @@
 /**
  * Launcher for local pools: one chromedriver child per session, in its own process group so that
  * stopping it also stops Chromium and every helper process Chromium started, then the profile goes.
+ * Pools with `warm` > 0 take a chromedriver started ahead of time (WarmChromedrivers) when one is ready.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { PoolConfig } from '../../core/config';
 import type { LaunchedBrowser, Launcher, LaunchRequest } from '../../core/ports';
 import { chromiumCapabilities } from './chromium-capabilities';
+import { type ReadyDriver, WarmChromedrivers } from './warm-chromedrivers';
 
 /** Set in the environment of every chromedriver (and so Chromium) gridgate starts. */
 export const LAUNCHED_BY_ENV = 'GRIDGATE_LAUNCHED_BY';
@@ -25,6 +28,8 @@ interface RunningDriver {
   userDataDir: string;
   exited: Promise<void>;
   stopping: boolean;
+  /** Started ahead of demand and not yet any session's: its exit is no session's browser exiting. */
+  warm: boolean;
 }
 
 export interface ChromedriverLauncherOptions {
@@ -34,14 +39,58 @@ export interface ChromedriverLauncherOptions {
 
 export class ChromedriverLauncher implements Launcher {
   private readonly drivers = new Map<string, RunningDriver>();
+  private readonly warm = new WarmChromedrivers({
+    spawn: (chromedriver, signal) => this.spawnDriver(chromedriver, signal, true),
+    alive: (handle) => this.alive(handle),
+    claim: (handle) => {
+      const driver = this.drivers.get(handle);
+      if (!driver || !this.alive(handle)) return false;
+      driver.warm = false;
+      return true;
+    },
+    stop: (handle) => this.stop(handle),
+  });
+
+  /** Set by stopAll (shutdown): a chromedriver started after it would outlive gridgate. */
+  private stopped = false;
 
   constructor(private readonly options: ChromedriverLauncherOptions = {}) {}
 
   async start({ pool, capabilities, signal }: LaunchRequest): Promise<LaunchedBrowser> {
     if (pool.kind !== 'local') throw new Error(`ChromedriverLauncher cannot start a ${pool.kind} pool`);
     signal.throwIfAborted();
+    const driver = (await this.warm.take(pool)) ?? (await this.spawnDriver(pool.chromedriver, signal, false));
+    if (signal.aborted) {
+      await this.stop(driver.handle);
+      throw signal.reason;
+    }
+    return {
+      address: `127.0.0.1:${driver.port}`,
+      handle: driver.handle,
+      capabilities: chromiumCapabilities(pool, capabilities, {
+        userDataDir: driver.userDataDir,
+        runningAsRoot: process.getuid?.() === 0,
+      }),
+    };
+  }
+
+  /** Keeps each local pool's `warm` chromedrivers started (none for other kinds); call with every config. */
+  keepWarm(pools: readonly PoolConfig[]): void {
+    this.warm.keep(pools);
+  }
+
+  /** Chromedrivers of this pool started ahead of demand and ready for a new session now. */
+  warmCount(pool: string): number {
+    return this.warm.count(pool);
+  }
+
+  private async spawnDriver(chromedriver: string, signal: AbortSignal, warm: boolean): Promise<ReadyDriver> {
     const userDataDir = await mkdtemp(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
-    const child = spawn(pool.chromedriver, ['--port=0'], {
+    if (this.stopped) {
+      await rm(userDataDir, { recursive: true, force: true });
+      throw new Error('gridgate is stopping: no browser is started');
+    }
+    const child = spawn(chromedriver, ['--port=0'], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       // Inherited by Chromium too: tells gridgate's browsers from others on the machine.
@@ -53,21 +102,17 @@ export class ChromedriverLauncher implements Launcher {
       child.once('exit', () => resolve());
       child.once('error', () => resolve());
     });
-    const driver: RunningDriver = { child, userDataDir, exited, stopping: false };
+    const driver: RunningDriver = { child, userDataDir, exited, stopping: false, warm };
     this.drivers.set(handle, driver);
     child.once('exit', (code, exitSignal) => {
-      if (!driver.stopping) this.options.onUnexpectedExit?.(handle, code, exitSignal);
+      if (driver.stopping) return;
+      if (!driver.warm) return this.options.onUnexpectedExit?.(handle, code, exitSignal);
+      this.warm.discard(handle);
+      void this.stop(handle).catch(() => undefined); // its profile directory still goes
     });
     try {
       const port = await waitForPort(child, signal);
-      return {
-        address: `127.0.0.1:${port}`,
-        handle,
-        capabilities: chromiumCapabilities(pool, capabilities, {
-          userDataDir,
-          runningAsRoot: process.getuid?.() === 0,
-        }),
-      };
+      return { handle, port, userDataDir };
     } catch (error) {
       await this.stop(handle);
       throw error;
@@ -89,13 +134,26 @@ export class ChromedriverLauncher implements Launcher {
     this.drivers.delete(handle);
   }
 
+  /** Stops every chromedriver: those serving or being started for sessions, and the warm ones. */
   async stopAll(): Promise<void> {
+    this.stopped = true;
+    await this.warm.close();
     await Promise.all([...this.drivers.keys()].map((handle) => this.stop(handle)));
   }
 
-  /** Handles of the chromedrivers running now. */
+  /** Handles of the chromedrivers running now for sessions (warm ones waiting for a session not included). */
   running(): string[] {
-    return [...this.drivers.keys()];
+    return [...this.drivers].flatMap(([handle, driver]) => (driver.warm ? [] : [handle]));
+  }
+
+  private alive(handle: string): boolean {
+    const driver = this.drivers.get(handle);
+    return (
+      driver !== undefined &&
+      !driver.stopping &&
+      driver.child.exitCode === null &&
+      driver.child.signalCode === null
+    );
   }
 }
 
@@ -133,6 +191,8 @@ function waitForPort(child: ChildProcess, signal: AbortSignal): Promise<number> 
     signal.addEventListener('abort', onAbort, { once: true });
     child.once('error', onError);
     child.once('exit', onExit);
+    // Aborted while the profile directory was made: an abort event will not come again.
+    if (signal.aborted) onAbort();
   });
 }
 

@@ -25,7 +25,7 @@ export interface PoolView {
   inUse: number;
   /** New-session requests waiting that this pool could serve. */
   queued: number;
-  /** Browsers started ahead of demand; gridgate starts none yet. */
+  /** Browsers started ahead of demand (a local pool's warm chromedrivers), ready for a new session. */
   warm: number;
 }
 
@@ -102,7 +102,7 @@ export async function overview(
       capacity: pool.maxSessions,
       inUse: pool.inUse,
       queued: pool.waiting,
-      warm: 0,
+      warm: pool.warm ?? 0,
     }),
   );
   const sessions = running

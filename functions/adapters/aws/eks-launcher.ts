@@ -1,0 +1,248 @@
+/**
+ * Launcher for eks pools: one pod per session, created through the Kubernetes API, read with capped
+ * backoff until Running with an IP and Ready, then asked for a ready WebDriver /status; deleted on every
+ * failure path and when the session ends. The handle is the pod name; its namespace comes from the pool.
+ * API calls per session are bounded by the deadline, whatever the number of sessions (no list, no watch
+ * of the whole namespace).
+ */
+import type { Dispatcher } from 'undici';
+import { addressAllowed } from '../../core/browser-network';
+import type { Capabilities } from '../../core/capabilities';
+import {
+  type Clock,
+  type LaunchedBrowser,
+  type Launcher,
+  type LaunchRequest,
+  type Logger,
+  type Metrics,
+  noMetrics,
+  type StopContext,
+  systemClock,
+} from '../../core/ports';
+import { waitForDriver } from './ecs-driver-ready';
+import { EcsLaunchFailure } from './ecs-launch-stage';
+import { type Backoff, backoffMs, realSleep, type Sleep } from './ecs-retry';
+import { EksLaunchFailure } from './eks-launch-stage';
+import { type EksPodApi, KubernetesApiError } from './eks-pod-api';
+import { podManifest, podNameFor } from './eks-pod-spec';
+import { podState } from './eks-pod-state';
+import { checkEksPool, type DeployedEksPool, isDeployedEks } from './eks-pool-check';
+
+export { EksLaunchFailure, type EksLaunchStage } from './eks-launch-stage';
+export { checkEksPool } from './eks-pool-check';
+
+export interface EksLauncherOptions {
+  /** The pod API of a pool's cluster (endpoint, token, CA); the entry makes one per cluster. */
+  podApi: (pool: DeployedEksPool) => EksPodApi;
+  /** The HTTP client for /status checks (default: undici's global one). */
+  agent?: Dispatcher;
+  logger?: Logger;
+  metrics?: Metrics;
+  clock?: Clock;
+  /** Injected so tests need no wall-clock waits. */
+  sleep?: Sleep;
+  /** In [0, 1), for backoff jitter. */
+  random?: () => number;
+  /** Longest a pod may take to be scheduled, pull its image and become Ready (default 90 s). */
+  podReadyTimeoutMs?: number;
+  /** Longest a Ready pod's WebDriver endpoint may take to answer ready (default 60 s). */
+  driverReadyTimeoutMs?: number;
+}
+
+// One pod read per wait, 0.5 s growing to 3 s: at most ~45 reads in 90 s, per session.
+const READ_BACKOFF: Backoff = { firstMs: 500, maxMs: 3000, factor: 1.5 };
+const CALL_TRIES = 4;
+const CALL_BACKOFF: Backoff = { firstMs: 500, maxMs: 4000, factor: 2 };
+const NEVER = new AbortController().signal;
+const POD_NAME = /^gg-[a-z0-9-]{1,60}$/;
+
+export class EksLauncher implements Launcher {
+  private readonly metrics: Metrics;
+  private readonly clock: Clock;
+  private readonly sleep: Sleep;
+  private readonly random: () => number;
+
+  constructor(private readonly options: EksLauncherOptions) {
+    this.metrics = options.metrics ?? noMetrics;
+    this.clock = options.clock ?? systemClock;
+    this.sleep = options.sleep ?? realSleep;
+    this.random = options.random ?? Math.random;
+  }
+
+  async start(request: LaunchRequest): Promise<LaunchedBrowser> {
+    const { pool, signal } = request;
+    if (pool.kind !== 'eks') throw new Error(`EksLauncher cannot start a ${pool.kind} pool`);
+    if (!isDeployedEks(pool)) throw new EksLaunchFailure('config', checkEksPool(pool).join('; '));
+    signal.throwIfAborted();
+    const api = this.options.podApi(pool);
+    const started = this.clock.now();
+    const name = podNameFor(request.key);
+    try {
+      await this.create(api, pool, podManifest(pool, request, name, started), signal);
+      const ip = await this.waitForPod(api, pool, name, signal);
+      const running = this.clock.now();
+      this.metrics.timing('LaunchStageLatency', running - started, { pool: pool.name, stage: 'launch' });
+      const address = `${ip}:${pool.port}`;
+      // The address goes into the session ID, which is refused later if it lies outside the pool's networks.
+      if (!addressAllowed(pool, address)) {
+        throw new EksLaunchFailure(
+          'not ready',
+          `the pod's address ${address} is outside pools.${pool.name}.networks`,
+        );
+      }
+      await this.waitForDriver(address, signal);
+      this.metrics.timing('LaunchStageLatency', this.clock.now() - running, {
+        pool: pool.name,
+        stage: 'driver',
+      });
+      return { address, handle: name, capabilities: podCapabilities(request.capabilities) };
+    } catch (error) {
+      // Also after a failed create: a POST that timed out may still have made the pod.
+      await this.deletePod(api, pool, name);
+      throw error;
+    }
+  }
+
+  /** Never throws: a pod already gone is fine, anything else is logged for the cleanup to finish. */
+  async stop(handle: string, context?: StopContext): Promise<void> {
+    const pool = context?.pool;
+    if (pool?.kind !== 'eks' || !isDeployedEks(pool) || !POD_NAME.test(handle)) {
+      this.options.logger?.log('BROWSER_STOP_FAILED', {
+        handle,
+        reason: 'a pod is deleted by its name and its eks pool, and none was given',
+      });
+      return;
+    }
+    await this.deletePod(this.options.podApi(pool), pool, handle);
+  }
+
+  /** POSTs the pod, retried while throttled; AlreadyExists on a retry means an earlier try made it. */
+  private async create(
+    api: EksPodApi,
+    pool: DeployedEksPool,
+    pod: unknown,
+    signal: AbortSignal,
+  ): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await api.create(pool.namespace, pod, signal);
+        return;
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        if (error instanceof KubernetesApiError && error.reason === 'AlreadyExists' && attempt > 1) return;
+        if (isTransient(error) && attempt < CALL_TRIES) {
+          await this.sleep(backoffMs(CALL_BACKOFF, attempt - 1, this.random), signal);
+          continue;
+        }
+        throw new EksLaunchFailure(
+          'create',
+          `creating the pod in namespace ${pool.namespace} failed: ${describe(error)}`,
+          {
+            cause: error,
+          },
+        );
+      }
+    }
+  }
+
+  /** Reads the pod until it is Running, has an IP and is Ready, and returns the IP. */
+  private async waitForPod(
+    api: EksPodApi,
+    pool: DeployedEksPool,
+    name: string,
+    signal: AbortSignal,
+  ): Promise<string> {
+    const timeoutMs = this.options.podReadyTimeoutMs ?? 90_000;
+    const deadline = this.clock.now() + timeoutMs;
+    let last = { stage: 'not ready' as 'unschedulable' | 'not ready', why: 'not read yet' };
+    for (let poll = 0; ; poll++) {
+      await this.sleep(backoffMs(READ_BACKOFF, poll, this.random), signal);
+      const pod = await this.read(api, pool.namespace, name, signal);
+      if (pod === undefined)
+        throw new EksLaunchFailure('not ready', `pod ${name} disappeared before it was ready`);
+      if (pod !== 'transient') {
+        const state = podState(pod);
+        if (state.state === 'ready') return state.ip;
+        if (state.state === 'failed') throw new EksLaunchFailure(state.stage, `pod ${name}: ${state.why}`);
+        last = state;
+      }
+      if (this.clock.now() >= deadline) {
+        throw new EksLaunchFailure(
+          last.stage,
+          `pod ${name} was not ready within ${Math.round(timeoutMs / 1000)} s: ${last.why}`,
+        );
+      }
+    }
+  }
+
+  private async read(api: EksPodApi, namespace: string, name: string, signal: AbortSignal) {
+    try {
+      return await api.read(namespace, name, signal);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      if (isTransient(error)) return 'transient' as const;
+      throw new EksLaunchFailure('not ready', `reading pod ${name} failed: ${describe(error)}`, {
+        cause: error,
+      });
+    }
+  }
+
+  private async waitForDriver(address: string, signal: AbortSignal): Promise<void> {
+    try {
+      await waitForDriver({
+        address,
+        signal,
+        timeoutMs: this.options.driverReadyTimeoutMs ?? 60_000,
+        agent: this.options.agent,
+        sleep: this.sleep,
+        clock: this.clock,
+      });
+    } catch (error) {
+      if (error instanceof EcsLaunchFailure) {
+        throw new EksLaunchFailure('driver', error.message.replace(/^driver: /, ''), { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /** DELETE, retried while throttled; never throws, since it runs on failure paths and at session end. */
+  private async deletePod(api: EksPodApi, pool: DeployedEksPool, name: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await api.delete(pool.namespace, name);
+        return;
+      } catch (error) {
+        if (isTransient(error) && attempt < CALL_TRIES) {
+          await this.sleep(backoffMs(CALL_BACKOFF, attempt - 1, this.random), NEVER);
+          continue;
+        }
+        // The scheduled cleanup finds the pod by its labels.
+        this.options.logger?.log('BROWSER_STOP_FAILED', {
+          pool: pool.name,
+          handle: name,
+          reason: describe(error),
+        });
+        return;
+      }
+    }
+  }
+}
+
+/** Throttled, the server's own trouble, or no answer at all (a network error or a timed-out call). */
+function isTransient(error: unknown): boolean {
+  return error instanceof KubernetesApiError ? error.transient : true;
+}
+
+function describe(error: unknown): string {
+  return `${(error as Error).name}: ${(error as Error).message}`;
+}
+
+/**
+ * What the pod's node is asked for: the client's capabilities without browserVersion, as for ECS tasks
+ * (ecsCapabilities, not imported so this bundle carries no ECS SDK). The pool's image is the matched
+ * version; the catalog's name for it ("156", "stable") need not be the node's full version.
+ */
+function podCapabilities(requested: Capabilities): Capabilities {
+  const { browserVersion: _version, ...rest } = requested;
+  return rest;
+}

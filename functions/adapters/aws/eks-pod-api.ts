@@ -1,0 +1,124 @@
+/**
+ * The few Kubernetes API calls gridgate makes on pods (create, read, delete, list by label), over undici
+ * with a bearer token and the cluster's CA. A full client (@kubernetes/client-node) would bring its own
+ * HTTP stack, YAML, OpenID and WebSocket dependencies into every Lambda bundle for these four requests.
+ */
+import { Agent, type Dispatcher, request } from 'undici';
+import type { Pod } from './eks-pod-spec';
+import type { TokenProvider } from './eks-token';
+
+export interface EksPodApiOptions {
+  /** The API server's base URL, e.g. "https://ABC.gr7.eu-west-1.eks.amazonaws.com". */
+  endpoint: string;
+  token: TokenProvider;
+  /** PEM certificates the API server's certificate must chain to (the cluster's own CA). */
+  ca?: string;
+  /** Overrides the agent made from `ca` (tests on plain http). */
+  agent?: Dispatcher;
+  /** Longest one API call may take (default 10 s). */
+  requestTimeoutMs?: number;
+  /** Pods per list page (default 500). */
+  listPage?: number;
+}
+
+/** A non-2xx answer: its HTTP status and the Status object's reason ("NotFound", "AlreadyExists", …). */
+export class KubernetesApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+  ) {
+    super(`Kubernetes API ${status} ${reason}: ${message}`);
+    this.name = 'KubernetesApiError';
+  }
+
+  /** Worth another try later: throttled (429, API priority and fairness) or the server's own trouble. */
+  get transient(): boolean {
+    return this.status === 429 || this.status >= 500;
+  }
+}
+
+// Each list page; the cleanup follows `continue` tokens so any number of pods is seen.
+const LIST_PAGE = 500;
+
+export class EksPodApi {
+  private readonly dispatcher: Dispatcher;
+  private readonly base: string;
+
+  constructor(private readonly options: EksPodApiOptions) {
+    this.base = options.endpoint.replace(/\/+$/, '');
+    this.dispatcher = options.agent ?? new Agent({ connect: options.ca ? { ca: options.ca } : {} });
+  }
+
+  async create(namespace: string, pod: Pod, signal?: AbortSignal): Promise<Pod> {
+    return this.call('POST', podsPath(namespace), signal, pod);
+  }
+
+  /** The pod, or undefined when there is none by that name. */
+  async read(namespace: string, name: string, signal?: AbortSignal): Promise<Pod | undefined> {
+    try {
+      return await this.call('GET', `${podsPath(namespace)}/${encodeURIComponent(name)}`, signal);
+    } catch (error) {
+      if (error instanceof KubernetesApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** Deletes the pod (with its own grace period); false when it was already gone. */
+  async delete(namespace: string, name: string, signal?: AbortSignal): Promise<boolean> {
+    try {
+      await this.call('DELETE', `${podsPath(namespace)}/${encodeURIComponent(name)}`, signal);
+      return true;
+    } catch (error) {
+      if (error instanceof KubernetesApiError && error.status === 404) return false;
+      throw error;
+    }
+  }
+
+  /** Every pod in the namespace matching the label selector, page by page. */
+  async list(namespace: string, labelSelector: string, signal?: AbortSignal): Promise<Pod[]> {
+    const pods: Pod[] = [];
+    let token: string | undefined;
+    do {
+      const query = new URLSearchParams({ labelSelector, limit: String(this.options.listPage ?? LIST_PAGE) });
+      if (token) query.set('continue', token);
+      const page = await this.call('GET', `${podsPath(namespace)}?${query}`, signal);
+      pods.push(...(page.items ?? []));
+      token = page.metadata?.continue || undefined;
+    } while (token);
+    return pods;
+  }
+
+  private async call(method: Dispatcher.HttpMethod, path: string, signal?: AbortSignal, body?: unknown) {
+    const timeout = AbortSignal.timeout(this.options.requestTimeoutMs ?? 10_000);
+    const response = await request(`${this.base}${path}`, {
+      method,
+      dispatcher: this.dispatcher,
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      headers: {
+        authorization: `Bearer ${await this.options.token()}`,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.body.text();
+    let json: Pod;
+    try {
+      json = text ? JSON.parse(text) : {};
+    } catch {
+      json = { message: text.slice(0, 200) };
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300) return json;
+    // Errors come as a Status object: {kind: "Status", reason, message, code}.
+    throw new KubernetesApiError(
+      response.statusCode,
+      json.reason ?? 'Unknown',
+      json.message ?? `${method} ${path} failed`,
+    );
+  }
+}
+
+function podsPath(namespace: string): string {
+  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`;
+}

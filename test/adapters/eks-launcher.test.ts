@@ -1,0 +1,319 @@
+/**
+ * EksLauncher against a fake Kubernetes API server on 127.0.0.1 (exact request bodies asserted, realistic
+ * pod phases) and a real /status endpoint on 127.0.0.1 standing in for the pod's browser node; time is
+ * fake, so no test waits on the clock.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { checkEksPool, EksLauncher, EksLaunchFailure } from '../../functions/adapters/aws/eks-launcher';
+import { EksPodApi } from '../../functions/adapters/aws/eks-pod-api';
+import { type EksPoolConfig, parseConfig } from '../../functions/core/config';
+import type { LaunchRequest } from '../../functions/core/ports';
+import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
+import { CollectingLogger, FixedClock } from '../support/fakes';
+
+const TOKEN = 'k8s-aws-v1.test-token';
+const KEY = '0123456789abcdef';
+
+/** A browser node's /status on 127.0.0.1 whose readiness the test sets. */
+let statusServer: Server;
+let statusPort: number;
+let ready: () => boolean;
+
+beforeAll(async () => {
+  statusServer = createServer((req, res) => {
+    res.writeHead(req.url === '/status' ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ value: { ready: ready(), message: 'node' } }));
+  });
+  await new Promise<void>((resolve) => statusServer.listen(0, '127.0.0.1', resolve));
+  statusPort = (statusServer.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((resolve) => statusServer.close(() => resolve())));
+
+let kube: FakeKubernetesApi;
+let clock: FixedClock;
+let logger: CollectingLogger;
+let launcher: EksLauncher;
+
+beforeEach(async () => {
+  ready = () => true;
+  kube = await FakeKubernetesApi.start({ token: TOKEN, podIp: () => '127.0.0.1' });
+  clock = new FixedClock();
+  logger = new CollectingLogger();
+  const api = new EksPodApi({ endpoint: kube.endpoint, token: async () => TOKEN });
+  launcher = new EksLauncher({
+    podApi: () => api,
+    logger,
+    clock,
+    random: () => 0.5,
+    // Fake time: each wait moves the clock, so deadlines pass without waiting.
+    sleep: async (ms, signal) => {
+      signal.throwIfAborted();
+      clock.advance(ms);
+    },
+    podReadyTimeoutMs: 30_000,
+    driverReadyTimeoutMs: 5_000,
+  });
+});
+afterEach(() => kube.close());
+
+function eksPool(overrides: Record<string, unknown> = {}): EksPoolConfig {
+  const config = parseConfig(
+    {
+      browsers: { chrome: { versions: { '156': { pools: ['pods'] } } } },
+      pools: {
+        pods: {
+          kind: 'eks',
+          cluster: 'browsers',
+          endpoint: 'https://api.browsers.example',
+          port: statusPort,
+          networks: ['127.0.0.0/8'],
+          nodeSelector: { 'karpenter.sh/capacity-type': 'spot' },
+          tolerations: [{ key: 'spot', operator: 'Exists', effect: 'NoSchedule' }],
+          labels: { team: 'web' },
+          ...overrides,
+        },
+      },
+    },
+    { localBrowserVersion: '1' },
+  );
+  return config.pools.pods as EksPoolConfig;
+}
+
+function launch(
+  pool = eksPool(),
+  signal = new AbortController().signal,
+): Promise<ReturnType<EksLauncher['start']>> {
+  const request: LaunchRequest = {
+    pool,
+    key: KEY,
+    user: 'ann@example.com',
+    idleTimeoutMs: 300_000,
+    capabilities: { browserName: 'chrome', browserVersion: '156' },
+    signal,
+  };
+  return launcher.start(request) as never;
+}
+
+async function failure(promise: Promise<unknown>): Promise<EksLaunchFailure> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(EksLaunchFailure);
+  return error as EksLaunchFailure;
+}
+
+const POD_NAME = /^gg-0123456789abcdef-[0-9a-f]{6}$/;
+const podPath = (name: string) => `/api/v1/namespaces/gridgate/pods/${name}`;
+
+describe('EksLauncher.start', () => {
+  it('creates exactly the pool template as a pod, waits until it runs and is ready, and returns its address', async () => {
+    const browser = await launch();
+
+    expect(browser.handle).toMatch(POD_NAME);
+    expect(browser).toEqual({
+      address: `127.0.0.1:${statusPort}`,
+      handle: browser.handle,
+      capabilities: { browserName: 'chrome' },
+    });
+    const [create] = kube.callsOf('POST');
+    expect(create).toEqual({
+      path: '/api/v1/namespaces/gridgate/pods',
+      body: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: browser.handle,
+          namespace: 'gridgate',
+          labels: {
+            team: 'web',
+            gridgate: 'true',
+            'gridgate/session': KEY,
+            'gridgate/pool': 'pods',
+            'gridgate/user': 'ann_example.com',
+          },
+          annotations: {
+            'gridgate/created-at': String(Date.UTC(2025, 0, 1, 12)),
+            'gridgate/user': 'ann@example.com',
+          },
+        },
+        spec: {
+          restartPolicy: 'Never',
+          automountServiceAccountToken: false,
+          enableServiceLinks: false,
+          terminationGracePeriodSeconds: 5,
+          nodeSelector: { 'karpenter.sh/capacity-type': 'spot' },
+          tolerations: [{ key: 'spot', operator: 'Exists', effect: 'NoSchedule' }],
+          containers: [
+            {
+              name: 'browser',
+              image: 'selenium/standalone-chrome:latest',
+              ports: [{ name: 'webdriver', containerPort: statusPort, protocol: 'TCP' }],
+              env: [{ name: 'SE_NODE_SESSION_TIMEOUT', value: '300' }],
+              resources: { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } },
+              volumeMounts: [{ name: 'dshm', mountPath: '/dev/shm' }],
+            },
+          ],
+          volumes: [{ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: '2Gi' } }],
+        },
+      },
+    });
+    // Pending (scheduled, ContainerCreating), then Running and Ready: one create and two reads, nothing else.
+    expect(kube.calls.map((call) => `${call.method} ${call.path}`)).toEqual([
+      'POST /api/v1/namespaces/gridgate/pods',
+      `GET ${podPath(browser.handle)}`,
+      `GET ${podPath(browser.handle)}`,
+    ]);
+    expect(kube.pods.size).toBe(1);
+  });
+
+  it('keeps its API reads per session bounded by the deadline, however long the pod stays Pending', async () => {
+    kube.behaviours.push('unschedulable');
+    await failure(launch());
+    // 30 s at 0.5 s growing to 3 s (×0.75 with this jitter): a fixed number, independent of other sessions.
+    expect(kube.callsOf('GET').length).toBeLessThanOrEqual(20);
+  });
+
+  it('deletes a pod stuck Pending as Unschedulable and says so', async () => {
+    kube.behaviours.push('unschedulable');
+    const error = await failure(launch());
+    expect(error.stage).toBe('unschedulable');
+    expect(error.outcome).toBe('unreachable');
+    expect(error.message).toMatch(
+      /^unschedulable: pod gg-\S+ was not ready within 30 s: 0\/3 nodes are available: 3 Insufficient cpu/,
+    );
+    expect(kube.callsOf('DELETE')).toHaveLength(1);
+    expect(kube.pods.size).toBe(0);
+  });
+
+  it('deletes a pod whose image does not pull as soon as the pull fails', async () => {
+    kube.behaviours.push('image pull');
+    const error = await failure(launch());
+    expect(error.stage).toBe('pull');
+    expect(error.message).toContain('ErrImagePull: rpc error: code = NotFound');
+    // ContainerCreating, then ErrImagePull: no waiting through the back-off.
+    expect(kube.callsOf('GET')).toHaveLength(2);
+    expect(kube.pods.size).toBe(0);
+  });
+
+  it('deletes a pod that runs but never becomes Ready, naming the stage', async () => {
+    kube.behaviours.push('never ready');
+    const error = await failure(launch());
+    expect(error.stage).toBe('not ready');
+    expect(error.message).toMatch(/was not ready within 30 s: phase Running/);
+    expect(kube.pods.size).toBe(0);
+  });
+
+  it('deletes a Ready pod whose WebDriver endpoint never answers ready', async () => {
+    ready = () => false;
+    const error = await failure(launch());
+    expect(error.stage).toBe('driver');
+    expect(error.message).toMatch(/^driver: http:\/\/127\.0\.0\.1:\d+\/status was not ready within 5 s/);
+    expect(kube.pods.size).toBe(0);
+  });
+
+  it('retries a throttled create', async () => {
+    kube.throttleNext = 1;
+    const browser = await launch();
+    expect(kube.callsOf('POST')).toHaveLength(2);
+    expect(browser.handle).toMatch(POD_NAME);
+  });
+
+  it('fails at the create stage when the API refuses the pod, and still deletes by name', async () => {
+    kube.failNextCreate = {
+      status: 403,
+      reason: 'Forbidden',
+      message: 'pods is forbidden: User "gridgate" cannot create',
+    };
+    const error = await failure(launch());
+    expect(error.stage).toBe('create');
+    expect(error.message).toContain('Kubernetes API 403 Forbidden: pods is forbidden');
+    // A create that timed out may have made the pod; the delete by name costs one 404 when it did not.
+    expect(kube.callsOf('DELETE')).toHaveLength(1);
+    expect(logger.events()).toEqual([]);
+  });
+
+  it('deletes the pod and rejects with the reason when the client goes away while it starts', async () => {
+    const abort = new AbortController();
+    kube.behaviours.push('unschedulable');
+    const started = launch(eksPool(), abort.signal);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    abort.abort(new Error('client gone'));
+    await expect(started).rejects.toThrow('client gone');
+    expect(kube.pods.size).toBe(0);
+  });
+
+  it('refuses a pool the deployment has not completed, without calling the API', async () => {
+    const error = await failure(launch(eksPool({ endpoint: undefined, networks: undefined })));
+    expect(error.stage).toBe('config');
+    expect(error.outcome).toBe('refused');
+    expect(checkEksPool(eksPool({ networks: undefined }))).toEqual([
+      'pools.pods.networks: not set (the CDK app sets it for the cluster it imports)',
+    ]);
+    expect(kube.calls).toEqual([]);
+  });
+
+  it('deletes a pod whose IP lies outside the pool networks rather than putting it in a session ID', async () => {
+    const error = await failure(launch(eksPool({ networks: ['10.1.0.0/16'] })));
+    expect(error.message).toMatch(/outside pools\.pods\.networks/);
+    expect(kube.pods.size).toBe(0);
+  });
+});
+
+describe('EksLauncher.stop', () => {
+  it('deletes the pod by name, and a second stop of the gone pod is fine', async () => {
+    const pool = eksPool();
+    const browser = await launch(pool);
+    await launcher.stop(browser.handle, { pool, reason: 'deleted', upstreamId: 'abc' });
+    await launcher.stop(browser.handle, { pool, reason: 'deleted', upstreamId: 'abc' });
+    expect(kube.callsOf('DELETE').map((call) => call.path)).toEqual([
+      podPath(browser.handle),
+      podPath(browser.handle),
+    ]);
+    expect(kube.pods.size).toBe(0);
+    expect(logger.events()).toEqual([]);
+  });
+
+  it('logs instead of throwing when the API keeps failing, leaving the pod to the cleanup', async () => {
+    const pool = eksPool();
+    const browser = await launch(pool);
+    kube.throttleNext = 10;
+    await launcher.stop(browser.handle, { pool, reason: 'idle timeout', upstreamId: 'abc' });
+    expect(logger.fieldsOf('BROWSER_STOP_FAILED')).toEqual([
+      { pool: 'pods', handle: browser.handle, reason: expect.stringContaining('429 TooManyRequests') },
+    ]);
+  });
+
+  it('deletes nothing for a handle that is not a pod name of this grid', async () => {
+    await launcher.stop('kube-system/coredns', { pool: eksPool(), reason: 'deleted', upstreamId: 'abc' });
+    expect(kube.calls).toEqual([]);
+    expect(logger.events()).toEqual(['BROWSER_STOP_FAILED']);
+  });
+});
+
+describe('EksPodApi', () => {
+  it('lists pods by label selector across pages', async () => {
+    const api = new EksPodApi({ endpoint: kube.endpoint, token: async () => TOKEN, listPage: 2 });
+    const pool = eksPool();
+    const handles = [];
+    for (let i = 0; i < 3; i++) handles.push((await launch(pool)).handle);
+    const pods = await api.list('gridgate', 'gridgate=true,gridgate/pool=pods');
+    expect(pods.map((pod) => pod.metadata.name).sort()).toEqual(handles.sort());
+    expect(kube.callsOf('GET').filter((call) => call.path.includes('labelSelector'))).toEqual([
+      {
+        path: '/api/v1/namespaces/gridgate/pods?labelSelector=gridgate%3Dtrue%2Cgridgate%2Fpool%3Dpods&limit=2',
+      },
+      {
+        path: '/api/v1/namespaces/gridgate/pods?labelSelector=gridgate%3Dtrue%2Cgridgate%2Fpool%3Dpods&limit=2&continue=2',
+      },
+    ]);
+    expect(await api.list('gridgate', 'gridgate=true,gridgate/pool=other')).toEqual([]);
+  });
+
+  it('sends the bearer token: a wrong one is refused by the server', async () => {
+    const api = new EksPodApi({ endpoint: kube.endpoint, token: async () => 'wrong' });
+    await expect(api.read('gridgate', 'gg-x')).rejects.toThrow('Kubernetes API 401 Unauthorized');
+  });
+});

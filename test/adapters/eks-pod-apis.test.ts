@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { eksPodApis, regionOf } from '../../functions/adapters/aws/eks-pod-apis';
+import type { DeployedEksPool } from '../../functions/adapters/aws/eks-pool-check';
+import { eksToken } from '../../functions/adapters/aws/eks-token';
+import { parseConfig } from '../../functions/core/config';
+import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
+import { FixedClock } from '../support/fakes';
+
+const CREDENTIALS = {
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+};
+
+let kube: FakeKubernetesApi | undefined;
+afterEach(() => kube?.close());
+
+function pool(endpoint: string): DeployedEksPool {
+  const config = parseConfig(
+    {
+      browsers: { chrome: { versions: { '156': { pools: ['pods'] } } } },
+      pools: { pods: { kind: 'eks', cluster: 'browsers', networks: ['10.0.0.0/8'] } },
+    },
+    { localBrowserVersion: '1' },
+  );
+  // The schema takes https only; the fake speaks plain http on loopback.
+  return { ...(config.pools.pods as DeployedEksPool), endpoint };
+}
+
+describe('eksPodApis', () => {
+  it("calls the pool's cluster with an EKS token for that cluster, in the process's region", async () => {
+    const clock = new FixedClock();
+    const token = await eksToken('browsers', 'eu-west-1', CREDENTIALS, clock.now());
+    kube = await FakeKubernetesApi.start({ token });
+    const apis = eksPodApis({ credentials: async () => CREDENTIALS, region: 'eu-west-1', clock });
+    const api = apis(pool(kube.endpoint));
+    expect(await api.read('gridgate', 'gg-none')).toBeUndefined();
+    expect(apis(pool(kube.endpoint))).toBe(api);
+  });
+
+  it('reads the region from an EKS endpoint, and falls back to the given one elsewhere', () => {
+    expect(regionOf({ endpoint: 'https://0A1B2C.gr7.ap-southeast-2.eks.amazonaws.com' }, 'us-east-1')).toBe(
+      'ap-southeast-2',
+    );
+    expect(regionOf({ endpoint: 'https://k8s.example.com' }, 'us-east-1')).toBe('us-east-1');
+  });
+});

@@ -1,0 +1,178 @@
+import { ECSClient } from '@aws-sdk/client-ecs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EksPodApi } from '../../functions/adapters/aws/eks-pod-api';
+import { podManifest } from '../../functions/adapters/aws/eks-pod-spec';
+import { type CleanupReport, runOrphanCleanup } from '../../functions/adapters/aws/orphan-cleanup';
+import { reapOrphanPods } from '../../functions/adapters/aws/pod-cleanup';
+import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
+import { type EksPoolConfig, parseConfig } from '../../functions/core/config';
+import type { SessionRecord } from '../../functions/core/ports';
+import { sampleRecord } from '../contract/session-store.contract';
+import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
+import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes';
+
+const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const TOKEN = 'k8s-aws-v1.test';
+
+let kube: FakeKubernetesApi;
+let api: EksPodApi;
+beforeEach(async () => {
+  kube = await FakeKubernetesApi.start({ token: TOKEN });
+  api = new EksPodApi({ endpoint: kube.endpoint, token: async () => TOKEN });
+});
+afterEach(() => kube.close());
+
+function setup() {
+  const config = parseConfig(
+    {
+      browsers: { chrome: { versions: { '156': { pools: ['pods'] } } } },
+      pools: {
+        pods: {
+          kind: 'eks',
+          cluster: 'browsers',
+          endpoint: 'https://api.example',
+          networks: ['10.1.0.0/16'],
+        },
+      },
+    },
+    { localBrowserVersion: '1' },
+  );
+  const pool = config.pools.pods as EksPoolConfig;
+  const clock = new FixedClock(T0);
+  const sessions = new MemorySessionStore(clock);
+  const deps = { pods: () => api, sessions, config, logger: new CollectingLogger(), clock };
+  const report = (): CleanupReport => ({
+    dryRun: false,
+    reaped: {},
+    total: 0,
+    items: [],
+    clusters: [],
+    deferred: 0,
+  });
+
+  /** A pod gridgate launched `ageMs` ago for session `key`. */
+  async function pod(key: string, ageMs: number): Promise<string> {
+    const name = `gg-${key}`;
+    const request = {
+      pool,
+      key,
+      user: 'ann',
+      idleTimeoutMs: 300_000,
+      capabilities: {},
+      signal: new AbortController().signal,
+    };
+    await api.create('gridgate', podManifest(pool, request, name, T0 - ageMs));
+    return name;
+  }
+
+  async function session(key: string, handle: string, overrides: Partial<SessionRecord> = {}) {
+    const record = sampleRecord(key, {
+      pool: 'pods',
+      handle,
+      createdAt: T0 - 5 * MINUTE,
+      maxAgeMs: 60 * MINUTE,
+      ...overrides,
+    });
+    await sessions.acquire(key, { pool: 'pods', poolLimit: 50, user: record.user });
+    await sessions.add(record);
+    return record;
+  }
+  return { deps, sessions, clock, report, pod, session };
+}
+
+const names = () => [...kube.pods.values()].map((fake) => fake.pod.metadata.name).sort();
+
+describe('reapOrphanPods', () => {
+  it('lists the grid pods by label once and deletes those no session needs, by the same rules as tasks', async () => {
+    const { deps, sessions, report, pod, session } = setup();
+    await pod('creating', 10 * SECOND);
+    await pod('nosession', 3 * MINUTE);
+    await session('live', await pod('live', 5 * MINUTE));
+    await session('ended', await pod('ended', 5 * MINUTE));
+    await sessions.end('ended', 'deleted', T0 - MINUTE);
+    await session('old', await pod('old', 63 * MINUTE), { createdAt: T0 - 30 * MINUTE });
+    await session('expired', await pod('expired', 61 * MINUTE), { createdAt: T0 - 61 * MINUTE });
+    kube.calls.length = 0;
+
+    const result = report();
+    await reapOrphanPods(deps, {}, result);
+
+    expect(kube.callsOf('GET')).toEqual([
+      { path: '/api/v1/namespaces/gridgate/pods?labelSelector=gridgate%3Dtrue&limit=500' },
+    ]);
+    expect(names()).toEqual(['gg-creating', 'gg-live']);
+    expect(result.reaped).toEqual({ 'no session': 1, 'session ended': 1, 'max age': 2 });
+    expect(result.clusters).toEqual([{ cluster: 'browsers/gridgate', tasks: 6, status: 'done' }]);
+    expect((await sessions.get('expired'))?.endReason).toBe('max age');
+    expect((await sessions.get('old'))?.endReason).toBe('max age');
+    expect(await sessions.inUse()).toEqual({ pods: 1 });
+  });
+
+  it('ends a running record whose pod is gone or finished, then deletes the finished pod on the next pass', async () => {
+    const { deps, sessions, report, pod, session } = setup();
+    await session('gone', 'gg-gone');
+    await session('crashed', await pod('crashed', 5 * MINUTE));
+    (kube.pods.get('gridgate/gg-crashed') as { pod: { status: unknown } }).pod.status = {
+      phase: 'Failed',
+      reason: 'OOMKilled',
+    };
+
+    const first = report();
+    await reapOrphanPods(deps, {}, first);
+    expect(first.reaped).toEqual({ 'browser exited': 2 });
+    expect((await sessions.get('crashed'))?.endReason).toBe('browser exited');
+    expect(names()).toEqual(['gg-crashed']);
+
+    const second = report();
+    await reapOrphanPods(deps, {}, second);
+    expect(second.reaped).toEqual({ 'session ended': 1 });
+    expect(names()).toEqual([]);
+  });
+
+  it('decides without deleting or writing in a dry run', async () => {
+    const { deps, sessions, report, pod, session } = setup();
+    await pod('nosession', 3 * MINUTE);
+    await session('gone', 'gg-gone');
+    const result = { ...report(), dryRun: true };
+    await reapOrphanPods(deps, { dryRun: true }, result);
+    expect(result.reaped).toEqual({ 'no session': 1, 'browser exited': 1 });
+    expect(kube.callsOf('DELETE')).toEqual([]);
+    expect((await sessions.get('gone'))?.endedAt).toBeUndefined();
+  });
+
+  it('reports a throttled cluster and leaves its pods for the next pass', async () => {
+    const { deps, report, pod } = setup();
+    await pod('nosession', 3 * MINUTE);
+    kube.throttleNext = 1;
+    const result = report();
+    await reapOrphanPods(deps, {}, result);
+    expect(result.clusters).toEqual([
+      { cluster: 'browsers/gridgate', tasks: 0, status: 'throttled', error: expect.stringContaining('429') },
+    ]);
+    expect(names()).toEqual(['gg-nosession']);
+  });
+});
+
+describe('runOrphanCleanup with eks pools', () => {
+  it('sweeps the pods too when given their API, and counts them in its report and metrics', async () => {
+    const { deps, pod } = setup();
+    await pod('nosession', 3 * MINUTE);
+    // No ecs pool in this config: the ECS client is never called.
+    const ecs = new ECSClient({
+      region: 'us-east-1',
+      endpoint: 'http://127.0.0.1:9',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+    });
+    const metrics = new RecordingMetrics();
+    const report = await runOrphanCleanup({ ...deps, ecs, metrics });
+    expect(report.reaped).toEqual({ 'no session': 1 });
+    expect(names()).toEqual([]);
+    expect(metrics.counts).toContainEqual({
+      name: 'OrphansReaped',
+      dimensions: { reason: 'no session' },
+      value: 1,
+    });
+  });
+});

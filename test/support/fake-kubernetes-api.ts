@@ -1,0 +1,248 @@
+/**
+ * An in-process stand-in for the Kubernetes API server: node:http on 127.0.0.1 answering exactly the pod
+ * calls gridgate makes (create, read, delete, list by label selector) with Kubernetes' paths, Status error
+ * bodies and bearer-token check. A pod moves one step through its phases on each read, along the path its
+ * behaviour names: normal (Pending → scheduled, ContainerCreating → Running with an IP and Ready), stuck
+ * Pending as Unschedulable, an image that never pulls, or Running but never Ready.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { LoopbackChromedrivers } from './loopback-chromedrivers';
+
+// biome-ignore lint/suspicious/noExplicitAny: Kubernetes objects are free-form JSON, checked field by field.
+type Json = any;
+
+export type PodBehaviour = 'normal' | 'unschedulable' | 'image pull' | 'never ready';
+
+export interface FakePod {
+  pod: Json;
+  behaviour: PodBehaviour;
+  reads: number;
+  ip: string;
+}
+
+export interface FakeKubernetesOptions {
+  /** The bearer token the server accepts; any other gets 401. */
+  token: string;
+  /** The IP a running pod gets (default 10.1.0.<n>). */
+  podIp?: (n: number) => string;
+  /**
+   * Runs each normal pod's browser as a real chromedriver on the pod's IP: the pod turns Running and
+   * Ready only once it listens, and is gone (its processes ended) before DELETE answers.
+   */
+  containers?: LoopbackChromedrivers;
+}
+
+const PODS = /^\/api\/v1\/namespaces\/([a-z0-9-]+)\/pods(?:\/([a-z0-9.-]+))?$/;
+const UNSCHEDULABLE =
+  '0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.';
+
+export class FakeKubernetesApi {
+  /** Every call, in order. */
+  readonly calls: { method: string; path: string; body?: Json }[] = [];
+  /** Pods by "namespace/name". */
+  readonly pods = new Map<string, FakePod>();
+  /** The behaviour of the next pods created, one each (then "normal"). */
+  readonly behaviours: PodBehaviour[] = [];
+  /** Answers the next calls with 429 Too Many Requests, as API priority and fairness does. */
+  throttleNext = 0;
+  /** Answers the next create with this status and Status reason. */
+  failNextCreate?: { status: number; reason: string; message: string };
+  private created = 0;
+  private readonly server: Server;
+
+  private constructor(private readonly options: FakeKubernetesOptions) {
+    this.server = createServer((req, res) => void this.handle(req, res));
+  }
+
+  static async start(options: FakeKubernetesOptions): Promise<FakeKubernetesApi> {
+    const api = new FakeKubernetesApi(options);
+    await new Promise<void>((resolve) => api.server.listen(0, '127.0.0.1', resolve));
+    return api;
+  }
+
+  get endpoint(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  callsOf(method: string): { path: string; body?: Json }[] {
+    return this.calls.filter((call) => call.method === method).map(({ method: _, ...call }) => call);
+  }
+
+  async close(): Promise<void> {
+    await this.options.containers?.stopAll();
+    const closed = new Promise((resolve) => this.server.close(resolve));
+    this.server.closeAllConnections();
+    await closed;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const text = Buffer.concat(chunks).toString('utf8');
+    const body = text ? JSON.parse(text) : undefined;
+    const method = req.method ?? 'GET';
+    this.calls.push({ method, path: `${url.pathname}${url.search}`, ...(body ? { body } : {}) });
+    const reply = (code: number, answer: Json): void => {
+      res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    };
+    if (req.headers.authorization !== `Bearer ${this.options.token}`) {
+      return reply(401, status(401, 'Unauthorized', 'Unauthorized'));
+    }
+    if (this.throttleNext > 0) {
+      this.throttleNext--;
+      return reply(429, status(429, 'TooManyRequests', 'Too many requests, please try again later.'));
+    }
+    const match = PODS.exec(url.pathname);
+    if (!match) return reply(404, status(404, 'NotFound', `the server could not find ${url.pathname}`));
+    const [, namespace, name] = match as unknown as [string, string, string | undefined];
+    if (method === 'POST' && name === undefined) return reply(...this.create(namespace, body));
+    if (method === 'GET' && name === undefined) return reply(200, this.list(namespace, url.searchParams));
+    if (name === undefined) return reply(405, status(405, 'MethodNotAllowed', `${method} on a collection`));
+    const fake = this.pods.get(`${namespace}/${name}`);
+    if (!fake) return reply(404, status(404, 'NotFound', `pods "${name}" not found`));
+    if (method === 'GET') return reply(200, this.read(fake));
+    if (method === 'DELETE') {
+      this.pods.delete(`${namespace}/${name}`);
+      await this.options.containers?.stop(name);
+      return reply(200, fake.pod);
+    }
+    return reply(405, status(405, 'MethodNotAllowed', `${method} on a pod`));
+  }
+
+  private create(namespace: string, body: Json): [number, Json] {
+    if (this.failNextCreate) {
+      const { status: code, reason, message } = this.failNextCreate;
+      this.failNextCreate = undefined;
+      return [code, status(code, reason, message)];
+    }
+    if (
+      body?.kind !== 'Pod' ||
+      body.apiVersion !== 'v1' ||
+      !body.metadata?.name ||
+      !body.spec?.containers?.length
+    ) {
+      return [400, status(400, 'BadRequest', 'not a v1 Pod with a name and containers')];
+    }
+    if (body.metadata.namespace !== undefined && body.metadata.namespace !== namespace) {
+      return [400, status(400, 'BadRequest', 'the namespace of the provided object does not match')];
+    }
+    const key = `${namespace}/${body.metadata.name}`;
+    if (this.pods.has(key)) {
+      return [409, status(409, 'AlreadyExists', `pods "${body.metadata.name}" already exists`)];
+    }
+    const pod = {
+      ...body,
+      metadata: {
+        ...body.metadata,
+        namespace,
+        uid: randomUUID(),
+        creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      },
+      status: { phase: 'Pending', qosClass: 'Guaranteed' },
+    };
+    this.created++;
+    const behaviour = this.behaviours.shift() ?? 'normal';
+    this.pods.set(key, {
+      pod,
+      behaviour,
+      reads: 0,
+      ip: this.options.podIp?.(this.created) ?? `10.1.0.${this.created}`,
+    });
+    if (behaviour === 'normal')
+      this.options.containers?.start(body.metadata.name, this.pods.get(key)?.ip as string);
+    return [201, pod];
+  }
+
+  /** One step along the pod's path per read. */
+  private read(fake: FakePod): Json {
+    fake.reads++;
+    const step = fake.reads;
+    const ip = fake.ip;
+    const container = fake.pod.spec.containers[0];
+    const scheduled = { type: 'PodScheduled', status: 'True' };
+    const waiting = (reason: string, message?: string) => [
+      { name: container.name, image: container.image, ready: false, state: { waiting: { reason, message } } },
+    ];
+    switch (fake.behaviour) {
+      case 'unschedulable':
+        fake.pod.status = {
+          phase: 'Pending',
+          conditions: [
+            { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: UNSCHEDULABLE },
+          ],
+        };
+        break;
+      case 'image pull':
+        fake.pod.status =
+          step === 1
+            ? { phase: 'Pending', conditions: [scheduled], containerStatuses: waiting('ContainerCreating') }
+            : {
+                phase: 'Pending',
+                conditions: [scheduled],
+                containerStatuses: waiting(
+                  step === 2 ? 'ErrImagePull' : 'ImagePullBackOff',
+                  `rpc error: code = NotFound desc = failed to pull and unpack image "${container.image}": not found`,
+                ),
+              };
+        break;
+      default: {
+        const starting =
+          this.options.containers && !this.options.containers.listening(fake.pod.metadata.name);
+        if (step === 1 || starting) {
+          fake.pod.status = {
+            phase: 'Pending',
+            conditions: [scheduled],
+            containerStatuses: waiting('ContainerCreating'),
+          };
+          break;
+        }
+        const ready = fake.behaviour === 'normal' ? 'True' : 'False';
+        fake.pod.status = {
+          phase: 'Running',
+          podIP: ip,
+          podIPs: [{ ip }],
+          conditions: [
+            scheduled,
+            { type: 'Initialized', status: 'True' },
+            { type: 'ContainersReady', status: ready },
+            { type: 'Ready', status: ready, ...(ready === 'False' ? { reason: 'ContainersNotReady' } : {}) },
+          ],
+          containerStatuses: [
+            {
+              name: container.name,
+              image: container.image,
+              ready: ready === 'True',
+              started: true,
+              state: { running: { startedAt: new Date().toISOString() } },
+            },
+          ],
+        };
+      }
+    }
+    return fake.pod;
+  }
+
+  /** Equality selectors ("a=b,c=d") with limit/continue paging, as the API server pages. */
+  private list(namespace: string, query: URLSearchParams): Json {
+    const wanted = (query.get('labelSelector') ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((term) => term.split('=') as [string, string]);
+    const matching = [...this.pods.values()]
+      .map((fake) => fake.pod)
+      .filter((pod) => pod.metadata.namespace === namespace)
+      .filter((pod) => wanted.every(([key, value]) => pod.metadata.labels?.[key] === value));
+    const from = Number(query.get('continue') ?? 0);
+    const limit = Number(query.get('limit') ?? matching.length) || matching.length;
+    const page = matching.slice(from, from + limit);
+    const next = from + limit < matching.length ? String(from + limit) : undefined;
+    return { kind: 'PodList', apiVersion: 'v1', metadata: next ? { continue: next } : {}, items: page };
+  }
+}
+
+function status(code: number, reason: string, message: string): Json {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+}

@@ -1,0 +1,122 @@
+/**
+ * "Containers" for fake orchestrators: each is a real chromedriver (and the Chromium it starts) reached on
+ * a loopback IP of its own (127.0.0.x) at the container port, forwarded to chromedriver's own port. Marked
+ * with LAUNCHED_BY_ENV so the suite's leftover check counts any left behind (and others' sweeps spare them).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
+
+const STARTED = /ChromeDriver was started successfully on port (\d+)/;
+
+export interface LoopbackContainer {
+  ip: string;
+  pid?: number;
+  child: ChildProcess;
+  forwarder?: Server;
+  sockets: Set<Socket>;
+  /** Settles when chromedriver has exited and the forwarder is closed. */
+  gone: Promise<void>;
+  exited: boolean;
+}
+
+export class LoopbackChromedrivers {
+  readonly containers = new Map<string, LoopbackContainer>();
+
+  constructor(
+    private readonly port: number,
+    private readonly chromedriver = '/usr/bin/chromedriver',
+  ) {}
+
+  /** Starts chromedriver for `name`, listening on ip:port once it is up. */
+  start(name: string, ip: string): LoopbackContainer {
+    const child = spawn(this.chromedriver, ['--port=0'], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) },
+    });
+    child.stderr?.resume();
+    let settle = () => {};
+    const container: LoopbackContainer = {
+      ip,
+      pid: child.pid,
+      child,
+      sockets: new Set(),
+      gone: new Promise<void>((resolve) => {
+        settle = resolve;
+      }),
+      exited: false,
+    };
+    const exited = () => {
+      container.exited = true;
+      container.forwarder?.close();
+      for (const socket of container.sockets) socket.destroy();
+      settle();
+    };
+    child.once('exit', exited);
+    child.once('error', exited);
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+      const driverPort = STARTED.exec(line)?.[1];
+      if (!driverPort || container.exited) return;
+      container.forwarder = createServer((socket) => forward(container, Number(driverPort), socket));
+      container.forwarder.once('error', () => killGroup(child.pid as number, 'SIGKILL'));
+      container.forwarder.listen(this.port, ip);
+    });
+    this.containers.set(name, container);
+    return container;
+  }
+
+  listening(name: string): boolean {
+    return this.containers.get(name)?.forwarder?.listening === true;
+  }
+
+  /** Ends chromedriver and its Chromium (the whole process group), answering once they are gone. */
+  async stop(name: string): Promise<void> {
+    const container = this.containers.get(name);
+    const pid = container?.pid;
+    if (!container || pid === undefined) return;
+    killGroup(pid, 'SIGTERM');
+    const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), 1000);
+    await container.gone;
+    clearTimeout(timer);
+    killGroup(pid, 'SIGKILL');
+    for (let waited = 0; waited < 3000 && groupAlive(pid); waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.containers.keys()].map((name) => this.stop(name)));
+  }
+}
+
+function forward(container: LoopbackContainer, driverPort: number, socket: Socket): void {
+  const upstream = connect(driverPort, '127.0.0.1');
+  for (const s of [socket, upstream]) {
+    container.sockets.add(s);
+    s.once('close', () => container.sockets.delete(s));
+    s.on('error', () => {
+      socket.destroy();
+      upstream.destroy();
+    });
+  }
+  socket.pipe(upstream).pipe(socket);
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}

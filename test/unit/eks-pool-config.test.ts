@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { addressAllowed } from '../../functions/core/browser-network';
+import { ConfigError, type PoolConfig, parseConfig } from '../../functions/core/config';
+
+const DEFAULTS = { localBrowserVersion: '156.0.7000.1' };
+
+function withPool(pool: Record<string, unknown>) {
+  return {
+    browsers: { chrome: { versions: { '156': { pools: ['pods'] } } } },
+    pools: { pods: { kind: 'eks', cluster: 'browsers', ...pool } },
+  };
+}
+
+function problems(pool: Record<string, unknown>): string[] {
+  try {
+    parseConfig(withPool(pool), DEFAULTS);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error(`expected ${JSON.stringify(pool)} to be refused`);
+}
+
+describe('eks pools in the config', () => {
+  it('fills the defaults: namespace, docker-selenium image, resources, port and AWS auth', () => {
+    const pool = parseConfig(withPool({}), DEFAULTS).pools.pods;
+    expect(pool).toEqual({
+      kind: 'eks',
+      name: 'pods',
+      cluster: 'browsers',
+      namespace: 'gridgate',
+      image: 'selenium/standalone-chrome:latest',
+      cpu: '1',
+      memory: '2Gi',
+      nodeSelector: {},
+      tolerations: [],
+      labels: {},
+      port: 4444,
+      auth: 'aws',
+      weight: 1,
+      maxSessions: 4,
+    });
+  });
+
+  it('takes a Spot node selector, a toleration with its default operator and labels', () => {
+    const pool = parseConfig(
+      withPool({
+        endpoint: 'https://ABC.gr7.us-east-1.eks.amazonaws.com',
+        nodeSelector: { 'karpenter.sh/capacity-type': 'spot' },
+        tolerations: [{ key: 'spot', value: 'true', effect: 'NoSchedule' }],
+        labels: { team: 'web' },
+        networks: ['10.1.0.0/16'],
+      }),
+      DEFAULTS,
+    ).pools.pods;
+    expect(pool).toMatchObject({
+      endpoint: 'https://ABC.gr7.us-east-1.eks.amazonaws.com',
+      nodeSelector: { 'karpenter.sh/capacity-type': 'spot' },
+      tolerations: [{ key: 'spot', operator: 'Equal', value: 'true', effect: 'NoSchedule' }],
+      labels: { team: 'web' },
+      auth: 'aws',
+    });
+  });
+
+  it('refuses a missing cluster, a plain-http endpoint, a bad namespace, quantity, label and auth, each by path', () => {
+    expect(
+      problems({
+        cluster: undefined,
+        endpoint: 'http://cluster.example.com',
+        namespace: 'Grid_Gate',
+        cpu: 'lots',
+        labels: { team: 'web team' },
+        auth: 'password',
+      }),
+    ).toEqual([
+      'pools.pods.cluster: Invalid input: expected string, received undefined',
+      'pools.pods.endpoint: must be an https URL',
+      'pools.pods.namespace: must be 1–63 lower-case letters, digits or "-"',
+      'pools.pods.cpu: must be a Kubernetes quantity such as "500m", "1" or "2Gi"',
+      expect.stringMatching(/^pools\.pods\.labels\.team: must be a Kubernetes label value/),
+      'pools.pods.auth: must be "aws"',
+    ]);
+  });
+});
+
+describe('addressAllowed for eks pools', () => {
+  const pool = parseConfig(withPool({ networks: ['10.1.0.0/16'] }), DEFAULTS).pools.pods as PoolConfig;
+  const unset = parseConfig(withPool({}), DEFAULTS).pools.pods as PoolConfig;
+
+  it('allows a pod IP inside the pod networks on the pool port', () => {
+    expect(addressAllowed(pool, '10.1.200.7:4444')).toBe(true);
+  });
+
+  it.each([
+    ['outside the networks', '10.2.0.7:4444'],
+    ['on another port', '10.1.200.7:22'],
+    ['a host name', 'metadata.google.internal:4444'],
+    ['the instance metadata address', '169.254.169.254:4444'],
+  ])('refuses an address %s', (_, address) => {
+    expect(addressAllowed(pool, address)).toBe(false);
+  });
+
+  it('refuses every address while the pool has no networks', () => {
+    expect(addressAllowed(unset, '10.1.200.7:4444')).toBe(false);
+  });
+});
