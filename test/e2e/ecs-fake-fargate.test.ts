@@ -201,6 +201,13 @@ describe('a session on a (fake) Fargate task', { timeout: TEST_MS }, () => {
     );
     await task.gone;
     expect(processGroupAlive(task.pid)).toBe(false);
-    expect(logger.fieldsOf('SESSION_FAILED').at(-1)?.reason).toMatch(/client went away/);
+    // Logged once the launch has unwound, which may be a moment after the task was stopped.
+    await vi.waitFor(
+      () => expect(logger.fieldsOf('SESSION_FAILED').at(-1)?.reason).toMatch(/client went away/),
+      {
+        timeout: 5000,
+        interval: 20,
+      },
+    );
   });
 });
