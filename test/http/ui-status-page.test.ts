@@ -150,6 +150,24 @@ describe('the status page itself', () => {
 });
 
 describe('GET /ui/api/overview', () => {
+  it('lists a session still starting (slot taken, browser not ready) to its owner and admins only', async () => {
+    startGrid({}, { hold: true });
+    const client = new AbortController();
+    const pending = app.request('/session', {
+      ...jsonRequest('POST', W3C_CHROME, ALICE),
+      signal: client.signal,
+    });
+    await expect.poll(async () => (await overviewAs(ALICE)).starting.length).toBe(1);
+    const [start] = (await overviewAs(ALICE)).starting;
+    expect(start).toMatchObject({ user: 'alice', pool: 'local', ageMs: 0 });
+    expect((await overviewAs(ROOT)).starting.map((s) => s.key)).toEqual([start?.key]);
+    expect((await overviewAs(BOB)).starting).toEqual([]);
+    expect((await overviewAs(ALICE)).sessions).toEqual([]);
+    client.abort();
+    await pending;
+    await expect.poll(async () => (await overviewAs(ALICE)).starting).toEqual([]);
+  });
+
   it('shows each user only their own sessions, the admin all of them, guests the guest’s', async () => {
     startGrid();
     const alices = await newSessionAs(ALICE, 'alice');

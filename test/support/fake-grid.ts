@@ -58,7 +58,7 @@ export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
   const clock = new FixedClock();
   const logger = new CollectingLogger();
   const metrics = new RecordingMetrics();
-  const sessions = options.sessions ?? new MemorySessionStore();
+  const sessions = options.sessions ?? new MemorySessionStore(clock);
   const deps: GridDeps = {
     config,
     launchers: { local: launcher, hub: new HubLauncher() },

@@ -73,9 +73,19 @@ export function pageHeader(deps: GridDeps, viewer: Viewer, startedAt: number): P
   return { version: deps.version, uptime: formatDuration(now - startedAt), now, viewer };
 }
 
+/** A new session whose slot is taken but whose browser is not ready yet (launching, pulling, waiting for the driver). */
+export interface StartingView {
+  key: string;
+  user: string;
+  pool: string;
+  /** Since the slot was taken. */
+  ageMs: number;
+}
+
 export interface Overview extends PageHeader {
   pools: PoolView[];
   sessions: SessionView[];
+  starting: StartingView[];
   failures: SessionFailure[];
 }
 
@@ -92,7 +102,11 @@ export async function overview(
   failures: RecentFailures,
 ): Promise<Overview> {
   const { now } = pageHeader(deps, viewer, startedAt);
-  const [status, running] = await Promise.all([gridStatus(deps), deps.sessions.running()]);
+  const [status, running, slots] = await Promise.all([
+    gridStatus(deps),
+    deps.sessions.running(),
+    deps.sessions.slots(),
+  ]);
   const pools = status.value.pools.map(
     (pool): PoolView => ({
       name: pool.name,
@@ -109,10 +123,17 @@ export async function overview(
     .filter((record) => canSee(viewer, record))
     .sort((a, b) => a.createdAt - b.createdAt || a.key.localeCompare(b.key))
     .map((record) => sessionView(deps, record, now));
+  // A slot without a running session is one being started: the store says so, no new state needed.
+  const live = new Set(running.map((record) => record.key));
+  const starting = slots
+    .filter((slot) => !live.has(slot.key) && canSee(viewer, slot))
+    .sort((a, b) => a.acquiredAt - b.acquiredAt)
+    .map(({ key, user, pool, acquiredAt }) => ({ key, user, pool, ageMs: Math.max(0, now - acquiredAt) }));
   return {
     ...pageHeader(deps, viewer, startedAt),
     pools,
     sessions,
+    starting,
     failures: failures.list().filter((failure) => canSee(viewer, failure)),
   };
 }

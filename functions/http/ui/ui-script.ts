@@ -104,7 +104,20 @@ export const UI_SCRIPT = `(function () {
       cell(row, pool.warm, 'number');
       return row;
     }), 7, 'No pools configured');
-    replaceRows($('sessions'), data.sessions.map(function (session) {
+    var starting = data.starting.map(function (start) {
+      var row = el('tr');
+      row.setAttribute('data-starting', start.key);
+      cell(row, start.key, 'key');
+      cell(row, start.user);
+      cell(row, '');
+      cell(row, start.pool);
+      cell(row, '');
+      cell(row, duration(start.ageMs), 'number');
+      cell(row, '', 'number');
+      cell(row, 'starting', 'state-starting');
+      return row;
+    });
+    replaceRows($('sessions'), starting.concat(data.sessions.map(function (session) {
       var row = el('tr');
       row.setAttribute('data-session', session.key);
       var link = el('a', 'key', session.key);
@@ -118,7 +131,7 @@ export const UI_SCRIPT = `(function () {
       cell(row, duration(session.idleMs), 'number');
       cell(row, session.state, 'state-' + session.state);
       return row;
-    }), 8, data.viewer.admin ? 'No sessions running' : 'You have no sessions running');
+    })), 8, data.viewer.admin ? 'No sessions running' : 'You have no sessions running');
     replaceRows($('failures'), data.failures.map(function (failure) {
       var row = el('tr');
       cell(row, time(failure.at));
