@@ -3,32 +3,36 @@
  * store, the ECS launcher (loaded with the first browser it starts), EMF metrics, the signing secret.
  * The router Lambda and the Node server both take them from here; tests give their own.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Dispatcher } from 'undici';
-import { DynamoSessionStore } from '../adapters/aws/dynamo-session-store';
-import { EmfMetrics } from '../adapters/aws/emf-metrics';
 import type { Launcher, Logger, Metrics, SessionStore } from '../core/ports';
 import { readSecretsManager, type SecretReader } from './signing-secret';
 
 /** The adapters that talk to AWS, replaceable so tests (and other wiring) can give their own. */
 export interface AwsAdapters {
-  sessionStore(table: string, logger: Logger): SessionStore;
+  sessionStore(table: string, logger: Logger): Promise<SessionStore>;
   ecsLauncher(context: { agent: Dispatcher; logger: Logger; metrics: Metrics }): Promise<Launcher>;
   eksLauncher(context: { agent: Dispatcher; logger: Logger; metrics: Metrics }): Promise<Launcher>;
-  metrics(): Metrics;
+  metrics(): Promise<Metrics>;
   /** Reads the signing secret GRIDGATE_SECRET_ARN names. */
   secret: SecretReader;
 }
 
 // Each is called once per process or Lambda environment (at start-up), so each SDK client is made once.
+// Every one loads its SDK only when called: `npm start` on a laptop (memory store, local pools) would
+// otherwise spend about half a second loading the DynamoDB client and Powertools it never uses.
 export const awsAdapters: AwsAdapters = {
-  sessionStore: (table, logger) =>
-    new DynamoSessionStore({
+  sessionStore: async (table, logger) => {
+    const [{ DynamoDBClient }, { DynamoSessionStore }] = await Promise.all([
+      import('@aws-sdk/client-dynamodb'),
+      import('../adapters/aws/dynamo-session-store'),
+    ]);
+    return new DynamoSessionStore({
       client: new DynamoDBClient({}),
       table,
       onError: (error, { operation, key }) =>
         logger.log('UPSTREAM_ERROR', { store: 'dynamodb', operation, session: key, error: error.message }),
-    }),
+    });
+  },
   // Loaded with the first new session that needs it: most invocations are commands, which never need
   // ECS, and evaluating the SDK is a large part of a cold start (bench/README.md, router Lambda).
   ecsLauncher: async ({ agent, logger, metrics }) => {
@@ -41,9 +45,10 @@ export const awsAdapters: AwsAdapters = {
   // Loaded with the first session on an eks pool, like ECS. The EKS token is signed with the same
   // credential chain as every SDK client (the Lambda role's, refreshed as it expires).
   eksLauncher: async ({ agent, logger, metrics }) => {
-    const [{ EksLauncher }, { eksPodApis }] = await Promise.all([
+    const [{ EksLauncher }, { eksPodApis }, { DynamoDBClient }] = await Promise.all([
       import('../adapters/aws/eks-launcher'),
       import('../adapters/aws/eks-pod-apis'),
+      import('@aws-sdk/client-dynamodb'),
     ]);
     const sdk = new DynamoDBClient({});
     const podApi = eksPodApis({
@@ -52,7 +57,7 @@ export const awsAdapters: AwsAdapters = {
     });
     return new EksLauncher({ podApi, agent, logger, metrics });
   },
-  metrics: () => new EmfMetrics({ service: 'router' }),
+  metrics: async () => new (await import('../adapters/aws/emf-metrics')).EmfMetrics({ service: 'router' }),
   secret: readSecretsManager,
 };
 

@@ -27,7 +27,7 @@ export async function awsGrid(
   // Every Lambda environment must verify every other's session IDs: no per-process key here.
   const secret = await signingSecret(env, { fallback: 'none', read: adapters.secret });
   const agent = createUpstreamAgent();
-  const metrics = adapters.metrics();
+  const metrics = await adapters.metrics();
   const kinds = new Set(Object.values(config.pools).map((pool) => pool.kind));
   const launchers: GridDeps['launchers'] = {};
   if (kinds.has('hub')) launchers.hub = new HubLauncher();
@@ -37,7 +37,7 @@ export async function awsGrid(
   const deps: GridDeps = {
     config,
     launchers,
-    sessions: adapters.sessionStore(table, logger),
+    sessions: await adapters.sessionStore(table, logger),
     queue: new SlotQueue(),
     users: config.usersFile
       ? HtpasswdUserDirectory.open(config.usersFile, { clock: systemClock, logger })

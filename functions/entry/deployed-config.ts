@@ -15,6 +15,13 @@ export function withDeployment(raw: unknown, deployment: string | undefined): un
   return deployment ? applyDeployment(raw, parseDeployment(deployment)) : raw;
 }
 
+/** What the cloud pools (ecs, eks) still lack to start browsers, each naming its key. */
+export function undeployedSettings(config: Config): string[] {
+  return Object.values(config.pools).flatMap((pool) =>
+    pool.kind === 'ecs' ? checkEcsPool(pool) : pool.kind === 'eks' ? checkEksPool(pool) : [],
+  );
+}
+
 export function readDeployedConfig(env: NodeJS.ProcessEnv): Config {
   const path = env.GRIDGATE_CONFIG;
   if (!path)
@@ -29,9 +36,8 @@ export function readDeployedConfig(env: NodeJS.ProcessEnv): Config {
   for (const pool of Object.values(config.pools)) {
     if (pool.kind === 'local')
       problems.push(`pools.${pool.name}: local pools cannot run in Lambda (no Chromium there)`);
-    if (pool.kind === 'ecs') problems.push(...checkEcsPool(pool));
-    if (pool.kind === 'eks') problems.push(...checkEksPool(pool));
   }
+  problems.push(...undeployedSettings(config));
   if (config.store.kind !== 'dynamodb') {
     problems.push('store: functions on AWS share quotas only through "kind": "dynamodb"');
   }

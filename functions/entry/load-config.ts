@@ -4,14 +4,12 @@
  * (AWS_LAMBDA_HTTP_ENDPOINT); the Node server's only reader of process.env.
  */
 import { dirname, resolve } from 'node:path';
-import { checkEcsPool } from '../adapters/aws/ecs-pool-check';
-import { checkEksPool } from '../adapters/aws/eks-pool-check';
 import { chromiumVersion, ensureChromium } from '../adapters/local/ensure-chromium';
 import { fingerprintSync } from '../adapters/node/file-fingerprint';
 import { type Config, ConfigError, parseConfig } from '../core/config';
 import type { Logger } from '../core/ports';
 import { readConfigFile } from './config-file';
-import { withDeployment } from './deployed-config';
+import { undeployedSettings, withDeployment } from './deployed-config';
 import { signingSecret } from './signing-secret';
 
 export interface RuntimeConfig {
@@ -80,9 +78,7 @@ export async function readGridConfig(
   // A relative usersFile sits next to the config file, whichever directory the server starts in.
   const config =
     path && parsed.usersFile ? { ...parsed, usersFile: resolve(dirname(path), parsed.usersFile) } : parsed;
-  const incomplete = Object.values(config.pools).flatMap((pool) =>
-    pool.kind === 'ecs' ? checkEcsPool(pool) : pool.kind === 'eks' ? checkEksPool(pool) : [],
-  );
+  const incomplete = undeployedSettings(config);
   if (incomplete.length > 0) throw new ConfigError(source, incomplete);
   const localPools = Object.values(config.pools).flatMap((pool) => (pool.kind === 'local' ? [pool] : []));
   await ensureChromium(localPools, logger);

@@ -20,7 +20,7 @@ try {
     configFingerprint: loaded.fingerprint,
     deployment: loaded.deployment,
     webSockets: !loaded.webFunction,
-    metrics: loaded.webFunction ? awsAdapters.metrics() : undefined,
+    metrics: loaded.webFunction ? await awsAdapters.metrics() : undefined,
   });
   grid = started;
   console.error(`gridgate: WebDriver grid ready at ${started.url} (also ${started.url}/wd/hub)`);

@@ -73,7 +73,7 @@ export async function startGrid(
   const shared = config.store.kind === 'dynamodb';
   const sessions =
     config.store.kind === 'dynamodb'
-      ? aws.sessionStore(config.store.table, logger)
+      ? await aws.sessionStore(config.store.table, logger)
       : new MemorySessionStore();
   const orphans = await sweepOrphans();
   if (orphans.processes + orphans.profiles > 0) logger.log('ORPHANS_REMOVED', { ...orphans });

@@ -37,12 +37,12 @@ async function startHead(config: ReturnType<typeof parseConfig>, secret: Buffer)
     credentials: { accessKeyId: 'AKIDFAKEECS', secretAccessKey: 'fake-ecs-secret' },
   });
   const aws: AwsAdapters = {
-    sessionStore: (name) => new DynamoSessionStore({ client: dynamo.newClient(), table: name }),
+    sessionStore: async (name) => new DynamoSessionStore({ client: dynamo.newClient(), table: name }),
     ecsLauncher: async ({ agent, logger, metrics }) => new EcsLauncher({ ecs, agent, logger, metrics }),
     eksLauncher: async () => {
       throw new Error('no eks pools in this test');
     },
-    metrics: () => {
+    metrics: async () => {
       throw new Error('the Node server measures nothing through EMF');
     },
     secret: async () => {

@@ -45,7 +45,7 @@ function testAdapters() {
   const made = { tables: [] as string[], launchers: 0 };
   const launcher = new FakeLauncher();
   const adapters: AwsAdapters = {
-    sessionStore: (table) => {
+    sessionStore: async (table) => {
       made.tables.push(table);
       return new MemorySessionStore();
     },
@@ -56,7 +56,7 @@ function testAdapters() {
     eksLauncher: async () => {
       throw new Error('no eks pools in this test');
     },
-    metrics: () => noMetrics,
+    metrics: async () => noMetrics,
     secret: async (arn) => {
       if (arn !== ARN)
         throw Object.assign(new Error(`no secret ${arn}`), { name: 'ResourceNotFoundException' });
