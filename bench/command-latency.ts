@@ -10,11 +10,18 @@ import type { WebDriverClient } from './webdriver-client';
 /** The two paths the issue compares: a bare chromedriver, and gridgate. */
 export type PathName = 'direct' | 'gridgate';
 /**
- * The command benchmark adds a third: straight to the chromedriver behind the gridgate session,
- * i.e. the same browser as `gridgate` without gridgate in between.
+ * The command benchmark adds three on the same browser as `gridgate`: straight to the chromedriver
+ * behind the gridgate session (`sameBrowser`), and through two reference proxies in front of it,
+ * nginx and a plain Node proxy (reference-proxies.ts).
  */
-export type CommandPathName = PathName | 'sameBrowser';
-export const COMMAND_PATHS: readonly CommandPathName[] = ['direct', 'gridgate', 'sameBrowser'];
+export type CommandPathName = PathName | 'sameBrowser' | 'nginx' | 'plainNode';
+export const COMMAND_PATHS: readonly CommandPathName[] = [
+  'direct',
+  'gridgate',
+  'sameBrowser',
+  'nginx',
+  'plainNode',
+];
 
 /** Where a session's commands go: a chromedriver itself, or gridgate in front of one. */
 export interface SessionPath {
@@ -59,9 +66,9 @@ export async function openBenchPage(client: WebDriverClient, path: SessionPath):
 
 /**
  * The paths take turns mix by mix, so all see the same moment's load on a shared machine: a turn is
- * direct, gridgate, direct, same browser (then direct, same browser, direct, gridgate). The two
- * browsers alternate and get the same traffic, which matters: a browser used twice as often
- * answers 3–6 % faster here. A round groups `iterations` turns; rounds show how stable the ratio is.
+ * direct, gridgate, direct, same browser, direct, nginx, direct, plain Node (then the other way
+ * round). The two browsers alternate and get the same traffic, which matters: a browser used twice as
+ * often answers 3–6 % faster here. A round groups `iterations` turns; rounds show how stable the ratio is.
  */
 export async function measureCommandLatency(
   client: WebDriverClient,
@@ -87,8 +94,8 @@ export async function measureCommandLatency(
 }
 
 const TURNS: readonly (readonly CommandPathName[])[] = [
-  ['direct', 'gridgate', 'direct', 'sameBrowser'],
-  ['direct', 'sameBrowser', 'direct', 'gridgate'],
+  ['direct', 'gridgate', 'direct', 'sameBrowser', 'direct', 'nginx', 'direct', 'plainNode'],
+  ['direct', 'plainNode', 'direct', 'nginx', 'direct', 'sameBrowser', 'direct', 'gridgate'],
 ];
 const turnOrder = (k: number) => TURNS[k % TURNS.length] as readonly CommandPathName[];
 

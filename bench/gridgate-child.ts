@@ -1,7 +1,7 @@
 /**
  * Entry of the child process that runs gridgate for the benchmark: the real Node server
  * (startGrid) with the built-in local Chromium pool on a free loopback port, keeping as many
- * chromedrivers warm as its first argument says (0 by default). It runs apart from the
+ * browsers warm (chromedriver and Chromium started ahead) as its first argument says (0 by default). It runs apart from the
  * benchmark's client, as a grid runs apart from a test, and can be profiled on its own (--cpu-prof).
  */
 import { randomBytes } from 'node:crypto';

@@ -1,8 +1,11 @@
 /**
  * New-session latency: what a client waits for a ready browser. Through gridgate that is
  * POST /session until the answer; without a grid it is starting `chromedriver --port=0` plus the
- * same POST /session. Rounds alternate which path goes first; deleting the session and stopping
- * the browser happen outside the timed part, and the machine settles before the next one.
+ * same POST /session (always cold: the baseline a client without a grid pays). Rounds alternate which
+ * path goes first; deleting the session and stopping the browser happen outside the timed part, and
+ * the machine settles before the next one. With warm browsers (`--warm N`), each session of either
+ * path first waits until /status shows N ready again, then settles: every gridgate session measures
+ * the warm path, and no replacement browser's start loads the machine under either path.
  */
 import type { PathName } from './command-latency';
 import { DirectChromedriver, type LocalPool } from './direct-chromedriver';
@@ -15,10 +18,15 @@ export type NewSessionPlan = BenchOptions['newSession'];
 export interface NewSessionRun {
   samples: Record<PathName, number[]>;
   rounds: { first: PathName; ms: Record<PathName, number> }[];
+  /** Recorded gridgate sessions that took a warm browser (the warm count in /status dropped). */
+  warmTaken: number;
 }
 
-// Chromium's exit and the profile's removal still load the CPU for a moment after "stopped".
+// Chromium's exit and the profile's removal still load the CPU for a moment after "stopped"; a
+// replacement warm browser still finishes its start (first tab, caches) after it answers.
 const SETTLE_MS = 300;
+// A replacement browser is ready in about a second; on a loaded machine it may take much longer.
+const WARM_READY_TIMEOUT_MS = 60_000;
 
 export async function measureNewSessionLatency(
   client: WebDriverClient,
@@ -26,9 +34,20 @@ export async function measureNewSessionLatency(
   pool: LocalPool,
   plan: NewSessionPlan,
 ): Promise<NewSessionRun> {
+  let warmTaken = 0;
+  let recording = false;
   const measure: Record<PathName, () => Promise<number>> = {
-    direct: () => directSession(client, pool),
-    gridgate: () => gridgateSession(client, gridgateOrigin),
+    // The direct path waits too: a replacement browser still starting would load the CPU under it.
+    direct: async () => {
+      await untilWarm(gridgateOrigin, plan.warm);
+      return directSession(client, pool);
+    },
+    gridgate: async () => {
+      const warmBefore = await untilWarm(gridgateOrigin, plan.warm);
+      const { ms, warmAfter } = await gridgateSession(client, gridgateOrigin);
+      if (recording && warmAfter < warmBefore) warmTaken++;
+      return ms;
+    },
   };
   for (let i = 0; i < plan.warmup; i++) {
     await measure.direct();
@@ -36,6 +55,7 @@ export async function measureNewSessionLatency(
   }
   const samples: NewSessionRun['samples'] = { direct: [], gridgate: [] };
   const rounds: NewSessionRun['rounds'] = [];
+  recording = true;
   await runRounds(plan, async (round) => {
     const order: PathName[] = round % 2 === 0 ? ['direct', 'gridgate'] : ['gridgate', 'direct'];
     const ms = { direct: 0, gridgate: 0 };
@@ -45,17 +65,45 @@ export async function measureNewSessionLatency(
     }
     rounds.push({ first: order[0] as PathName, ms });
   });
-  return { samples, rounds };
+  if (plan.warm > 0)
+    console.log(`gridgate sessions that took a warm browser: ${warmTaken} of ${rounds.length}`);
+  return { samples, rounds, warmTaken };
 }
 
-async function gridgateSession(client: WebDriverClient, origin: string): Promise<number> {
+async function gridgateSession(
+  client: WebDriverClient,
+  origin: string,
+): Promise<{ ms: number; warmAfter: number }> {
   const started = performance.now();
   const sessionId = await client.newSession(origin, { browserName: 'chrome' });
   const ms = performance.now() - started;
-  // gridgate answers DELETE only once the browser's process group is gone.
+  // Read before the replacement can be ready (it starts only once this session's browser was handed over).
+  const warmAfter = await warmCount(origin);
+  // gridgate answers DELETE only once the browser's process groups are gone.
   await client.deleteSession(origin, sessionId);
   await settle();
-  return ms;
+  return { ms, warmAfter };
+}
+
+/** The local pool's warm count in gridgate's /status. */
+async function warmCount(origin: string): Promise<number> {
+  const response = await fetch(`${origin}/status`);
+  const body = (await response.json()) as { value: { pools?: { name: string; warm?: number }[] } };
+  return body.value.pools?.find((pool) => pool.name === 'local')?.warm ?? 0;
+}
+
+/** Waits until `count` warm browsers are ready (none with `warm` 0), then lets the machine settle. */
+async function untilWarm(origin: string, count: number): Promise<number> {
+  if (count === 0) return 0;
+  const deadline = performance.now() + WARM_READY_TIMEOUT_MS;
+  let ready = await warmCount(origin);
+  while (ready < count) {
+    if (performance.now() > deadline) throw new Error(`gridgate never had ${count} warm browsers ready`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    ready = await warmCount(origin);
+  }
+  await settle();
+  return ready;
 }
 
 async function directSession(client: WebDriverClient, pool: LocalPool): Promise<number> {

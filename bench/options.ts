@@ -22,10 +22,12 @@ export interface BenchOptions {
   newSession: RoundPlan & {
     /** Unrecorded sessions per path before the first round (cold binaries and disk caches). */
     warmup: number;
+    /** Browsers gridgate keeps warm (`warm`): each gridgate session first waits until that many are ready. */
+    warm: number;
   };
   /** Which parts to run. */
   only: 'all' | 'commands' | 'new-session';
-  /** gridgate's local pool keeps this many chromedrivers started ahead of demand (`warm`); 0: none. */
+  /** gridgate's local pool keeps this many browsers started ahead of demand (`warm`); 0: none. */
   warm: number;
   /** Directory for the gridgate process's V8 CPU profile (node --cpu-prof), or undefined. */
   cpuProfDir: string | undefined;
@@ -49,7 +51,7 @@ const PRESETS = {
 const USAGE = `usage: npm run bench -- [--long] [--only commands|new-session] [--warm N] [--cpu-prof DIR]
   --long         about three times as many samples (also BENCH_LONG=1)
   --only PART    run one part: commands or new-session
-  --warm N       gridgate's pool keeps N chromedrivers started ahead of demand (also BENCH_WARM=N)
+  --warm N       gridgate's pool keeps N browsers started ahead of demand (also BENCH_WARM=N)
   --cpu-prof DIR write a V8 CPU profile of the gridgate process into DIR (also BENCH_CPU_PROF=DIR)`;
 
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
@@ -75,7 +77,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
   return {
     preset,
     commands: { ...chosen.commands },
-    newSession: { ...chosen.newSession },
+    newSession: { ...chosen.newSession, warm },
     only,
     warm,
     cpuProfDir,

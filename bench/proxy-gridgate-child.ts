@@ -1,7 +1,8 @@
 /**
  * Entry of the child process that runs gridgate for the proxy benchmark: the real Node server
- * (startGrid) with one hub pool, "fake", in front of the fake upstream whose origin is argv[2]. No
- * browser is involved: every session is the upstream's, so what is measured is gridgate's forwarding.
+ * (startGrid) with one hub pool, "fake", in front of the fake upstream whose origin is argv[2], holding
+ * at most argv[3] sessions (default 4). No browser is involved: every session is the upstream's, so
+ * what is measured is gridgate's forwarding.
  */
 import { randomBytes } from 'node:crypto';
 import { JsonLogger } from '../functions/adapters/node/json-logger';
@@ -14,7 +15,9 @@ export interface ProxyChildReady {
 }
 
 const upstream = process.argv[2];
-if (!upstream) throw new Error('usage: proxy-gridgate-child.ts UPSTREAM_ORIGIN');
+if (!upstream) throw new Error('usage: proxy-gridgate-child.ts UPSTREAM_ORIGIN [MAX_SESSIONS]');
+// The scale benchmark holds a thousand sessions open at once; the proxy benchmark needs one.
+const maxSessions = Number(process.argv[3] ?? 4);
 
 const ROUTINE = new Set<LogEvent>([
   'SERVER_STARTED',
@@ -33,7 +36,7 @@ const config = parseConfig(
     port: 0,
     host: '127.0.0.1',
     browsers: { chrome: { defaultVersion: '1.0', versions: { '1.0': { pools: ['fake'] } } } },
-    pools: { fake: { kind: 'hub', url: upstream, maxSessions: 4 } },
+    pools: { fake: { kind: 'hub', url: upstream, maxSessions } },
   },
   { localBrowserVersion: 'unused' },
 );

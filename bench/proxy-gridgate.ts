@@ -14,10 +14,21 @@ export interface ProxyGridgate {
   stop(): Promise<void>;
 }
 
-export async function startProxyGridgate(upstream: string): Promise<ProxyGridgate> {
+export interface ProxyGridgateOptions {
+  /** Sessions the hub pool holds at once (default 4). */
+  maxSessions?: number;
+  /** A bundle of proxy-gridgate-child.ts to run with plain node instead of the source under tsx. */
+  bundle?: string;
+}
+
+export async function startProxyGridgate(
+  upstream: string,
+  { maxSessions = 4, bundle }: ProxyGridgateOptions = {},
+): Promise<ProxyGridgate> {
   // process.execArgv carries tsx's loader, so the child runs TypeScript too.
-  const child = fork(new URL('./proxy-gridgate-child.ts', import.meta.url), [upstream], {
-    execArgv: process.execArgv,
+  const entry = bundle ?? new URL('./proxy-gridgate-child.ts', import.meta.url);
+  const child = fork(entry, [upstream, String(maxSessions)], {
+    execArgv: bundle ? [] : process.execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pid = child.pid;

@@ -81,6 +81,8 @@ http {${commonHttp(dir)}
       proxy_pass http://fake;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
+      # The upstream's own address as Host: chromedriver refuses any other (the fake upstream ignores it).
+      proxy_set_header Host ${upstream};
       proxy_buffering off;
       proxy_request_buffering off;
     }

@@ -1,14 +1,21 @@
 /**
- * `--only proxy` picks the proxy benchmark alone. options.ts knows the browser parts only, so this
- * takes that pair out of argv before options.ts reads the rest (--long applies to every part).
+ * `--only proxy` and `--only scale` pick a part that needs no browser. options.ts knows the browser
+ * parts only, so this takes such a pair out of argv before options.ts reads the rest (--long applies
+ * to every part).
  */
-export function takeProxyOnly(argv: readonly string[]): { proxyOnly: boolean; rest: string[] } {
+export type BrowserlessPart = 'proxy' | 'scale';
+
+export function takeBrowserlessPart(argv: readonly string[]): {
+  part: BrowserlessPart | undefined;
+  rest: string[];
+} {
   const rest = [...argv];
   for (let i = 0; i < rest.length - 1; i++) {
-    if (rest[i] === '--only' && rest[i + 1] === 'proxy') {
+    const part = rest[i + 1];
+    if (rest[i] === '--only' && (part === 'proxy' || part === 'scale')) {
       rest.splice(i, 2);
-      return { proxyOnly: true, rest };
+      return { part, rest };
     }
   }
-  return { proxyOnly: false, rest };
+  return { part: undefined, rest };
 }

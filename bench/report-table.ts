@@ -72,9 +72,9 @@ export function formatEnvironment(preset: string, env: Environment): string {
 
 export function formatCommandReport(report: CommandReport): string {
   const target = `target ≤ ${TARGETS.commandMedianRatio.toFixed(2)}`;
-  const { direct, gridgate, sameBrowser } = report.paths;
+  const { direct, gridgate, sameBrowser, nginx, plainNode } = report.paths;
   return [
-    `Per-command latency, ms: ${report.roundsRun} rounds × ${report.plan.iterations} turns of the ${COMMANDS.length}-command mix (direct twice a turn)`,
+    `Per-command latency, ms: ${report.roundsRun} rounds × ${report.plan.iterations} turns of the ${COMMANDS.length}-command mix (direct four times a turn)`,
     table(COMPARISON_HEADER, [
       ...COMMANDS.map((command) => {
         const c = report.perCommand[command];
@@ -90,12 +90,17 @@ export function formatCommandReport(report: CommandReport): string {
           ['direct: own chromedriver and Chromium', direct],
           ['gridgate', gridgate],
           ["same browser: gridgate's chromedriver, straight", sameBrowser],
+          ['nginx in front of the same browser', nginx],
+          ['plain Node proxy in front of the same browser', plainNode],
         ] as const
       ).map(([name, s]) => [name, String(s.count), ...[s.median, s.p90, s.p99].map((v) => ms(v))]),
     ),
     ratioLine('gridgate ÷ direct (the issue’s ratio):       ', report.ratio),
     ratioLine('gridgate ÷ same browser straight:            ', report.sameBrowserRatio),
     ratioLine('same browser ÷ direct (two equal browsers):  ', report.browserToBrowserRatio),
+    ratioLine('nginx ÷ direct (a proxy that costs ~nothing):', report.reference.nginx),
+    ratioLine('plain Node proxy ÷ direct (the Node floor):  ', report.reference.plainNode),
+    ratioLine('gridgate ÷ plain Node proxy (its own share): ', report.reference.gridgateOverPlainNode),
     `per-round ratio of medians: vs direct ${spread(report.roundRatios.direct)}; vs same browser ${spread(report.roundRatios.sameBrowser)}`,
     `gridgate CPU per proxied command (user + system): ${report.gridgateCpuMicrosPerCommand.toFixed(0)} µs`,
     `Chromium flags identical for direct and gridgate: ${report.flags.identical ? 'yes' : 'NO'}`,

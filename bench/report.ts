@@ -54,6 +54,11 @@ export interface CommandReport {
   sameBrowserVerdict: Verdict;
   /** The two browsers, both straight to chromedriver: how much two identical browsers differ. */
   browserToBrowserRatio: Ratios;
+  /**
+   * The reference proxies in front of gridgate's browser, against direct (comparable with the issue's
+   * ratio), and gridgate against the plain Node proxy: its own cost above what any Node proxy pays.
+   */
+  reference: { nginx: Ratios; plainNode: Ratios; gridgateOverPlainNode: Ratios };
   perCommand: Record<CommandName, { direct: Summary; gridgate: Summary; ratio: Ratios }>;
   /** Each round's gridgate median ÷ its direct and same-browser medians: how much the ratios move. */
   roundRatios: { direct: number[]; sameBrowser: number[] };
@@ -89,6 +94,11 @@ export function commandReport(
     sameBrowserRatio,
     sameBrowserVerdict: verdict(sameBrowserRatio.median, TARGETS.commandMedianRatio),
     browserToBrowserRatio: ratios(paths.direct, paths.sameBrowser),
+    reference: {
+      nginx: ratios(paths.direct, paths.nginx),
+      plainNode: ratios(paths.direct, paths.plainNode),
+      gridgateOverPlainNode: ratios(paths.plainNode, paths.gridgate),
+    },
     perCommand,
     roundRatios: {
       direct: run.rounds.map((round) => round.gridgate / round.direct),

@@ -11,7 +11,7 @@ import { formatLambdaBundleReport, type LambdaBundleReport, measureLambdaBundle 
 import { measureNewSessionLatency } from './new-session-latency';
 import { type BenchOptions, parseOptions } from './options';
 import { measureProxy, PROXY_PLANS } from './proxy-benchmark';
-import { takeProxyOnly } from './proxy-options';
+import { takeBrowserlessPart } from './proxy-options';
 import { formatProxyReport, PROXY_TARGETS, type ProxyReport, proxyReport } from './proxy-report';
 import {
   type CommandReport,
@@ -22,12 +22,14 @@ import {
 } from './report';
 import { formatCommandReport, formatEnvironment, formatNewSessionReport } from './report-table';
 import { writeResults } from './results-file';
+import { measureScale, SCALE_PLANS } from './scale-benchmark';
+import { formatScaleReport, SCALE_TARGETS, type ScaleReport, scaleReport } from './scale-report';
 import { openSessionPair } from './session-pair';
 import { installExitHandlers, isStopping, stopEverything } from './teardown';
 import { WebDriverClient } from './webdriver-client';
 
 let options: BenchOptions;
-const { proxyOnly, rest: argv } = takeProxyOnly(process.argv.slice(2));
+const { part: browserless, rest: argv } = takeBrowserlessPart(process.argv.slice(2));
 try {
   options = parseOptions(argv, process.env);
 } catch (error) {
@@ -42,8 +44,8 @@ const deadline = setTimeout(() => {
 const started = performance.now();
 const client = new WebDriverClient();
 try {
-  // `--only proxy` needs no browser: no gridgate with a local pool, no Chromium version.
-  const grid = proxyOnly ? undefined : await GridgateServer.start(options.cpuProfDir, options.warm);
+  // `--only proxy` and `--only scale` need no browser: no gridgate with a local pool, no Chromium version.
+  const grid = browserless ? undefined : await GridgateServer.start(options.cpuProfDir, options.warm);
   // The pool gridgate serves by default: the baseline is asked for Chromium exactly as gridgate asks.
   const pool = parseConfig({}, { localBrowserVersion: grid?.chromiumVersion ?? 'unused' }).pools
     .local as LocalPool;
@@ -73,14 +75,23 @@ try {
   await grid?.stop();
 
   let proxy: ProxyReport | undefined;
-  if (proxyOnly || options.only === 'all') {
+  if (browserless === 'proxy' || (!browserless && options.only === 'all')) {
     console.log('\nProxy benchmark: starting nginx, Selenium Grid 4 and gridgate…');
     proxy = proxyReport(await measureProxy(PROXY_PLANS[options.preset], (line) => console.log(line)));
     console.log(`\n${formatProxyReport(proxy)}`);
   }
 
+  let scale: ScaleReport[] | undefined;
+  if (browserless === 'scale' || (!browserless && options.only === 'all')) {
+    console.log('');
+    scale = (await measureScale(client, SCALE_PLANS[options.preset], (line) => console.log(line))).map(
+      scaleReport,
+    );
+    for (const report of scale) console.log(`\n${formatScaleReport(report)}`);
+  }
+
   let lambdaBundle: LambdaBundleReport | undefined;
-  if (options.only === 'all' && !proxyOnly) {
+  if (options.only === 'all' && !browserless) {
     lambdaBundle = await measureLambdaBundle();
     console.log(`\n${formatLambdaBundleReport(lambdaBundle)}`);
   }
@@ -93,10 +104,11 @@ try {
     seconds: Math.round(seconds),
     environment,
     client: 'undici Agent, keep-alive, one connection per origin, the same instance for every path',
-    targets: { ...TARGETS, proxy: PROXY_TARGETS },
+    targets: { ...TARGETS, proxy: PROXY_TARGETS, scale: SCALE_TARGETS },
     commands,
     newSession,
     proxy,
+    scale,
     lambdaBundle,
   });
   console.log(

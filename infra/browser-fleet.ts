@@ -19,6 +19,7 @@ import {
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { TASK_TAGS } from '../functions/adapters/aws/task-tags';
 import type { EcsPoolConfig } from '../functions/core/config';
 import type { EcsPoolDeployment } from '../functions/core/deployment';
 
@@ -177,6 +178,30 @@ export class BrowserFleet extends Construct {
    * and stopping the tasks it started.
    */
   grantLaunch(grantee: IGrantable): void {
+    this.grantRunTask(grantee);
+    if (this.hasWarmPools) {
+      // A router that claims a warm task tags it as its session's (ecs-warm-claim.ts): these keys only.
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['ecs:TagResource'],
+        resourceArns: [this.taskArns],
+        conditions: {
+          'ForAllValues:StringEquals': {
+            'aws:TagKeys': [TASK_TAGS.warm, TASK_TAGS.session, TASK_TAGS.user, TASK_TAGS.createdAt],
+          },
+        },
+      });
+    }
+    this.grantTaskControl(grantee);
+  }
+
+  /** Whether some pool keeps warm tasks, which the cleanup starts and routers claim. */
+  private get hasWarmPools(): boolean {
+    return this.pools.some((pool) => (pool.warm?.max ?? 0) > 0);
+  }
+
+  /** RunTask on these task definitions in this cluster, PassRole for their roles, and RunTask's tags. */
+  private grantRunTask(grantee: IGrantable): void {
     const definitions = [...this.taskDefinitions.values()];
     if (definitions.length > 0) {
       Grant.addToPrincipal({
@@ -202,7 +227,6 @@ export class BrowserFleet extends Construct {
         conditions: { StringEquals: { 'ecs:CreateAction': 'RunTask' } },
       });
     }
-    this.grantTaskControl(grantee);
   }
 
   /** DescribeTasks and StopTask on this cluster's tasks. */
@@ -223,7 +247,10 @@ export class BrowserFleet extends Construct {
     return Stack.of(this).getLogicalId(this.cluster.node.defaultChild as CfnResource);
   }
 
-  /** What the orphan cleanup needs: list this cluster's tasks, describe them, stop the strays. */
+  /**
+   * What the orphan cleanup needs: list this cluster's tasks, describe them, stop the strays; and, when
+   * some pool keeps warm tasks, start them as the router starts a session's.
+   */
   grantCleanup(grantee: IGrantable): void {
     // ListTasks is authorized on container instances, which Fargate has none of: the cluster condition scopes it.
     Grant.addToPrincipal({
@@ -237,6 +264,7 @@ export class BrowserFleet extends Construct {
       reason:
         'ecs:ListTasks is authorized on container instances, which Fargate has none of; the ecs:cluster condition limits it to this cluster.',
     });
+    if (this.hasWarmPools) this.grantRunTask(grantee);
     this.grantTaskControl(grantee);
   }
 }

@@ -3,9 +3,11 @@
  * all built from the one gridgate config file the router itself reads, so deployment and routing agree.
  */
 import { Annotations, CfnOutput, Duration, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import type { Config, EcsPoolConfig } from '../functions/core/config';
+import type { Config, EcsPoolConfig, EksPoolConfig } from '../functions/core/config';
 import { BrowserFleet, type BrowserFleetProps } from './browser-fleet';
+import { EksClusterAccess } from './eks-access';
 import { FRONT_DOOR_IDLE_LIMIT, FrontDoor, type FrontDoorProps } from './front-door';
 import { GridAlarms, type GridAlarmsProps } from './grid-alarms';
 import { GridDashboard, type GridDashboardProps } from './grid-dashboard';
@@ -53,6 +55,8 @@ export class GridgateStack extends Stack {
   readonly interruptions: SpotInterruptions;
   readonly alarms: GridAlarms;
   readonly dashboard: GridDashboard;
+  /** Access entries and security-group rules on the existing clusters of the config's eks pools. */
+  readonly eksAccess?: EksClusterAccess;
 
   constructor(scope: Construct, id: string, props: GridgateStackProps) {
     super(scope, id, props);
@@ -124,6 +128,29 @@ export class GridgateStack extends Stack {
       this.sessions.table.grantReadWriteData(grantee);
     }
     warnOfUnreachableHubs(this, props.config, props.network?.natGateways ?? 0);
+    const eks = eksPools(props.config);
+    if (eks.length > 0) {
+      this.eksAccess = new EksClusterAccess(this, 'EksAccess', {
+        pools: eks,
+        configFile,
+        clients: [
+          { id: 'Router', role: roleOf(router), connections: this.frontDoor.securityGroup, webDriver: true },
+          {
+            id: 'Cleanup',
+            role: roleOf(this.cleanup.function),
+            connections: this.cleanup.securityGroup,
+            webDriver: false,
+          },
+        ],
+      });
+      // Pod IPs are VPC addresses of the cluster's VPC (VPC CNI): a VPC of the stack's own is never it.
+      if (!props.network?.vpc && !props.network?.vpcId) {
+        Annotations.of(this).addWarningV2(
+          'gridgate:eksOutsideClusterVpc',
+          `eks pools (${eks.map((pool) => pool.name).join(', ')}): the router runs in a new VPC, where the pods' IPs are unreachable; deploy with -c vpcId=<the cluster's VPC>`,
+        );
+      }
+    }
 
     this.alarms = new GridAlarms(this, 'Alarms', {
       ...props.alarms,
@@ -149,6 +176,17 @@ export class GridgateStack extends Stack {
     new CfnOutput(this, 'SigningKeySecretArn', { value: this.signingKey.secret.secretArn });
     new CfnOutput(this, 'ClusterName', { value: this.browsers.cluster.clusterName });
   }
+}
+
+function eksPools(config: Config): EksPoolConfig[] {
+  return Object.values(config.pools).filter((pool): pool is EksPoolConfig => pool.kind === 'eks');
+}
+
+/** The IAM role a function runs as: what an EKS access entry maps. */
+function roleOf(grantee: IGrantable): IRole {
+  const principal = grantee.grantPrincipal as Partial<IRole>;
+  if (typeof principal.roleArn !== 'string') throw new Error('an eks pool needs functions with IAM roles');
+  return principal as IRole;
 }
 
 function ecsPools(config: Config): EcsPoolConfig[] {

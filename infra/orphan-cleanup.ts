@@ -35,6 +35,7 @@ export class OrphanCleanup extends Construct {
 
   constructor(scope: Construct, id: string, props: OrphanCleanupProps) {
     super(scope, id);
+    const schedule = props.schedule ?? Schedule.rate(Duration.minutes(1));
     this.securityGroup = new SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
       description: 'gridgate cleanup: out to AWS endpoints and browsers',
@@ -44,7 +45,12 @@ export class OrphanCleanup extends Construct {
       entry: 'cleanup-lambda.ts',
       description: 'gridgate cleanup: stops orphaned browser tasks, ends records of vanished browsers',
       configFile: props.configFile,
-      environment: { ...props.environment, DRY_RUN: String(props.dryRun ?? false) },
+      environment: {
+        ...props.environment,
+        DRY_RUN: String(props.dryRun ?? false),
+        // Warm pools are sized from demand per interval (functions/core/warm-pool-size.ts).
+        ...intervalOf(schedule),
+      },
       // Shorter than the schedule, so two runs never overlap.
       timeout: Duration.seconds(50),
       memorySize: 256,
@@ -55,8 +61,19 @@ export class OrphanCleanup extends Construct {
     });
     this.rule = new Rule(this, 'Schedule', {
       description: 'gridgate: run the orphan cleanup',
-      schedule: props.schedule ?? Schedule.rate(Duration.minutes(1)),
+      schedule,
       targets: [new LambdaFunction(this.function, { retryAttempts: 0 })],
     });
   }
+}
+
+const RATE = /^rate\((\d+) (minute|hour|day)s?\)$/;
+const UNIT = { minute: 'm', hour: 'h', day: 'h' } as const;
+
+/** CLEANUP_INTERVAL for a rate schedule ("5m"); a cron schedule has no one interval, so the function's default holds. */
+function intervalOf(schedule: Schedule): Record<string, string> {
+  const match = RATE.exec(schedule.expressionString);
+  if (!match) return {};
+  const [, count, unit] = match as unknown as [string, string, keyof typeof UNIT];
+  return { CLEANUP_INTERVAL: `${Number(count) * (unit === 'day' ? 24 : 1)}${UNIT[unit]}` };
 }

@@ -63,7 +63,7 @@ const localPool = z
     warm: z.number().int().nonnegative().optional().meta({
       default: 0,
       description:
-        'Chromedrivers kept started ahead of demand, each taken by one new session (Chromium starts with the session); 0 keeps none.',
+        "Browsers kept ready ahead of demand: each a chromedriver plus a Chromium already launched with the pool's default arguments. A new session that asks for no launch-time options (extra args, extensions, prefs, proxy, …) takes one and skips the browser's start; others start cold. Each serves exactly one session and is replaced after the hand-over; every one holds an idle Chromium's memory. 0 keeps none.",
     }),
   })
   .meta({ description: 'Chromium started through chromedriver on this machine, one per session.' });
@@ -87,6 +87,44 @@ const cidr = z
   .string()
   .regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/, 'must be an IPv4 CIDR block such as "10.0.0.0/16"');
 
+const ecsWarm = z
+  .strictObject({
+    min: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(0)
+      .meta({ description: 'Idle tasks kept even without demand.' }),
+    max: z.number().int().nonnegative().default(0).meta({
+      description: 'Most idle tasks kept, however high recent demand was (never above the free capacity).',
+    }),
+    idleTtl: duration.prefault('15m').meta({ description: 'An idle task unclaimed this long is stopped.' }),
+  })
+  .refine((warm) => warm.min <= warm.max, { message: 'min must not be above max', path: ['min'] })
+  .meta({ description: 'Pre-started tasks of an ecs pool, sized from recent demand within [min, max].' });
+
+/** Where a docker-selenium container (ecs and eks pools) serves WebDriver and noVNC. */
+const containerPorts = {
+  port: z
+    .number()
+    .int()
+    .min(1)
+    .max(65535)
+    .default(4444)
+    .meta({ description: "The browser container's WebDriver port." }),
+  vncPort: z
+    .union([z.literal(false), z.number().int().min(0).max(65535)])
+    .default(7900)
+    .meta({
+      description:
+        "The browser container's noVNC port (docker-selenium serves it on 7900), for the status page's live view through a Node server; false or 0: none (screenshots only).",
+    }),
+  vncPassword: z.string().default('secret').meta({
+    description:
+      "The browser's VNC password (docker-selenium's SE_VNC_PASSWORD, 'secret' unless changed), handed to the status page's viewer.",
+  }),
+};
+
 const ecsPool = z
   .strictObject({
     kind: z.literal('ecs'),
@@ -102,13 +140,7 @@ const ecsPool = z
       .min(1)
       .default('browser')
       .meta({ description: 'The task definition container that runs the browser.' }),
-    port: z
-      .number()
-      .int()
-      .min(1)
-      .max(65535)
-      .default(4444)
-      .meta({ description: "The browser container's WebDriver port." }),
+    ...containerPorts,
     subnets: z.array(z.string().min(1)).min(1).optional().meta({
       description: 'Subnets the tasks run in (awsvpc), spread over several AZs. The CDK app sets them.',
     }),
@@ -147,6 +179,10 @@ const ecsPool = z
       .enum(['x86_64', 'arm64'])
       .default('x86_64')
       .meta({ description: 'CPU architecture; Fargate Spot is x86_64 only.' }),
+    warm: ecsWarm.optional().meta({
+      description:
+        'Idle tasks kept RUNNING and driver-ready by the cleanup, each claimed by one new session; absent or max 0 keeps none.',
+    }),
   })
   .meta({ description: 'One AWS Fargate task per session (Spot first), started with ECS RunTask.' });
 
@@ -192,11 +228,12 @@ const eksPool = z
       .url({ protocol: /^https$/, error: 'must be an https URL' })
       .optional()
       .meta({
-        description: "The cluster's Kubernetes API URL. The CDK app sets it for the cluster it imports.",
+        description:
+          'The cluster\'s Kubernetes API URL (`aws eks describe-cluster`: cluster.endpoint). Needed with auth "aws".',
       }),
     certificateAuthority: z.string().min(1).optional().meta({
       description:
-        "The cluster's CA certificate, base64-encoded PEM (EKS certificateAuthority.data). The CDK app sets it.",
+        'The cluster\'s CA certificate, base64-encoded PEM (cluster.certificateAuthority.data). Needed with auth "aws".',
     }),
     namespace: dnsLabel.default('gridgate').meta({ description: 'Namespace the browser pods run in.' }),
     image: z
@@ -215,22 +252,30 @@ const eksPool = z
       .record(labelKey, labelValue)
       .default({})
       .meta({ description: "Extra labels on every pod (gridgate's own labels win)." }),
-    port: z
-      .number()
-      .int()
-      .min(1)
-      .max(65535)
-      .default(4444)
-      .meta({ description: "The browser container's WebDriver port." }),
+    ...containerPorts,
     networks: z.array(cidr).min(1).optional().meta({
       description:
-        "CIDR blocks the pods' IPs lie in (the cluster's pod networks); session IDs naming any other address are refused. The CDK app sets them.",
+        "CIDR blocks the pods' IPs lie in (with the VPC CNI, the cluster VPC's CIDR); session IDs naming any other address are refused.",
     }),
-    // One way for now; a kubeconfig file (for Node servers off AWS) would join as a second.
-    auth: z.enum(['aws'], { error: 'must be "aws"' }).default('aws').meta({
+    auth: z.enum(['aws', 'kubeconfig'], { error: 'must be "aws" or "kubeconfig"' }).default('aws').meta({
       description:
-        '"aws": an EKS token signed with the router\'s AWS credentials (an EKS access entry maps its role).',
+        '"aws": an EKS token signed with the router\'s AWS credentials (an EKS access entry maps its role). "kubeconfig" (Node server only): the server, CA and credentials of a kubeconfig context (tokens, client certificates, exec plugins such as `aws eks get-token`).',
     }),
+    kubeconfig: z.string().min(1).optional().meta({
+      description:
+        'With auth "kubeconfig": the kubeconfig file. Default: $KUBECONFIG, else ~/.kube/config, else the in-cluster service account.',
+    }),
+    context: z.string().min(1).optional().meta({
+      description: 'With auth "kubeconfig": the context to use. Default: the file\'s current-context.',
+    }),
+    securityGroup: z
+      .string()
+      .regex(/^sg-[0-9a-f]{8,17}$/, 'must be a security group ID such as "sg-0123456789abcdef0"')
+      .optional()
+      .meta({
+        description:
+          "For the CDK app: the security group on the pods' nodes and the API endpoint (the EKS cluster security group, resourcesVpcConfig.clusterSecurityGroupId); it admits the router to `port` and 443.",
+      }),
   })
   .meta({ description: 'One Kubernetes pod per session on an EKS cluster.' });
 

@@ -133,3 +133,68 @@ const SPOT_STOP_CODES: ReadonlySet<string> = new Set(['SpotInterruption', 'Termi
 export function isSpotReclaim(stopCode: string | undefined): boolean {
   return stopCode !== undefined && SPOT_STOP_CODES.has(stopCode);
 }
+
+/**
+ * Why the cleanup stopped a warm pool task. Not orphans (nothing leaked, no session lost), so they are
+ * reported apart from OrphansReaped and its alarm.
+ */
+export type WarmStopReason =
+  /** Idle past the pool's idle TTL, or the pool keeps no warm tasks any more. */
+  | 'warm expired'
+  /** Not registered within the new-session timeout: it never became RUNNING and driver-ready. */
+  | 'warm never ready';
+
+export interface WarmPolicy {
+  /** The pool's `warm.idleTtl`; undefined when the pool keeps no warm tasks (absent, or max 0). */
+  idleTtlMs: number | undefined;
+  /** How long a warm task may take to become ready: the new-session timeout plus the grace. */
+  startMs: number;
+}
+
+/** A listed task with the warm tag, and its entry in the warm store (undefined: none). */
+export interface WarmTaskFacts extends TaskFacts {
+  warm: 'unclaimed' | 'claimed';
+}
+
+/** The warm store's view of one task, as far as the decision needs it. */
+export interface WarmEntryFacts {
+  state: 'idle' | 'claimed';
+  readyAt: number;
+  session?: string;
+  claimedAt?: number;
+}
+
+export type WarmVerdict =
+  | { action: 'keep'; why: 'idle' }
+  /** Not registered yet and still young: register it if RUNNING and driver-ready, else it is starting. */
+  | { action: 'register' }
+  | { action: 'stop'; reason: WarmStopReason }
+  /** A session claimed it: judge it with judgeTask, by these facts, like any session's task. */
+  | { action: 'session'; facts: TaskFacts };
+
+/**
+ * Judges a warm pool task. An idle one is never an orphan within its TTL; past it, it stops. One without a
+ * store entry is starting until the new-session timeout (plus grace), then stops. A claimed one (by its tag,
+ * or by its entry while the claiming router has not tagged it yet) belongs to a session from the claim on.
+ */
+export function judgeWarmTask(
+  task: WarmTaskFacts,
+  entry: WarmEntryFacts | undefined,
+  policy: WarmPolicy,
+  now: number,
+): WarmVerdict {
+  if (task.warm === 'claimed') return { action: 'session', facts: task };
+  if (entry?.state === 'claimed') {
+    return { action: 'session', facts: { launchedAt: entry.claimedAt, sessionKey: entry.session } };
+  }
+  if (policy.idleTtlMs === undefined) return { action: 'stop', reason: 'warm expired' };
+  if (entry) {
+    return now - entry.readyAt > policy.idleTtlMs
+      ? { action: 'stop', reason: 'warm expired' }
+      : { action: 'keep', why: 'idle' };
+  }
+  if (task.launchedAt === undefined || now - task.launchedAt > policy.startMs) {
+    return { action: 'stop', reason: 'warm never ready' };
+  }
+  return { action: 'register' };
+}

@@ -16,7 +16,18 @@ export interface LaunchRequest {
   browserVersion?: string;
   /** Aborted when the client goes away or the new-session deadline passes. */
   signal: AbortSignal;
+  /** Hears each stage the launcher enters, so people watching a long start see where it is. Never throws. */
+  onStage?: (stage: LaunchStage) => void;
 }
+
+/**
+ * Where a new session is while it is being created, in order; the same names the `stage` metric dimension
+ * uses. `queue`: waiting for a slot; `launch`: the browser's machine or process is starting; `pull`: its
+ * image is downloading; `driver`: waiting for its WebDriver endpoint; `session`: the browser is opening.
+ */
+export type CreationStage = 'queue' | 'launch' | 'pull' | 'driver' | 'session';
+/** The stages a launcher reports; new-session reports `queue` and `session` itself. */
+export type LaunchStage = Extract<CreationStage, 'launch' | 'pull' | 'driver'>;
 
 export interface LaunchedBrowser {
   /** host:port of the browser's WebDriver endpoint. */
@@ -75,6 +86,10 @@ export interface SessionRecord {
   endReason?: SessionEndReason;
   /** The environment colour the session was asked with (its browser carries it where its pool says so). */
   color?: string;
+  /** Commands proxied so far (a shared store may lag the truth by up to its touch interval). */
+  commands?: number;
+  /** The latest command counted, as method and path template without the session, e.g. `POST /element`. */
+  lastCommand?: string;
 }
 
 /** What a new session asks of the quota: a slot in one pool, counted against the user's limit too. */
@@ -109,12 +124,21 @@ export interface SessionStore {
    * never came (a router that died between taking the slot and recording its session).
    */
   slots(): Promise<HeldSlot[]>;
+  /**
+   * Notes where the creation of the session holding this key's slot is, for the status page. Stages only
+   * move forward, so a late or repeated mark changes nothing; a key without a slot is ignored, never an error.
+   */
+  markStage(key: string, stage: CreationStage, at: number): Promise<void>;
   add(record: SessionRecord): Promise<void>;
   get(key: string): Promise<SessionRecord | undefined>;
   /** Running sessions (ended ones are kept for a while so later commands can say why). */
   running(): Promise<SessionRecord[]>;
-  /** Notes activity; cheap and synchronous so the command path can call it. */
-  touch(key: string, at: number): void;
+  /**
+   * Notes activity; cheap and synchronous so the command path can call it. With a command's method and
+   * its path after /session/{id}, it also counts the command and keeps it as the last one (the store
+   * builds the command's name only when it keeps it, never per call).
+   */
+  touch(key: string, at: number, method?: string, path?: string): void;
   /** Marks the session ended; returns the record only to the first caller, so a session ends once. */
   end(key: string, reason: SessionEndReason, at: number): Promise<SessionRecord | undefined>;
   /**
@@ -132,6 +156,10 @@ export interface HeldSlot {
   user: string;
   /** Epoch ms when it was taken. */
   acquiredAt: number;
+  /** How far the creation of its session got (none marked yet: just taken). */
+  stage?: CreationStage;
+  /** Epoch ms when that stage began. */
+  stageAt?: number;
 }
 
 /** A browser its platform took back. */

@@ -40,7 +40,17 @@ const HEX = /^(?:[0-9a-f]{2})+$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
+// Sessions whose verified claims are remembered: well above the sessions one router serves at once.
+const REMEMBERED = 2_000;
+
 export class SessionTokens {
+  /**
+   * Verified IDs by user and ID: a session sends thousands of commands, and an HMAC costs more than the
+   * rest of verifying. Claims are a pure function of the ID, the user and the secret, so a remembered
+   * answer is the answer; only IDs that verified are kept, so a forged one never skips the check.
+   */
+  private readonly verified = new Map<string, SessionClaims>();
+
   constructor(private readonly secret: Buffer) {
     if (secret.length < 16) throw new Error('the session signing secret needs at least 16 bytes');
   }
@@ -55,6 +65,20 @@ export class SessionTokens {
   }
 
   verify(token: string, user: string): TokenCheck {
+    const remembered = this.verified.get(`${user}\0${token}`);
+    if (remembered) return { ok: true, claims: remembered };
+    const check = this.check(token, user);
+    if (check.ok) this.remember(`${user}\0${token}`, check.claims);
+    return check;
+  }
+
+  private remember(key: string, claims: SessionClaims): void {
+    // Oldest first: a Map iterates in insertion order.
+    if (this.verified.size >= REMEMBERED) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(key, Object.freeze(claims));
+  }
+
+  private check(token: string, user: string): TokenCheck {
     if (token.length > 400 || !BASE64URL.test(token)) return { ok: false, reason: 'malformed' };
     const bytes = Buffer.from(token, 'base64url');
     // Node's decoder ignores a last character's unused bits and a dangling one: only the canonical spelling

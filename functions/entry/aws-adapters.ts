@@ -10,7 +10,13 @@ import { readSecretsManager, type SecretReader } from './signing-secret';
 /** The adapters that talk to AWS, replaceable so tests (and other wiring) can give their own. */
 export interface AwsAdapters {
   sessionStore(table: string, logger: Logger): Promise<SessionStore>;
-  ecsLauncher(context: { agent: Dispatcher; logger: Logger; metrics: Metrics }): Promise<Launcher>;
+  /** `warmTable`: the session table, when some ecs pool keeps warm tasks there to claim. */
+  ecsLauncher(context: {
+    agent: Dispatcher;
+    logger: Logger;
+    metrics: Metrics;
+    warmTable?: string;
+  }): Promise<Launcher>;
   eksLauncher(context: { agent: Dispatcher; logger: Logger; metrics: Metrics }): Promise<Launcher>;
   metrics(): Promise<Metrics>;
   /** Reads the signing secret GRIDGATE_SECRET_ARN names. */
@@ -35,12 +41,13 @@ export const awsAdapters: AwsAdapters = {
   },
   // Loaded with the first new session that needs it: most invocations are commands, which never need
   // ECS, and evaluating the SDK is a large part of a cold start (bench/README.md, router Lambda).
-  ecsLauncher: async ({ agent, logger, metrics }) => {
+  ecsLauncher: async ({ agent, logger, metrics, warmTable }) => {
     const [{ ECSClient }, { EcsLauncher }] = await Promise.all([
       import('@aws-sdk/client-ecs'),
       import('../adapters/aws/ecs-launcher'),
     ]);
-    return new EcsLauncher({ ecs: new ECSClient({}), agent, logger, metrics });
+    const warm = warmTable === undefined ? undefined : await warmTasks(warmTable);
+    return new EcsLauncher({ ecs: new ECSClient({}), agent, logger, metrics, warm });
   },
   // Loaded with the first session on an eks pool, like ECS. The EKS token is signed with the same
   // credential chain as every SDK client (the Lambda role's, refreshed as it expires).
@@ -60,6 +67,14 @@ export const awsAdapters: AwsAdapters = {
   metrics: async () => new (await import('../adapters/aws/emf-metrics')).EmfMetrics({ service: 'router' }),
   secret: readSecretsManager,
 };
+
+async function warmTasks(table: string) {
+  const [{ DynamoDBClient }, { DynamoWarmTasks }] = await Promise.all([
+    import('@aws-sdk/client-dynamodb'),
+    import('../adapters/aws/dynamo-warm-tasks'),
+  ]);
+  return new DynamoWarmTasks({ client: new DynamoDBClient({}), table });
+}
 
 /** A launcher made when first asked to start or stop a browser, then kept for the environment's life. */
 export function onFirstUse(make: () => Promise<Launcher>): Launcher {

@@ -31,9 +31,17 @@ export async function awsGrid(
   const kinds = new Set(Object.values(config.pools).map((pool) => pool.kind));
   const launchers: GridDeps['launchers'] = {};
   if (kinds.has('hub')) launchers.hub = new HubLauncher();
-  if (kinds.has('ecs')) launchers.ecs = onFirstUse(() => adapters.ecsLauncher({ agent, logger, metrics }));
-  if (kinds.has('eks')) launchers.eks = onFirstUse(() => adapters.eksLauncher({ agent, logger, metrics }));
   const table = (config.store as { table: string }).table;
+  // Only pools with warm tasks make the launcher try a claim, so only they cost it the store client.
+  const warmTable = Object.values(config.pools).some(
+    (pool) => pool.kind === 'ecs' && (pool.warm?.max ?? 0) > 0,
+  )
+    ? table
+    : undefined;
+  if (kinds.has('ecs')) {
+    launchers.ecs = onFirstUse(() => adapters.ecsLauncher({ agent, logger, metrics, warmTable }));
+  }
+  if (kinds.has('eks')) launchers.eks = onFirstUse(() => adapters.eksLauncher({ agent, logger, metrics }));
   const deps: GridDeps = {
     config,
     launchers,

@@ -6,9 +6,13 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoSessionStore } from '../adapters/aws/dynamo-session-store';
+import { DynamoSessionStarts } from '../adapters/aws/dynamo-warm-demand';
+import { DynamoWarmTasks } from '../adapters/aws/dynamo-warm-tasks';
+import type { WarmPoolDeps } from '../adapters/aws/ecs-warm-pool';
 import { EmfMetrics } from '../adapters/aws/emf-metrics';
 import { JsonLogger } from '../adapters/node/json-logger';
 import { type Config, ConfigError } from '../core/config';
+import { parseDuration } from '../core/duration';
 import type { Logger, Metrics, SessionStore } from '../core/ports';
 import { readDeployedConfig } from './deployed-config';
 
@@ -19,6 +23,8 @@ export interface JobWiring {
   metrics: Metrics;
   /** DRY_RUN=true: the cleanup decides and reports but changes nothing. */
   dryRun: boolean;
+  /** The ecs warm pools' store and demand, with the cleanup's schedule interval (CLEANUP_INTERVAL). */
+  warm: WarmPoolDeps;
 }
 
 export function jobWiring(
@@ -29,8 +35,9 @@ export function jobWiring(
   const config = readDeployedConfig(env);
   if (config.store.kind !== 'dynamodb') throw new Error('readDeployedConfig let a memory store through');
   const logger = new JsonLogger();
+  const client = dynamodb();
   const sessions = new DynamoSessionStore({
-    client: dynamodb(),
+    client,
     table: config.store.table,
     onError: (error, { operation, key }) =>
       logger.log('UPSTREAM_ERROR', { store: 'dynamodb', operation, session: key, error: error.message }),
@@ -41,7 +48,22 @@ export function jobWiring(
     logger,
     metrics: new EmfMetrics({ service }),
     dryRun: flag(env, 'DRY_RUN'),
+    warm: {
+      warm: new DynamoWarmTasks({ client, table: config.store.table }),
+      starts: new DynamoSessionStarts(client, config.store.table),
+      intervalMs: interval(env, 'CLEANUP_INTERVAL'),
+    },
   };
+}
+
+/** The cleanup's schedule as a duration ("1m"), which infra/orphan-cleanup.ts sets; undefined: the default. */
+function interval(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  const ms = parseDuration(value);
+  if (ms === undefined || ms <= 0)
+    throw new ConfigError(name, [`must be a duration such as "1m", not "${value}"`]);
+  return ms;
 }
 
 function flag(env: NodeJS.ProcessEnv, name: string): boolean {

@@ -9,7 +9,7 @@ import { jobWiring } from './aws-job-wiring';
 // Room after the last StopTask to write the store, log the report and return before Lambda's timeout.
 const FINISH_MS = 5000;
 
-const { config, sessions, logger, metrics, dryRun } = jobWiring('cleanup');
+const { config, sessions, logger, metrics, dryRun, warm } = jobWiring('cleanup');
 const ecs = new ECSClient({});
 // EKS tokens are signed with the same credentials as the ECS client's (the Lambda role's).
 const pods = Object.values(config.pools).some((pool) => pool.kind === 'eks')
@@ -23,7 +23,7 @@ export async function handler(
 ): Promise<CleanupReport> {
   const deadline = context ? Date.now() + context.getRemainingTimeInMillis() - FINISH_MS : undefined;
   return runOrphanCleanup(
-    { ecs, pods, sessions, config, logger, metrics, clock: systemClock },
+    { ecs, pods, sessions, config, logger, metrics, clock: systemClock, warm },
     { dryRun: dryRun || event?.dryRun === true, deadline },
   );
 }

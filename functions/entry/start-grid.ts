@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import packageJson from '../../package.json' with { type: 'json' };
+import { eksLauncherByAuth } from '../adapters/aws/eks-auth-launcher';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { HubLauncher } from '../adapters/hub/hub-launcher';
 import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
@@ -26,7 +27,7 @@ import { ConfigReloader, type ReloadTrigger } from './config-reloader';
 const EXPIRY_SWEEP_MS = 1000;
 // A shared store is a table every router reads: sweep it less often (idle limits are minutes).
 const SHARED_EXPIRY_SWEEP_MS = 10_000;
-// How soon a reload's new `warm` counts (or a warm chromedriver that died) are acted on.
+// How soon a reload's new `warm` counts (or a warm browser that died) are acted on.
 const WARM_CHECK_MS = 1000;
 
 export interface RunningGrid {
@@ -91,8 +92,26 @@ export async function startGrid(
     launchers: {
       local: launcher,
       hub: new HubLauncher(),
-      ecs: onFirstUse(() => aws.ecsLauncher({ agent, logger, metrics: options.metrics ?? noMetrics })),
-      eks: onFirstUse(() => aws.eksLauncher({ agent, logger, metrics: options.metrics ?? noMetrics })),
+      ecs: onFirstUse(() =>
+        aws.ecsLauncher({
+          agent,
+          logger,
+          metrics: options.metrics ?? noMetrics,
+          // Heads sharing a DynamoDB table claim the warm tasks the cleanup keeps there.
+          warmTable: warmTaskTable(config),
+        }),
+      ),
+      eks: eksLauncherByAuth({
+        aws: onFirstUse(() => aws.eksLauncher({ agent, logger, metrics: options.metrics ?? noMetrics })),
+        // The Kubernetes client is loaded with the first pod of a pool that names a kubeconfig.
+        kubeconfig: onFirstUse(async () => {
+          const [{ EksLauncher }, { kubeconfigPodApis }] = await Promise.all([
+            import('../adapters/aws/eks-launcher'),
+            import('../adapters/aws/eks-kubeconfig'),
+          ]);
+          return new EksLauncher({ podApi: kubeconfigPodApis(), agent, logger, metrics: options.metrics });
+        }),
+      }),
     },
     sessions,
     queue: new SlotQueue(),
@@ -150,7 +169,7 @@ export async function startGrid(
       const closed = new Promise((resolve) => server.close(resolve));
       // With a shared store, sessions in ecs and hub pools outlive this router: others serve them.
       await endAllSessions(deps, 'server shutdown', shared ? runsHere : () => true);
-      await launcher.stopAll(); // sessions still being created too, and warm chromedrivers
+      await launcher.stopAll(); // sessions still being created too, and warm browsers
       server.closeAllConnections();
       await closed;
       await agent.close();
@@ -160,4 +179,10 @@ export async function startGrid(
   };
   const reload = (trigger: ReloadTrigger = 'SIGHUP') => reloader.reload(trigger);
   return { url: `http://${host}:${port}`, port, deps, launcher, reload, close };
+}
+
+/** The table warm ECS tasks are claimed from: the shared store's, when some ecs pool keeps warm tasks. */
+function warmTaskTable(config: Config): string | undefined {
+  const warm = Object.values(config.pools).some((pool) => pool.kind === 'ecs' && (pool.warm?.max ?? 0) > 0);
+  return warm && config.store.kind === 'dynamodb' ? config.store.table : undefined;
 }

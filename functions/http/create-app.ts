@@ -113,7 +113,12 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
 
   // Read per request, so a config reload changes who is an admin.
   const admins = () => options.admins ?? deps.config.admins;
-  registerUiRoutes(app, deps, { admins, agent, startedAt: counter.startedAt });
+  registerUiRoutes(app, deps, {
+    admins,
+    agent,
+    startedAt: counter.startedAt,
+    webSockets: newSessionMode.webSockets,
+  });
 
   app.notFound((c) => {
     throw new WebDriverError('unknown command', `unknown command: ${c.req.method} ${c.req.path}`);

@@ -31,7 +31,7 @@ interface NodeBindings {
 }
 
 export async function forwardCommand(c: Context, deps: GridDeps, agent: Dispatcher, command: Command) {
-  deps.sessions.touch(command.claims.key, deps.clock.now());
+  deps.sessions.touch(command.claims.key, deps.clock.now(), c.req.method, command.rest);
   const bindings = c.env as Partial<NodeBindings> | undefined;
   try {
     if (bindings?.outgoing && bindings.incoming) {

@@ -1,14 +1,16 @@
 /** One try at a session in one pool: start a browser, forward the new-session request, record it, sign its ID. */
+
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import { type UpstreamEndpoint, upstreamEndpoint } from '../core/browser-network';
 import { type Capabilities, isObject } from '../core/capabilities';
 import type { PoolConfig } from '../core/config';
+import { stageRank } from '../core/creation-stages';
 import { endSession } from '../core/end-session';
 import { WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
 import { LaunchFailure } from '../core/host-choice';
-import type { LaunchedBrowser } from '../core/ports';
+import type { CreationStage, LaunchedBrowser } from '../core/ports';
 import type { SessionLimits } from '../core/session-limits';
 import { colorHeaderName, sendColorHeader } from './color-header';
 
@@ -44,6 +46,8 @@ export async function launchSession(
 ): Promise<CreatedSession> {
   const launcher = deps.launchers[pool.kind];
   if (!launcher) throw new Error(`no launcher for ${pool.kind} pools`);
+  const onStage = stageMarker(deps, attempt.key);
+  onStage('launch');
   const browser = await launcher.start({
     pool,
     key: attempt.key,
@@ -52,9 +56,11 @@ export async function launchSession(
     capabilities: attempt.capabilities,
     browserVersion: attempt.browserVersion,
     signal: attempt.signal,
+    onStage,
   });
   let upstreamId = '';
   try {
+    onStage('session');
     const created = await withAttemptTimeout(pool, attempt.signal, (signal) =>
       forwardNewSession(agent, pool, browser, signal),
     );
@@ -111,6 +117,22 @@ export async function launchSession(
     await launcher.stop(browser.handle, { pool, reason: 'creation failed', upstreamId });
     throw error;
   }
+}
+
+/**
+ * Notes each stage on the session's slot for the status page, forward only: a launcher repeating a stage
+ * (or reporting one already passed) costs no store write. Never throws and is never awaited: progress
+ * shown to people must neither fail nor slow the creation it describes, and a store in trouble says so
+ * on the creation's own writes (its slot, its record) anyway.
+ */
+function stageMarker(deps: GridDeps, key: string): (stage: CreationStage) => void {
+  let reached = -1;
+  return (stage) => {
+    const index = stageRank(stage);
+    if (index <= reached) return;
+    reached = index;
+    deps.sessions.markStage(key, stage, deps.clock.now()).catch(() => {});
+  };
 }
 
 // A stray session found in a malformed answer gets this long to be deleted.

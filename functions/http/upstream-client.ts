@@ -63,6 +63,8 @@ function forwardable(
 }
 
 function connectionTokens(value: HeaderValue): Set<string> {
+  // The usual case on the command path: nothing, or only keep-alive/close, which name no header to drop.
+  if (value === undefined || value === 'keep-alive' || value === 'close') return NONE;
   const text = Array.isArray(value) ? value.join(',') : (value ?? '');
   return new Set(
     text

@@ -73,6 +73,17 @@ describe('jobWiring', () => {
     expect(jobWiring('cleanup', { GRIDGATE_CONFIG: path, DRY_RUN: 'false' }, unused).dryRun).toBe(false);
     expect(() => jobWiring('cleanup', { GRIDGATE_CONFIG: path, DRY_RUN: 'yes' }, unused)).toThrow(/DRY_RUN/);
   });
+
+  it('reads CLEANUP_INTERVAL, the schedule warm pools are sized by, and refuses what is not a duration', () => {
+    const path = configFile({ kind: 'dynamodb', table: 'sessions' }, 'interval.json');
+    expect(jobWiring('cleanup', { GRIDGATE_CONFIG: path }, unused).warm.intervalMs).toBeUndefined();
+    expect(
+      jobWiring('cleanup', { GRIDGATE_CONFIG: path, CLEANUP_INTERVAL: '5m' }, unused).warm.intervalMs,
+    ).toBe(300_000);
+    expect(() => jobWiring('cleanup', { GRIDGATE_CONFIG: path, CLEANUP_INTERVAL: 'hourly' }, unused)).toThrow(
+      /CLEANUP_INTERVAL/,
+    );
+  });
 });
 
 describe('a cleanup pass with the DynamoDB session store', () => {

@@ -183,6 +183,47 @@ describe('DynamoSessionStore on dynalite', () => {
     expect(await store.get('s1')).toMatchObject({ lastActivityAt: T0 + 16_000 });
   });
 
+  it('writes command counts only in the throttled activity write, and adds up what several heads counted', async () => {
+    await newTable();
+    const clockA = testClock();
+    const headA = new DynamoSessionStore({ client: table.client, table: table.table, clock: clockA });
+    const headB = new DynamoSessionStore({ client: table.client, table: table.table, clock: testClock() });
+    await headA.add(sampleRecord('s1'));
+    headA.touch('s1', T0 + 1000, 'POST', '/url');
+    await headA.settled();
+    headB.touch('s1', T0 + 2000, 'GET', '/title');
+    await headB.settled();
+    headA.touch('s1', T0 + 3000, 'POST', '/element');
+    headA.touch('s1', T0 + 4000, 'GET', '/element/abc/text');
+    await headA.settled();
+    // Counted by A but within its touch interval: not written yet.
+    expect(await headB.get('s1')).toMatchObject({ commands: 2, lastCommand: 'GET /title' });
+    clockA.advance(15_000);
+    headA.touch('s1', T0 + 20_000, 'POST', '/element/abc/click');
+    await headA.settled();
+    expect(await headB.get('s1')).toMatchObject({
+      commands: 5,
+      lastCommand: 'POST /element/{id}/click',
+      lastActivityAt: T0 + 20_000,
+    });
+  });
+
+  it('still adds the count when another head stored a later activity first', async () => {
+    await newTable();
+    const headA = new DynamoSessionStore({ client: table.client, table: table.table, clock: testClock() });
+    const headB = new DynamoSessionStore({ client: table.client, table: table.table, clock: testClock() });
+    await headA.add(sampleRecord('s1'));
+    headB.touch('s1', T0 + 50_000, 'GET', '/url');
+    await headB.settled();
+    headA.touch('s1', T0 + 20_000, 'POST', '/url'); // an older command arriving late
+    await headA.settled();
+    expect(await headA.get('s1')).toMatchObject({
+      commands: 2,
+      lastCommand: 'GET /url',
+      lastActivityAt: T0 + 50_000,
+    });
+  });
+
   it('never brings an ended session back when a touch arrives after the end', async () => {
     await newTable();
     const store = new DynamoSessionStore({ client: table.client, table: table.table, clock: testClock() });

@@ -137,6 +137,7 @@ describe('EksLauncher.start', () => {
           annotations: {
             'gridgate/created-at': String(Date.UTC(2025, 0, 1, 12)),
             'gridgate/user': 'ann@example.com',
+            'karpenter.sh/do-not-disrupt': 'true',
           },
         },
         spec: {
@@ -250,7 +251,7 @@ describe('EksLauncher.start', () => {
     expect(error.stage).toBe('config');
     expect(error.outcome).toBe('refused');
     expect(checkEksPool(eksPool({ networks: undefined }))).toEqual([
-      'pools.pods.networks: not set (the CDK app sets it for the cluster it imports)',
+      "pools.pods.networks: not set (the CIDR blocks of the pods' IPs; with the VPC CNI, the cluster VPC's)",
     ]);
     expect(kube.calls).toEqual([]);
   });

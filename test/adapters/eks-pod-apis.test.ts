@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eksPodApis, regionOf } from '../../functions/adapters/aws/eks-pod-apis';
 import type { DeployedEksPool } from '../../functions/adapters/aws/eks-pool-check';
@@ -5,6 +8,7 @@ import { eksToken } from '../../functions/adapters/aws/eks-token';
 import { parseConfig } from '../../functions/core/config';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { FixedClock } from '../support/fakes';
+import { makeTestPki } from '../support/test-pki';
 
 const CREDENTIALS = {
   accessKeyId: 'AKIDEXAMPLE',
@@ -35,6 +39,29 @@ describe('eksPodApis', () => {
     const api = apis(pool(kube.endpoint));
     expect(await api.read('gridgate', 'gg-none')).toBeUndefined();
     expect(apis(pool(kube.endpoint))).toBe(api);
+  });
+
+  it("trusts the cluster's own CA from certificateAuthority (base64 PEM, as EKS gives it), and no other", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gridgate-eks-ca-'));
+    try {
+      const pki = makeTestPki(dir);
+      const clock = new FixedClock();
+      const token = await eksToken('browsers', 'eu-west-1', CREDENTIALS, clock.now());
+      kube = await FakeKubernetesApi.start({
+        token,
+        tls: { cert: pki.serverCert, key: pki.serverKey, clientCa: pki.ca },
+      });
+      const apis = eksPodApis({ credentials: async () => CREDENTIALS, region: 'eu-west-1', clock });
+      const withCa = (ca: string) => ({
+        ...pool(kube?.endpoint as string),
+        certificateAuthority: Buffer.from(ca).toString('base64'),
+      });
+      expect(await apis(withCa(pki.ca)).read('gridgate', 'gg-none')).toBeUndefined();
+      const other = makeTestPki(mkdtempSync(join(dir, 'other-')));
+      await expect(apis(withCa(other.ca)).read('gridgate', 'gg-none')).rejects.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads the region from an EKS endpoint, and falls back to the given one elsewhere', () => {

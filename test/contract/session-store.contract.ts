@@ -248,6 +248,43 @@ export function sessionStoreContract(name: string, factory: StoreFactory): void 
       });
     });
 
+    describe('creation stages', () => {
+      const stageOf = async (key: string) => {
+        const held = (await store.slots()).find((s) => s.key === key);
+        return held && { stage: held.stage, stageAt: held.stageAt };
+      };
+
+      it('lists a slot just taken without a stage, then the stage marked on it and since when', async () => {
+        await store.acquire('s1', slot('pool-a', 5, 'alice'));
+        expect(await stageOf('s1')).toEqual({ stage: undefined, stageAt: undefined });
+        await store.markStage('s1', 'launch', T0 + 1000);
+        await store.markStage('s1', 'pull', T0 + 2000);
+        expect(await stageOf('s1')).toEqual({ stage: 'pull', stageAt: T0 + 2000 });
+      });
+
+      it('only moves forward: a late or repeated mark changes nothing', async () => {
+        await store.acquire('s1', slot('pool-a', 5));
+        await store.markStage('s1', 'driver', T0 + 3000);
+        await store.markStage('s1', 'launch', T0 + 4000);
+        await store.markStage('s1', 'driver', T0 + 5000);
+        expect(await stageOf('s1')).toEqual({ stage: 'driver', stageAt: T0 + 3000 });
+        await store.markStage('s1', 'session', T0 + 6000);
+        expect(await stageOf('s1')).toEqual({ stage: 'session', stageAt: T0 + 6000 });
+      });
+
+      it('ignores a key without a slot, and a slot taken again starts without a stage', async () => {
+        await expect(store.markStage('nope', 'launch', T0)).resolves.toBeUndefined();
+        expect(await store.slots()).toEqual([]);
+        await store.acquire('s1', slot('pool-a', 5));
+        await store.markStage('s1', 'pull', T0);
+        await store.release('s1');
+        await store.markStage('s1', 'driver', T0 + 1000); // a launcher still reporting after the release
+        expect(await store.slots()).toEqual([]);
+        await store.acquire('s1', slot('pool-b', 5));
+        expect(await stageOf('s1')).toEqual({ stage: undefined, stageAt: undefined });
+      });
+    });
+
     describe('session records', () => {
       it('gives back an added record', async () => {
         await store.add(sampleRecord('s1'));
@@ -287,7 +324,48 @@ export function sessionStoreContract(name: string, factory: StoreFactory): void 
 
       it('ignores touch for an unknown key', async () => {
         expect(() => store.touch('nope', T0)).not.toThrow();
+        expect(() => store.touch('nope', T0, 'POST', '/url')).not.toThrow();
         expect(await store.get('nope')).toBeUndefined();
+      });
+
+      it('starts a session with no commands counted', async () => {
+        await store.add(sampleRecord('s1'));
+        const record = await store.get('s1');
+        expect(record?.commands ?? 0).toBe(0);
+        expect(record?.lastCommand).toBeUndefined();
+      });
+
+      it('counts a command and names it by its method and path template, without the IDs', async () => {
+        await store.add(sampleRecord('s1'));
+        store.touch('s1', T0 + 1000, 'POST', '/element/5f1e-c0de/click');
+        await expect
+          .poll(async () => {
+            const record = await store.get('s1');
+            return { commands: record?.commands, lastCommand: record?.lastCommand };
+          })
+          .toEqual({ commands: 1, lastCommand: 'POST /element/{id}/click' });
+        expect((await store.running())[0]).toMatchObject({
+          commands: 1,
+          lastCommand: 'POST /element/{id}/click',
+        });
+      });
+
+      it('does not count activity that is not a command', async () => {
+        await store.add(sampleRecord('s1'));
+        store.touch('s1', T0 + 1000);
+        await expect.poll(async () => (await store.get('s1'))?.lastActivityAt).toBe(T0 + 1000);
+        expect((await store.get('s1'))?.commands ?? 0).toBe(0);
+      });
+
+      it('ends a session with every command this store counted, and its last one', async () => {
+        await store.add(sampleRecord('s1'));
+        store.touch('s1', T0 + 1000, 'POST', '/url');
+        await expect.poll(async () => (await store.get('s1'))?.commands).toBe(1);
+        store.touch('s1', T0 + 2000, 'GET', '/title');
+        store.touch('s1', T0 + 3000, 'DELETE', '');
+        const ended = await store.end('s1', 'deleted', T0 + 4000);
+        expect(ended).toMatchObject({ commands: 3, lastCommand: 'DELETE session' });
+        expect(await store.get('s1')).toMatchObject({ commands: 3, lastCommand: 'DELETE session' });
       });
     });
 

@@ -48,7 +48,9 @@ describe('the status page in a real browser', { timeout: TEST_MS }, () => {
         'local',
         '—',
       ]);
-      expect(cells[7]).toBe('running');
+      // Two commands went through gridgate: Navigate To, then Get Title.
+      expect(cells[7]).toBe('2 · GET /title');
+      expect(cells[8]).toBe('running');
       const pool = await viewer.findElement(By.css('#pools tr[data-pool="local"]'));
       // Both sessions, the watched one and the viewer's own, hold a slot of the local pool.
       expect((await pool.findElements(By.css('td'))).length).toBe(7);
@@ -62,6 +64,11 @@ describe('the status page in a real browser', { timeout: TEST_MS }, () => {
         `chrome ${record?.browserVersion}`,
       );
       expect(await viewer.findElement(By.id('events')).getText()).toContain('created');
+      expect(await viewer.findElement(By.id('events')).getText()).toContain(
+        'last command: GET /title (2 commands in all)',
+      );
+      // A local pool has no VNC: the live view is screenshots.
+      expect(await viewer.findElement(By.id('vnc')).isDisplayed()).toBe(false);
 
       // A live image: a decoded screenshot now, and a fresh one a few seconds later.
       const screen = viewer.findElement(By.id('screen'));

@@ -3,7 +3,8 @@
  * (awsJson1_1: POST / with X-Amz-Target AmazonEC2ContainerServiceV20141113.<Action>, JSON both ways), so a
  * real ECSClient talks to it. Each RunTask starts a real chromedriver as the task's browser container and
  * gives the task its own loopback IP (127.0.0.2, .3, …) on the container port, forwarded to chromedriver's
- * own port; StopTask kills it. Tasks go PROVISIONING → PENDING → RUNNING over successive DescribeTasks.
+ * own port; StopTask kills it; TagResource adds tags. Tasks go PROVISIONING → PENDING → RUNNING over
+ * successive DescribeTasks.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -147,6 +148,8 @@ export class FakeEcsApi {
         return this.stopTaskCall(input);
       case 'ListTasks':
         return this.listTasks(input);
+      case 'TagResource':
+        return this.tagResource(input);
       default:
         throw new EcsError('UnknownOperationException', `the fake does not implement ${action}`);
     }
@@ -217,6 +220,16 @@ export class FakeEcsApi {
       .filter((t) => input.startedBy === undefined || t.input.startedBy === input.startedBy)
       .map((t) => t.arn);
     return { taskArns: arns };
+  }
+
+  /** Adds tags, replacing the values of keys the task has already (as ECS does); only by full ARN. */
+  private tagResource(input: Json): Json {
+    const task = [...this.tasks.values()].find((t) => t.arn === input.resourceArn);
+    if (!task) throw new EcsError('InvalidParameterException', 'The specified resource is not found.');
+    const tags = new Map<string, string>((task.input.tags ?? []).map((t: Json) => [t.key, t.value]));
+    for (const tag of input.tags ?? []) tags.set(tag.key, tag.value);
+    task.input.tags = [...tags].map(([key, value]) => ({ key, value }));
+    return {};
   }
 
   private find(ref: string): FakeTask | undefined {

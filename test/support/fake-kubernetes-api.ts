@@ -1,13 +1,16 @@
 /**
- * An in-process stand-in for the Kubernetes API server: node:http on 127.0.0.1 answering exactly the pod
- * calls gridgate makes (create, read, delete, list by label selector) with Kubernetes' paths, Status error
- * bodies and bearer-token check. A pod moves one step through its phases on each read, along the path its
- * behaviour names: normal (Pending → scheduled, ContainerCreating → Running with an IP and Ready), stuck
- * Pending as Unschedulable, an image that never pulls, or Running but never Ready.
+ * An in-process stand-in for the Kubernetes API server: node:http (or https) on 127.0.0.1 answering exactly
+ * the pod calls gridgate makes (create, read, delete, list by label selector) with Kubernetes' paths, Status
+ * error bodies and bearer-token (or client-certificate) check. A pod moves one step through its phases on
+ * each read, along the path its behaviour names: normal (Pending → scheduled, ContainerCreating → Running
+ * with an IP and Ready), stuck Pending as Unschedulable, an image that never pulls, or Running but never
+ * Ready.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { LoopbackChromedrivers } from './loopback-chromedrivers';
 
 // biome-ignore lint/suspicious/noExplicitAny: Kubernetes objects are free-form JSON, checked field by field.
@@ -32,6 +35,11 @@ export interface FakeKubernetesOptions {
    * Ready only once it listens, and is gone (its processes ended) before DELETE answers.
    */
   containers?: LoopbackChromedrivers;
+  /**
+   * Serve https with this certificate, as an API server does, and also accept callers whose client
+   * certificate `clientCa` signed (Kubernetes' x509 authentication), bearer token or not.
+   */
+  tls?: { cert: string; key: string; clientCa: string };
 }
 
 const PODS = /^\/api\/v1\/namespaces\/([a-z0-9-]+)\/pods(?:\/([a-z0-9.-]+))?$/;
@@ -53,7 +61,15 @@ export class FakeKubernetesApi {
   private readonly server: Server;
 
   private constructor(private readonly options: FakeKubernetesOptions) {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
+    const tls = options.tls;
+    this.server = tls
+      ? createTlsServer(
+          // Ask for a client certificate but let token callers in without one; handle() decides.
+          { cert: tls.cert, key: tls.key, ca: tls.clientCa, requestCert: true, rejectUnauthorized: false },
+          handler,
+        )
+      : createServer(handler);
   }
 
   static async start(options: FakeKubernetesOptions): Promise<FakeKubernetesApi> {
@@ -63,7 +79,8 @@ export class FakeKubernetesApi {
   }
 
   get endpoint(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    const scheme = this.options.tls ? 'https' : 'http';
+    return `${scheme}://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
   callsOf(method: string): { path: string; body?: Json }[] {
@@ -88,7 +105,8 @@ export class FakeKubernetesApi {
     const reply = (code: number, answer: Json): void => {
       res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     };
-    if (req.headers.authorization !== `Bearer ${this.options.token}`) {
+    const certified = this.options.tls !== undefined && (req.socket as TLSSocket).authorized;
+    if (!certified && req.headers.authorization !== `Bearer ${this.options.token}`) {
       return reply(401, status(401, 'Unauthorized', 'Unauthorized'));
     }
     if (this.throttleNext > 0) {

@@ -22,7 +22,7 @@ function problems(pool: Record<string, unknown>): string[] {
 }
 
 describe('eks pools in the config', () => {
-  it('fills the defaults: namespace, docker-selenium image, resources, port and AWS auth', () => {
+  it('fills the defaults: namespace, docker-selenium image, resources, ports and AWS auth', () => {
     const pool = parseConfig(withPool({}), DEFAULTS).pools.pods;
     expect(pool).toEqual({
       kind: 'eks',
@@ -36,6 +36,8 @@ describe('eks pools in the config', () => {
       tolerations: [],
       labels: {},
       port: 4444,
+      vncPort: 7900,
+      vncPassword: 'secret',
       auth: 'aws',
       weight: 1,
       maxSessions: 4,
@@ -78,7 +80,7 @@ describe('eks pools in the config', () => {
       'pools.pods.namespace: must be 1–63 lower-case letters, digits or "-"',
       'pools.pods.cpu: must be a Kubernetes quantity such as "500m", "1" or "2Gi"',
       expect.stringMatching(/^pools\.pods\.labels\.team: must be a Kubernetes label value/),
-      'pools.pods.auth: must be "aws"',
+      'pools.pods.auth: must be "aws" or "kubeconfig"',
     ]);
   });
 });

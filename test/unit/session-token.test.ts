@@ -199,3 +199,41 @@ describe('SessionTokens verification', () => {
     expect(tokens.verify(token, 'guest')).toEqual({ ok: false, reason: 'malformed' });
   });
 });
+
+describe('SessionTokens remembers IDs it verified', () => {
+  it('answers a remembered ID as before, and still refuses it for another user or altered', () => {
+    const remembering = new SessionTokens(SECRET);
+    const token = remembering.sign(LOCAL, 'alice');
+    const first = remembering.verify(token, 'alice');
+    expect(remembering.verify(token, 'alice')).toEqual(first);
+    expect(remembering.verify(token, 'bob')).toEqual({ ok: false, reason: 'signature' });
+    const altered = token.slice(0, 20) + (token[20] === 'A' ? 'B' : 'A') + token.slice(21);
+    expect(remembering.verify(altered, 'alice').ok).toBe(false);
+  });
+
+  it('hands out claims nobody can change for the next command', () => {
+    const remembering = new SessionTokens(SECRET);
+    const token = remembering.sign(LOCAL, 'guest');
+    const claims = (remembering.verify(token, 'guest') as { claims: SessionClaims }).claims;
+    expect(() => {
+      (claims as { address: string }).address = '10.0.0.1:4444';
+    }).toThrow(TypeError);
+    expect(remembering.verify(token, 'guest')).toEqual({ ok: true, claims: LOCAL });
+  });
+
+  it('stays bounded and verifies a forgotten ID again from scratch', () => {
+    const remembering = new SessionTokens(SECRET);
+    const first = remembering.sign(LOCAL, 'guest');
+    remembering.verify(first, 'guest');
+    for (let i = 0; i < 2_500; i++) {
+      remembering.verify(
+        remembering.sign({ ...LOCAL, key: i.toString(16).padStart(16, '0') }, 'guest'),
+        'guest',
+      );
+    }
+    expect((remembering as unknown as { verified: Map<string, unknown> }).verified.size).toBeLessThanOrEqual(
+      2_000,
+    );
+    expect(remembering.verify(first, 'guest')).toEqual({ ok: true, claims: LOCAL });
+  });
+});

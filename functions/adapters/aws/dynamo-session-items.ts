@@ -4,10 +4,10 @@
  *
  * | item                      | pk               | sk             | attributes                         |
  * |---------------------------|------------------|----------------|------------------------------------|
- * | a key's quota slot        | `slots`          | `<key>`        | pool, user, token, acquiredAt      |
+ * | a key's quota slot        | `slots`          | `<key>`        | pool, user, token, acquiredAt, stage, stageAt |
  * | slots held in a pool      | `counters`       | `pool#<pool>`  | held                               |
  * | slots held by a user      | `counters`       | `user#<user>`  | held                               |
- * | a running session         | `running`        | `<key>`        | the record, expiresAt              |
+ * | a running session         | `running`        | `<key>`        | the record (commands: ADD), expiresAt |
  * | an ended session          | `ended#<key>`    | `record`       | the record, endedAt, endReason, expiresAt |
  * | a reclaimed browser       | `reclaim#<handle>` | `reclaim`    | at, reason, expiresAt              |
  *
@@ -64,6 +64,8 @@ export function toRecord(item: Record<string, unknown>): SessionRecord {
   if (typeof item.endedAt === 'number') record.endedAt = item.endedAt;
   if (typeof item.endReason === 'string') record.endReason = item.endReason as SessionEndReason;
   if (typeof item.color === 'string') record.color = item.color;
+  if (typeof item.commands === 'number') record.commands = item.commands;
+  if (typeof item.lastCommand === 'string') record.lastCommand = item.lastCommand;
   return record;
 }
 

@@ -1,4 +1,5 @@
 /** SessionStore in one DynamoDB table, shared by every router head (Lambda environments, Node servers). */
+
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
@@ -9,9 +10,11 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { CREATION_STAGES, stageRank } from '../../core/creation-stages';
 import type { WebDriverError } from '../../core/errors';
 import {
   type Clock,
+  type CreationStage,
   type HeldSlot,
   type Reclaim,
   type SessionEndReason,
@@ -21,6 +24,7 @@ import {
   type SlotClaim,
   systemClock,
 } from '../../core/ports';
+import { DynamoActivity } from './dynamo-activity';
 import {
   COUNTERS,
   endedKey,
@@ -65,18 +69,12 @@ export interface DynamoSessionStoreOptions {
 const DEFAULT_TOUCH_INTERVAL_MS = 15_000;
 // As long as the memory store remembers ended sessions: later commands can still say why one is gone.
 const DEFAULT_RETENTION_MS = 60 * 60_000;
-// Above this many remembered touch times, those older than the interval are forgotten.
-const TOUCH_MEMORY = 1_000;
-
 export class DynamoSessionStore implements SessionStore {
   private readonly doc: DynamoDBDocumentClient;
   private readonly table: string;
   private readonly clock: Clock;
-  private readonly touchIntervalMs: number;
   private readonly retentionMs: number;
-  private readonly onError: DynamoSessionStoreOptions['onError'];
-  private readonly lastTouchWrite = new Map<string, number>();
-  private readonly touchWrites = new Set<Promise<void>>();
+  private readonly activity: DynamoActivity;
 
   constructor(options: DynamoSessionStoreOptions) {
     // Records have optional fields (endedAt, endReason) that a running session leaves undefined.
@@ -85,9 +83,14 @@ export class DynamoSessionStore implements SessionStore {
     });
     this.table = options.table;
     this.clock = options.clock ?? systemClock;
-    this.touchIntervalMs = options.touchIntervalMs ?? DEFAULT_TOUCH_INTERVAL_MS;
     this.retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
-    this.onError = options.onError;
+    this.activity = new DynamoActivity({
+      doc: this.doc,
+      table: this.table,
+      clock: this.clock,
+      touchIntervalMs: options.touchIntervalMs ?? DEFAULT_TOUCH_INTERVAL_MS,
+      onError: options.onError,
+    });
   }
 
   /**
@@ -209,15 +212,44 @@ export class DynamoSessionStore implements SessionStore {
   async slots(): Promise<HeldSlot[]> {
     return this.edge(async () => {
       const held: HeldSlot[] = [];
-      for await (const { sk, pool, user, acquiredAt } of this.partition(SLOTS)) {
+      for await (const { sk, pool, user, acquiredAt, stage, stageAt } of this.partition(SLOTS)) {
         held.push({
           key: String(sk),
           pool: String(pool),
           user: String(user),
           acquiredAt: Number(acquiredAt),
+          ...(stageRank(stage) >= 0 ? { stage: stage as CreationStage, stageAt: Number(stageAt) } : {}),
         });
       }
       return held;
+    });
+  }
+
+  /**
+   * One conditional UpdateItem on the slot: only while the slot exists (never makes one for a key whose
+   * slot is gone) and only forward (the stage stored is none or an earlier one), so marks that arrive
+   * late, twice or from another head change nothing.
+   */
+  async markStage(key: string, stage: CreationStage, at: number): Promise<void> {
+    const earlier = CREATION_STAGES.slice(0, stageRank(stage));
+    const names = Object.fromEntries(earlier.map((name, i) => [`:earlier${i}`, name]));
+    const forward = earlier.length
+      ? `(attribute_not_exists(stage) OR stage IN (${Object.keys(names).join(', ')}))`
+      : 'attribute_not_exists(stage)';
+    return this.edge(async () => {
+      try {
+        await this.doc.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: slotKey(key),
+            UpdateExpression: 'SET stage = :stage, stageAt = :at',
+            ConditionExpression: `attribute_exists(pk) AND ${forward}`,
+            ExpressionAttributeValues: { ':stage': stage, ':at': at, ...names },
+          }),
+        );
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      }
     });
   }
 
@@ -279,50 +311,16 @@ export class DynamoSessionStore implements SessionStore {
   }
 
   /**
-   * Why write at all, on a path that must stay cheap: several router heads share this table and each
-   * ends sessions that have been idle too long, judging by lastActivityAt. A head that kept activity to
-   * itself would let another head end a busy session. So the first touch of a session writes at once and
-   * later ones at most once per touch interval (the stored time lags the truth by less than that, far
-   * below any idle timeout); the write is not awaited, never moves the time backwards, never brings an
-   * ended session back, and its errors go to onError instead of to the command being proxied.
+   * Cheap and synchronous: at most one write per session per touch interval, with the commands counted
+   * since the last one (DynamoActivity says why and how).
    */
-  touch(key: string, at: number): void {
-    const now = this.clock.now();
-    const last = this.lastTouchWrite.get(key);
-    if (last !== undefined && now - last < this.touchIntervalMs) return;
-    this.lastTouchWrite.set(key, now);
-    this.forgetOldTouches(now);
-    const write = this.doc
-      .send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: runningKey(key),
-          UpdateExpression: 'SET lastActivityAt = :at',
-          ConditionExpression: 'attribute_exists(pk) AND lastActivityAt < :at',
-          ExpressionAttributeValues: { ':at': at },
-        }),
-      )
-      .then(
-        () => undefined,
-        (error: unknown) => {
-          // Not running here, or a later activity is stored already: nothing to note.
-          if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return;
-          this.onError?.(storeError(this.table, error), { operation: 'touch', key });
-        },
-      )
-      .finally(() => this.touchWrites.delete(write));
-    this.touchWrites.add(write);
+  touch(key: string, at: number, method?: string, path?: string): void {
+    this.activity.touch(key, at, method, path);
   }
 
   /** Waits for the touch writes under way (tests; a server shutting down). */
   async settled(): Promise<void> {
-    await Promise.all([...this.touchWrites]);
-  }
-
-  private forgetOldTouches(now: number): void {
-    if (this.lastTouchWrite.size <= TOUCH_MEMORY) return;
-    for (const [key, at] of this.lastTouchWrite)
-      if (now - at >= this.touchIntervalMs) this.lastTouchWrite.delete(key);
+    await this.activity.settled();
   }
 
   /**
@@ -336,6 +334,12 @@ export class DynamoSessionStore implements SessionStore {
         const item = await this.item(runningKey(key));
         if (!item) return undefined;
         const ended: SessionRecord = { ...toRecord(item), endedAt: at, endReason: reason };
+        // Commands this head counted since its last write: the record has no later chance to get them.
+        const unwritten = this.activity.unwritten(key);
+        if (unwritten) {
+          ended.commands = (ended.commands ?? 0) + unwritten.commands;
+          ended.lastCommand = unwritten.lastCommand;
+        }
         try {
           await this.doc.send(
             new TransactWriteCommand({
@@ -344,8 +348,15 @@ export class DynamoSessionStore implements SessionStore {
                   Delete: {
                     TableName: this.table,
                     Key: runningKey(key),
-                    ConditionExpression: 'lastActivityAt = :seen',
-                    ExpressionAttributeValues: { ':seen': item.lastActivityAt },
+                    // Also the count read: a command count another head added meanwhile makes us read again.
+                    ConditionExpression:
+                      typeof item.commands === 'number'
+                        ? 'lastActivityAt = :seen AND commands = :commands'
+                        : 'lastActivityAt = :seen AND attribute_not_exists(commands)',
+                    ExpressionAttributeValues: {
+                      ':seen': item.lastActivityAt,
+                      ...(typeof item.commands === 'number' ? { ':commands': item.commands } : {}),
+                    },
                   },
                 },
                 {
@@ -357,7 +368,7 @@ export class DynamoSessionStore implements SessionStore {
               ],
             }),
           );
-          this.lastTouchWrite.delete(key);
+          this.activity.forget(key);
           return ended;
         } catch (error) {
           const reasons = cancellationReasons(error);

@@ -25,7 +25,7 @@ const POLL_MS = 500;
 export async function waitForDriver(wait: DriverWait): Promise<void> {
   const deadline = wait.clock.now() + wait.timeoutMs;
   for (;;) {
-    const answer = await statusOnce(wait);
+    const answer = await driverStatus(wait);
     if (answer === 'ready') return;
     if (wait.clock.now() >= deadline) {
       throw new EcsLaunchFailure(
@@ -37,8 +37,15 @@ export async function waitForDriver(wait: DriverWait): Promise<void> {
   }
 }
 
-/** 'ready', or what the endpoint said instead (for the error message). Rejects only on abort. */
-async function statusOnce({ address, signal, agent }: DriverWait): Promise<string> {
+/**
+ * One /status: 'ready', or what the endpoint said instead (for messages). Rejects only on abort. Also the
+ * check a claimed warm task gets: an idle task may have died since the cleanup registered it.
+ */
+export async function driverStatus({
+  address,
+  signal,
+  agent,
+}: Pick<DriverWait, 'address' | 'signal' | 'agent'>): Promise<string> {
   signal.throwIfAborted();
   try {
     const response = await request(`http://${address}/status`, {

@@ -2,6 +2,7 @@
  * Launcher for ecs pools: one Fargate task per session (Spot first), started with RunTask, watched with
  * DescribeTasks until RUNNING, then asked for a ready WebDriver /status; stopped with StopTask on every
  * failure path and when the session ends. The handle is the bare task ID, rebuilt with the pool's cluster.
+ * A pool with `warm` first tries to claim one of its pre-started idle tasks (ecs-warm-claim.ts).
  */
 import { DescribeTasksCommand, type ECSClient, StopTaskCommand, type Task } from '@aws-sdk/client-ecs';
 import type { Dispatcher } from 'undici';
@@ -18,12 +19,14 @@ import {
   type StopContext,
   systemClock,
 } from '../../core/ports';
+import type { WarmTaskStore } from '../../core/warm-tasks';
 import { waitForDriver } from './ecs-driver-ready';
 import { EcsLaunchFailure } from './ecs-launch-stage';
 import { checkEcsPool, type DeployedEcsPool, isDeployed } from './ecs-pool-check';
 import { type Backoff, backoffMs, isTaskGone, isThrottling, realSleep, type Sleep } from './ecs-retry';
 import { runTask } from './ecs-run-task';
 import { isGoingDown, privateIpOf, stoppedReasonOf, taskIdOf } from './ecs-task-address';
+import { claimWarmTask } from './ecs-warm-claim';
 
 export { EcsLaunchFailure, type EcsLaunchStage } from './ecs-launch-stage';
 export { checkEcsPool } from './ecs-pool-check';
@@ -42,6 +45,8 @@ export interface EcsLauncherOptions {
   random?: () => number;
   /** Longest a RUNNING task's WebDriver endpoint may take to answer ready (default 60 s). */
   driverReadyTimeoutMs?: number;
+  /** Where pools with `warm` keep their idle pre-started tasks; without it every launch is a RunTask. */
+  warm?: WarmTaskStore;
 }
 
 // DescribeTasks is in the cluster-read bucket (aws-constraints 5.2): each launch polls 1 s growing to 5 s.
@@ -72,13 +77,18 @@ export class EcsLauncher implements Launcher {
     if (pool.kind !== 'ecs') throw new Error(`EcsLauncher cannot start a ${pool.kind} pool`);
     if (!isDeployed(pool)) throw new EcsLaunchFailure('config', checkEcsPool(pool).join('; '));
     signal.throwIfAborted();
+    // A pool's warm task, when it keeps some and one is idle, saves the whole cold start below.
+    const warm = await this.claimWarm(pool, request);
+    if (warm) return warm;
     const started = this.clock.now();
     const deps = { ecs: this.ecs, metrics: this.metrics, sleep: this.sleep, random: this.random };
     const taskArn = await runTask(deps, pool, request, started);
     try {
+      request.onStage?.('launch');
       signal.throwIfAborted();
       const handle = taskIdOf(taskArn);
-      const ip = await this.waitForRunning(pool, taskArn, signal);
+      const ip = await this.waitForRunning(pool, taskArn, request);
+      request.onStage?.('driver');
       const running = this.clock.now();
       this.metrics.timing('LaunchStageLatency', running - started, { pool: pool.name, stage: 'launch' });
       const address = `${ip}:${pool.port}`;
@@ -108,6 +118,43 @@ export class EcsLauncher implements Launcher {
     }
   }
 
+  /**
+   * A warm pool's idle task, claimed for this session, checked and tagged; undefined when the pool keeps
+   * none or none could be used. Any request matched to the pool can take one: an ecs pool has one image.
+   */
+  private async claimWarm(
+    pool: DeployedEcsPool,
+    request: LaunchRequest,
+  ): Promise<LaunchedBrowser | undefined> {
+    const { warm } = this.options;
+    if (warm === undefined || (pool.warm?.max ?? 0) === 0) return undefined;
+    const started = this.clock.now();
+    const task = await claimWarmTask(
+      {
+        ecs: this.ecs,
+        warm,
+        clock: this.clock,
+        sleep: this.sleep,
+        random: this.random,
+        agent: this.options.agent,
+        logger: this.options.logger,
+        stopTask: (taskId, reason) => this.stopTask(pool.name, pool.cluster, taskId, reason),
+      },
+      pool,
+      request,
+    );
+    if (!task) return undefined;
+    this.metrics.timing('LaunchStageLatency', this.clock.now() - started, {
+      pool: pool.name,
+      stage: 'driver',
+    });
+    return {
+      address: task.address,
+      handle: task.taskId,
+      capabilities: ecsCapabilities(request.capabilities),
+    };
+  }
+
   /** Never throws: a task already stopped or unknown is fine, anything else is logged. */
   async stop(handle: string, context?: StopContext): Promise<void> {
     const pool = context?.pool;
@@ -122,8 +169,14 @@ export class EcsLauncher implements Launcher {
   }
 
   /** Polls the task until RUNNING and returns its private IP; rejects when it stops first. */
-  private async waitForRunning(pool: DeployedEcsPool, taskArn: string, signal: AbortSignal): Promise<string> {
+  private async waitForRunning(
+    pool: DeployedEcsPool,
+    taskArn: string,
+    request: LaunchRequest,
+  ): Promise<string> {
+    const { signal } = request;
     let missing = 0;
+    let pulling = false;
     for (let poll = 0; ; poll++) {
       await this.sleep(backoffMs(DESCRIBE_BACKOFF, poll, this.random), signal);
       const task = await this.describe(pool.cluster, taskArn, signal);
@@ -137,6 +190,11 @@ export class EcsLauncher implements Launcher {
       if (isGoingDown(task)) {
         const { stage, reason } = stoppedReasonOf(task);
         throw new EcsLaunchFailure(stage, `the task stopped before it ran: ${reason}`);
+      }
+      // Fargate bills from the pull's start (aws-constraints 5.5), and the pull is most of a cold start.
+      if (!pulling && task.pullStartedAt !== undefined && task.pullStoppedAt === undefined) {
+        pulling = true;
+        request.onStage?.('pull');
       }
       if (task.lastStatus !== 'RUNNING') continue;
       const ip = privateIpOf(task);

@@ -8,7 +8,7 @@ import type { LaunchRequest, Metrics } from '../../core/ports';
 import { EcsLaunchFailure } from './ecs-launch-stage';
 import type { DeployedEcsPool } from './ecs-pool-check';
 import { type Backoff, backoffMs, isNoCapacity, isThrottling, type Sleep } from './ecs-retry';
-import { STARTED_BY, TASK_TAGS } from './task-tags';
+import { STARTED_BY, TASK_TAGS, WARM_UNCLAIMED } from './task-tags';
 
 export interface RunTaskDeps {
   ecs: ECSClient;
@@ -24,10 +24,17 @@ export const RUN_TASK_TRIES = 5;
 
 type CapacityProvider = 'FARGATE_SPOT' | 'FARGATE';
 
+/**
+ * What a RunTask needs of its launch: a session's (its key and user go into the tags), or a warm pool
+ * task's, started by the cleanup for no session yet (key: a unique name for the idempotency token).
+ */
+export type TaskRequest = Pick<LaunchRequest, 'key' | 'idleTimeoutMs' | 'signal'> &
+  ({ user: string; warm?: undefined } | { warm: true });
+
 /** The RunTask input for one try: every field gridgate sets, nothing the task definition already says. */
 export function runTaskInput(
   pool: DeployedEcsPool,
-  request: LaunchRequest,
+  request: TaskRequest,
   provider: CapacityProvider,
   clientToken: string,
   createdAt: number,
@@ -60,13 +67,20 @@ export function runTaskInput(
       ],
     },
     startedBy: STARTED_BY,
-    tags: [
-      { key: TASK_TAGS.grid, value: 'true' },
-      { key: TASK_TAGS.session, value: tagValue(request.key) },
-      { key: TASK_TAGS.user, value: tagValue(request.user) },
-      { key: TASK_TAGS.pool, value: tagValue(pool.name) },
-      { key: TASK_TAGS.createdAt, value: String(createdAt) },
-    ],
+    tags: request.warm
+      ? [
+          { key: TASK_TAGS.grid, value: 'true' },
+          { key: TASK_TAGS.pool, value: tagValue(pool.name) },
+          { key: TASK_TAGS.createdAt, value: String(createdAt) },
+          { key: TASK_TAGS.warm, value: WARM_UNCLAIMED },
+        ]
+      : [
+          { key: TASK_TAGS.grid, value: 'true' },
+          { key: TASK_TAGS.session, value: tagValue(request.key) },
+          { key: TASK_TAGS.user, value: tagValue(request.user) },
+          { key: TASK_TAGS.pool, value: tagValue(pool.name) },
+          { key: TASK_TAGS.createdAt, value: String(createdAt) },
+        ],
     clientToken,
   };
 }
@@ -84,7 +98,7 @@ export function clientTokenFor(key: string, call: number): string {
 }
 
 // ECS tag values: up to 256 Unicode letters, digits, spaces and _ . : / = + - @.
-function tagValue(text: string): string {
+export function tagValue(text: string): string {
   return text.replace(/[^\p{L}\p{N}\s_.:/=+\-@]/gu, '_').slice(0, 256);
 }
 
@@ -95,7 +109,7 @@ function tagValue(text: string): string {
 export async function runTask(
   deps: RunTaskDeps,
   pool: DeployedEcsPool,
-  request: LaunchRequest,
+  request: TaskRequest,
   createdAt: number,
 ): Promise<string> {
   const providers: CapacityProvider[] = pool.spot ? ['FARGATE_SPOT', 'FARGATE'] : ['FARGATE'];

@@ -4,7 +4,8 @@
  */
 import { DescribeTasksCommand, type ECSClient, paginateListTasks, type Task } from '@aws-sdk/client-ecs';
 import type { TaskFacts, TaskFate } from '../../core/orphan-decisions';
-import { STARTED_BY, TASK_TAGS } from './task-tags';
+import { privateIpOf } from './ecs-task-address';
+import { STARTED_BY, TASK_TAGS, WARM_CLAIMED, WARM_UNCLAIMED } from './task-tags';
 
 /** ListTasks maxResults and DescribeTasks tasks both stop at 100. */
 export const ECS_PAGE_SIZE = 100;
@@ -13,8 +14,15 @@ export const ECS_PAGE_SIZE = 100;
 export interface ListedTask extends TaskFacts {
   /** The bare task ID: what session records keep as their handle. */
   taskId: string;
-  /** The pool tag, for logs. */
+  /** The pool tag, for logs and warm pools. */
   pool: string | undefined;
+  taskArn: string;
+  /** ECS's lastStatus (PROVISIONING, PENDING, RUNNING…). */
+  lastStatus: string | undefined;
+  /** Its private IPv4 address, once attached. */
+  ip: string | undefined;
+  /** The warm tag: set on tasks the cleanup started for a warm pool. */
+  warm: typeof WARM_UNCLAIMED | typeof WARM_CLAIMED | undefined;
 }
 
 export class EcsTaskLister {
@@ -70,11 +78,16 @@ export function taskIdOf(taskArn: string): string {
 
 function listedTask(task: Task, taskArn: string): ListedTask {
   const tags = new Map((task.tags ?? []).map(({ key, value }) => [key, value]));
+  const warm = tags.get(TASK_TAGS.warm);
   return {
     taskId: taskIdOf(taskArn),
     launchedAt: epochMs(tags.get(TASK_TAGS.createdAt)) ?? task.createdAt?.getTime(),
     sessionKey: tags.get(TASK_TAGS.session) || undefined,
     pool: tags.get(TASK_TAGS.pool) || undefined,
+    taskArn,
+    lastStatus: task.lastStatus,
+    ip: privateIpOf(task),
+    warm: warm === WARM_UNCLAIMED || warm === WARM_CLAIMED ? warm : undefined,
   };
 }
 

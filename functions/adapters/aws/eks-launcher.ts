@@ -24,7 +24,7 @@ import { EcsLaunchFailure } from './ecs-launch-stage';
 import { type Backoff, backoffMs, realSleep, type Sleep } from './ecs-retry';
 import { EksLaunchFailure } from './eks-launch-stage';
 import { type EksPodApi, KubernetesApiError } from './eks-pod-api';
-import { podManifest, podNameFor } from './eks-pod-spec';
+import { CONTAINER, type Pod, podManifest, podNameFor } from './eks-pod-spec';
 import { podState } from './eks-pod-state';
 import { checkEksPool, type DeployedEksPool, isDeployedEks } from './eks-pool-check';
 
@@ -79,7 +79,8 @@ export class EksLauncher implements Launcher {
     const name = podNameFor(request.key);
     try {
       await this.create(api, pool, podManifest(pool, request, name, started), signal);
-      const ip = await this.waitForPod(api, pool, name, signal);
+      request.onStage?.('launch');
+      const ip = await this.waitForPod(api, pool, name, signal, request.onStage);
       const running = this.clock.now();
       this.metrics.timing('LaunchStageLatency', running - started, { pool: pool.name, stage: 'launch' });
       const address = `${ip}:${pool.port}`;
@@ -151,6 +152,7 @@ export class EksLauncher implements Launcher {
     pool: DeployedEksPool,
     name: string,
     signal: AbortSignal,
+    onStage?: LaunchRequest['onStage'],
   ): Promise<string> {
     const timeoutMs = this.options.podReadyTimeoutMs ?? 90_000;
     const deadline = this.clock.now() + timeoutMs;
@@ -162,6 +164,8 @@ export class EksLauncher implements Launcher {
         throw new EksLaunchFailure('not ready', `pod ${name} disappeared before it was ready`);
       if (pod !== 'transient') {
         const state = podState(pod);
+        const stage = podStage(pod);
+        if (stage) onStage?.(stage);
         if (state.state === 'ready') return state.ip;
         if (state.state === 'failed') throw new EksLaunchFailure(state.stage, `pod ${name}: ${state.why}`);
         last = state;
@@ -226,6 +230,18 @@ export class EksLauncher implements Launcher {
       }
     }
   }
+}
+
+/**
+ * What a pod's status says for people watching the start: the image downloading (the kubelet reports
+ * the container waiting in ContainerCreating while it pulls), or the container running and the WebDriver
+ * endpoint coming up. Undefined while the pod waits for a node.
+ */
+function podStage(pod: Pod): 'pull' | 'driver' | undefined {
+  if (pod?.status?.phase === 'Running') return 'driver';
+  const container = (pod?.status?.containerStatuses ?? []).find((c: Pod) => c.name === CONTAINER);
+  const reason = container?.state?.waiting?.reason;
+  return reason === 'ContainerCreating' || reason === 'PodInitializing' ? 'pull' : undefined;
 }
 
 /** Throttled, the server's own trouble, or no answer at all (a network error or a timed-out call). */

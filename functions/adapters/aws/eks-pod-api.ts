@@ -10,15 +10,27 @@ import type { TokenProvider } from './eks-token';
 export interface EksPodApiOptions {
   /** The API server's base URL, e.g. "https://ABC.gr7.eu-west-1.eks.amazonaws.com". */
   endpoint: string;
-  token: TokenProvider;
+  /** The bearer token of every call (an EKS token). */
+  token?: TokenProvider;
+  /**
+   * Instead of `token`, `ca` and `agent`: the headers and the connection of each call, from a kubeconfig
+   * whose credentials (an exec plugin's token or client certificate) may change from one call to the next.
+   */
+  connection?: () => Promise<ApiConnection>;
   /** PEM certificates the API server's certificate must chain to (the cluster's own CA). */
   ca?: string;
-  /** Overrides the agent made from `ca` (tests on plain http). */
+  /** Overrides the agent made from `ca` (a kubeconfig's TLS settings; tests on plain http). */
   agent?: Dispatcher;
   /** Longest one API call may take (default 10 s). */
   requestTimeoutMs?: number;
   /** Pods per list page (default 500). */
   listPage?: number;
+}
+
+/** How one call authenticates: its headers (bearer token, basic auth, impersonation) and TLS connection. */
+export interface ApiConnection {
+  headers: Record<string, string>;
+  dispatcher: Dispatcher;
 }
 
 /** A non-2xx answer: its HTTP status and the Status object's reason ("NotFound", "AlreadyExists", …). */
@@ -89,14 +101,23 @@ export class EksPodApi {
     return pods;
   }
 
+  private async connection(): Promise<ApiConnection> {
+    if (this.options.connection) return this.options.connection();
+    const headers: Record<string, string> = this.options.token
+      ? { authorization: `Bearer ${await this.options.token()}` }
+      : {};
+    return { headers, dispatcher: this.dispatcher };
+  }
+
   private async call(method: Dispatcher.HttpMethod, path: string, signal?: AbortSignal, body?: unknown) {
     const timeout = AbortSignal.timeout(this.options.requestTimeoutMs ?? 10_000);
+    const { headers, dispatcher } = await this.connection();
     const response = await request(`${this.base}${path}`, {
       method,
-      dispatcher: this.dispatcher,
+      dispatcher,
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       headers: {
-        authorization: `Bearer ${await this.options.token()}`,
+        ...headers,
         accept: 'application/json',
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },

@@ -23,6 +23,8 @@ const EKS_ENDPOINT_REGION = /\.([a-z]{2}(?:-[a-z]+)+-\d)\.eks\.amazonaws\.com(?:
 export function eksPodApis(options: EksPodApisOptions): (pool: DeployedEksPool) => EksPodApi {
   const apis = new Map<string, EksPodApi>();
   return (pool) => {
+    // The launcher checked this (eks-pool-check.ts); a kubeconfig pool never reaches here.
+    if (pool.endpoint === undefined) throw new Error(`pools.${pool.name}.endpoint: not set`);
     const id = `${pool.cluster} ${pool.endpoint} ${pool.certificateAuthority ?? ''}`;
     let api = apis.get(id);
     if (!api) {

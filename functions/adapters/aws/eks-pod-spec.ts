@@ -81,6 +81,9 @@ export function podManifest(
       annotations: {
         [POD_ANNOTATIONS.createdAt]: String(createdAt),
         [POD_ANNOTATIONS.user]: request.user,
+        // Karpenter's consolidation, drift and expiry then leave the pod's node alone while the session runs
+        // (a Spot interruption still ends it); without Karpenter the annotation means nothing.
+        'karpenter.sh/do-not-disrupt': 'true',
       },
     },
     spec: {

@@ -19,10 +19,12 @@ import {
   type OrphanPolicy,
   type OrphanReason,
   type StopReason,
+  type WarmStopReason,
 } from '../../core/orphan-decisions';
 import type { Clock, Logger, Metrics, SessionRecord, SessionStore } from '../../core/ports';
 import { isTaskGone, isThrottling } from './ecs-retry';
 import { EcsTaskLister, type ListedTask } from './ecs-task-lister';
+import { type WarmPoolDeps, WarmPoolPass, type WarmPoolReport } from './ecs-warm-pool';
 import type { EksPodApi } from './eks-pod-api';
 import type { DeployedEksPool } from './eks-pool-check';
 import { reapOrphanPods } from './pod-cleanup';
@@ -34,10 +36,12 @@ const DEFAULT_GRACE_MS = 60_000;
 const LOGGED_ITEMS = 100;
 
 /** What StopTask's reason says (shown by DescribeTasks and the console for about an hour). */
-const STOP_REASON: Record<StopReason, string> = {
+const STOP_REASON: Record<StopReason | WarmStopReason, string> = {
   'max age': 'gridgate cleanup: older than any session may live',
   'no session': 'gridgate cleanup: no session within the new-session timeout',
   'session ended': 'gridgate cleanup: its session has ended',
+  'warm expired': 'gridgate cleanup: warm task idle past its TTL',
+  'warm never ready': 'gridgate cleanup: warm task never became ready',
 };
 
 export interface OrphanCleanupDeps {
@@ -51,6 +55,8 @@ export interface OrphanCleanupDeps {
   sleep?: (ms: number) => Promise<void>;
   /** The pod API of an eks pool's cluster; without it eks pools are not swept (pod-cleanup). */
   pods?: (pool: DeployedEksPool) => EksPodApi;
+  /** The warm pool store and demand; without it warm tasks are neither started nor registered. */
+  warm?: WarmPoolDeps;
 }
 
 export interface OrphanCleanupOptions {
@@ -91,11 +97,15 @@ export interface CleanupReport {
   clusters: ClusterOutcome[];
   /** Decided, but left for the next pass: ECS throttled the stops or the deadline came. */
   deferred: number;
+  /** Per pool with a warm pool (or leftovers of one): what the pass found and did. */
+  warm?: Record<string, WarmPoolReport>;
 }
 
 interface StopAction {
   kind: 'stop';
-  reason: StopReason;
+  reason: StopReason | WarmStopReason;
+  /** A warm pool task: counted in the warm report, not as an orphan. */
+  warm?: boolean;
   task: string;
   key?: string;
   pool?: string;
@@ -117,6 +127,7 @@ export async function runOrphanCleanup(
     reaped: report.reaped,
     deferred: report.deferred,
     clusters: report.clusters,
+    ...(report.warm ? { warm: report.warm } : {}),
     items: report.items.slice(0, LOGGED_ITEMS),
   });
   if (!report.dryRun) {
@@ -182,6 +193,7 @@ class CleanupPass {
   private readonly sleep: (ms: number) => Promise<void>;
   private stopsSent = 0;
   private readonly report: CleanupReport;
+  private readonly warm: WarmPoolPass | undefined;
 
   constructor(
     private readonly deps: OrphanCleanupDeps,
@@ -199,11 +211,25 @@ class CleanupPass {
     this.gapMs = 1000 / rate;
     this.sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.report = { dryRun: this.dryRun, reaped: {}, total: 0, items: [], clusters: [], deferred: 0 };
+    this.warm =
+      deps.warm &&
+      new WarmPoolPass(deps.warm, {
+        ecs: deps.ecs,
+        sessions: deps.sessions,
+        config: deps.config,
+        clock: deps.clock,
+        sleep: this.sleep,
+        dryRun: this.dryRun,
+        graceMs: this.policy.graceMs,
+        deadline: options.deadline,
+      });
   }
 
   async run(): Promise<CleanupReport> {
     // Read before listing: a session created meanwhile has its task listed and its record fetched by key.
     const running = await this.deps.sessions.running();
+    // Also before listing: a task registered meanwhile is listed, and left for the next pass as starting.
+    await this.warm?.load();
     for (const [cluster, pools] of ecsClusters(this.deps.config)) {
       const outcome: ClusterOutcome = { cluster, tasks: 0, status: 'done' };
       this.report.clusters.push(outcome);
@@ -211,6 +237,7 @@ class CleanupPass {
         // Only records of this cluster's ecs pools: local and hub sessions are not ours to judge.
         await this.cluster(
           cluster,
+          pools,
           running.filter((record) => pools.has(record.pool)),
           outcome,
         );
@@ -220,15 +247,43 @@ class CleanupPass {
         outcome.error = String(error);
       }
     }
+    if (this.warm) {
+      // After the stops, so tasks stopped this pass are not counted, and only if every cluster was seen:
+      // a pool whose tasks could not be listed would look empty and be filled twice.
+      if (this.report.clusters.every((outcome) => outcome.status === 'done')) await this.warm.topUp();
+      this.report.warm = this.warm.report;
+    }
     return this.report;
   }
 
-  private async cluster(cluster: string, records: SessionRecord[], outcome: ClusterOutcome): Promise<void> {
+  private async cluster(
+    cluster: string,
+    pools: ReadonlySet<string>,
+    records: SessionRecord[],
+    outcome: ClusterOutcome,
+  ): Promise<void> {
     const tasks = await this.lister.running(cluster);
     outcome.tasks = tasks.length;
     const actions: Action[] = [];
     const byKey = new Map(records.map((record) => [record.key, record]));
-    for (const task of tasks) {
+    for (const listed of tasks) {
+      let task: ListedTask = listed;
+      if (listed.warm !== undefined && this.warm) {
+        const judged = await this.warm.judge(listed);
+        if (judged.kind === 'keep') continue;
+        if (judged.kind === 'stop') {
+          actions.push({
+            kind: 'stop',
+            ...stopOf(listed),
+            reason: judged.reason,
+            warm: true,
+            endSession: false,
+          });
+          continue;
+        }
+        // Claimed: judged by its session from here on, like any session's task.
+        task = { ...listed, ...judged.facts };
+      }
       const verdict = judgeTask(task, await this.recordOf(task, byKey), this.policy, this.deps.clock.now());
       if (verdict.action === 'stop') {
         actions.push({
@@ -240,6 +295,7 @@ class CleanupPass {
       }
     }
     const listed = new Set(tasks.map((task) => task.taskId));
+    await this.warm?.forgetGone(pools, new Map(tasks.map((task) => [task.taskId, task])));
     const unlisted = records.filter((record) => !listed.has(record.handle));
     if (unlisted.length > 0) {
       const fates = await this.lister.fates(
@@ -289,6 +345,8 @@ class CleanupPass {
         this.report.deferred += stops.length - index;
         return;
       }
+      // A warm task claimed since the listing is a session's now: it stays (and its entry with it).
+      if (stop.warm && !(await this.warm?.mayStop(stop.pool, stop.task))) continue;
       if (!this.dryRun) {
         try {
           await this.stopTask(cluster, stop.task, stop.reason);
@@ -301,12 +359,22 @@ class CleanupPass {
           return;
         }
       }
+      if (stop.warm) {
+        this.warm?.stopped(stop.pool, stop.reason as WarmStopReason);
+        continue;
+      }
       await this.afterStop(stop);
-      this.count({ cluster, reason: stop.reason, task: stop.task, session: stop.key, pool: stop.pool });
+      this.count({
+        cluster,
+        reason: stop.reason as StopReason,
+        task: stop.task,
+        session: stop.key,
+        pool: stop.pool,
+      });
     }
   }
 
-  private async stopTask(cluster: string, task: string, reason: StopReason): Promise<void> {
+  private async stopTask(cluster: string, task: string, reason: StopReason | WarmStopReason): Promise<void> {
     if (this.stopsSent > 0) await this.sleep(this.gapMs);
     this.stopsSent++;
     try {

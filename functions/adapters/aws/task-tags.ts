@@ -14,6 +14,11 @@ export const TASK_TAGS = {
   session: 'gridgate:session',
   user: 'gridgate:user',
   pool: 'gridgate:pool',
-  /** Epoch milliseconds when the launch began, as decimal text. */
+  /** Epoch milliseconds when the launch began (for a claimed warm task: the claim), as decimal text. */
   createdAt: 'gridgate:created-at',
+  /** On warm pool tasks only: "unclaimed" from RunTask, "claimed" once a session took it (TagResource). */
+  warm: 'gridgate:warm',
 } as const;
+
+export const WARM_UNCLAIMED = 'unclaimed';
+export const WARM_CLAIMED = 'claimed';

@@ -1,7 +1,8 @@
 /**
  * Launcher for local pools: one chromedriver child per session, in its own process group so that
  * stopping it also stops Chromium and every helper process Chromium started, then the profile goes.
- * Pools with `warm` > 0 take a chromedriver started ahead of time (WarmChromedrivers) when one is ready.
+ * Pools with `warm` > 0 keep browsers started ahead of time (WarmBrowsers): a chromedriver plus a Chromium
+ * in a process group of its own, which a request that asks nothing of the launch attaches to.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,8 +11,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { PoolConfig } from '../../core/config';
 import type { LaunchedBrowser, Launcher, LaunchRequest } from '../../core/ports';
+import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
 import { chromiumCapabilities } from './chromium-capabilities';
-import { type ReadyDriver, WarmChromedrivers } from './warm-chromedrivers';
+import { launchChromium, warmChromiumArgs } from './chromium-process';
+import { type ReadyBrowser, WarmBrowsers } from './warm-browsers';
 
 /** Set in the environment of every chromedriver (and so Chromium) gridgate starts. */
 export const LAUNCHED_BY_ENV = 'GRIDGATE_LAUNCHED_BY';
@@ -23,10 +26,21 @@ const STARTED = /ChromeDriver was started successfully on port (\d+)/;
 const STOP_GRACE_MS = 500;
 const GROUP_EXIT_WAIT_MS = 2000;
 
+/** A process group gridgate started: chromedriver's, or a warm browser's Chromium. */
+interface Group {
+  child: ChildProcess;
+  exited: Promise<void>;
+}
+
 interface RunningDriver {
   child: ChildProcess;
   userDataDir: string;
   exited: Promise<void>;
+  /**
+   * A warm browser's Chromium, launched apart from chromedriver: chromedriver attached to it neither
+   * quits it on DELETE nor takes it down when it ends, so stop() ends this group too.
+   */
+  chromium?: Group;
   stopping: boolean;
   /** Started ahead of demand and not yet any session's: its exit is no session's browser exiting. */
   warm: boolean;
@@ -39,8 +53,8 @@ export interface ChromedriverLauncherOptions {
 
 export class ChromedriverLauncher implements Launcher {
   private readonly drivers = new Map<string, RunningDriver>();
-  private readonly warm = new WarmChromedrivers({
-    spawn: (chromedriver, signal) => this.spawnDriver(chromedriver, signal, true),
+  private readonly warm = new WarmBrowsers({
+    spawn: (pool, signal) => this.spawnWarm(pool, signal),
     alive: (handle) => this.alive(handle),
     claim: (handle) => {
       const driver = this.drivers.get(handle);
@@ -56,10 +70,26 @@ export class ChromedriverLauncher implements Launcher {
 
   constructor(private readonly options: ChromedriverLauncherOptions = {}) {}
 
-  async start({ pool, capabilities, signal }: LaunchRequest): Promise<LaunchedBrowser> {
+  async start({ pool, capabilities, signal, onStage }: LaunchRequest): Promise<LaunchedBrowser> {
     if (pool.kind !== 'local') throw new Error(`ChromedriverLauncher cannot start a ${pool.kind} pool`);
     signal.throwIfAborted();
-    const driver = (await this.warm.take(pool)) ?? (await this.spawnDriver(pool.chromedriver, signal, false));
+    const runningAsRoot = isRoot();
+    // A request that needs launch-time options leaves the warm browsers to those that do not.
+    const warm =
+      launchNeeds(pool, capabilities, runningAsRoot) === undefined ? await this.warm.take(pool) : undefined;
+    if (warm) {
+      onStage?.('driver');
+      if (signal.aborted) {
+        await this.stop(warm.handle);
+        throw signal.reason;
+      }
+      return {
+        address: `127.0.0.1:${warm.port}`,
+        handle: warm.handle,
+        capabilities: attachCapabilities(capabilities, warm.debuggerAddress),
+      };
+    }
+    const driver = await this.spawnDriver(pool.chromedriver, signal, false, onStage);
     if (signal.aborted) {
       await this.stop(driver.handle);
       throw signal.reason;
@@ -69,32 +99,72 @@ export class ChromedriverLauncher implements Launcher {
       handle: driver.handle,
       capabilities: chromiumCapabilities(pool, capabilities, {
         userDataDir: driver.userDataDir,
-        runningAsRoot: process.getuid?.() === 0,
+        runningAsRoot,
       }),
     };
   }
 
-  /** Keeps each local pool's `warm` chromedrivers started (none for other kinds); call with every config. */
+  /** Keeps each local pool's `warm` browsers started (none for other kinds); call with every config. */
   keepWarm(pools: readonly PoolConfig[]): void {
     this.warm.keep(pools);
   }
 
-  /** Chromedrivers of this pool started ahead of demand and ready for a new session now. */
+  /** Browsers of this pool started ahead of demand and ready for a new session now. */
   warmCount(pool: string): number {
     return this.warm.count(pool);
   }
 
-  private async spawnDriver(chromedriver: string, signal: AbortSignal, warm: boolean): Promise<ReadyDriver> {
+  /**
+   * A warm browser: chromedriver, then Chromium (the pool's default arguments, a fresh profile), each in
+   * its own process group, both answering when this resolves. Nobody waits for it, so one after the
+   * other is fast enough and keeps failures simple: whatever started is stopped.
+   */
+  private async spawnWarm(pool: LocalPool, signal: AbortSignal): Promise<ReadyBrowser> {
+    const driver = await this.spawnDriver(pool.chromedriver, signal, true);
+    const running = this.drivers.get(driver.handle) as RunningDriver;
+    const args = warmChromiumArgs(defaultArgs(pool, isRoot(), driver.userDataDir));
+    try {
+      const chromium = await launchChromium(
+        pool.chromium,
+        args,
+        driver.userDataDir,
+        launchedEnv(),
+        signal,
+        (child, exited) => {
+          running.chromium = { child, exited };
+          child.once('exit', () => this.warmPartExited(driver.handle, running));
+        },
+      );
+      return { ...driver, debuggerAddress: chromium.debuggerAddress };
+    } catch (error) {
+      await this.stop(driver.handle);
+      throw error;
+    }
+  }
+
+  /** A warm browser's chromedriver or Chromium ended while it waited: it is dropped, and its profile goes. */
+  private warmPartExited(handle: string, driver: RunningDriver): void {
+    if (driver.stopping || !driver.warm) return;
+    this.warm.discard(handle);
+    void this.stop(handle).catch(() => undefined);
+  }
+
+  private async spawnDriver(
+    chromedriver: string,
+    signal: AbortSignal,
+    warm: boolean,
+    onStage?: LaunchRequest['onStage'],
+  ): Promise<Omit<ReadyBrowser, 'debuggerAddress'>> {
     const userDataDir = await mkdtemp(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
     if (this.stopped) {
       await rm(userDataDir, { recursive: true, force: true });
       throw new Error('gridgate is stopping: no browser is started');
     }
+    onStage?.('launch');
     const child = spawn(chromedriver, ['--port=0'], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      // Inherited by Chromium too: tells gridgate's browsers from others on the machine.
-      env: { ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) },
+      env: launchedEnv(),
     });
     const handle = String(child.pid ?? `failed-${Date.now()}`);
     // A chromedriver that could not be spawned reports 'error' and never 'exit'.
@@ -107,10 +177,10 @@ export class ChromedriverLauncher implements Launcher {
     child.once('exit', (code, exitSignal) => {
       if (driver.stopping) return;
       if (!driver.warm) return this.options.onUnexpectedExit?.(handle, code, exitSignal);
-      this.warm.discard(handle);
-      void this.stop(handle).catch(() => undefined); // its profile directory still goes
+      this.warmPartExited(handle, driver);
     });
     try {
+      onStage?.('driver');
       const port = await waitForPort(child, signal);
       return { handle, port, userDataDir };
     } catch (error) {
@@ -123,25 +193,21 @@ export class ChromedriverLauncher implements Launcher {
     const driver = this.drivers.get(handle);
     if (!driver || driver.stopping) return driver?.exited;
     driver.stopping = true;
-    const { child, userDataDir, exited } = driver;
-    killGroup(child, 'SIGTERM');
-    const gone = await exitsWithin(exited, STOP_GRACE_MS);
-    // Chromium outlives a chromedriver that is killed, so the whole group goes, now without asking.
-    killGroup(child, 'SIGKILL');
-    if (!gone) await exited;
-    await groupGone(child);
+    const { userDataDir } = driver;
+    const groups: Group[] = [driver, ...(driver.chromium ? [driver.chromium] : [])];
+    await Promise.all(groups.map(stopGroup));
     await rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
     this.drivers.delete(handle);
   }
 
-  /** Stops every chromedriver: those serving or being started for sessions, and the warm ones. */
+  /** Stops every chromedriver and Chromium: those serving or being started for sessions, and the warm ones. */
   async stopAll(): Promise<void> {
     this.stopped = true;
     await this.warm.close();
     await Promise.all([...this.drivers.keys()].map((handle) => this.stop(handle)));
   }
 
-  /** Handles of the chromedrivers running now for sessions (warm ones waiting for a session not included). */
+  /** Handles of the browsers running now for sessions (warm ones waiting for a session not included). */
   running(): string[] {
     return [...this.drivers].flatMap(([handle, driver]) => (driver.warm ? [] : [handle]));
   }
@@ -151,10 +217,29 @@ export class ChromedriverLauncher implements Launcher {
     return (
       driver !== undefined &&
       !driver.stopping &&
-      driver.child.exitCode === null &&
-      driver.child.signalCode === null
+      runs(driver.child) &&
+      (driver.chromium === undefined || runs(driver.chromium.child))
     );
   }
+}
+
+type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
+
+const isRoot = () => process.getuid?.() === 0;
+
+const runs = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
+// Inherited by Chromium too: tells gridgate's browsers from others on the machine.
+const launchedEnv = (): NodeJS.ProcessEnv => ({ ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) });
+
+/** SIGTERM, a short grace, then SIGKILL for whatever of the group is left, and wait until none is. */
+async function stopGroup({ child, exited }: Group): Promise<void> {
+  killGroup(child, 'SIGTERM');
+  const gone = await exitsWithin(exited, STOP_GRACE_MS);
+  // Chromium outlives a chromedriver that is killed, so the whole group goes, now without asking.
+  killGroup(child, 'SIGKILL');
+  if (!gone) await exited;
+  await groupGone(child);
 }
 
 function waitForPort(child: ChildProcess, signal: AbortSignal): Promise<number> {

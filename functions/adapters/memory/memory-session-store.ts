@@ -1,6 +1,10 @@
 /** SessionStore in this process's memory: for one Node server (local mode) and for tests. */
+
+import { commandName } from '../../core/command-name';
+import { stageRank } from '../../core/creation-stages';
 import {
   type Clock,
+  type CreationStage,
   type HeldSlot,
   type Reclaim,
   type SessionEndReason,
@@ -19,11 +23,19 @@ interface Slot {
   pool: string;
   user: string;
   acquiredAt: number;
+  stage?: CreationStage;
+  stageAt?: number;
+}
+
+/** A running record, with its last command kept raw: its name is built when someone reads it. */
+interface LiveRecord extends SessionRecord {
+  lastMethod?: string;
+  lastPath?: string;
 }
 
 export class MemorySessionStore implements SessionStore {
   private readonly held = new Map<string, Slot>(); // by session key
-  private readonly records = new Map<string, SessionRecord>();
+  private readonly records = new Map<string, LiveRecord>();
   private readonly ended = new Map<string, SessionRecord>();
   private readonly reclaims = new Map<string, Reclaim>(); // by launcher handle
 
@@ -60,6 +72,14 @@ export class MemorySessionStore implements SessionStore {
     return [...this.held.entries()].map(([key, slot]) => ({ key, ...slot }));
   }
 
+  async markStage(key: string, stage: CreationStage, at: number): Promise<void> {
+    const slot = this.held.get(key);
+    if (!slot) return;
+    if (stageRank(slot.stage) >= stageRank(stage)) return;
+    slot.stage = stage;
+    slot.stageAt = at;
+  }
+
   private count(by: 'pool' | 'user'): Record<string, number> {
     const counts: Record<string, number> = {};
     for (const slot of this.held.values()) counts[slot[by]] = (counts[slot[by]] ?? 0) + 1;
@@ -71,24 +91,32 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async get(key: string): Promise<SessionRecord | undefined> {
-    const record = this.records.get(key) ?? this.ended.get(key);
+    const live = this.records.get(key);
+    if (live) return published(live);
+    const record = this.ended.get(key);
     return record && { ...record };
   }
 
   async running(): Promise<SessionRecord[]> {
-    return [...this.records.values()].map((record) => ({ ...record }));
+    return [...this.records.values()].map(published);
   }
 
-  touch(key: string, at: number): void {
+  // Called per command: no allocation here, the command's name is built by published() when read.
+  touch(key: string, at: number, method?: string, path?: string): void {
     const record = this.records.get(key);
-    if (record) record.lastActivityAt = at;
+    if (!record) return;
+    record.lastActivityAt = at;
+    if (method === undefined || path === undefined) return;
+    record.commands = (record.commands ?? 0) + 1;
+    record.lastMethod = method;
+    record.lastPath = path;
   }
 
   async end(key: string, reason: SessionEndReason, at: number): Promise<SessionRecord | undefined> {
     const record = this.records.get(key);
     if (!record) return undefined;
     this.records.delete(key);
-    const ended = { ...record, endedAt: at, endReason: reason };
+    const ended = { ...published(record), endedAt: at, endReason: reason };
     this.ended.set(key, ended);
     this.forgetOldEnded(at);
     return { ...ended };
@@ -114,4 +142,12 @@ export class MemorySessionStore implements SessionStore {
       this.ended.delete(key);
     }
   }
+}
+
+/** The record as the port describes it: a copy, its last command named. */
+function published(live: LiveRecord): SessionRecord {
+  const { lastMethod, lastPath, ...record } = live;
+  if (lastMethod !== undefined && lastPath !== undefined)
+    record.lastCommand = commandName(lastMethod, lastPath);
+  return record;
 }

@@ -1,6 +1,8 @@
 /**
  * WebSocket upgrades for BiDi (webSocketUrl) and CDP (se:cdp), proxied with `ws` after the same
- * session-ID check as every command. Messages either way count as activity for the idle timeout.
+ * session-ID check as every command; messages either way count as activity for the idle timeout. Also
+ * the status page's live VNC view (noVNC's websockify socket), after the same checks as the session's
+ * page; watching is not activity.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -8,31 +10,39 @@ import { request } from 'undici';
 import WebSocket, { WebSocketServer } from 'ws';
 import { WebDriverError } from '../../core/errors';
 import type { GridDeps } from '../../core/grid-deps';
-import type { SessionClaims } from '../../core/session-token';
 import { sessionEndpoint } from '../../http/forward-command';
 import { requestUser } from '../../http/request-user';
+import { visibleSession } from '../../http/ui/ui-data';
+import { requireVncTarget } from '../../http/ui/ui-vnc';
 import { verifySession } from '../../http/verify-session';
 
 const SESSION_PATH = /^(?:\/wd\/hub)?\/session\/([A-Za-z0-9_-]+)(\/[^?]*)?$/;
+// The status page's VNC view of a session (functions/http/ui/ui-routes.ts VNC_PREFIX).
+const VNC_PATH = /^\/ui\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/vnc\/websockify$/;
 const CONNECT_TIMEOUT_MS = 10_000;
+
+interface Upstream {
+  socket: WebSocket;
+  /** Called for each message either way (the session's activity), or nothing. */
+  onMessage?: () => void;
+}
 
 export function attachWebSocketProxy(server: Server, deps: GridDeps): void {
   const clients = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    connect(req, deps)
+    const url = new URL(req.url ?? '/', 'http://gridgate');
+    const vnc = VNC_PATH.exec(url.pathname);
+    (vnc ? connectVnc(req, deps, vnc[1] as string) : connect(req, url, deps))
       .then((upstream) => {
         if (socket.destroyed) return upstream.socket.terminate(); // the client gave up meanwhile
-        clients.handleUpgrade(req, socket, head, (client) =>
-          relay(deps, upstream.claims, client, upstream.socket),
-        );
+        clients.handleUpgrade(req, socket, head, (client) => relay(client, upstream));
       })
       .catch((error: unknown) => refuse(socket, error));
   });
 }
 
-async function connect(req: IncomingMessage, deps: GridDeps) {
-  const url = new URL(req.url ?? '/', 'http://gridgate');
+async function connect(req: IncomingMessage, url: URL, deps: GridDeps): Promise<Upstream> {
   const match = SESSION_PATH.exec(url.pathname);
   if (!match) throw new WebDriverError('unknown command', `no WebSocket endpoint at ${url.pathname}`);
   const user = await requestUser(deps, req.headers.authorization);
@@ -46,11 +56,44 @@ async function connect(req: IncomingMessage, deps: GridDeps) {
     rest === '/se/cdp' && claims.devtools
       ? await browserDevtoolsUrl(claims.devtools)
       : `${wsBase}/session/${claims.upstreamId}${rest}${url.search}`;
+  const socket = await open(target, req, endpoint.authorization);
+  return { socket, onMessage: () => deps.sessions.touch(claims.key, deps.clock.now()) };
+}
+
+/**
+ * The session's noVNC socket, for its owner or an admin, from a page of gridgate's own origin only: a
+ * browser sends its saved Basic credentials with any site's WebSocket, so another site's page must not
+ * be able to open this one in a signed-in person's name.
+ */
+async function connectVnc(req: IncomingMessage, deps: GridDeps, key: string): Promise<Upstream> {
+  const origin = req.headers.origin;
+  const host = req.headers['x-forwarded-host'] ?? req.headers.host;
+  if (origin !== undefined && !sameHost(origin, String(host))) {
+    throw new WebDriverError('invalid argument', 'the VNC view opens from gridgate’s own status page only', {
+      status: 403,
+    });
+  }
+  const user = await requestUser(deps, req.headers.authorization);
+  const record = await visibleSession(deps, { user, admin: deps.config.admins.includes(user) }, key);
+  const target = requireVncTarget(deps, record, true);
+  return { socket: await open(`${target.origin.replace(/^http/, 'ws')}/websockify`, req) };
+}
+
+function sameHost(origin: string, host: string): boolean {
+  try {
+    return new URL(origin).host === host.split(',')[0]?.trim();
+  } catch {
+    return false;
+  }
+}
+
+/** Opens the upstream socket with the client's subprotocols, resolving once it is open. */
+async function open(target: string, req: IncomingMessage, authorization?: string): Promise<WebSocket> {
   const protocols = req.headers['sec-websocket-protocol']?.split(',').map((p) => p.trim());
   const socket = new WebSocket(target, protocols, {
     perMessageDeflate: false,
     handshakeTimeout: CONNECT_TIMEOUT_MS,
-    headers: endpoint.authorization ? { authorization: endpoint.authorization } : {},
+    headers: authorization ? { authorization } : {},
   });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', resolve);
@@ -61,7 +104,7 @@ async function connect(req: IncomingMessage, deps: GridDeps) {
       ),
     );
   });
-  return { claims, socket };
+  return socket;
 }
 
 /** Chromium's browser-wide DevTools socket, found the way CDP clients find it. */
@@ -73,18 +116,17 @@ async function browserDevtoolsUrl(devtools: string): Promise<string> {
   return webSocketDebuggerUrl;
 }
 
-function relay(deps: GridDeps, claims: SessionClaims, client: WebSocket, upstream: WebSocket): void {
-  const touch = () => deps.sessions.touch(claims.key, deps.clock.now());
+function relay(client: WebSocket, upstream: Upstream): void {
   const pipe = (from: WebSocket, to: WebSocket) => {
     from.on('message', (data, isBinary) => {
-      touch();
+      upstream.onMessage?.();
       if (to.readyState === WebSocket.OPEN) to.send(data, { binary: isBinary });
     });
     from.on('close', (code, reason) => closeQuietly(to, code, reason));
     from.on('error', () => to.terminate());
   };
-  pipe(client, upstream);
-  pipe(upstream, client);
+  pipe(client, upstream.socket);
+  pipe(upstream.socket, client);
 }
 
 function closeQuietly(socket: WebSocket, code: number, reason: Buffer): void {

@@ -5,7 +5,7 @@
 import { formatDuration } from '../../core/duration';
 import { invalidSessionId } from '../../core/errors';
 import { type GridDeps, poolsNamed } from '../../core/grid-deps';
-import type { SessionRecord } from '../../core/ports';
+import type { CreationStage, SessionRecord } from '../../core/ports';
 import { gridStatus } from '../grid-info';
 import type { RecentFailures, SessionFailure } from './recent-failures';
 
@@ -25,7 +25,7 @@ export interface PoolView {
   inUse: number;
   /** New-session requests waiting that this pool could serve. */
   queued: number;
-  /** Browsers started ahead of demand (a local pool's warm chromedrivers), ready for a new session. */
+  /** Browsers started ahead of demand (a local pool's warm browsers), ready for a new session. */
   warm: number;
 }
 
@@ -47,6 +47,10 @@ export interface SessionView {
   lastActivityAt: number;
   endedAt?: number;
   endReason?: string;
+  /** Commands proxied so far (a shared store's count may lag by its touch interval). */
+  commands: number;
+  /** The latest one, e.g. `POST /element/{id}/click`. */
+  lastCommand?: string;
 }
 
 export interface SessionEvent {
@@ -58,6 +62,8 @@ export interface SessionDetail extends SessionView {
   poolKind?: string;
   /** What the record tells of the session's life, oldest first; future deadlines included. */
   events: SessionEvent[];
+  /** A live VNC view through gridgate (its noVNC page's password); none: the page shows screenshots. */
+  vnc?: { password: string };
 }
 
 /** What every page shows at its top. */
@@ -80,6 +86,10 @@ export interface StartingView {
   pool: string;
   /** Since the slot was taken. */
   ageMs: number;
+  /** How far its creation got; none yet: the slot was just taken. */
+  stage?: CreationStage;
+  /** Since that stage began. */
+  stageMs?: number;
 }
 
 export interface Overview extends PageHeader {
@@ -128,7 +138,15 @@ export async function overview(
   const starting = slots
     .filter((slot) => !live.has(slot.key) && canSee(viewer, slot))
     .sort((a, b) => a.acquiredAt - b.acquiredAt)
-    .map(({ key, user, pool, acquiredAt }) => ({ key, user, pool, ageMs: Math.max(0, now - acquiredAt) }));
+    .map(
+      ({ key, user, pool, acquiredAt, stage, stageAt }): StartingView => ({
+        key,
+        user,
+        pool,
+        ageMs: Math.max(0, now - acquiredAt),
+        ...(stage ? { stage, stageMs: Math.max(0, now - (stageAt ?? acquiredAt)) } : {}),
+      }),
+    );
   return {
     ...pageHeader(deps, viewer, startedAt),
     pools,
@@ -170,13 +188,30 @@ export function sessionView(deps: GridDeps, record: SessionRecord, now: number):
     lastActivityAt: record.lastActivityAt,
     ...(record.endedAt !== undefined ? { endedAt: record.endedAt } : {}),
     ...(record.endReason ? { endReason: record.endReason } : {}),
+    commands: record.commands ?? 0,
+    ...(record.lastCommand ? { lastCommand: record.lastCommand } : {}),
   };
 }
 
-export function sessionDetail(deps: GridDeps, record: SessionRecord, now: number): SessionDetail {
+function countOf(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+export function sessionDetail(
+  deps: GridDeps,
+  record: SessionRecord,
+  now: number,
+  vnc?: { password: string },
+): SessionDetail {
   const events: SessionEvent[] = [{ at: record.createdAt, what: 'created' }];
-  if (record.lastActivityAt > record.createdAt)
-    events.push({ at: record.lastActivityAt, what: 'last command' });
+  const commands = record.commands ?? 0;
+  if (record.lastActivityAt > record.createdAt || commands > 0) {
+    // Activity without a counted command: WebSocket traffic (BiDi, CDP), or a record from before counts.
+    const what = record.lastCommand
+      ? `last command: ${record.lastCommand} (${countOf(commands, 'command')} in all)`
+      : 'last activity';
+    events.push({ at: record.lastActivityAt, what });
+  }
   if (record.endedAt === undefined) {
     events.push({
       at: record.lastActivityAt + record.idleTimeoutMs,
@@ -193,5 +228,6 @@ export function sessionDetail(deps: GridDeps, record: SessionRecord, now: number
     ...sessionView(deps, record, now),
     poolKind: poolsNamed(deps, record.pool)[0]?.kind,
     events: events.sort((a, b) => a.at - b.at),
+    ...(vnc ? { vnc } : {}),
   };
 }

@@ -29,7 +29,7 @@ const OVERVIEW = `
   <h2>Sessions</h2>
   <table id="sessions">
     <thead><tr><th>Session</th><th>User</th><th>Browser</th><th>Pool</th><th>Colour</th>
-      <th class="number">Age</th><th class="number">Idle</th><th>State</th></tr></thead>
+      <th class="number">Age</th><th class="number">Idle</th><th>Commands</th><th>State</th></tr></thead>
     <tbody></tbody>
   </table>
 </section>
@@ -50,16 +50,20 @@ const SESSION = `
     <dl id="details"></dl>
     <h2>Events</h2>
     <ol id="events" class="events"></ol>
-    <p class="meta">gridgate does not count commands; the last command's time is when the session was last used.</p>
+    <p class="meta">Commands are counted as they pass through gridgate (with several routers sharing a table,
+      the count may lag by up to a quarter of a minute); WebSocket traffic is not counted.</p>
     <p><button id="end-session" type="button" disabled>End session</button></p>
     <p id="end-status" role="status"></p>
   </section>
   <section>
     <h2>Live view</h2>
+    <iframe id="vnc" title="The browser's screen, live (VNC)" hidden></iframe>
     <img id="screen" alt="The browser's screen">
     <p id="live-status" class="meta" role="status">Waiting for the first screenshot…</p>
-    <p class="meta">A screenshot every ${UI_REFRESH_MS / 1000} s while this page is open and visible: each one
-      costs the browser a little work.</p>
+    <p id="screen-note" class="meta">A screenshot every ${UI_REFRESH_MS / 1000} s while this page is open and
+      visible: each one costs the browser a little work.</p>
+    <p id="vnc-note" class="meta" hidden>The browser's own VNC view (noVNC), view only, through gridgate: it
+      streams while this page is open and costs the browser's machine some CPU and the network some traffic.</p>
   </section>
 </div>`;
 
@@ -90,12 +94,13 @@ export function statusPage(options: PageOptions): string {
 }
 
 /**
- * Only this page's own script, style, data and screenshots (blob: for the live view's images): any
- * text a browser or a user put into a session's details stays text.
+ * Only this page's own script, style, data and screenshots (blob: for the live view's images), and
+ * frames of its own origin (the VNC view, ui-vnc.ts): any text a browser or a user put into a session's
+ * details stays text.
  */
 export const UI_SECURITY_HEADERS = {
   'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',

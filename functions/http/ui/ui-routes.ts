@@ -12,6 +12,7 @@ import { overview, pageHeader, sessionDetail, type Viewer, visibleSession } from
 import { statusPage, UI_SECURITY_HEADERS } from './ui-page';
 import { UI_SCRIPT } from './ui-script';
 import { UI_STYLE } from './ui-style';
+import { requireVncTarget, vncFile, vncTarget } from './ui-vnc';
 
 type UiEnv = { Variables: { user: string } };
 
@@ -22,9 +23,16 @@ export interface UiOptions {
   agent: Dispatcher;
   /** When the app started, for the uptime shown. */
   startedAt: number;
+  /**
+   * Whether this server carries WebSockets (a Node server; not behind Lambda), which the live VNC view
+   * needs; without, the session page shows screenshots. Default false.
+   */
+  webSockets?: boolean;
 }
 
 const SESSION_API = '/ui/api/sessions/:key';
+/** Where a session's noVNC page and files are served; its WebSocket is ".../vnc/websockify" (node/websocket-proxy.ts). */
+export const VNC_PREFIX = `${SESSION_API}/vnc`;
 
 export function registerUiRoutes(app: Hono<UiEnv>, deps: GridDeps, options: UiOptions): void {
   const failures = recentFailures(deps);
@@ -65,7 +73,16 @@ export function registerUiRoutes(app: Hono<UiEnv>, deps: GridDeps, options: UiOp
     const who = viewer(c);
     const record = await visibleSession(deps, who, c.req.param('key'));
     const header = pageHeader(deps, who, options.startedAt);
-    return c.json({ ...header, session: sessionDetail(deps, record, header.now) }, 200, UI_SECURITY_HEADERS);
+    const vnc = vncTarget(deps, record, options.webSockets ?? false);
+    const session = sessionDetail(deps, record, header.now, vnc && { password: vnc.password });
+    return c.json({ ...header, session }, 200, UI_SECURITY_HEADERS);
+  });
+  // The same checks as the session's page (owner or admin, a running session), then the browser's noVNC.
+  app.get(`${VNC_PREFIX}/*`, async (c) => {
+    const record = await visibleSession(deps, viewer(c), c.req.param('key'));
+    const target = requireVncTarget(deps, record, options.webSockets ?? false);
+    const file = c.req.path.slice(`/ui/api/sessions/${record.key}/vnc`.length);
+    return vncFile(options.agent, target, file, new URL(c.req.url).search);
   });
   app.get(`${SESSION_API}/screenshot`, async (c) => {
     const record = await visibleSession(deps, viewer(c), c.req.param('key'));
@@ -86,6 +103,7 @@ export function registerUiRoutes(app: Hono<UiEnv>, deps: GridDeps, options: UiOp
     '/ui/style.css',
     '/ui/api/overview',
     `${SESSION_API}/screenshot`,
+    `${VNC_PREFIX}/*`,
   ]) {
     app.all(path, unknownMethod);
   }

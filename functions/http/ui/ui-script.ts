@@ -38,6 +38,21 @@ export const UI_SCRIPT = `(function () {
     return date.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
   }
 
+  // What each creation stage means to someone waiting (ports.ts CreationStage).
+  var STAGES = {
+    queue: 'queued',
+    launch: 'launching the browser',
+    pull: 'pulling its image',
+    driver: 'waiting for its driver',
+    session: 'opening the session'
+  };
+
+  function commandsCell(row, count, last) {
+    var td = cell(row, count);
+    if (last) td.appendChild(el('span', 'meta', ' · ' + last));
+    return td;
+  }
+
   function sessionHref(key) { return 'ui?session=' + encodeURIComponent(key); }
   function sessionApi(key) { return 'ui/api/sessions/' + encodeURIComponent(key); }
 
@@ -114,7 +129,10 @@ export const UI_SCRIPT = `(function () {
       cell(row, '');
       cell(row, duration(start.ageMs), 'number');
       cell(row, '', 'number');
-      cell(row, 'starting', 'state-starting');
+      cell(row, '');
+      var stage = start.stage ? STAGES[start.stage] || start.stage : '';
+      cell(row, 'starting' + (stage ? ': ' + stage + ' (' + duration(start.stageMs) + ')' : ''), 'state-starting')
+        .setAttribute('data-stage', start.stage || '');
       return row;
     });
     replaceRows($('sessions'), starting.concat(data.sessions.map(function (session) {
@@ -129,9 +147,10 @@ export const UI_SCRIPT = `(function () {
       colourTag(row, session.color);
       cell(row, duration(session.ageMs), 'number');
       cell(row, duration(session.idleMs), 'number');
+      commandsCell(row, session.commands, session.lastCommand);
       cell(row, session.state, 'state-' + session.state);
       return row;
-    })), 8, data.viewer.admin ? 'No sessions running' : 'You have no sessions running');
+    })), 9, data.viewer.admin ? 'No sessions running' : 'You have no sessions running');
     replaceRows($('failures'), data.failures.map(function (failure) {
       var row = el('tr');
       cell(row, time(failure.at));
@@ -153,6 +172,8 @@ export const UI_SCRIPT = `(function () {
     var shown = null;
     var screenTimer = null;
     var loading = false;
+    var vnc = false;
+    var vncFailed = false;
     $('session-key').textContent = key;
 
     function render(data) {
@@ -171,6 +192,7 @@ export const UI_SCRIPT = `(function () {
       detail(list, 'Idle', duration(s.idleMs));
       detail(list, 'Idle timeout', duration(s.idleTimeoutMs));
       detail(list, 'Maximum age', duration(s.maxAgeMs));
+      detail(list, 'Commands', s.commands + (s.lastCommand ? ' (last: ' + s.lastCommand + ')' : ''));
       var events = $('events');
       events.textContent = '';
       s.events.forEach(function (event) {
@@ -180,15 +202,53 @@ export const UI_SCRIPT = `(function () {
         events.appendChild(item);
       });
       $('end-session').disabled = !running || ended;
+      if (running && s.vnc && !vnc && !vncFailed) showVnc(s.vnc.password);
       if (!running) {
         $('live-status').textContent = 'The session has ended: no live view.';
         $('screen').hidden = true;
+        var frame = $('vnc');
+        frame.hidden = true;
+        frame.removeAttribute('src');
       }
+    }
+
+    /** The browser's noVNC page through gridgate, its WebSocket path ours (noVNC takes it from the root). */
+    function showVnc(password) {
+      vnc = true;
+      var base = sessionApi(key) + '/vnc/';
+      // Asked first, so a browser whose VNC port gridgate cannot reach falls back to screenshots.
+      fetch(base + 'vnc.html', { cache: 'no-store' }).then(function (response) {
+        if (!response.ok) throw new Error('HTTP ' + response.status);
+        if (running) openVnc(base, password);
+      }).catch(function (error) {
+        vnc = false;
+        vncFailed = true;
+        $('live-status').textContent = 'No VNC view (' + error.message + '): screenshots instead.';
+        refreshScreen();
+      });
+    }
+
+    function openVnc(base, password) {
+      var query = new URLSearchParams({
+        autoconnect: '1',
+        reconnect: '1',
+        resize: 'scale',
+        view_only: '1',
+        path: new URL(base + 'websockify', location.href).pathname.slice(1),
+        password: password
+      });
+      var frame = $('vnc');
+      frame.src = base + 'vnc.html?' + query.toString();
+      frame.hidden = false;
+      $('screen').hidden = true;
+      $('screen-note').hidden = true;
+      $('vnc-note').hidden = false;
+      $('live-status').textContent = 'Live VNC view.';
     }
 
     function refreshScreen() {
       screenTimer = null;
-      if (!running || loading || document.visibilityState !== 'visible') return;
+      if (!running || vnc || loading || document.visibilityState !== 'visible') return;
       loading = true;
       fetch(sessionApi(key) + '/screenshot', { cache: 'no-store' }).then(function (response) {
         if (!response.ok) {
@@ -211,7 +271,7 @@ export const UI_SCRIPT = `(function () {
       }).then(function () {
         loading = false;
         // Only while someone can see it: a hidden tab costs the browser nothing.
-        if (running && screenTimer === null && document.visibilityState === 'visible') {
+        if (running && !vnc && screenTimer === null && document.visibilityState === 'visible') {
           screenTimer = setTimeout(refreshScreen, REFRESH_MS);
         }
       });

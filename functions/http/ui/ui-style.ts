@@ -25,6 +25,8 @@ dd { margin: 0; }
 ol.events { margin: 0; padding-left: 20px; }
 .columns { display: grid; grid-template-columns: minmax(280px, 1fr) 2fr; gap: 24px; }
 @media (max-width: 800px) { .columns { grid-template-columns: 1fr; } }
+#vnc { width: 100%; aspect-ratio: 16 / 10; border: 1px solid var(--line); background: #8881; }
+.state-starting { color: var(--accent); }
 #screen { max-width: 100%; border: 1px solid var(--line); background: #8881; min-height: 120px; }
 button { font: inherit; padding: 6px 14px; border-radius: 4px; border: 1px solid var(--bad);
   background: var(--bad); color: #fff; cursor: pointer; }

@@ -1,59 +1,67 @@
 /**
- * Chromedrivers started ahead of demand, per local pool (`warm`), so a new session skips chromedriver's
- * start-up. Only chromedriver waits: Chromium is launched by the session's own new-session request, so
- * the client's capabilities still apply and no browser ever serves two sessions. A warm chromedriver is
- * taken by exactly one session and replaced at once, in the background.
+ * Browsers started ahead of demand, per local pool (`warm`), so a new session skips the start of both
+ * chromedriver and Chromium: each warm browser is a chromedriver and a Chromium already launched with the
+ * pool's default arguments, which chromedriver attaches to when the session is created. Only requests
+ * that ask nothing of the launch take one (the launcher decides, see attach-capabilities.ts). A warm
+ * browser is taken by exactly one session and replaced once it is handed over, in the background.
  */
-import { request } from 'node:http';
 import type { PoolConfig } from '../../core/config';
+import { answers } from './http-probe';
 
-/** A chromedriver listening on loopback, with the profile directory its Chromium will get. */
-export interface ReadyDriver {
+/** A chromedriver listening on loopback, and the Chromium it will attach to, with its profile directory. */
+export interface ReadyBrowser {
   handle: string;
+  /** chromedriver's port. */
   port: number;
   userDataDir: string;
+  /** 127.0.0.1:port of the waiting Chromium's DevTools endpoint. */
+  debuggerAddress: string;
 }
 
 /** What the launcher does for the warm pool: it owns the processes, this class only decides how many. */
-export interface DriverProcesses {
-  /** Starts a chromedriver that is not yet anyone's; on abort it is stopped and the promise rejects. */
-  spawn(chromedriver: string, signal: AbortSignal): Promise<ReadyDriver>;
-  /** Whether the process still runs and nobody is stopping it. */
+export interface BrowserProcesses {
+  /** Starts a chromedriver and a Chromium that are not yet anyone's; on abort they are stopped and the promise rejects. */
+  spawn(pool: LocalPool, signal: AbortSignal): Promise<ReadyBrowser>;
+  /** Whether chromedriver and Chromium still run and nobody is stopping them. */
   alive(handle: string): boolean;
   /** Hands it to a session: from now on its exit is that session's browser exiting. False if it is gone. */
   claim(handle: string): boolean;
   stop(handle: string): Promise<void>;
 }
 
+type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
+
 interface PoolWarmth {
   name: string;
-  chromedriver: string;
+  /** What the warm browsers were started from: when it changes they are replaced. */
+  launch: string;
+  pool: LocalPool;
   target: number;
-  ready: ReadyDriver[];
+  ready: ReadyBrowser[];
   starting: number;
   failures: number;
   /** After a failed start, no new one before this (epoch ms), so a broken chromedriver path is not hammered. */
   retryAt: number;
 }
 
-// A chromedriver that does not answer /status this fast is not handed out: a cold start is safer.
-const PROBE_TIMEOUT_MS = 1000;
+// A chromedriver or Chromium that does not answer this fast is not handed out: a cold start is safer.
+const PROBE_TIMEOUT_MS = 2000;
 const RETRY_BASE_MS = 1000;
 const RETRY_MAX_MS = 30_000;
 
-export class WarmChromedrivers {
+export class WarmBrowsers {
   private readonly pools = new Map<string, PoolWarmth>();
   private readonly closing = new AbortController();
   private readonly starts = new Set<Promise<void>>();
 
   constructor(
-    private readonly drivers: DriverProcesses,
+    private readonly drivers: BrowserProcesses,
     private readonly now: () => number = Date.now,
   ) {}
 
   /**
-   * The pools of the config in use: starts what is missing, stops chromedrivers no longer wanted (a pool
-   * removed, its `warm` lowered, its chromedriver changed). Cheap when nothing changed; call it after
+   * The pools of the config in use: starts what is missing, stops warm browsers no longer wanted (a pool
+   * removed, its `warm` lowered, its chromedriver, Chromium or arguments changed). Cheap when nothing changed; call it after
    * every reload, or periodically.
    */
   keep(pools: readonly PoolConfig[]): void {
@@ -68,17 +76,18 @@ export class WarmChromedrivers {
   }
 
   /**
-   * A live, answering chromedriver of this pool, now the caller's alone; undefined when none is ready
-   * (the caller starts one as before). Starts its replacement.
+   * A live warm browser of this pool whose chromedriver and Chromium both answer, now the caller's alone;
+   * undefined when none is ready (the caller starts one cold). Starts its replacement.
    */
-  async take(pool: Extract<PoolConfig, { kind: 'local' }>): Promise<ReadyDriver | undefined> {
+  async take(pool: LocalPool): Promise<ReadyBrowser | undefined> {
     if (this.closing.signal.aborted) return undefined;
     const state = this.want(pool);
     while (state?.ready.length) {
-      const driver = state.ready.shift() as ReadyDriver;
+      const driver = state.ready.shift() as ReadyBrowser;
       if (
         this.drivers.alive(driver.handle) &&
-        (await answers(driver.port)) &&
+        (await answers(`127.0.0.1:${driver.port}`, '/status', PROBE_TIMEOUT_MS)) &&
+        (await answers(driver.debuggerAddress, '/json/version', PROBE_TIMEOUT_MS)) &&
         this.drivers.claim(driver.handle)
       ) {
         // The replacement's spawn (synchronous, several ms) runs after this session's browser is handed over.
@@ -91,12 +100,12 @@ export class WarmChromedrivers {
     return undefined;
   }
 
-  /** Chromedrivers of this pool ready to be taken now. */
+  /** Warm browsers of this pool ready to be taken now. */
   count(poolName: string): number {
     return this.pools.get(poolName)?.ready.length ?? 0;
   }
 
-  /** A warm chromedriver exited on its own: it is dropped, and its replacement waits a moment. */
+  /** A warm browser's chromedriver or Chromium exited on its own: it is dropped, and its replacement waits a moment. */
   discard(handle: string): void {
     for (const state of this.pools.values()) {
       const index = state.ready.findIndex((driver) => driver.handle === handle);
@@ -107,7 +116,7 @@ export class WarmChromedrivers {
   }
 
   /**
-   * Starts no more and waits until chromedrivers being started are stopped; the ready ones stay the
+   * Starts no more and waits until warm browsers being started are stopped; the ready ones stay the
    * launcher's to stop (it stops every process it owns).
    */
   async close(): Promise<void> {
@@ -116,10 +125,11 @@ export class WarmChromedrivers {
     await Promise.all([...this.starts]);
   }
 
-  private want(pool: Extract<PoolConfig, { kind: 'local' }>): PoolWarmth | undefined {
+  private want(pool: LocalPool): PoolWarmth | undefined {
     const target = pool.warm ?? 0;
+    const launch = launchKey(pool);
     let state = this.pools.get(pool.name);
-    if (state && (state.chromedriver !== pool.chromedriver || target === 0)) {
+    if (state && (state.launch !== launch || target === 0)) {
       this.forget(state);
       state = undefined;
     }
@@ -127,7 +137,8 @@ export class WarmChromedrivers {
     if (!state) {
       state = {
         name: pool.name,
-        chromedriver: pool.chromedriver,
+        launch,
+        pool,
         target,
         ready: [],
         starting: 0,
@@ -161,9 +172,9 @@ export class WarmChromedrivers {
   }
 
   private async startOne(state: PoolWarmth): Promise<void> {
-    let driver: ReadyDriver;
+    let driver: ReadyBrowser;
     try {
-      driver = await this.drivers.spawn(state.chromedriver, this.closing.signal);
+      driver = await this.drivers.spawn(state.pool, this.closing.signal);
     } catch {
       // The launcher stopped what it started; the next keep() or take() tries again after the pause.
       this.failed(state);
@@ -180,7 +191,7 @@ export class WarmChromedrivers {
     state.ready.push(driver);
   }
 
-  /** Stops a chromedriver nobody will use, in the background; stop() frees what it can and never throws. */
+  /** Stops a warm browser nobody will use, in the background; stop() frees what it can and never throws. */
   private dismiss(handle: string): void {
     this.drivers.stop(handle).catch(() => undefined);
   }
@@ -191,18 +202,7 @@ export class WarmChromedrivers {
   }
 }
 
-/** True when the chromedriver answers GET /status with 200: alive and not wedged. */
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = request(
-      { host: '127.0.0.1', port, path: '/status', agent: false, timeout: PROBE_TIMEOUT_MS },
-      (response) => {
-        response.resume();
-        resolve(response.statusCode === 200);
-      },
-    );
-    probe.once('timeout', () => probe.destroy());
-    probe.once('error', () => resolve(false));
-    probe.end();
-  });
+/** Everything a warm browser is started from; `warm` aside, a pool whose key changed needs new ones. */
+function launchKey(pool: LocalPool): string {
+  return JSON.stringify([pool.chromedriver, pool.chromium, pool.headless, pool.args]);
 }

@@ -1,0 +1,51 @@
+/**
+ * Two reference proxies in front of gridgate's own chromedriver, for the command benchmark: nginx (a
+ * proxy that costs close to nothing) and a plain Node proxy (plain-node-proxy.ts: what any Node proxy
+ * pays on this machine). Together they split gridgate's added latency into the runtime's share and
+ * gridgate's own.
+ */
+import { fileURLToPath } from 'node:url';
+import { startNginxProxy } from './proxy-nginx';
+import { freePort, type ServerProcess, startServerProcess, waitUntil } from './proxy-processes';
+
+const READY_MS = 20_000;
+
+export interface ReferenceProxies {
+  nginx: string;
+  plainNode: string;
+  stop(): Promise<void>;
+}
+
+/** Starts both in front of `upstream` (http://host:port); both are stopped by teardown.ts too. */
+export async function startReferenceProxies(upstream: string): Promise<ReferenceProxies> {
+  const nginx = await startNginxProxy(upstream);
+  let plainNode: ServerProcess | undefined;
+  try {
+    const port = await freePort();
+    const entry = fileURLToPath(new URL('./plain-node-proxy.ts', import.meta.url));
+    // The same runtime and loader as gridgate's process (process.execArgv carries tsx).
+    plainNode = startServerProcess(
+      process.execPath,
+      [...process.execArgv, entry, upstream, String(port)],
+      'SIGTERM',
+    );
+    const origin = `http://127.0.0.1:${port}`;
+    const started = plainNode;
+    await waitUntil(
+      'the plain Node proxy',
+      READY_MS,
+      async () => (await fetch(`${origin}/status`)).ok,
+      () => started.output(),
+    );
+    return {
+      nginx: nginx.origin,
+      plainNode: origin,
+      stop: async () => {
+        await Promise.all([nginx.process.stop(), started.stop()]);
+      },
+    };
+  } catch (error) {
+    await Promise.all([nginx.process.stop(), plainNode?.stop()]);
+    throw error;
+  }
+}

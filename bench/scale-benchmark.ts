@@ -1,0 +1,156 @@
+/**
+ * Scale: a thousand sessions open at once on a fake launcher (a hub pool in front of the fake nginx
+ * upstream, so no browser is involved), and what that costs gridgate's Node server: its memory, and
+ * the latency of commands. Commands are timed with one session open, with all of them open (each
+ * command to a session picked at random), and again after all are closed, so drift from other load on
+ * the machine shows as a difference between the two one-session phases.
+ *
+ * Two builds of the same server are measured: as `npm start` runs it (TypeScript under tsx, whose
+ * loader thread alone holds ~35 MiB), and bundled by esbuild and run by plain node, as a deployment
+ * would ship it.
+ */
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { ESM_REQUIRE_BANNER } from '../functions/entry/router-bundle-options';
+import { resetPeakRss, rssOf, startProxyGridgate } from './proxy-gridgate';
+import { startFakeUpstream } from './proxy-nginx';
+import type { WebDriverClient } from './webdriver-client';
+
+export interface ScalePlan {
+  sessions: number;
+  /** Sessions opened at once while filling up. */
+  concurrency: number;
+  /** Commands timed in each phase, one after another, after as many unrecorded ones. */
+  commands: number;
+}
+
+export const SCALE_PLANS: Record<'default' | 'long', ScalePlan> = {
+  default: { sessions: 1000, concurrency: 16, commands: 2000 },
+  long: { sessions: 1000, concurrency: 16, commands: 6000 },
+};
+
+export const SCALE_BUILDS = ['tsx', 'bundled'] as const;
+export type ScaleBuild = (typeof SCALE_BUILDS)[number];
+
+export interface ScaleRun {
+  build: ScaleBuild;
+  plan: ScalePlan;
+  /** Resident memory of the gridgate process, bytes: before any session, with all open, and after. */
+  rss: { idle: number; open: number; peakWhileOpen: number; closed: number };
+  /** Milliseconds it took to open them all. */
+  openMs: number;
+  /** Per command, ms. */
+  latency: { oneBefore: number[]; all: number[]; oneAfter: number[] };
+}
+
+// Commands before the first timed phase: the server's JIT needs thousands to settle.
+const WARMUP_COMMANDS = 5000;
+
+/** Both builds, one after the other, against one fake upstream. */
+export async function measureScale(
+  client: WebDriverClient,
+  plan: ScalePlan,
+  log: (line: string) => void,
+): Promise<ScaleRun[]> {
+  const upstream = await startFakeUpstream();
+  try {
+    const bundle = await bundleServer();
+    const runs: ScaleRun[] = [];
+    for (const build of SCALE_BUILDS) {
+      log(`scale (${build}): opening ${plan.sessions} sessions…`);
+      runs.push(
+        await measureBuild(client, plan, build, upstream.origin, build === 'bundled' ? bundle : undefined),
+      );
+    }
+    return runs;
+  } finally {
+    await upstream.process.stop();
+  }
+}
+
+async function measureBuild(
+  client: WebDriverClient,
+  plan: ScalePlan,
+  build: ScaleBuild,
+  upstream: string,
+  bundle: string | undefined,
+): Promise<ScaleRun> {
+  // Room for every session (a hub pool holds 4 by default).
+  const grid = await startProxyGridgate(upstream, { maxSessions: plan.sessions, bundle });
+  try {
+    const idle = (await rssOf(grid.pid)).rss;
+    const first = await client.newSession(grid.origin, { browserName: 'chrome' });
+    await timeCommands(client, grid.origin, [first], WARMUP_COMMANDS);
+    const oneBefore = await timeCommands(client, grid.origin, [first], plan.commands);
+
+    await resetPeakRss(grid.pid);
+    const started = performance.now();
+    const sessions = [
+      first,
+      ...(await openSessions(client, grid.origin, plan.sessions - 1, plan.concurrency)),
+    ];
+    const openMs = performance.now() - started;
+    const all = await timeCommands(client, grid.origin, sessions, plan.commands);
+    const { rss: open, peak: peakWhileOpen } = await rssOf(grid.pid);
+
+    await inBatches(sessions.slice(1), plan.concurrency, (id) => client.deleteSession(grid.origin, id));
+    const oneAfter = await timeCommands(client, grid.origin, [first], plan.commands);
+    await client.deleteSession(grid.origin, first);
+    const closed = (await rssOf(grid.pid)).rss;
+    return {
+      build,
+      plan,
+      rss: { idle, open, peakWhileOpen, closed },
+      openMs,
+      latency: { oneBefore, all, oneAfter },
+    };
+  } finally {
+    await grid.stop();
+  }
+}
+
+/** proxy-gridgate-child.ts bundled into one file under .tmp/ (git-ignored), as a deployment would build it. */
+async function bundleServer(): Promise<string> {
+  const outfile = fileURLToPath(new URL('../.tmp/scale-bench/gridgate-server.mjs', import.meta.url));
+  await build({
+    entryPoints: [fileURLToPath(new URL('./proxy-gridgate-child.ts', import.meta.url))],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    banner: { js: ESM_REQUIRE_BANNER },
+    logLevel: 'error',
+  });
+  return outfile;
+}
+
+async function openSessions(client: WebDriverClient, origin: string, count: number, concurrency: number) {
+  const ids: string[] = [];
+  await inBatches(Array.from({ length: count }), concurrency, async () => {
+    ids.push(await client.newSession(origin, { browserName: 'chrome' }));
+  });
+  return ids;
+}
+
+async function inBatches<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(work));
+}
+
+/** `count` commands one after another, each to a session picked at random; their times in ms. */
+async function timeCommands(
+  client: WebDriverClient,
+  origin: string,
+  sessions: readonly string[],
+  count: number,
+): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const session = sessions[Math.floor(Math.random() * sessions.length)] as string;
+    const answer = await client.send(origin, 'GET', `/session/${session}/title`);
+    if (answer.value !== 'x') throw new Error(`scale: a command answered ${JSON.stringify(answer.value)}`);
+    times.push(answer.ms);
+  }
+  return times;
+}

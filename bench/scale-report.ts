@@ -1,0 +1,55 @@
+/** The scale benchmark's results: memory against its target, and command latency with all sessions open. */
+import type { Verdict } from './report';
+import type { ScaleRun } from './scale-benchmark';
+import { type Summary, summarize } from './stats';
+
+export const SCALE_TARGETS = {
+  /** Router RSS with a thousand sessions open (the issue's figure). */
+  maxRssBytes: 150 * 1024 * 1024,
+  /** "Command latency unchanged": p50 with all open over p50 with one, within this machine's noise. */
+  latencyMedianRatio: 1.1,
+} as const;
+
+export interface ScaleReport {
+  run: Omit<ScaleRun, 'latency'>;
+  latency: { oneBefore: Summary; all: Summary; oneAfter: Summary };
+  /** p50 with all sessions open over the mean p50 of the two one-session phases around it. */
+  latencyRatio: number;
+  rssVerdict: Verdict;
+  latencyVerdict: Verdict;
+}
+
+export function scaleReport({ latency, ...run }: ScaleRun): ScaleReport {
+  const oneBefore = summarize(latency.oneBefore);
+  const all = summarize(latency.all);
+  const oneAfter = summarize(latency.oneAfter);
+  const latencyRatio = all.median / ((oneBefore.median + oneAfter.median) / 2);
+  return {
+    run,
+    latency: { oneBefore, all, oneAfter },
+    latencyRatio,
+    rssVerdict: run.rss.peakWhileOpen < SCALE_TARGETS.maxRssBytes ? 'PASS' : 'MISS',
+    latencyVerdict: latencyRatio <= SCALE_TARGETS.latencyMedianRatio ? 'PASS' : 'MISS',
+  };
+}
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+const ms = (summary: Summary) =>
+  `p50 ${summary.median.toFixed(3)}  p90 ${summary.p90.toFixed(3)}  p99 ${summary.p99.toFixed(3)} ms`;
+
+const BUILD_NAMES = { tsx: 'as npm start runs it (tsx)', bundled: 'bundled by esbuild, plain node' } as const;
+
+export function formatScaleReport(report: ScaleReport): string {
+  const { plan, rss, openMs, build } = report.run;
+  return [
+    `Scale: ${plan.sessions} sessions open at once on a fake launcher (hub pool → nginx), gridgate's Node server ${BUILD_NAMES[build]}`,
+    `opened in ${(openMs / 1000).toFixed(1)} s (${plan.concurrency} at a time)`,
+    `gridgate RSS: idle ${mib(rss.idle)}, ${plan.sessions} open ${mib(rss.open)} (peak ${mib(rss.peakWhileOpen)}), all closed ${mib(rss.closed)}`,
+    `GET /title, ${plan.commands} one after another per phase:`,
+    `  one session open (before):  ${ms(report.latency.oneBefore)}`,
+    `  ${plan.sessions} open, random session: ${ms(report.latency.all)}`,
+    `  one session open (after):   ${ms(report.latency.oneAfter)}`,
+    `=> peak RSS ${mib(rss.peakWhileOpen)}  target < ${mib(SCALE_TARGETS.maxRssBytes)}  ${report.rssVerdict}`,
+    `=> latency p50 all open ÷ one open ${report.latencyRatio.toFixed(3)}  target ≤ ${SCALE_TARGETS.latencyMedianRatio.toFixed(2)}  ${report.latencyVerdict}`,
+  ].join('\n');
+}

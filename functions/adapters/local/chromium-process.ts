@@ -1,0 +1,113 @@
+/**
+ * Launches Chromium the way chromedriver would, but ahead of any session, for a warm browser: the same
+ * switches chromedriver adds, the pool's arguments, and a DevTools port that chromedriver later attaches
+ * to (goog:chromeOptions.debuggerAddress). Chromium gets its own process group, like chromedriver, so
+ * stopping it also stops every helper process it started.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { answers } from './http-probe';
+
+/**
+ * What chromedriver adds to the command line when it launches Chromium itself (read from chromedriver
+ * 156's launch on this platform; test/e2e/warm-pool.test.ts compares a cold and a warm browser's command
+ * line, so a chromedriver that changes them is noticed). Without them a warm browser would differ from a
+ * cold one, e.g. navigator.webdriver would be false.
+ */
+export const CHROMEDRIVER_SWITCHES: readonly string[] = [
+  '--allow-pre-commit-input',
+  '--disable-background-networking',
+  '--disable-background-timer-throttling',
+  '--disable-backgrounding-occluded-windows',
+  '--disable-client-side-phishing-detection',
+  '--disable-default-apps',
+  '--disable-features=IgnoreDuplicateNavs,Prewarm',
+  '--disable-hang-monitor',
+  '--disable-popup-blocking',
+  '--disable-prompt-on-repost',
+  '--disable-sync',
+  '--enable-automation',
+  '--enable-logging',
+  '--log-level=0',
+  '--no-first-run',
+  '--no-service-autorun',
+  '--password-store=basic',
+  '--test-type=webdriver',
+  '--use-mock-keychain',
+];
+// Port 0: Chromium picks a free one and writes it to <profile>/DevToolsActivePort, as chromedriver reads it.
+const DEVTOOLS_PORT_ARG = '--remote-debugging-port=0';
+const PORT_FILE = 'DevToolsActivePort';
+const POLL_MS = 20;
+const PROBE_TIMEOUT_MS = 5000;
+// A Chromium that has not opened its DevTools port by then is stuck: the warm start fails and is retried later.
+const READY_TIMEOUT_MS = 60_000;
+
+export interface LaunchedChromium {
+  child: ChildProcess;
+  /** Resolves when the process ends (or could not be spawned). */
+  exited: Promise<void>;
+  /** host:port of its DevTools endpoint, on loopback. */
+  debuggerAddress: string;
+}
+
+/** The full command line arguments of a warm browser: chromedriver's switches, then the pool's (which win). */
+export function warmChromiumArgs(poolArgs: readonly string[]): string[] {
+  const names = new Set(poolArgs.map((arg) => arg.split('=', 1)[0]));
+  const fromChromedriver = CHROMEDRIVER_SWITCHES.filter((arg) => !names.has(arg.split('=', 1)[0]));
+  return [...fromChromedriver, ...poolArgs, DEVTOOLS_PORT_ARG];
+}
+
+/**
+ * Starts Chromium with these arguments (which must include --user-data-dir=`userDataDir`) and waits until
+ * its DevTools port is open. On abort, failure or timeout the caller gets a rejection and the process
+ * group is left for it to stop (`child` is handed over through `onSpawn` at once for that reason).
+ */
+export async function launchChromium(
+  binary: string,
+  args: readonly string[],
+  userDataDir: string,
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal,
+  onSpawn: (child: ChildProcess, exited: Promise<void>) => void,
+): Promise<LaunchedChromium> {
+  // Chromium's logging (--enable-logging) goes nowhere: nobody reads it before a session, as with chromedriver.
+  const child = spawn(binary, args, { detached: true, stdio: 'ignore', env });
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+  onSpawn(child, exited);
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    signal.throwIfAborted();
+    if (gone) throw new Error(`Chromium exited (code ${child.exitCode}) before its DevTools port was open`);
+    const port = await devtoolsPort(userDataDir);
+    // The port file comes early in Chromium's start: ready means its DevTools endpoint answers too.
+    const debuggerAddress = `127.0.0.1:${port}`;
+    if (port !== undefined && (await answers(debuggerAddress, '/json/version', PROBE_TIMEOUT_MS)))
+      return { child, exited, debuggerAddress };
+    if (Date.now() > deadline)
+      throw new Error(`Chromium did not open its DevTools port in ${READY_TIMEOUT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** The port in DevToolsActivePort ("<port>\n<path>\n"), once the file is complete. */
+async function devtoolsPort(userDataDir: string): Promise<number | undefined> {
+  let text: string;
+  try {
+    text = await readFile(join(userDataDir, PORT_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Written in one go, but read while being written it may hold only part of the first line.
+  const match = /^(\d+)\n/.exec(text);
+  const port = Number(match?.[1]);
+  return port > 0 && port < 65536 ? port : undefined;
+}

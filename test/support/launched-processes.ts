@@ -1,0 +1,48 @@
+/**
+ * The chromedrivers and Chromium browsers this test process's launcher started, read from /proc: they
+ * carry its pid in LAUNCHED_BY_ENV. Chromium's helper processes (--type=renderer, …) are left out: a
+ * browser is its main process.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
+
+export interface LaunchedProcess {
+  pid: number;
+  name: 'chromedriver' | 'chromium';
+  /** The command line after the program. */
+  args: string[];
+}
+
+export function launchedProcesses(name?: LaunchedProcess['name']): LaunchedProcess[] {
+  const mark = `${LAUNCHED_BY_ENV}=${process.pid}`;
+  return readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .flatMap((pid): LaunchedProcess[] => {
+      try {
+        const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+        if (comm !== 'chromedriver' && comm !== 'chromium') return [];
+        if (name && comm !== name) return [];
+        if (!readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(mark)) return [];
+        const args = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').slice(1, -1);
+        if (args.some((arg) => arg.startsWith('--type='))) return [];
+        return [{ pid: Number(pid), name: comm, args }];
+      } catch {
+        return []; // gone meanwhile
+      }
+    })
+    .sort((a, b) => a.pid - b.pid);
+}
+
+/** The port a Chromium's DevTools listens on, from DevToolsActivePort in its profile; undefined if none. */
+export function devtoolsPort(chromium: LaunchedProcess): number | undefined {
+  const profile = chromium.args
+    .find((arg) => arg.startsWith('--user-data-dir='))
+    ?.slice('--user-data-dir='.length);
+  if (!profile) return undefined;
+  try {
+    return Number(readFileSync(join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]) || undefined;
+  } catch {
+    return undefined;
+  }
+}
