@@ -237,3 +237,14 @@ describe('SessionTokens remembers IDs it verified', () => {
     expect(remembering.verify(first, 'guest')).toEqual({ ok: true, claims: LOCAL });
   });
 });
+
+describe('SessionTokens remembers the IDs it signs', () => {
+  it('remembers a freshly signed ID with its claims as they decode (times kept to the second)', () => {
+    const remembering = new SessionTokens(SECRET);
+    const token = remembering.sign({ ...LOCAL, createdAt: LOCAL.createdAt + 999 }, 'guest');
+    const remembered = (remembering as unknown as { verified: Map<string, SessionClaims> }).verified;
+    expect(remembered.get(`guest\0${token}`)).toEqual(LOCAL);
+    expect(remembering.verify(token, 'guest')).toEqual({ ok: true, claims: LOCAL });
+    expect(remembering.verify(token, 'other').ok).toBe(false);
+  });
+});
