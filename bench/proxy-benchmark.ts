@@ -1,5 +1,5 @@
 /**
- * The proxy benchmark: one fake W3C upstream that answers at once (nginx), reached four ways — direct,
+ * The proxy benchmark: one fake W3C upstream that answers at once (nginx), reached five ways — direct,
  * through nginx as a reverse proxy, through Selenium Grid 4 (relay node) and through gridgate (hub
  * pool) — measured with wrk in interleaved rounds; then a 20 MB response streamed through gridgate
  * while its memory is watched. Everything started here is stopped by the caller's teardown.
@@ -15,12 +15,13 @@ import {
 } from './proxy-nginx';
 import { startSeleniumGrid } from './proxy-selenium-grid';
 import { runWrk, type WrkRun } from './proxy-wrk';
+import { startPlainNodeProxy } from './reference-proxies';
 
-export const PROXY_PATHS = ['direct', 'nginx', 'grid4', 'gridgate'] as const;
+export const PROXY_PATHS = ['direct', 'nginx', 'grid4', 'gridgate', 'plainNode'] as const;
 export type ProxyPathName = (typeof PROXY_PATHS)[number];
 
 export interface ProxyPlan {
-  /** A multiple of the four paths, so that each goes first equally often. */
+  /** Rounds; the paths' order rotates each round. */
   rounds: number;
   /** wrk duration of each throughput run (with `connections` connections). */
   throughputSeconds: number;
@@ -112,22 +113,25 @@ async function checkAnswers(urls: Record<ProxyPathName, string>): Promise<void> 
 
 export async function measureProxy(plan: ProxyPlan, log: (line: string) => void): Promise<ProxyRun> {
   const upstream = await startFakeUpstream();
-  const [nginx, grid4, gridgate] = await Promise.all([
+  const [nginx, grid4, gridgate, plainNode] = await Promise.all([
     startNginxProxy(upstream.origin),
     startSeleniumGrid(upstream.origin, plan.connections),
     startProxyGridgate(upstream.origin),
+    startPlainNodeProxy(upstream.origin),
   ]);
   const sessions = {
     direct: FAKE_SESSION_ID,
     nginx: FAKE_SESSION_ID,
     grid4: await newSession(grid4.origin),
     gridgate: await newSession(gridgate.origin),
+    plainNode: FAKE_SESSION_ID,
   };
   const origins = {
     direct: upstream.origin,
     nginx: nginx.origin,
     grid4: grid4.origin,
     gridgate: gridgate.origin,
+    plainNode: plainNode.origin,
   };
   const urls = Object.fromEntries(
     PROXY_PATHS.map((path) => [path, `${origins[path]}/session/${sessions[path]}/title`]),
@@ -137,7 +141,7 @@ export async function measureProxy(plan: ProxyPlan, log: (line: string) => void)
   for (const path of PROXY_PATHS) await runWrk(urls[path], plan.connections, plan.warmupSeconds);
   const rounds: ProxyRound[] = [];
   for (let index = 0; index < plan.rounds; index++) {
-    // Each path goes first once every four rounds: load from other work is spread over all of them.
+    // The order rotates every round, so load from other work is spread over all paths.
     const order = PROXY_PATHS.map((_, i) => PROXY_PATHS[(i + index) % PROXY_PATHS.length] as ProxyPathName);
     const throughput = {} as ProxyRound['throughput'];
     const latency = {} as ProxyRound['latency'];

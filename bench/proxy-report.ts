@@ -43,6 +43,11 @@ export interface ProxyReport {
   /** gridgate's requests/s over nginx's and over Grid 4's (ratio of the medians), and per round. */
   vsNginx: { ratio: number; perRound: number[]; goal: Met };
   vsGrid4: { ratio: number; perRound: number[]; goal: Met };
+  /**
+   * The plain Node proxy's requests/s over nginx's and Grid 4's (the most any Node proxy reaches here),
+   * and gridgate's over the plain Node proxy's (gridgate's own share of the gap).
+   */
+  nodeFloor: { vsNginx: number; vsGrid4: number; gridgateShare: number };
   /** gridgate p50 − direct p50 with one connection, ms; also nginx's and Grid 4's for comparison. */
   addedP50Ms: Record<'nginx' | 'grid4' | 'gridgate', number> & { goal: Met };
   /** The goal holds when neither phase's peak RSS grew by the threshold. */
@@ -86,6 +91,11 @@ export function proxyReport(run: ProxyRun): ProxyReport {
     paths,
     vsNginx: { ratio: vsNginx, perRound: perRound('nginx'), goal: met(vsNginx >= PROXY_TARGETS.vsNginx) },
     vsGrid4: { ratio: vsGrid4, perRound: perRound('grid4'), goal: met(vsGrid4 >= PROXY_TARGETS.vsGrid4) },
+    nodeFloor: {
+      vsNginx: paths.plainNode.requestsPerSecond / paths.nginx.requestsPerSecond,
+      vsGrid4: paths.plainNode.requestsPerSecond / paths.grid4.requestsPerSecond,
+      gridgateShare: paths.gridgate.requestsPerSecond / paths.plainNode.requestsPerSecond,
+    },
     addedP50Ms: {
       nginx: added('nginx'),
       grid4: added('grid4'),
@@ -107,6 +117,7 @@ const PATH_LABELS: Record<ProxyPathName, string> = {
   nginx: 'nginx reverse proxy',
   grid4: 'Selenium Grid 4 relay',
   gridgate: 'gridgate (hub pool)',
+  plainNode: 'plain Node proxy (the floor)',
 };
 
 function table(header: string[], rows: string[][]): string {
@@ -156,6 +167,7 @@ export function formatProxyReport(report: ProxyReport): string {
     ),
     `=> gridgate ÷ nginx requests/s ${report.vsNginx.ratio.toFixed(2)} (${ratioRange(report.vsNginx.perRound)})  goal ≥ ${PROXY_TARGETS.vsNginx}  ${report.vsNginx.goal}`,
     `=> gridgate ÷ Grid 4 requests/s ${report.vsGrid4.ratio.toFixed(2)} (${ratioRange(report.vsGrid4.perRound)})  goal ≥ ${PROXY_TARGETS.vsGrid4}  ${report.vsGrid4.goal}`,
+    `   (plain Node proxy ÷ nginx ${report.nodeFloor.vsNginx.toFixed(2)}, ÷ Grid 4 ${report.nodeFloor.vsGrid4.toFixed(2)}; gridgate ÷ plain Node ${report.nodeFloor.gridgateShare.toFixed(2)})`,
     `=> gridgate added p50 over direct (one connection) ${report.addedP50Ms.gridgate.toFixed(3)} ms  goal < ${PROXY_TARGETS.addedP50Ms} ms  ${report.addedP50Ms.goal}   (nginx +${report.addedP50Ms.nginx.toFixed(3)}, Grid 4 +${report.addedP50Ms.grid4.toFixed(3)})`,
     '',
     `Large response through gridgate (GET …/screenshot, ${mib(large.bytes)} MiB), peak RSS of the gridgate process:`,

@@ -19,33 +19,44 @@ export interface ReferenceProxies {
 /** Starts both in front of `upstream` (http://host:port); both are stopped by teardown.ts too. */
 export async function startReferenceProxies(upstream: string): Promise<ReferenceProxies> {
   const nginx = await startNginxProxy(upstream);
-  let plainNode: ServerProcess | undefined;
   try {
-    const port = await freePort();
-    const entry = fileURLToPath(new URL('./plain-node-proxy.ts', import.meta.url));
-    // The same runtime and loader as gridgate's process (process.execArgv carries tsx).
-    plainNode = startServerProcess(
-      process.execPath,
-      [...process.execArgv, entry, upstream, String(port)],
-      'SIGTERM',
-    );
-    const origin = `http://127.0.0.1:${port}`;
-    const started = plainNode;
+    const plainNode = await startPlainNodeProxy(upstream);
+    return {
+      nginx: nginx.origin,
+      plainNode: plainNode.origin,
+      stop: async () => {
+        await Promise.all([nginx.process.stop(), plainNode.process.stop()]);
+      },
+    };
+  } catch (error) {
+    await nginx.process.stop();
+    throw error;
+  }
+}
+
+/** plain-node-proxy.ts in its own process group, in front of `upstream`, once it answers. */
+export async function startPlainNodeProxy(
+  upstream: string,
+): Promise<{ origin: string; process: ServerProcess }> {
+  const port = await freePort();
+  const entry = fileURLToPath(new URL('./plain-node-proxy.ts', import.meta.url));
+  // The same runtime and loader as gridgate's process (process.execArgv carries tsx).
+  const started = startServerProcess(
+    process.execPath,
+    [...process.execArgv, entry, upstream, String(port)],
+    'SIGTERM',
+  );
+  const origin = `http://127.0.0.1:${port}`;
+  try {
     await waitUntil(
       'the plain Node proxy',
       READY_MS,
       async () => (await fetch(`${origin}/status`)).ok,
       () => started.output(),
     );
-    return {
-      nginx: nginx.origin,
-      plainNode: origin,
-      stop: async () => {
-        await Promise.all([nginx.process.stop(), started.stop()]);
-      },
-    };
   } catch (error) {
-    await Promise.all([nginx.process.stop(), plainNode?.stop()]);
+    await started.stop();
     throw error;
   }
+  return { origin, process: started };
 }
