@@ -10,7 +10,7 @@ export function addressAllowed(pool: PoolConfig, address: string): boolean {
       return LOOPBACK.test(address);
     case 'hub':
       // A hub pool's sessions live on that hub and nowhere else.
-      return address === hubAddress(pool.url);
+      return address === hubEndpointOf(pool).address;
     case 'ecs':
     case 'eks':
       return inNetworks(pool.networks ?? [], pool.port, address);
@@ -52,15 +52,31 @@ export interface UpstreamEndpoint {
 /** The endpoint of a session at `address` in `pool`: a local browser directly, a hub at its URL. */
 export function upstreamEndpoint(pool: PoolConfig | undefined, address: string): UpstreamEndpoint {
   if (pool?.kind !== 'hub') return { origin: `http://${address}`, basePath: '' };
-  const url = new URL(pool.url);
-  return {
-    origin: `${url.protocol}//${hubAddress(pool.url)}`,
-    basePath: url.pathname.replace(/\/+$/, ''),
-    authorization:
-      pool.username !== undefined
-        ? `Basic ${Buffer.from(`${pool.username}:${pool.password ?? ''}`).toString('base64')}`
-        : undefined,
-  };
+  return hubEndpointOf(pool).endpoint;
+}
+
+type HubPool = Extract<PoolConfig, { kind: 'hub' }>;
+
+// Every command to a hub session needs its hub's address and endpoint: parsed once per pool object
+// (configs are replaced whole on reload, never edited).
+const hubEndpoints = new WeakMap<HubPool, { address: string; endpoint: UpstreamEndpoint }>();
+function hubEndpointOf(pool: HubPool): { address: string; endpoint: UpstreamEndpoint } {
+  let known = hubEndpoints.get(pool);
+  if (!known) {
+    const url = new URL(pool.url);
+    const address = hubAddress(pool.url);
+    const endpoint: UpstreamEndpoint = {
+      origin: `${url.protocol}//${address}`,
+      basePath: url.pathname.replace(/\/+$/, ''),
+      authorization:
+        pool.username !== undefined
+          ? `Basic ${Buffer.from(`${pool.username}:${pool.password ?? ''}`).toString('base64')}`
+          : undefined,
+    };
+    known = { address, endpoint: Object.freeze(endpoint) };
+    hubEndpoints.set(pool, known);
+  }
+  return known;
 }
 
 /** host:port of a hub URL, the default port filled in ("https://hub" → "hub:443"). */
