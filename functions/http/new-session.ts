@@ -174,7 +174,7 @@ export async function createSession(
   metrics.count('SessionsCreated', dimensions);
   metrics.gauge('SessionFailurePercent', 0);
   metrics.timing('NewSessionLatency', ms, { ...dimensions, outcome: 'created' });
-  return answer(c, deps, basePath, request.protocol, created, mode);
+  return answer(c, deps, basePath, request.protocol, created, mode, match.platformName);
 }
 
 /** The host the client addressed, for a colour in its subdomain: behind a proxy, what the proxy was asked. */
@@ -296,15 +296,20 @@ function answer(
   protocol: 'w3c' | 'jsonwire',
   { pool, session }: { pool: PoolConfig; session: CreatedSession },
   mode: NewSessionOptions,
+  platformName: string,
 ) {
   const sessionId = session.sessionId;
+  // chromedriver attached to a pre-started Chromium answers an empty platformName; the catalog's is true.
+  const reported = session.capabilities.platformName
+    ? session.capabilities
+    : { ...session.capabilities, platformName };
   const capabilities = mode.webSockets
-    ? rewriteWebSocketCapabilities(session.capabilities, {
+    ? rewriteWebSocketCapabilities(reported, {
         base: publicWebSocketBase(c.req.raw, basePath, deps.config.publicUrl),
         token: sessionId,
         servesCdp: pool.kind === 'local',
       })
-    : withoutWebSockets(session.capabilities);
+    : withoutWebSockets(reported);
   const value = { ...session, capabilities };
   return c.json(protocol === 'jsonwire' ? { sessionId, status: 0, value } : { value });
 }

@@ -48,6 +48,22 @@ describe('POST /session', () => {
     });
   });
 
+  it.each([
+    ['an empty one (chromedriver attached to a pre-started Chromium)', ''],
+    ['none', undefined],
+  ])('answers the catalog’s platformName when the browser reports %s', async (_, platformName) => {
+    start({
+      launcher: {
+        newSession: () =>
+          jsonAnswer(200, {
+            value: { sessionId: 'abc', capabilities: { browserName: 'chrome', platformName } },
+          }),
+      },
+    });
+    const body = await created(await postSession(W3C_CHROME));
+    expect(body.value.capabilities).toMatchObject({ browserName: 'chrome', platformName: 'linux' });
+  });
+
   it('takes a slot and records the session', async () => {
     start();
     await created(await postSession(W3C_CHROME));
