@@ -52,8 +52,12 @@ export interface Launcher {
   start(request: LaunchRequest): Promise<LaunchedBrowser>;
   /** Stops the browser and frees what it held. Idempotent; never throws for an unknown handle. */
   stop(handle: string, context?: StopContext): Promise<void>;
-  /** Browsers of this pool started ahead of demand, ready for a new session now (launchers that keep some). */
-  warmCount?(pool: string): number;
+  /**
+   * Browsers of this pool started ahead of demand, ready for a new session now (launchers that keep some).
+   * Asked only for pools with a `warm` setting; a count kept elsewhere (an ecs pool's warm tasks in the
+   * store) is read when asked, so it may be a promise, and one that rejects leaves the count unknown.
+   */
+  warmCount?(pool: string): number | Promise<number>;
 }
 
 export type SessionEndReason =

@@ -1,21 +1,23 @@
 /** GET /status (W3C §8.3, with capacity and queue per pool) and GET /ping (ggr-compatible). */
+import type { PoolConfig } from '../core/config';
 import { formatDuration } from '../core/duration';
 import type { GridDeps } from '../core/grid-deps';
-import type { Launcher } from '../core/ports';
-
-/** A launcher that starts browsers ahead of demand says how many are ready (the local one does). */
 
 // /status answers without credentials (load balancers, ggr), so it counts waiting requests but names no user.
 export async function gridStatus(deps: GridDeps) {
-  const inUse = await deps.sessions.inUse();
+  const configured = Object.values(deps.config.pools);
+  const [inUse, warm] = await Promise.all([
+    deps.sessions.inUse(),
+    Promise.all(configured.map((pool) => warmth(deps, pool))),
+  ]);
   const queue = deps.queue.lengths();
-  const pools = Object.values(deps.config.pools).map((pool) => ({
+  const pools = configured.map((pool, i) => ({
     name: pool.name,
     kind: pool.kind,
     maxSessions: pool.maxSessions,
     inUse: inUse[pool.name] ?? 0,
     waiting: queue.byPool[pool.name] ?? 0,
-    ...warmth(deps.launchers[pool.kind], pool.name),
+    ...warm[i],
     ...(pool.region ? { region: pool.region } : {}),
     ...(pool.color ? { color: pool.color } : {}),
   }));
@@ -52,7 +54,30 @@ export async function gridPing(deps: GridDeps, counter: RequestCounter) {
   };
 }
 
-// Only launchers that can start browsers ahead of demand report `warm` (0 when the pool keeps none).
-function warmth(launcher: Launcher | undefined, pool: string): { warm?: number } {
-  return launcher?.warmCount ? { warm: launcher.warmCount(pool) } : {};
+/**
+ * `warm`: how many of the pool's browsers started ahead of demand a new session could take now. Only
+ * launchers that keep some report it, 0 for a pool without a `warm` setting (never asked: an ecs pool's
+ * count is a store read). A count that cannot be read is logged and left out (unknown): /status still answers.
+ */
+async function warmth(deps: GridDeps, pool: PoolConfig): Promise<{ warm?: number }> {
+  const launcher = deps.launchers[pool.kind];
+  if (!launcher?.warmCount) return {};
+  if (!keepsWarm(pool)) return { warm: 0 };
+  try {
+    return { warm: await launcher.warmCount(pool.name) };
+  } catch (error) {
+    deps.logger.log('UPSTREAM_ERROR', {
+      pool: pool.name,
+      operation: 'warm count',
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return {};
+  }
+}
+
+/** A local pool's `warm: N`, an ecs pool's `warm` with a `max` above 0 (the ones the launcher claims from). */
+function keepsWarm(pool: PoolConfig): boolean {
+  if (pool.kind === 'local') return (pool.warm ?? 0) > 0;
+  if (pool.kind === 'ecs') return (pool.warm?.max ?? 0) > 0;
+  return false;
 }

@@ -1,32 +1,21 @@
 /** The warm pool's store and demand reader on dynalite, a real DynamoDB-compatible server on loopback. */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
 import { DynamoSessionStarts } from '../../functions/adapters/aws/dynamo-warm-demand';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
 import { WebDriverError } from '../../functions/core/errors';
 import type { WarmTask } from '../../functions/core/warm-tasks';
 import { sampleRecord } from '../contract/session-store.contract';
-import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { FixedClock } from '../support/fakes';
+import { useFreshSessionTable } from '../support/fresh-session-table';
 
 const T0 = sampleRecord('any').createdAt;
 
-let dynamo: DynaliteServer;
-let table: SessionTableUnderTest;
+const table = useFreshSessionTable();
 let clock: FixedClock;
 
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo?.close();
-});
-beforeEach(async () => {
-  table = await dynamo.createSessionTable();
+beforeEach(() => {
   clock = new FixedClock(T0);
-});
-afterEach(async () => {
-  await table.close();
 });
 
 function idleTask(taskId: string, pool = 'fargate'): WarmTask {
@@ -79,7 +68,7 @@ describe('DynamoWarmTasks', () => {
 
   it('never gives one task to two routers claiming at once', async () => {
     // Two routers, each with its own client, both going for the same (only) task.
-    const otherClient = dynamo.newClient();
+    const otherClient = table.newClient();
     const first = store(() => 0);
     const second = new DynamoWarmTasks({ client: otherClient, table: table.table, clock });
     await first.register(idleTask('a'.repeat(32)));

@@ -2,7 +2,7 @@
  * EcsLauncher against a mocked ECS API (exact command inputs asserted) and a real /status endpoint on
  * 127.0.0.1 standing in for the task's browser node; time is fake, so no test waits on the clock.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   ClientException,
@@ -17,10 +17,10 @@ import {
   type Task,
 } from '@aws-sdk/client-ecs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { checkEcsPool, EcsLauncher, EcsLaunchFailure } from '../../functions/adapters/aws/ecs-launcher';
 import { clientTokenFor } from '../../functions/adapters/aws/ecs-run-task';
-import { type EcsPoolConfig, parseConfig } from '../../functions/core/config';
+import type { EcsPoolConfig } from '../../functions/core/config';
 import type {
   LaunchRequest,
   LaunchStage,
@@ -29,8 +29,10 @@ import type {
   Metrics,
 } from '../../functions/core/ports';
 import type { WarmTask, WarmTaskStore } from '../../functions/core/warm-tasks';
+import { useBrowserNodeStatus } from '../support/browser-node-status';
 import { CollectingLogger, FixedClock } from '../support/fakes';
 import { MemoryWarmTasks } from '../support/memory-warm-tasks';
+import { ecsPool } from '../support/one-pool-config';
 
 const TASK_ID = '0123456789abcdef0123456789abcdef';
 const TASK_ARN = `arn:aws:ecs:us-east-1:123456789012:task/gridgate-browsers/${TASK_ID}`;
@@ -38,44 +40,20 @@ const CAPACITY =
   'Capacity is unavailable at this time. Please try again later or in a different availability zone';
 
 /** A browser node's /status on 127.0.0.1 whose readiness the test sets. */
-let statusServer: Server;
-let statusPort: number;
-let ready: () => boolean;
-let statusRequests = 0;
-
-beforeAll(async () => {
-  statusServer = createServer((req, res) => {
-    statusRequests++;
-    res.writeHead(req.url === '/status' ? 200 : 404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ value: { ready: ready(), message: 'node' } }));
-  });
-  await new Promise<void>((resolve) => statusServer.listen(0, '127.0.0.1', resolve));
-  statusPort = (statusServer.address() as AddressInfo).port;
-});
-afterAll(() => new Promise<void>((resolve) => statusServer.close(() => resolve())));
+const node = useBrowserNodeStatus();
 
 const ecsMock = mockClient(ECSClient);
 
-function ecsPool(overrides: Record<string, unknown> = {}): EcsPoolConfig {
-  const config = parseConfig(
-    {
-      browsers: { chrome: { versions: { '156': { pools: ['fargate'] } } } },
-      pools: {
-        fargate: {
-          kind: 'ecs',
-          cluster: 'gridgate-browsers',
-          taskDefinition: 'gridgate-chrome:7',
-          subnets: ['subnet-a', 'subnet-b'],
-          securityGroups: ['sg-browsers'],
-          networks: ['127.0.0.0/8'],
-          port: statusPort,
-          ...overrides,
-        },
-      },
-    },
-    { localBrowserVersion: 'unused' },
-  );
-  return config.pools.fargate as EcsPoolConfig;
+function fargatePool(overrides: Record<string, unknown> = {}): EcsPoolConfig {
+  return ecsPool({
+    cluster: 'gridgate-browsers',
+    taskDefinition: 'gridgate-chrome:7',
+    subnets: ['subnet-a', 'subnet-b'],
+    securityGroups: ['sg-browsers'],
+    networks: ['127.0.0.0/8'],
+    port: node.port,
+    ...overrides,
+  });
 }
 
 class RecordingMetrics implements Metrics {
@@ -190,8 +168,8 @@ async function failureOf(promise: Promise<unknown>): Promise<EcsLaunchFailure> {
 
 beforeEach(() => {
   ecsMock.reset();
-  ready = () => true;
-  statusRequests = 0;
+  node.ready = () => true;
+  node.requests = 0;
 });
 
 describe('EcsLauncher.start', () => {
@@ -203,12 +181,12 @@ describe('EcsLauncher.start', () => {
       .resolvesOnce({ tasks: [task('PROVISIONING')] })
       .resolvesOnce({ tasks: [task('PENDING')] })
       .resolves({ tasks: [task('RUNNING')] });
-    const pool = ecsPool();
+    const pool = fargatePool();
 
     const browser = await launcher.start(launchRequest(pool));
 
     expect(browser).toEqual({
-      address: `127.0.0.1:${statusPort}`,
+      address: `127.0.0.1:${node.port}`,
       handle: TASK_ID,
       capabilities: { browserName: 'chrome', 'goog:chromeOptions': { args: ['--x'] } },
     });
@@ -248,7 +226,7 @@ describe('EcsLauncher.start', () => {
       { cluster: 'gridgate-browsers', tasks: [TASK_ARN] },
     ]);
     expect(stopTaskInputs()).toEqual([]);
-    expect(statusRequests).toBe(1);
+    expect(node.requests).toBe(1);
     expect(metrics.counts).toEqual([]);
     expect(metrics.timings.map((t) => t.dimensions)).toEqual([
       { pool: 'fargate', stage: 'launch' },
@@ -263,7 +241,7 @@ describe('EcsLauncher.start', () => {
     for (let i = 0; i < 8; i++) pending.resolvesOnce({ tasks: [task('PENDING')] });
     pending.resolves({ tasks: [task('RUNNING')] });
 
-    await launcher.start(launchRequest(ecsPool()));
+    await launcher.start(launchRequest(fargatePool()));
 
     // random() = 0.5 → three quarters of each ceiling: 1000, 1500, 2250, 3375, then the 5000 cap.
     expect(waits).toEqual([750, 1125, 1688, 2531, 3750, 3750, 3750, 3750, 3750]);
@@ -279,7 +257,7 @@ describe('EcsLauncher.start', () => {
       .resolvesOnce({ tasks: [], failures: [{ arn: TASK_ARN, reason: 'MISSING' }] })
       .resolves({ tasks: [task('RUNNING')] });
 
-    const browser = await launcher.start(launchRequest(ecsPool()));
+    const browser = await launcher.start(launchRequest(fargatePool()));
 
     expect(browser.handle).toBe(TASK_ID);
     expect(ecsMock.commandCalls(DescribeTasksCommand)).toHaveLength(3);
@@ -292,7 +270,7 @@ describe('EcsLauncher.start', () => {
       .on(DescribeTasksCommand)
       .rejects(new ClientException({ message: 'not authorized', $metadata: {} }));
 
-    const failure = await failureOf(launcher.start(launchRequest(ecsPool())));
+    const failure = await failureOf(launcher.start(launchRequest(fargatePool())));
 
     expect(failure.message).toBe('launch: DescribeTasks failed: ClientException: not authorized');
     expect(stopTaskInputs()).toEqual([
@@ -306,7 +284,7 @@ describe('EcsLauncher.start', () => {
     ecsMock.on(DescribeTasksCommand).resolves({ tasks: [task('RUNNING')] });
 
     await launcher.start(
-      launchRequest(ecsPool({ spot: false, assignPublicIp: true, containerName: 'chrome' })),
+      launchRequest(fargatePool({ spot: false, assignPublicIp: true, containerName: 'chrome' })),
     );
 
     const [input] = runTaskInputs();
@@ -323,7 +301,7 @@ describe('EcsLauncher.start', () => {
       .resolves(started);
     ecsMock.on(DescribeTasksCommand).resolves({ tasks: [task('RUNNING')] });
 
-    const browser = await launcher.start(launchRequest(ecsPool()));
+    const browser = await launcher.start(launchRequest(fargatePool()));
 
     expect(browser.handle).toBe(TASK_ID);
     const inputs = runTaskInputs();
@@ -350,7 +328,7 @@ describe('EcsLauncher.start', () => {
       .resolves(started);
     ecsMock.on(DescribeTasksCommand).resolves({ tasks: [task('RUNNING')] });
 
-    await launcher.start(launchRequest(ecsPool()));
+    await launcher.start(launchRequest(fargatePool()));
 
     expect(runTaskInputs().map((i) => i.capacityProviderStrategy?.[0]?.capacityProvider)).toEqual([
       'FARGATE_SPOT',
@@ -363,7 +341,7 @@ describe('EcsLauncher.start', () => {
     const { launcher, waits } = harness();
     ecsMock.on(RunTaskCommand).resolves({ tasks: [], failures: [{ reason: CAPACITY }] });
 
-    const failure = await failureOf(launcher.start(launchRequest(ecsPool())));
+    const failure = await failureOf(launcher.start(launchRequest(fargatePool())));
 
     expect(failure.stage).toBe('capacity');
     expect(failure.outcome).toBe('unreachable');
@@ -388,7 +366,7 @@ describe('EcsLauncher.start', () => {
     ecsMock.on(RunTaskCommand).rejectsOnce(throttled()).rejectsOnce(throttled()).resolves(started);
     ecsMock.on(DescribeTasksCommand).resolves({ tasks: [task('RUNNING')] });
 
-    const browser = await launcher.start(launchRequest(ecsPool()));
+    const browser = await launcher.start(launchRequest(fargatePool()));
 
     expect(browser.handle).toBe(TASK_ID);
     expect(
@@ -405,7 +383,7 @@ describe('EcsLauncher.start', () => {
     const { launcher } = harness();
     ecsMock.on(RunTaskCommand).rejects(throttled());
 
-    const failure = await failureOf(launcher.start(launchRequest(ecsPool())));
+    const failure = await failureOf(launcher.start(launchRequest(fargatePool())));
 
     expect(failure.stage).toBe('launch');
     expect(failure.message).toBe(
@@ -421,7 +399,7 @@ describe('EcsLauncher.start', () => {
       .on(RunTaskCommand)
       .rejects(new ClusterNotFoundException({ message: 'Cluster not found.', $metadata: {} }));
 
-    const failure = await failureOf(launcher.start(launchRequest(ecsPool())));
+    const failure = await failureOf(launcher.start(launchRequest(fargatePool())));
 
     expect(failure.message).toBe(
       'launch: RunTask on FARGATE_SPOT failed: ClusterNotFoundException: Cluster not found.',
@@ -437,7 +415,7 @@ describe('EcsLauncher.start', () => {
       .on(RunTaskCommand)
       .resolves({ tasks: [], failures: [{ reason: 'MISSING', detail: 'task definition' }] });
 
-    const failure = await failureOf(launcher.start(launchRequest(ecsPool())));
+    const failure = await failureOf(launcher.start(launchRequest(fargatePool())));
 
     expect(failure.message).toBe('launch: RunTask on FARGATE_SPOT failed: MISSING: task definition');
     expect(runTaskInputs()).toHaveLength(1);
@@ -465,7 +443,7 @@ describe('EcsLauncher.start', () => {
         ],
       });
 
-    const failure = await failureOf(launcher.start(launchRequest(ecsPool())));
+    const failure = await failureOf(launcher.start(launchRequest(fargatePool())));
 
     expect(failure.stage).toBe('pull');
     expect(failure.message).toBe(
@@ -474,7 +452,7 @@ describe('EcsLauncher.start', () => {
     expect(stopTaskInputs()).toEqual([
       { cluster: 'gridgate-browsers', task: TASK_ARN, reason: 'gridgate: pull failed' },
     ]);
-    expect(statusRequests).toBe(0);
+    expect(node.requests).toBe(0);
   });
 
   it('stops the task and reports the launch stage when it stops before RUNNING for another reason', async () => {
@@ -489,7 +467,7 @@ describe('EcsLauncher.start', () => {
       ],
     });
 
-    const failure = await failureOf(launcher.start(launchRequest(ecsPool())));
+    const failure = await failureOf(launcher.start(launchRequest(fargatePool())));
 
     expect(failure.stage).toBe('launch');
     expect(failure.message).toBe(
@@ -503,13 +481,13 @@ describe('EcsLauncher.start', () => {
   it('waits for /status to say ready, then returns', async () => {
     const { launcher, metrics } = harness();
     let answers = 0;
-    ready = () => ++answers > 3;
+    node.ready = () => ++answers > 3;
     ecsMock.on(RunTaskCommand).resolves(started);
     ecsMock.on(DescribeTasksCommand).resolves({ tasks: [task('RUNNING')] });
 
-    await launcher.start(launchRequest(ecsPool()));
+    await launcher.start(launchRequest(fargatePool()));
 
-    expect(statusRequests).toBe(4);
+    expect(node.requests).toBe(4);
     const driver = metrics.timings.find((t) => t.dimensions?.stage === 'driver');
     expect(driver).toEqual({
       name: 'LaunchStageLatency',
@@ -521,18 +499,18 @@ describe('EcsLauncher.start', () => {
 
   it('stops the task and reports the driver stage when /status never says ready', async () => {
     const { launcher } = harness();
-    ready = () => false;
+    node.ready = () => false;
     ecsMock.on(RunTaskCommand).resolves(started);
     ecsMock.on(DescribeTasksCommand).resolves({ tasks: [task('RUNNING')] });
 
-    const failure = await failureOf(launcher.start(launchRequest(ecsPool())));
+    const failure = await failureOf(launcher.start(launchRequest(fargatePool())));
 
     expect(failure.stage).toBe('driver');
     expect(failure.outcome).toBe('unreachable');
     expect(failure.message).toBe(
-      `driver: http://127.0.0.1:${statusPort}/status was not ready within 60 s (last answer: 200, ready: false)`,
+      `driver: http://127.0.0.1:${node.port}/status was not ready within 60 s (last answer: 200, ready: false)`,
     );
-    expect(statusRequests).toBe(121);
+    expect(node.requests).toBe(121);
     expect(stopTaskInputs()).toEqual([
       { cluster: 'gridgate-browsers', task: TASK_ARN, reason: 'gridgate: driver not ready' },
     ]);
@@ -547,7 +525,7 @@ describe('EcsLauncher.start', () => {
     ecsMock.on(RunTaskCommand).resolves(started);
     ecsMock.on(DescribeTasksCommand).resolves({ tasks: [task('RUNNING')] });
 
-    const failure = await failureOf(launcher.start(launchRequest(ecsPool({ port }))));
+    const failure = await failureOf(launcher.start(launchRequest(fargatePool({ port }))));
 
     expect(failure.message).toMatch(/^driver: .* \(last answer: .*ECONNREFUSED/);
     expect(stopTaskInputs()).toHaveLength(1);
@@ -560,7 +538,7 @@ describe('EcsLauncher.start', () => {
     ecsMock.on(RunTaskCommand).resolves(started);
     ecsMock.on(DescribeTasksCommand).resolves({ tasks: [task('PENDING')] });
 
-    await expect(launcher.start(launchRequest(ecsPool(), controller.signal))).rejects.toBe(reason);
+    await expect(launcher.start(launchRequest(fargatePool(), controller.signal))).rejects.toBe(reason);
 
     expect(ecsMock.commandCalls(DescribeTasksCommand)).toHaveLength(2);
     expect(stopTaskInputs()).toEqual([
@@ -576,7 +554,7 @@ describe('EcsLauncher.start', () => {
       return started;
     });
 
-    await expect(launcher.start(launchRequest(ecsPool(), controller.signal))).rejects.toThrow('deadline');
+    await expect(launcher.start(launchRequest(fargatePool(), controller.signal))).rejects.toThrow('deadline');
 
     expect(ecsMock.commandCalls(DescribeTasksCommand)).toHaveLength(0);
     expect(stopTaskInputs()).toEqual([
@@ -589,18 +567,20 @@ describe('EcsLauncher.start', () => {
     ecsMock.on(RunTaskCommand).resolves(started);
     ecsMock.on(DescribeTasksCommand).resolves({ tasks: [task('RUNNING')] });
 
-    const failure = await failureOf(launcher.start(launchRequest(ecsPool({ networks: ['10.0.0.0/16'] }))));
+    const failure = await failureOf(
+      launcher.start(launchRequest(fargatePool({ networks: ['10.0.0.0/16'] }))),
+    );
 
     expect(failure.message).toBe(
-      `launch: the task's address 127.0.0.1:${statusPort} is outside pools.fargate.networks`,
+      `launch: the task's address 127.0.0.1:${node.port} is outside pools.fargate.networks`,
     );
-    expect(statusRequests).toBe(0);
+    expect(node.requests).toBe(0);
     expect(stopTaskInputs()).toHaveLength(1);
   });
 
   it('refuses a pool the CDK app has not filled in, naming each missing key, without calling ECS', async () => {
     const { launcher } = harness();
-    const pool = ecsPool({ cluster: undefined, subnets: undefined });
+    const pool = fargatePool({ cluster: undefined, subnets: undefined });
 
     const failure = await failureOf(launcher.start(launchRequest(pool)));
 
@@ -616,8 +596,8 @@ describe('EcsLauncher.start', () => {
 
 describe('checkEcsPool', () => {
   it('lists nothing for a complete pool and every missing key otherwise', () => {
-    expect(checkEcsPool(ecsPool())).toEqual([]);
-    const bare = ecsPool({
+    expect(checkEcsPool(fargatePool())).toEqual([]);
+    const bare = fargatePool({
       cluster: undefined,
       taskDefinition: undefined,
       subnets: undefined,
@@ -648,7 +628,7 @@ describe('EcsLauncher.stop', () => {
     const { launcher } = harness();
     ecsMock.on(StopTaskCommand).resolves({});
 
-    await launcher.stop(TASK_ID, { pool: ecsPool(), reason: 'deleted', upstreamId: 'abc' });
+    await launcher.stop(TASK_ID, { pool: fargatePool(), reason: 'deleted', upstreamId: 'abc' });
 
     expect(stopTaskInputs()).toEqual([
       { cluster: 'gridgate-browsers', task: TASK_ID, reason: 'gridgate: deleted' },
@@ -663,7 +643,7 @@ describe('EcsLauncher.stop', () => {
         new InvalidParameterException({ message: 'The referenced task was not found.', $metadata: {} }),
       );
 
-    await launcher.stop(TASK_ID, { pool: ecsPool(), reason: 'idle timeout', upstreamId: '' });
+    await launcher.stop(TASK_ID, { pool: fargatePool(), reason: 'idle timeout', upstreamId: '' });
 
     expect(stopTaskInputs()).toHaveLength(1);
     expect(logger.events()).toEqual([]);
@@ -673,7 +653,7 @@ describe('EcsLauncher.stop', () => {
     const { launcher } = harness();
     ecsMock.on(StopTaskCommand).rejectsOnce(throttled()).resolves({});
 
-    await launcher.stop(TASK_ID, { pool: ecsPool(), reason: 'max age', upstreamId: '' });
+    await launcher.stop(TASK_ID, { pool: fargatePool(), reason: 'max age', upstreamId: '' });
 
     expect(stopTaskInputs()).toHaveLength(2);
   });
@@ -685,7 +665,7 @@ describe('EcsLauncher.stop', () => {
       .rejects(new ClusterNotFoundException({ message: 'Cluster not found.', $metadata: {} }));
 
     await expect(
-      launcher.stop(TASK_ID, { pool: ecsPool(), reason: 'deleted', upstreamId: '' }),
+      launcher.stop(TASK_ID, { pool: fargatePool(), reason: 'deleted', upstreamId: '' }),
     ).resolves.toBeUndefined();
 
     expect(logger.fieldsOf('BROWSER_STOP_FAILED')).toEqual([
@@ -718,7 +698,7 @@ describe('EcsLauncher.start: stages', () => {
       });
     const stages: LaunchStage[] = [];
 
-    await launcher.start({ ...launchRequest(ecsPool()), onStage: (stage) => stages.push(stage) });
+    await launcher.start({ ...launchRequest(fargatePool()), onStage: (stage) => stages.push(stage) });
 
     expect(stages).toEqual(['launch', 'pull', 'driver']);
   });
@@ -729,7 +709,7 @@ describe('EcsLauncher.start: warm pool', () => {
   const WARM_ARN = `arn:aws:ecs:us-east-1:123456789012:task/gridgate-browsers/${WARM_ID}`;
   const CLAIM_AT = Date.UTC(2025, 0, 1, 12, 0, 0);
 
-  function warmStore(address = `127.0.0.1:${statusPort}`): MemoryWarmTasks {
+  function warmStore(address = `127.0.0.1:${node.port}`): MemoryWarmTasks {
     const store = new MemoryWarmTasks();
     const idle: WarmTask = {
       pool: 'fargate',
@@ -743,7 +723,7 @@ describe('EcsLauncher.start: warm pool', () => {
     store.tasks.set(WARM_ID, idle);
     return store;
   }
-  const warmPool = () => ecsPool({ warm: { min: 1, max: 3 } });
+  const warmPool = () => fargatePool({ warm: { min: 1, max: 3 } });
   const tagInputs = () => ecsMock.commandCalls(TagResourceCommand).map((call) => call.args[0].input);
 
   it('claims an idle task instead of RunTask, tags it as the session’s, and goes straight to driver', async () => {
@@ -755,7 +735,7 @@ describe('EcsLauncher.start: warm pool', () => {
     const browser = await launcher.start({ ...launchRequest(warmPool()), onStage: (s) => stages.push(s) });
 
     expect(browser).toEqual({
-      address: `127.0.0.1:${statusPort}`,
+      address: `127.0.0.1:${node.port}`,
       handle: WARM_ID,
       capabilities: { browserName: 'chrome', 'goog:chromeOptions': { args: ['--x'] } },
     });
@@ -772,14 +752,14 @@ describe('EcsLauncher.start: warm pool', () => {
         ],
       },
     ]);
-    expect(statusRequests).toBe(1);
+    expect(node.requests).toBe(1);
     expect(warm.tasks.get(WARM_ID)).toMatchObject({ state: 'claimed', session: '5f0c2a9e7d3b1c48' });
     expect(stopTaskInputs()).toEqual([]);
   });
 
   it('stops a claimed task that no longer answers /status and falls back to RunTask', async () => {
     // The node listens on 127.0.0.1 only: nothing answers here, as at the address of a task that died idle.
-    const warm = warmStore(`127.0.0.9:${statusPort}`);
+    const warm = warmStore(`127.0.0.9:${node.port}`);
     const { launcher, logger } = harness({ warm });
     ecsMock.on(RunTaskCommand).resolves(started);
     ecsMock.on(DescribeTasksCommand).resolves({ tasks: [task('RUNNING')] });
@@ -868,7 +848,7 @@ describe('EcsLauncher.start: warm pool', () => {
     ecsMock.on(RunTaskCommand).resolves(started);
     ecsMock.on(DescribeTasksCommand).resolves({ tasks: [task('RUNNING')] });
 
-    await launcher.start(launchRequest(ecsPool({ warm: { min: 0, max: 0 } })));
+    await launcher.start(launchRequest(fargatePool({ warm: { min: 0, max: 0 } })));
 
     expect(warm.calls).toEqual([]);
     expect(runTaskInputs()).toHaveLength(1);

@@ -5,8 +5,6 @@
  * over https a client certificate checked against the cluster's CA.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,10 +12,12 @@ import { eksLauncherByAuth } from '../../functions/adapters/aws/eks-auth-launche
 import { kubeconfigPodApis, loadKubeconfig } from '../../functions/adapters/aws/eks-kubeconfig';
 import { EksLauncher, EksLaunchFailure } from '../../functions/adapters/aws/eks-launcher';
 import { KubernetesApiError } from '../../functions/adapters/aws/eks-pod-api';
-import { type EksPoolConfig, parseConfig } from '../../functions/core/config';
+import type { EksPoolConfig } from '../../functions/core/config';
 import type { Launcher, LaunchRequest } from '../../functions/core/ports';
+import { useBrowserNodeStatus } from '../support/browser-node-status';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { CollectingLogger } from '../support/fakes';
+import { eksPool } from '../support/one-pool-config';
 import { makeTestPki } from '../support/test-pki';
 
 const TOKEN = 'kubeconfig-token';
@@ -25,20 +25,14 @@ const TOKEN = 'kubeconfig-token';
 let dir: string;
 let kube: FakeKubernetesApi;
 /** A browser node's /status on 127.0.0.1, always ready: the pods' WebDriver endpoint. */
-let statusServer: Server;
+const node = useBrowserNodeStatus();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gridgate-kubeconfig-'));
   kube = await FakeKubernetesApi.start({ token: TOKEN, podIp: () => '127.0.0.1' });
-  statusServer = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ value: { ready: true, message: 'node' } }));
-  });
-  await new Promise<void>((resolve) => statusServer.listen(0, '127.0.0.1', resolve));
 });
 afterAll(async () => {
   await kube.close();
-  await new Promise<void>((resolve) => statusServer.close(() => resolve()));
   rmSync(dir, { recursive: true, force: true });
 });
 afterEach(() => {
@@ -68,30 +62,20 @@ function kubeconfig(
   return path;
 }
 
-function eksPool(settings: Record<string, unknown>): EksPoolConfig {
-  const config = parseConfig(
-    {
-      browsers: { chrome: { versions: { '156': { pools: ['pods'] } } } },
-      pools: {
-        pods: {
-          kind: 'eks',
-          cluster: 'browsers',
-          auth: 'kubeconfig',
-          networks: ['127.0.0.0/8'],
-          port: (statusServer.address() as AddressInfo).port,
-          ...settings,
-        },
-      },
-    },
-    { localBrowserVersion: '1' },
-  );
-  return config.pools.pods as EksPoolConfig;
+function kubeconfigPool(settings: Record<string, unknown>): EksPoolConfig {
+  return eksPool({
+    cluster: 'browsers',
+    auth: 'kubeconfig',
+    networks: ['127.0.0.0/8'],
+    port: node.port,
+    ...settings,
+  });
 }
 
 describe('kubeconfig pod APIs', () => {
   it("calls the context's server with the user's token", async () => {
     const api = kubeconfigPodApis()(
-      eksPool({ kubeconfig: kubeconfig('token.yaml', { right: { token: TOKEN } }) }),
+      kubeconfigPool({ kubeconfig: kubeconfig('token.yaml', { right: { token: TOKEN } }) }),
     );
     expect(await api.list('gridgate', 'gridgate=true')).toEqual([]);
     expect(kube.calls).toEqual([
@@ -101,9 +85,9 @@ describe('kubeconfig pod APIs', () => {
 
   it('uses the context the pool names, not the current one', async () => {
     const path = kubeconfig('contexts.yaml', { wrong: { token: 'stale' }, right: { token: TOKEN } }, 'wrong');
-    const current = kubeconfigPodApis()(eksPool({ kubeconfig: path }));
+    const current = kubeconfigPodApis()(kubeconfigPool({ kubeconfig: path }));
     await expect(current.list('gridgate', 'gridgate=true')).rejects.toMatchObject({ status: 401 });
-    const named = kubeconfigPodApis()(eksPool({ kubeconfig: path, context: 'right' }));
+    const named = kubeconfigPodApis()(kubeconfigPool({ kubeconfig: path, context: 'right' }));
     expect(await named.list('gridgate', 'gridgate=true')).toEqual([]);
   });
 
@@ -124,7 +108,7 @@ describe('kubeconfig pod APIs', () => {
         },
       },
     });
-    const api = kubeconfigPodApis()(eksPool({ kubeconfig: path }));
+    const api = kubeconfigPodApis()(kubeconfigPool({ kubeconfig: path }));
     expect(await api.read('gridgate', 'gg-none')).toBeUndefined();
     expect(await api.read('gridgate', 'gg-none')).toBeUndefined();
     expect(readFileSync(runs, 'utf8')).toBe('run\n');
@@ -132,7 +116,7 @@ describe('kubeconfig pod APIs', () => {
 
   it('refuses a token the server does not know, as a Kubernetes 401', async () => {
     const api = kubeconfigPodApis()(
-      eksPool({ kubeconfig: kubeconfig('stale.yaml', { right: { token: 'x' } }) }),
+      kubeconfigPool({ kubeconfig: kubeconfig('stale.yaml', { right: { token: 'x' } }) }),
     );
     const failure = api.read('gridgate', 'gg-none');
     await expect(failure).rejects.toBeInstanceOf(KubernetesApiError);
@@ -152,7 +136,7 @@ describe('kubeconfig pod APIs', () => {
 
 describe('the eks launcher with a kubeconfig pool', () => {
   it('creates the pod through the kubeconfig context and deletes it when the session ends', async () => {
-    const pool = eksPool({
+    const pool = kubeconfigPool({
       kubeconfig: kubeconfig('launch.yaml', { right: { token: TOKEN } }),
       namespace: 'ci',
     });
@@ -189,8 +173,8 @@ describe('the eks launcher with a kubeconfig pool', () => {
       },
     });
     const launcher = eksLauncherByAuth({ aws: fake('aws'), kubeconfig: fake('kubeconfig') });
-    const viaKubeconfig = eksPool({ kubeconfig: '/nowhere' });
-    const viaAws = eksPool({ auth: 'aws', endpoint: 'https://k8s.example.com' });
+    const viaKubeconfig = kubeconfigPool({ kubeconfig: '/nowhere' });
+    const viaAws = kubeconfigPool({ auth: 'aws', endpoint: 'https://k8s.example.com' });
     await launcher.start(launchRequest(viaKubeconfig));
     await launcher.start(launchRequest(viaAws));
     await launcher.stop('gg-x', { pool: viaKubeconfig, reason: 'deleted', upstreamId: 'u' });
@@ -241,7 +225,7 @@ describe('kubeconfig pod APIs over https', () => {
       'right',
       { server: secure.endpoint, 'certificate-authority-data': base64(pki.ca) },
     );
-    const api = kubeconfigPodApis()(eksPool({ kubeconfig: path }));
+    const api = kubeconfigPodApis()(kubeconfigPool({ kubeconfig: path }));
     expect(await api.list('gridgate', 'gridgate=true')).toEqual([]);
     expect(secure.calls.at(-1)?.method).toBe('GET');
   });
@@ -259,7 +243,7 @@ describe('kubeconfig pod APIs over https', () => {
         'current-context': 'me',
       }),
     );
-    const api = kubeconfigPodApis()(eksPool({ kubeconfig: path }));
+    const api = kubeconfigPodApis()(kubeconfigPool({ kubeconfig: path }));
     expect(await api.read('gridgate', 'gg-none')).toBeUndefined();
   });
 
@@ -269,7 +253,7 @@ describe('kubeconfig pod APIs over https', () => {
       'certificate-authority-data': base64(pki.ca),
     });
     await expect(
-      kubeconfigPodApis()(eksPool({ kubeconfig: bare })).read('gridgate', 'gg-none'),
+      kubeconfigPodApis()(kubeconfigPool({ kubeconfig: bare })).read('gridgate', 'gg-none'),
     ).rejects.toMatchObject({
       status: 401,
     });
@@ -278,7 +262,10 @@ describe('kubeconfig pod APIs over https', () => {
       server: secure.endpoint,
       'certificate-authority-data': base64(other.ca),
     });
-    const failure = kubeconfigPodApis()(eksPool({ kubeconfig: untrusted })).read('gridgate', 'gg-none');
+    const failure = kubeconfigPodApis()(kubeconfigPool({ kubeconfig: untrusted })).read(
+      'gridgate',
+      'gg-none',
+    );
     await expect(failure).rejects.toThrow();
     await expect(failure).rejects.not.toBeInstanceOf(KubernetesApiError);
   });

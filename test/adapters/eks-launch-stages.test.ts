@@ -2,44 +2,30 @@
  * The creation stages EksLauncher reports for people watching a start (LaunchRequest.onStage), against a
  * fake Kubernetes API on 127.0.0.1 whose pods move through realistic phases, and a real /status endpoint.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EksLauncher } from '../../functions/adapters/aws/eks-launcher';
-import { EksPodApi } from '../../functions/adapters/aws/eks-pod-api';
-import { type EksPoolConfig, parseConfig } from '../../functions/core/config';
+import type { EksPoolConfig } from '../../functions/core/config';
 import type { LaunchStage } from '../../functions/core/ports';
+import { useBrowserNodeStatus } from '../support/browser-node-status';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { FixedClock } from '../support/fakes';
+import { eksPool } from '../support/one-pool-config';
 
 const TOKEN = 'k8s-aws-v1.test-token';
 
-let statusServer: Server;
-let statusPort: number;
-beforeAll(async () => {
-  statusServer = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ value: { ready: true, message: 'node' } }));
-  });
-  await new Promise<void>((resolve) => statusServer.listen(0, '127.0.0.1', resolve));
-  statusPort = (statusServer.address() as AddressInfo).port;
-});
-afterAll(() => new Promise<void>((resolve) => statusServer.close(() => resolve())));
+const node = useBrowserNodeStatus();
 
 let kube: FakeKubernetesApi;
 let launcher: EksLauncher;
 beforeEach(async () => {
   kube = await FakeKubernetesApi.start({ token: TOKEN, podIp: () => '127.0.0.1' });
   const clock = new FixedClock();
-  const api = new EksPodApi({ endpoint: kube.endpoint, token: async () => TOKEN });
+  const api = kube.podApi();
   launcher = new EksLauncher({
     podApi: () => api,
     clock,
     random: () => 0.5,
-    sleep: async (ms, signal) => {
-      signal.throwIfAborted();
-      clock.advance(ms);
-    },
+    sleep: clock.sleep,
     podReadyTimeoutMs: 30_000,
     driverReadyTimeoutMs: 5_000,
   });
@@ -47,22 +33,12 @@ beforeEach(async () => {
 afterEach(() => kube.close());
 
 function pool(): EksPoolConfig {
-  const config = parseConfig(
-    {
-      browsers: { chrome: { versions: { '156': { pools: ['pods'] } } } },
-      pools: {
-        pods: {
-          kind: 'eks',
-          cluster: 'browsers',
-          endpoint: 'https://api.browsers.example',
-          port: statusPort,
-          networks: ['127.0.0.0/8'],
-        },
-      },
-    },
-    { localBrowserVersion: '1' },
-  );
-  return config.pools.pods as EksPoolConfig;
+  return eksPool({
+    cluster: 'browsers',
+    endpoint: 'https://api.browsers.example',
+    port: node.port,
+    networks: ['127.0.0.0/8'],
+  });
 }
 
 async function stagesOf(start: (onStage: (stage: LaunchStage) => void) => Promise<unknown>) {

@@ -3,33 +3,20 @@
  * pod phases) and a real /status endpoint on 127.0.0.1 standing in for the pod's browser node; time is
  * fake, so no test waits on the clock.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkEksPool, EksLauncher, EksLaunchFailure } from '../../functions/adapters/aws/eks-launcher';
-import { EksPodApi } from '../../functions/adapters/aws/eks-pod-api';
-import { type EksPoolConfig, parseConfig } from '../../functions/core/config';
+import type { EksPoolConfig } from '../../functions/core/config';
 import type { LaunchRequest } from '../../functions/core/ports';
+import { useBrowserNodeStatus } from '../support/browser-node-status';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { CollectingLogger, FixedClock } from '../support/fakes';
+import { eksPool } from '../support/one-pool-config';
 
 const TOKEN = 'k8s-aws-v1.test-token';
 const KEY = '0123456789abcdef';
 
 /** A browser node's /status on 127.0.0.1 whose readiness the test sets. */
-let statusServer: Server;
-let statusPort: number;
-let ready: () => boolean;
-
-beforeAll(async () => {
-  statusServer = createServer((req, res) => {
-    res.writeHead(req.url === '/status' ? 200 : 404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ value: { ready: ready(), message: 'node' } }));
-  });
-  await new Promise<void>((resolve) => statusServer.listen(0, '127.0.0.1', resolve));
-  statusPort = (statusServer.address() as AddressInfo).port;
-});
-afterAll(() => new Promise<void>((resolve) => statusServer.close(() => resolve())));
+const node = useBrowserNodeStatus();
 
 let kube: FakeKubernetesApi;
 let clock: FixedClock;
@@ -37,52 +24,39 @@ let logger: CollectingLogger;
 let launcher: EksLauncher;
 
 beforeEach(async () => {
-  ready = () => true;
+  node.ready = () => true;
   kube = await FakeKubernetesApi.start({ token: TOKEN, podIp: () => '127.0.0.1' });
   clock = new FixedClock();
   logger = new CollectingLogger();
-  const api = new EksPodApi({ endpoint: kube.endpoint, token: async () => TOKEN });
+  const api = kube.podApi();
   launcher = new EksLauncher({
     podApi: () => api,
     logger,
     clock,
     random: () => 0.5,
     // Fake time: each wait moves the clock, so deadlines pass without waiting.
-    sleep: async (ms, signal) => {
-      signal.throwIfAborted();
-      clock.advance(ms);
-    },
+    sleep: clock.sleep,
     podReadyTimeoutMs: 30_000,
     driverReadyTimeoutMs: 5_000,
   });
 });
 afterEach(() => kube.close());
 
-function eksPool(overrides: Record<string, unknown> = {}): EksPoolConfig {
-  const config = parseConfig(
-    {
-      browsers: { chrome: { versions: { '156': { pools: ['pods'] } } } },
-      pools: {
-        pods: {
-          kind: 'eks',
-          cluster: 'browsers',
-          endpoint: 'https://api.browsers.example',
-          port: statusPort,
-          networks: ['127.0.0.0/8'],
-          nodeSelector: { 'karpenter.sh/capacity-type': 'spot' },
-          tolerations: [{ key: 'spot', operator: 'Exists', effect: 'NoSchedule' }],
-          labels: { team: 'web' },
-          ...overrides,
-        },
-      },
-    },
-    { localBrowserVersion: '1' },
-  );
-  return config.pools.pods as EksPoolConfig;
+function spotPool(overrides: Record<string, unknown> = {}): EksPoolConfig {
+  return eksPool({
+    cluster: 'browsers',
+    endpoint: 'https://api.browsers.example',
+    port: node.port,
+    networks: ['127.0.0.0/8'],
+    nodeSelector: { 'karpenter.sh/capacity-type': 'spot' },
+    tolerations: [{ key: 'spot', operator: 'Exists', effect: 'NoSchedule' }],
+    labels: { team: 'web' },
+    ...overrides,
+  });
 }
 
 function launch(
-  pool = eksPool(),
+  pool = spotPool(),
   signal = new AbortController().signal,
 ): Promise<ReturnType<EksLauncher['start']>> {
   const request: LaunchRequest = {
@@ -114,7 +88,7 @@ describe('EksLauncher.start', () => {
 
     expect(browser.handle).toMatch(POD_NAME);
     expect(browser).toEqual({
-      address: `127.0.0.1:${statusPort}`,
+      address: `127.0.0.1:${node.port}`,
       handle: browser.handle,
       capabilities: { browserName: 'chrome' },
     });
@@ -151,7 +125,7 @@ describe('EksLauncher.start', () => {
             {
               name: 'browser',
               image: 'selenium/standalone-chrome:latest',
-              ports: [{ name: 'webdriver', containerPort: statusPort, protocol: 'TCP' }],
+              ports: [{ name: 'webdriver', containerPort: node.port, protocol: 'TCP' }],
               env: [{ name: 'SE_NODE_SESSION_TIMEOUT', value: '300' }],
               resources: { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } },
               volumeMounts: [{ name: 'dshm', mountPath: '/dev/shm' }],
@@ -208,7 +182,7 @@ describe('EksLauncher.start', () => {
   });
 
   it('deletes a Ready pod whose WebDriver endpoint never answers ready', async () => {
-    ready = () => false;
+    node.ready = () => false;
     const error = await failure(launch());
     expect(error.stage).toBe('driver');
     expect(error.message).toMatch(/^driver: http:\/\/127\.0\.0\.1:\d+\/status was not ready within 5 s/);
@@ -239,7 +213,7 @@ describe('EksLauncher.start', () => {
   it('deletes the pod and rejects with the reason when the client goes away while it starts', async () => {
     const abort = new AbortController();
     kube.behaviours.push('unschedulable');
-    const started = launch(eksPool(), abort.signal);
+    const started = launch(spotPool(), abort.signal);
     await new Promise((resolve) => setTimeout(resolve, 5));
     abort.abort(new Error('client gone'));
     await expect(started).rejects.toThrow('client gone');
@@ -247,17 +221,17 @@ describe('EksLauncher.start', () => {
   });
 
   it('refuses a pool the deployment has not completed, without calling the API', async () => {
-    const error = await failure(launch(eksPool({ endpoint: undefined, networks: undefined })));
+    const error = await failure(launch(spotPool({ endpoint: undefined, networks: undefined })));
     expect(error.stage).toBe('config');
     expect(error.outcome).toBe('refused');
-    expect(checkEksPool(eksPool({ networks: undefined }))).toEqual([
+    expect(checkEksPool(spotPool({ networks: undefined }))).toEqual([
       "pools.pods.networks: not set (the CIDR blocks of the pods' IPs; with the VPC CNI, the cluster VPC's)",
     ]);
     expect(kube.calls).toEqual([]);
   });
 
   it('deletes a pod whose IP lies outside the pool networks rather than putting it in a session ID', async () => {
-    const error = await failure(launch(eksPool({ networks: ['10.1.0.0/16'] })));
+    const error = await failure(launch(spotPool({ networks: ['10.1.0.0/16'] })));
     expect(error.message).toMatch(/outside pools\.pods\.networks/);
     expect(kube.pods.size).toBe(0);
   });
@@ -265,7 +239,7 @@ describe('EksLauncher.start', () => {
 
 describe('EksLauncher.stop', () => {
   it('deletes the pod by name, and a second stop of the gone pod is fine', async () => {
-    const pool = eksPool();
+    const pool = spotPool();
     const browser = await launch(pool);
     await launcher.stop(browser.handle, { pool, reason: 'deleted', upstreamId: 'abc' });
     await launcher.stop(browser.handle, { pool, reason: 'deleted', upstreamId: 'abc' });
@@ -278,7 +252,7 @@ describe('EksLauncher.stop', () => {
   });
 
   it('logs instead of throwing when the API keeps failing, leaving the pod to the cleanup', async () => {
-    const pool = eksPool();
+    const pool = spotPool();
     const browser = await launch(pool);
     kube.throttleNext = 10;
     await launcher.stop(browser.handle, { pool, reason: 'idle timeout', upstreamId: 'abc' });
@@ -288,7 +262,7 @@ describe('EksLauncher.stop', () => {
   });
 
   it('deletes nothing for a handle that is not a pod name of this grid', async () => {
-    await launcher.stop('kube-system/coredns', { pool: eksPool(), reason: 'deleted', upstreamId: 'abc' });
+    await launcher.stop('kube-system/coredns', { pool: spotPool(), reason: 'deleted', upstreamId: 'abc' });
     expect(kube.calls).toEqual([]);
     expect(logger.events()).toEqual(['BROWSER_STOP_FAILED']);
   });
@@ -296,8 +270,8 @@ describe('EksLauncher.stop', () => {
 
 describe('EksPodApi', () => {
   it('lists pods by label selector across pages', async () => {
-    const api = new EksPodApi({ endpoint: kube.endpoint, token: async () => TOKEN, listPage: 2 });
-    const pool = eksPool();
+    const api = kube.podApi({ listPage: 2 });
+    const pool = spotPool();
     const handles = [];
     for (let i = 0; i < 3; i++) handles.push((await launch(pool)).handle);
     const pods = await api.list('gridgate', 'gridgate=true,gridgate/pool=pods');
@@ -314,7 +288,7 @@ describe('EksPodApi', () => {
   });
 
   it('sends the bearer token: a wrong one is refused by the server', async () => {
-    const api = new EksPodApi({ endpoint: kube.endpoint, token: async () => 'wrong' });
+    const api = kube.podApi({ token: async () => 'wrong' });
     await expect(api.read('gridgate', 'gg-x')).rejects.toThrow('Kubernetes API 401 Unauthorized');
   });
 });

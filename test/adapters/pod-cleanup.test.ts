@@ -1,15 +1,16 @@
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EksPodApi } from '../../functions/adapters/aws/eks-pod-api';
+import type { EksPodApi } from '../../functions/adapters/aws/eks-pod-api';
 import { podManifest } from '../../functions/adapters/aws/eks-pod-spec';
 import { type CleanupReport, runOrphanCleanup } from '../../functions/adapters/aws/orphan-cleanup';
 import { reapOrphanPods } from '../../functions/adapters/aws/pod-cleanup';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
-import { type EksPoolConfig, parseConfig } from '../../functions/core/config';
+import type { EksPoolConfig } from '../../functions/core/config';
 import type { SessionRecord } from '../../functions/core/ports';
 import { sampleRecord } from '../contract/session-store.contract';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes';
+import { configWithOnePool } from '../support/one-pool-config';
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 const SECOND = 1000;
@@ -20,25 +21,17 @@ let kube: FakeKubernetesApi;
 let api: EksPodApi;
 beforeEach(async () => {
   kube = await FakeKubernetesApi.start({ token: TOKEN });
-  api = new EksPodApi({ endpoint: kube.endpoint, token: async () => TOKEN });
+  api = kube.podApi();
 });
 afterEach(() => kube.close());
 
 function setup() {
-  const config = parseConfig(
-    {
-      browsers: { chrome: { versions: { '156': { pools: ['pods'] } } } },
-      pools: {
-        pods: {
-          kind: 'eks',
-          cluster: 'browsers',
-          endpoint: 'https://api.example',
-          networks: ['10.1.0.0/16'],
-        },
-      },
-    },
-    { localBrowserVersion: '1' },
-  );
+  const config = configWithOnePool('pods', {
+    kind: 'eks',
+    cluster: 'browsers',
+    endpoint: 'https://api.example',
+    networks: ['10.1.0.0/16'],
+  });
   const pool = config.pools.pods as EksPoolConfig;
   const clock = new FixedClock(T0);
   const sessions = new MemorySessionStore(clock);

@@ -3,8 +3,6 @@
  * tasks the test sets, an in-memory warm store, and a real /status endpoint on 127.0.0.1 standing in for a
  * warm task's browser node. Time is a fixed clock the test moves.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   DescribeTasksCommand,
   type DescribeTasksCommandInput,
@@ -20,53 +18,40 @@ import {
   type Task,
 } from '@aws-sdk/client-ecs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { type OrphanCleanupOptions, runOrphanCleanup } from '../../functions/adapters/aws/orphan-cleanup';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
-import { parseConfig } from '../../functions/core/config';
 import type { SessionStart, WarmTask } from '../../functions/core/warm-tasks';
 import { sampleRecord } from '../contract/session-store.contract';
+import { useBrowserNodeStatus } from '../support/browser-node-status';
 import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes';
 import { MemoryWarmTasks } from '../support/memory-warm-tasks';
+import { configWithOnePool } from '../support/one-pool-config';
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const CLUSTER = 'browsers';
 
-let statusServer: Server;
-let statusPort: number;
-beforeAll(async () => {
-  statusServer = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ value: { ready: true, message: 'idle node' } }));
-  });
-  await new Promise<void>((resolve) => statusServer.listen(0, '127.0.0.1', resolve));
-  statusPort = (statusServer.address() as AddressInfo).port;
-});
-afterAll(() => new Promise<void>((resolve) => statusServer.close(() => resolve())));
+/** A warm task's browser node, always ready. */
+const node = useBrowserNodeStatus();
 
 /** null: the pool has no warm setting. */
 function gridConfig(warm: unknown = { min: 1, max: 3, idleTtl: '10m' }) {
-  return parseConfig(
+  return configWithOnePool(
+    'fargate',
     {
-      browsers: { chrome: { versions: { '156': { pools: ['fargate'] } } } },
-      pools: {
-        fargate: {
-          kind: 'ecs',
-          cluster: CLUSTER,
-          taskDefinition: 'gridgate-chrome:3',
-          subnets: ['subnet-a'],
-          securityGroups: ['sg-browsers'],
-          networks: ['127.0.0.0/8'],
-          port: statusPort,
-          maxSessions: 5,
-          ...(warm === null ? {} : { warm }),
-        },
-      },
-      timeouts: { newSession: '60s', idle: '5m', maxAge: '1h' },
+      kind: 'ecs',
+      cluster: CLUSTER,
+      taskDefinition: 'gridgate-chrome:3',
+      subnets: ['subnet-a'],
+      securityGroups: ['sg-browsers'],
+      networks: ['127.0.0.0/8'],
+      port: node.port,
+      maxSessions: 5,
+      ...(warm === null ? {} : { warm }),
     },
-    { localBrowserVersion: 'unused' },
+    { timeouts: { newSession: '60s', idle: '5m', maxAge: '1h' } },
   );
 }
 
@@ -158,7 +143,7 @@ function setup(config = gridConfig()) {
     pool: 'fargate',
     taskId: idOf(task),
     taskArn: String(task.taskArn),
-    address: `127.0.0.1:${statusPort}`,
+    address: `127.0.0.1:${node.port}`,
     startedAt: readyAt - MINUTE,
     readyAt,
     state: 'idle',
@@ -270,7 +255,7 @@ describe('the cleanup on a warm pool: registering and stopping', () => {
         pool: 'fargate',
         taskId: idOf(ready),
         taskArn: ready.taskArn,
-        address: `127.0.0.1:${statusPort}`,
+        address: `127.0.0.1:${node.port}`,
         startedAt: T0 - 40 * SECOND,
         readyAt: T0,
         state: 'idle',

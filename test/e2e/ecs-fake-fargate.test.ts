@@ -3,96 +3,46 @@
  * in-process ECS API (test/support/fake-ecs-api.ts) that runs each "Fargate task" as a real chromedriver
  * and Chromium on a loopback IP of its own; the npm selenium-webdriver client drives it.
  */
-import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { ECSClient } from '@aws-sdk/client-ecs';
-import { serve } from '@hono/node-server';
-import { Builder, By } from 'selenium-webdriver';
-import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
-import type { Agent } from 'undici';
+import { By } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
-import { parseConfig } from '../../functions/core/config';
-import { endAllSessions } from '../../functions/core/end-session';
-import type { GridDeps } from '../../functions/core/grid-deps';
-import { type MetricName, noMetrics, systemClock } from '../../functions/core/ports';
-import { SessionTokens } from '../../functions/core/session-token';
-import { SlotQueue } from '../../functions/core/slot-queue';
-import { createApp } from '../../functions/http/create-app';
-import { createUpstreamAgent } from '../../functions/http/upstream-client';
+import { type MetricName, noMetrics } from '../../functions/core/ports';
+import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions';
 import { FakeEcsApi, type FakeTask } from '../support/fake-ecs-api';
 import { CollectingLogger } from '../support/fakes';
+import { configWithOnePool } from '../support/one-pool-config';
 import { freePort, processGroupAlive } from '../support/processes';
+import { type ServedApp, serveApp } from '../support/served-app';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 
 const TEST_MS = 60_000;
 
 let fake: FakeEcsApi;
 let site: TestPageServer;
-let server: Server;
-let agent: Agent;
-let deps: GridDeps;
-let gridUrl: string;
+let grid: ServedApp;
 const fallbacks: MetricName[] = [];
 const logger = new CollectingLogger();
 
 beforeAll(async () => {
-  const port = await freePort();
-  [fake, site] = await Promise.all([FakeEcsApi.start({ containerPort: port }), startTestPageServer()]);
-  const ecs = new ECSClient({
-    region: 'us-east-1',
-    endpoint: fake.endpoint,
-    credentials: { accessKeyId: 'AKIDFAKEECS', secretAccessKey: 'fake-ecs-secret' },
-  });
-  const config = parseConfig(
-    {
-      port: 0,
-      host: '127.0.0.1',
-      browsers: { chrome: { defaultVersion: '156', versions: { '156': { pools: ['fargate'] } } } },
-      pools: {
-        fargate: {
-          kind: 'ecs',
-          cluster: 'gridgate-browsers',
-          taskDefinition: 'gridgate-chrome:1',
-          subnets: ['subnet-a', 'subnet-b'],
-          securityGroups: ['sg-browsers'],
-          networks: ['127.0.0.0/8'],
-          port,
-        },
-      },
-    },
-    { localBrowserVersion: 'unused' },
-  );
+  [fake, site] = await Promise.all([
+    FakeEcsApi.start({ containerPort: await freePort() }),
+    startTestPageServer(),
+  ]);
   const metrics = { ...noMetrics, count: (name: MetricName) => void fallbacks.push(name) };
-  deps = {
-    config,
-    launchers: { ecs: new EcsLauncher({ ecs, logger, metrics }) },
+  grid = await serveApp({
+    config: configWithOnePool('fargate', fake.poolSettings(), { port: 0, host: '127.0.0.1' }),
+    launchers: { ecs: new EcsLauncher({ ecs: fake.client(), logger, metrics }) },
     sessions: new MemorySessionStore(),
-    queue: new SlotQueue(),
-    tokens: new SessionTokens(randomBytes(32)),
     logger,
-    clock: systemClock,
-    version: '0.0.0-test',
-  };
-  agent = createUpstreamAgent();
-  const app = createApp(deps, { agent });
-  server = await new Promise<Server>((resolve) => {
-    const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () =>
-      resolve(started as Server),
-    );
   });
-  gridUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
   // Every process the fake started dies here, whatever a test left behind.
-  if (deps) await endAllSessions(deps, 'server shutdown');
+  await grid?.close();
   await fake?.close();
-  server?.closeAllConnections();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-  await Promise.all([agent?.close(), site?.close()]);
+  await site?.close();
   for (const task of fake?.tasks.values() ?? []) expect(processGroupAlive(task.pid)).toBe(false);
 });
 
@@ -102,15 +52,8 @@ function newTask(before: Set<string>): FakeTask | undefined {
 
 /** Opens a session, reads the test page's title and quits; returns the task the session ran in. */
 async function titleThroughFargate(): Promise<{ title: string; task: FakeTask; sessionId: string }> {
-  // As a client on this machine must: Chromium as root needs --no-sandbox.
-  const options = new ChromeOptions();
-  options.addArguments('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage');
   const before = new Set(fake.tasks.keys());
-  const driver = await new Builder()
-    .usingServer(gridUrl)
-    .forBrowser('chrome')
-    .setChromeOptions(options)
-    .build();
+  const driver = await chromeSession(grid.url, headlessChromeOptions());
   const task = newTask(before) as FakeTask;
   const sessionId = (await driver.getSession()).getId();
   try {
@@ -128,7 +71,7 @@ describe('a session on a (fake) Fargate task', { timeout: TEST_MS }, () => {
     const { title, task, sessionId } = await titleThroughFargate();
 
     expect(title).toBe('gridgate test page');
-    const check = deps.tokens.verify(sessionId, 'guest');
+    const check = grid.deps.tokens.verify(sessionId, 'guest');
     // The session ID carries the task's address and its bare task ID, packed.
     expect(check.ok && check.claims.handle).toBe(task.id);
     expect(check.ok && check.claims.address).toBe(`127.0.0.2:${fake.containerPort}`);
@@ -172,7 +115,7 @@ describe('a session on a (fake) Fargate task', { timeout: TEST_MS }, () => {
   it('stops the task when the client goes away while it is starting', async () => {
     const before = new Set(fake.tasks.keys());
     const client = new AbortController();
-    const request = fetch(`${gridUrl}/session`, {
+    const request = fetch(`${grid.url}/session`, {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify({ capabilities: { alwaysMatch: { browserName: 'chrome' } } }),

@@ -3,29 +3,17 @@
  * Kubernetes API (test/support/fake-kubernetes-api.ts) that runs each pod's browser as a real chromedriver
  * and Chromium on a loopback IP of its own; the npm selenium-webdriver client drives it.
  */
-import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { Builder, By } from 'selenium-webdriver';
-import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
-import type { Agent } from 'undici';
+import { By } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EksLauncher } from '../../functions/adapters/aws/eks-launcher';
-import { EksPodApi } from '../../functions/adapters/aws/eks-pod-api';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
-import { parseConfig } from '../../functions/core/config';
-import { endAllSessions } from '../../functions/core/end-session';
-import type { GridDeps } from '../../functions/core/grid-deps';
-import { systemClock } from '../../functions/core/ports';
-import { SessionTokens } from '../../functions/core/session-token';
-import { SlotQueue } from '../../functions/core/slot-queue';
-import { createApp } from '../../functions/http/create-app';
-import { createUpstreamAgent } from '../../functions/http/upstream-client';
+import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { CollectingLogger } from '../support/fakes';
 import { LoopbackChromedrivers } from '../support/loopback-chromedrivers';
+import { configWithOnePool } from '../support/one-pool-config';
 import { freePort, processGroupAlive } from '../support/processes';
+import { type ServedApp, serveApp } from '../support/served-app';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 
 const TEST_MS = 60_000;
@@ -34,10 +22,7 @@ const TOKEN = 'k8s-aws-v1.e2e';
 let kube: FakeKubernetesApi;
 let containers: LoopbackChromedrivers;
 let site: TestPageServer;
-let server: Server;
-let agent: Agent;
-let deps: GridDeps;
-let gridUrl: string;
+let grid: ServedApp;
 let port: number;
 const logger = new CollectingLogger();
 
@@ -49,64 +34,37 @@ beforeAll(async () => {
     FakeKubernetesApi.start({ token: TOKEN, podIp: (n) => `127.0.1.${n + 1}`, containers }),
     startTestPageServer(),
   ]);
-  const api = new EksPodApi({ endpoint: kube.endpoint, token: async () => TOKEN });
-  const config = parseConfig(
-    {
-      port: 0,
-      host: '127.0.0.1',
-      browsers: { chrome: { defaultVersion: '156', versions: { '156': { pools: ['pods'] } } } },
-      pools: {
-        pods: {
-          kind: 'eks',
-          cluster: 'browsers',
-          endpoint: 'https://kubernetes.invalid',
-          networks: ['127.0.0.0/8'],
-          port,
-        },
+  const api = kube.podApi();
+  grid = await serveApp({
+    config: configWithOnePool(
+      'pods',
+      {
+        kind: 'eks',
+        cluster: 'browsers',
+        endpoint: 'https://kubernetes.invalid',
+        networks: ['127.0.0.0/8'],
+        port,
       },
-    },
-    { localBrowserVersion: 'unused' },
-  );
-  deps = {
-    config,
+      { port: 0, host: '127.0.0.1' },
+    ),
     launchers: { eks: new EksLauncher({ podApi: () => api, logger }) },
     sessions: new MemorySessionStore(),
-    queue: new SlotQueue(),
-    tokens: new SessionTokens(randomBytes(32)),
     logger,
-    clock: systemClock,
-    version: '0.0.0-test',
-  };
-  agent = createUpstreamAgent();
-  const app = createApp(deps, { agent });
-  server = await new Promise<Server>((resolve) => {
-    const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () =>
-      resolve(started as Server),
-    );
   });
-  gridUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
   // Every process the fake started dies here, whatever a test left behind.
-  if (deps) await endAllSessions(deps, 'server shutdown');
+  await grid?.close();
   await kube?.close();
-  server?.closeAllConnections();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-  await Promise.all([agent?.close(), site?.close()]);
+  await site?.close();
   for (const container of containers?.containers.values() ?? [])
     expect(processGroupAlive(container.pid)).toBe(false);
 });
 
 describe('a session on a (fake) EKS pod', { timeout: TEST_MS }, () => {
   it('drives Chromium through the pod IP, carries the pod name in the session ID and deletes the pod on quit', async () => {
-    const options = new ChromeOptions();
-    options.addArguments('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage');
-    const driver = await new Builder()
-      .usingServer(gridUrl)
-      .forBrowser('chrome')
-      .setChromeOptions(options)
-      .build();
+    const driver = await chromeSession(grid.url, headlessChromeOptions());
     const sessionId = (await driver.getSession()).getId();
     const [name] = [...containers.containers.keys()];
     const container = containers.containers.get(name as string);
@@ -114,7 +72,7 @@ describe('a session on a (fake) EKS pod', { timeout: TEST_MS }, () => {
       await driver.get(`${site.url}/`);
       expect(await driver.findElement(By.id('heading')).getText()).toBe('Hello from 127.0.0.1');
       expect(await driver.getTitle()).toBe('gridgate test page');
-      const check = deps.tokens.verify(sessionId, 'guest');
+      const check = grid.deps.tokens.verify(sessionId, 'guest');
       expect(check.ok && check.claims.handle).toBe(name);
       expect(check.ok && check.claims.address).toBe(`127.0.1.2:${port}`);
     } finally {
@@ -129,7 +87,7 @@ describe('a session on a (fake) EKS pod', { timeout: TEST_MS }, () => {
 
   it('deletes the pod and answers with a W3C error naming the stage when its image never pulls', async () => {
     kube.behaviours.push('image pull');
-    const response = await fetch(`${gridUrl}/session`, {
+    const response = await fetch(`${grid.url}/session`, {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify({ capabilities: { alwaysMatch: { browserName: 'chrome' } } }),

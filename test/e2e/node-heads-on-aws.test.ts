@@ -5,18 +5,18 @@
  * in-process fake whose "tasks" are real chromedriver and Chromium; the client is selenium-webdriver.
  */
 import { randomBytes } from 'node:crypto';
-import { ECSClient } from '@aws-sdk/client-ecs';
-import { Builder, type WebDriver } from 'selenium-webdriver';
-import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
+import type { WebDriver } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
 import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
-import { parseConfig } from '../../functions/core/config';
+import type { Config } from '../../functions/core/config';
 import type { AwsAdapters } from '../../functions/entry/aws-adapters';
 import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
+import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { FakeEcsApi } from '../support/fake-ecs-api';
 import { CollectingLogger } from '../support/fakes';
+import { configWithOnePool } from '../support/one-pool-config';
 import { freePort } from '../support/processes';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 
@@ -30,12 +30,8 @@ const heads: RunningGrid[] = [];
 const drivers: WebDriver[] = [];
 
 /** One router head: its own process state, the shared table and cluster, the same signing key. */
-async function startHead(config: ReturnType<typeof parseConfig>, secret: Buffer): Promise<RunningGrid> {
-  const ecs = new ECSClient({
-    region: 'us-east-1',
-    endpoint: fake.endpoint,
-    credentials: { accessKeyId: 'AKIDFAKEECS', secretAccessKey: 'fake-ecs-secret' },
-  });
+async function startHead(config: Config, secret: Buffer): Promise<RunningGrid> {
+  const ecs = fake.client();
   const aws: AwsAdapters = {
     sessionStore: async (name) => new DynamoSessionStore({ client: dynamo.newClient(), table: name }),
     ecsLauncher: async ({ agent, logger, metrics }) => new EcsLauncher({ ecs, agent, logger, metrics }),
@@ -55,9 +51,7 @@ async function startHead(config: ReturnType<typeof parseConfig>, secret: Buffer)
 }
 
 function chrome(url: string): Promise<WebDriver> {
-  const options = new ChromeOptions();
-  options.addArguments('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage');
-  return new Builder().usingServer(url).forBrowser('chrome').setChromeOptions(options).build();
+  return chromeSession(url, headlessChromeOptions());
 }
 
 /** The same session (by its ID) as seen through another head. */
@@ -66,34 +60,21 @@ async function sameSessionVia(url: string, sessionId: string, path: string): Pro
 }
 
 beforeAll(async () => {
-  const port = await freePort();
   [dynamo, fake, site] = await Promise.all([
     startDynalite(),
-    FakeEcsApi.start({ containerPort: port }),
+    FakeEcsApi.start({ containerPort: await freePort() }),
     startTestPageServer(),
   ]);
   table = await dynamo.createSessionTable();
-  const config = parseConfig(
+  const config = configWithOnePool(
+    'fargate',
+    { ...fake.poolSettings(), maxSessions: 1 },
     {
       port: 0,
       host: '127.0.0.1',
-      browsers: { chrome: { defaultVersion: '156', versions: { '156': { pools: ['fargate'] } } } },
-      pools: {
-        fargate: {
-          kind: 'ecs',
-          maxSessions: 1,
-          cluster: 'gridgate-browsers',
-          taskDefinition: 'gridgate-chrome:1',
-          subnets: ['subnet-a', 'subnet-b'],
-          securityGroups: ['sg-browsers'],
-          networks: ['127.0.0.0/8'],
-          port,
-        },
-      },
       store: { kind: 'dynamodb', table: table.table },
       timeouts: { queue: '0s' },
     },
-    { localBrowserVersion: 'unused' },
   );
   const secret = randomBytes(32);
   await startHead(config, secret);

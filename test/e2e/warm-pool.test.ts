@@ -7,11 +7,12 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Builder, By, until, type WebDriver } from 'selenium-webdriver';
+import { By, until, type WebDriver } from 'selenium-webdriver';
 import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remote } from 'webdriverio';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
+import { chromeSession } from '../support/chrome-sessions';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { devtoolsPort, type LaunchedProcess, launchedProcesses } from '../support/launched-processes';
 import { processGroupAlive } from '../support/processes';
@@ -186,11 +187,7 @@ describe('a local pool with warm: 1', { timeout: TEST_MS }, () => {
         options.setPageLoadStrategy('eager');
         options.setAlertBehavior('ignore');
       }
-      const driver = await new Builder()
-        .usingServer(grid.url)
-        .forBrowser('chrome')
-        .setChromeOptions(options)
-        .build();
+      const driver = await chromeSession(grid.url, options);
       const sessionId = (await driver.getSession()).getId();
       try {
         const capabilities = await driver.getCapabilities();
@@ -219,11 +216,7 @@ describe('a local pool with warm: 1', { timeout: TEST_MS }, () => {
     const warm = await theWarmBrowser();
     const options = new ChromeOptions();
     options.addArguments('--window-size=640,480');
-    const driver = await new Builder()
-      .usingServer(grid.url)
-      .forBrowser('chrome')
-      .setChromeOptions(options)
-      .build();
+    const driver = await chromeSession(grid.url, options);
     const sessionId = (await driver.getSession()).getId();
     try {
       const { handle } = sessionClaims(grid, sessionId);

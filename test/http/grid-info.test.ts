@@ -18,6 +18,7 @@ interface StatusBody {
       waiting: number;
       region?: string;
       color?: string;
+      warm?: number;
     }[];
   };
 }
@@ -76,6 +77,35 @@ describe('GET /status', () => {
       { name: 'eu', kind: 'local', maxSessions: 4, inUse: 0, waiting: 0, region: 'eu-west-1' },
       { name: 'blue', kind: 'local', maxSessions: 1, inUse: 0, waiting: 0, color: 'blue' },
     ]);
+  });
+});
+
+describe('GET /status: warm browsers', () => {
+  it('shows a local pool’s warm browsers, and 0 for one without `warm`, which is not asked', async () => {
+    grid = startFakeGrid({
+      config: {
+        browsers: { chrome: { versions: { '156.0': { pools: ['ready', 'cold'] } } } },
+        pools: { ready: { kind: 'local', warm: 2 }, cold: { kind: 'local' } },
+      },
+    });
+    // The local launcher's count is synchronous: a number, as ChromedriverLauncher.warmCount answers.
+    const asked: string[] = [];
+    Object.assign(grid.launcher, {
+      warmCount: (pool: string) => {
+        asked.push(pool);
+        return 2;
+      },
+    });
+    expect((await status()).value.pools).toEqual([
+      { name: 'ready', kind: 'local', maxSessions: 4, inUse: 0, waiting: 0, warm: 2 },
+      { name: 'cold', kind: 'local', maxSessions: 4, inUse: 0, waiting: 0, warm: 0 },
+    ]);
+    expect(asked).toEqual(['ready']);
+  });
+
+  it('leaves `warm` out for launchers that keep no browsers ahead of demand', async () => {
+    grid = startFakeGrid({ config: { pools: { local: { kind: 'local', warm: 1 } } } });
+    expect((await status()).value.pools[0]).not.toHaveProperty('warm');
   });
 });
 

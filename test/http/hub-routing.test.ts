@@ -48,11 +48,19 @@ async function startHub(newSession: NewSessionHandler = startsSession): Promise<
 }
 
 /** An address where nothing listens (a hub that is down). */
+// Addresses handed out so far: the kernel may give a closed port out again, and two pools on one
+// address are one hub to the retry rules.
+const deadAddresses = new Set<string>();
 async function deadAddress(): Promise<string> {
-  const hub = await FakeUpstream.start();
-  const { address } = hub;
-  await hub.close();
-  return address;
+  for (;;) {
+    const hub = await FakeUpstream.start();
+    const { address } = hub;
+    await hub.close();
+    if (!deadAddresses.has(address)) {
+      deadAddresses.add(address);
+      return address;
+    }
+  }
 }
 
 const hubPool = (address: string, extra: Record<string, unknown> = {}) => ({

@@ -223,6 +223,29 @@ describe('GET /ui/api/overview', () => {
     expect(page.uptime).toBe('1m30s');
   });
 
+  it('shows a local pool’s warm browsers, and a count that could not be read as unknown', async () => {
+    startGrid({
+      pools: {
+        local: { kind: 'local', maxSessions: 3, warm: 2 },
+        blue: { kind: 'local', maxSessions: 3, color: 'blue', warm: 1 },
+      },
+    });
+    Object.assign(grid.launcher, {
+      warmCount: (pool: string) => {
+        if (pool === 'blue') throw new Error('the count is gone');
+        return 2;
+      },
+    });
+    const page = await overviewAs(BOB);
+    expect(page.pools).toEqual([
+      { name: 'local', kind: 'local', capacity: 3, inUse: 0, queued: 0, warm: 2 },
+      { name: 'blue', kind: 'local', color: 'blue', capacity: 3, inUse: 0, queued: 0 },
+    ]);
+    expect(grid.logger.fieldsOf('UPSTREAM_ERROR')).toEqual([
+      { pool: 'blue', operation: 'warm count', error: 'the count is gone' },
+    ]);
+  });
+
   it('lists recent failures with their reason, each user only their own', async () => {
     startGrid({}, { failStarts: true });
     const failed = await app.request('/session', jsonRequest('POST', W3C_CHROME, BOB));

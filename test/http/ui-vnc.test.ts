@@ -18,6 +18,7 @@ import {
   vncGrid as startVncGrid,
   WRONG_PASSWORD,
 } from '../support/fake-novnc';
+import { upgradeOutcome } from '../support/websocket-upgrade';
 
 const cleanups: Cleanups = [];
 afterEach(async () => {
@@ -40,24 +41,15 @@ async function detail(
 }
 
 /** Opens the VNC WebSocket; resolves with the socket once open, or the refusal's status and W3C error. */
-function openVnc(port: number, key: string, headers: Record<string, string>) {
+async function openVnc(port: number, key: string, headers: Record<string, string>) {
   const socket = new WebSocket(`ws://127.0.0.1:${port}${vncPath(key, 'websockify')}`, ['binary'], {
     headers: { origin: `http://127.0.0.1:${port}`, ...headers },
   });
   cleanups.push(() => socket.terminate());
-  return new Promise<{ socket: WebSocket } | { status: number; error: string }>((resolve, reject) => {
-    socket.once('open', () => resolve({ socket }));
-    socket.once('error', reject);
-    socket.once('unexpected-response', (_request, response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => {
-        body += chunk.toString();
-      });
-      response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, error: JSON.parse(body).value.error as string }),
-      );
-    });
-  });
+  const outcome = await upgradeOutcome(socket);
+  return 'socket' in outcome
+    ? outcome
+    : { status: outcome.status, error: JSON.parse(outcome.body).value.error as string };
 }
 
 describe('the session page’s live view', () => {

@@ -19,6 +19,7 @@ import {
   W3C_CHROME,
 } from '../support/fake-grid';
 import { CollectingLogger, FixedClock } from '../support/fakes';
+import { upgradeOutcome } from '../support/websocket-upgrade';
 
 const dir = mkdtempSync(join(tmpdir(), 'gridgate-users-'));
 const usersFile = join(dir, 'users.htpasswd');
@@ -256,25 +257,13 @@ describe('WebSocket upgrades', () => {
   }
 
   /** Resolves with the HTTP answer to a WebSocket upgrade the grid refuses. */
-  function refusedUpgrade(url: string, headers: Record<string, string>) {
-    const socket = new WebSocket(url, { headers });
-    return new Promise<{ status: number; challenge: string | undefined; body: string }>((resolve, reject) => {
-      socket.once('open', () => reject(new Error('the upgrade was accepted')));
-      socket.once('error', reject);
-      socket.once('unexpected-response', (_request, response) => {
-        let body = '';
-        response.on('data', (chunk: Buffer) => {
-          body += chunk.toString();
-        });
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            challenge: response.headers['www-authenticate'],
-            body,
-          }),
-        );
-      });
-    });
+  async function refusedUpgrade(url: string, headers: Record<string, string>) {
+    const outcome = await upgradeOutcome(new WebSocket(url, { headers }));
+    if ('socket' in outcome) {
+      outcome.socket.terminate();
+      throw new Error('the upgrade was accepted');
+    }
+    return { status: outcome.status, challenge: outcome.headers['www-authenticate'], body: outcome.body };
   }
 
   it('asks for credentials, refuses wrong ones, and refuses another user’s session', async () => {

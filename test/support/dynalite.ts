@@ -1,6 +1,7 @@
 /**
- * A DynamoDB-compatible server for tests: dynalite in memory on a loopback port, with tables shaped
- * like infra/session-table.ts. Usage: `const server = await startDynalite(); const t = await server.createSessionTable();`.
+ * A DynamoDB-compatible server for tests: dynalite in memory on a loopback port, with tables shaped like
+ * infra/session-table.ts. Usage: `const server = await startDynalite(); const t = await
+ * server.createSessionTable();` (for a whole test file, see fresh-session-table.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';

@@ -17,6 +17,7 @@ import {
   type Server as TcpServer,
 } from 'node:net';
 import { createInterface } from 'node:readline';
+import { ECSClient } from '@aws-sdk/client-ecs';
 import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
 
 const TARGET_PREFIX = 'AmazonEC2ContainerServiceV20141113.';
@@ -94,6 +95,32 @@ export class FakeEcsApi {
 
   get endpoint(): string {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** A real ECSClient of this API, with static fake credentials. */
+  client(): ECSClient {
+    return new ECSClient({
+      region: REGION,
+      endpoint: this.endpoint,
+      credentials: { accessKeyId: 'AKIDFAKEECS', secretAccessKey: 'fake-ecs-secret' },
+    });
+  }
+
+  /**
+   * The settings (JSON as a user writes them) of an ecs pool whose tasks this API runs: cluster
+   * gridgate-browsers, task definition gridgate-chrome:1 (the API takes any), the container's port, and
+   * the tasks' loopback IPs as the pool's network.
+   */
+  poolSettings(): Record<string, unknown> {
+    return {
+      kind: 'ecs',
+      cluster: 'gridgate-browsers',
+      taskDefinition: 'gridgate-chrome:1',
+      subnets: ['subnet-a', 'subnet-b'],
+      securityGroups: ['sg-browsers'],
+      networks: ['127.0.0.0/8'],
+      port: this.options.containerPort,
+    };
   }
 
   callsOf(action: string): Json[] {

@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { EksPodApi, type EksPodApiOptions } from '../../functions/adapters/aws/eks-pod-api';
 import type { LoopbackChromedrivers } from './loopback-chromedrivers';
 
 // biome-ignore lint/suspicious/noExplicitAny: Kubernetes objects are free-form JSON, checked field by field.
@@ -81,6 +82,11 @@ export class FakeKubernetesApi {
   get endpoint(): string {
     const scheme = this.options.tls ? 'https' : 'http';
     return `${scheme}://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** gridgate's pod API client of this server, with the bearer token it accepts (over plain http). */
+  podApi(options: Partial<EksPodApiOptions> = {}): EksPodApi {
+    return new EksPodApi({ endpoint: this.endpoint, token: async () => this.options.token, ...options });
   }
 
   callsOf(method: string): { path: string; body?: Json }[] {

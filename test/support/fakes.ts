@@ -1,7 +1,7 @@
 /**
- * Hand-written fakes for unit and whole-app tests: a clock the test moves, a logger that keeps what it
- * was told, fake W3C browser endpoints on 127.0.0.1 that record every request, a launcher that starts
- * them, and an HTTP agent that refuses to leave the loopback interface.
+ * Hand-written fakes for unit and whole-app tests: a clock the test moves (and a sleep that moves it), a
+ * logger that keeps what it was told, fake W3C browser endpoints on 127.0.0.1 that record every request, a
+ * launcher that starts them, and an HTTP agent that refuses to leave the loopback interface.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -29,6 +29,14 @@ export class FixedClock implements Clock {
   advance(ms: number): void {
     this.current += ms;
   }
+  /**
+   * A launcher's `sleep` that moves this clock instead of waiting, so its deadlines pass at once; like the
+   * real one it refuses to wait once the signal is aborted.
+   */
+  readonly sleep = async (ms: number, signal: AbortSignal): Promise<void> => {
+    signal.throwIfAborted();
+    this.advance(ms);
+  };
 }
 
 /** Every measurement, in order, by kind. */

@@ -6,20 +6,7 @@ import {
   launchNeeds,
 } from '../../functions/adapters/local/attach-capabilities';
 import type { Capabilities } from '../../functions/core/capabilities';
-import { parseConfig } from '../../functions/core/config';
-
-const pool = (overrides: Record<string, unknown> = {}) => {
-  const config = parseConfig(
-    {
-      pools: { local: { kind: 'local', ...overrides } },
-      browsers: { chrome: { versions: { '1': { pools: ['local'] } } } },
-    },
-    { localBrowserVersion: '1' },
-  );
-  const local = config.pools.local;
-  if (local?.kind !== 'local') throw new Error('expected a local pool');
-  return local;
-};
+import { localPool } from '../support/one-pool-config';
 
 const chromeOptions = (options: Record<string, unknown>): Capabilities => ({
   browserName: 'chrome',
@@ -51,7 +38,7 @@ describe('launchNeeds: requests a warm browser serves exactly as a cold one', ()
     ['other vendors’ capabilities', { 'se:name': 'login test', 'sauce:options': { build: '1' } }],
   ];
   it.each(attachable)('attaches: %s', (_what, requested) => {
-    expect(launchNeeds(pool(), requested, true)).toBeUndefined();
+    expect(launchNeeds(localPool(), requested, true)).toBeUndefined();
   });
 
   const launched: [string, Capabilities, RegExp][] = [
@@ -81,28 +68,28 @@ describe('launchNeeds: requests a warm browser serves exactly as a cold one', ()
     ['setWindowRect (not a request capability)', { setWindowRect: true }, /setWindowRect/],
   ];
   it.each(launched)('launches: %s', (_what, requested, reason) => {
-    expect(launchNeeds(pool(), requested, true)).toMatch(reason);
+    expect(launchNeeds(localPool(), requested, true)).toMatch(reason);
   });
 
   it('follows the pool: its extra args are defaults, headless off is a default too', () => {
-    const withArgs = pool({ args: ['--lang=de'] });
+    const withArgs = localPool({ args: ['--lang=de'] });
     expect(launchNeeds(withArgs, chromeOptions({ args: ['--lang=de'] }), true)).toBeUndefined();
     expect(launchNeeds(withArgs, chromeOptions({ args: ['--lang=fr'] }), true)).toMatch(/--lang=fr/);
-    const headful = pool({ headless: false });
+    const headful = localPool({ headless: false });
     expect(launchNeeds(headful, { browserName: 'chrome' }, true)).toBeUndefined();
     expect(launchNeeds(headful, chromeOptions({ args: ['--headless=new'] }), true)).toMatch(/--headless=new/);
   });
 
   it('takes --no-sandbox as a default only when running as root', () => {
     const sandboxOff = chromeOptions({ args: ['--no-sandbox'] });
-    expect(launchNeeds(pool(), sandboxOff, true)).toBeUndefined();
-    expect(launchNeeds(pool(), sandboxOff, false)).toMatch(/--no-sandbox/);
+    expect(launchNeeds(localPool(), sandboxOff, true)).toBeUndefined();
+    expect(launchNeeds(localPool(), sandboxOff, false)).toMatch(/--no-sandbox/);
   });
 });
 
 describe('defaultArgs', () => {
   it('are what a cold browser of the pool gets, with the given profile', () => {
-    expect(defaultArgs(pool(), true, '/tmp/p')).toEqual([
+    expect(defaultArgs(localPool(), true, '/tmp/p')).toEqual([
       '--headless=new',
       '--no-sandbox',
       '--disable-dev-shm-usage',

@@ -1,25 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { chromiumCapabilities } from '../../functions/adapters/local/chromium-capabilities';
-import { parseConfig } from '../../functions/core/config';
+import { localPool } from '../support/one-pool-config';
 
-const pool = (overrides: Record<string, unknown> = {}) => {
-  const config = parseConfig(
-    {
-      pools: { local: { kind: 'local', ...overrides } },
-      browsers: { chrome: { versions: { '1': { pools: ['local'] } } } },
-    },
-    { localBrowserVersion: '1' },
-  );
-  const local = config.pools.local;
-  if (local?.kind !== 'local') throw new Error('expected a local pool');
-  return local;
-};
 const settings = { userDataDir: '/tmp/profile-1', runningAsRoot: true };
 const args = (caps: Record<string, unknown>) => (caps['goog:chromeOptions'] as { args: string[] }).args;
 
 describe('chromiumCapabilities', () => {
   it('fills in the binary, headless, sandbox, shm, gpu and a fresh profile', () => {
-    const caps = chromiumCapabilities(pool(), { browserName: 'chromium' }, settings);
+    const caps = chromiumCapabilities(localPool(), { browserName: 'chromium' }, settings);
     expect(caps.browserName).toBe('chrome');
     expect((caps['goog:chromeOptions'] as { binary: string }).binary).toBe('/usr/bin/chromium');
     expect(args(caps)).toEqual(
@@ -35,7 +23,7 @@ describe('chromiumCapabilities', () => {
 
   it('keeps what the client set and does not add a second value for the same flag', () => {
     const caps = chromiumCapabilities(
-      pool({ args: ['--window-size=800,600'] }),
+      localPool({ args: ['--window-size=800,600'] }),
       {
         'goog:chromeOptions': {
           binary: '/opt/chromium',
@@ -54,14 +42,18 @@ describe('chromiumCapabilities', () => {
   });
 
   it('adds no sandbox flag when not running as root, and no headless flag for a headed pool', () => {
-    const caps = chromiumCapabilities(pool({ headless: false }), {}, { ...settings, runningAsRoot: false });
+    const caps = chromiumCapabilities(
+      localPool({ headless: false }),
+      {},
+      { ...settings, runningAsRoot: false },
+    );
     expect(args(caps)).not.toContain('--no-sandbox');
     expect(args(caps).some((a) => a.startsWith('--headless'))).toBe(false);
   });
 
   it('drops version and platform, which the catalog matched and chromedriver would compare strictly', () => {
     const caps = chromiumCapabilities(
-      pool(),
+      localPool(),
       { browserVersion: 'stable', platformName: 'LINUX', 'se:name': 'x' },
       settings,
     );

@@ -2,7 +2,8 @@
  * Launcher for ecs pools: one Fargate task per session (Spot first), started with RunTask, watched with
  * DescribeTasks until RUNNING, then asked for a ready WebDriver /status; stopped with StopTask on every
  * failure path and when the session ends. The handle is the bare task ID, rebuilt with the pool's cluster.
- * A pool with `warm` first tries to claim one of its pre-started idle tasks (ecs-warm-claim.ts).
+ * A pool with `warm` first tries to claim one of its pre-started idle tasks (ecs-warm-claim.ts), and
+ * /status counts the idle ones (warmCount).
  */
 import { DescribeTasksCommand, type ECSClient, StopTaskCommand, type Task } from '@aws-sdk/client-ecs';
 import type { Dispatcher } from 'undici';
@@ -153,6 +154,16 @@ export class EcsLauncher implements Launcher {
       handle: task.taskId,
       capabilities: ecsCapabilities(request.capabilities),
     };
+  }
+
+  /**
+   * The pool's idle warm tasks, read from the warm-task store's entries: the ones a new session could claim
+   * now (claimed ones are a session's already). 0 without a store, where no launch claims either.
+   */
+  async warmCount(pool: string): Promise<number> {
+    const { warm } = this.options;
+    if (warm === undefined) return 0;
+    return (await warm.list(pool)).filter((task) => task.state === 'idle').length;
   }
 
   /** Never throws: a task already stopped or unknown is fine, anything else is logged. */

@@ -25,8 +25,11 @@ export interface PoolView {
   inUse: number;
   /** New-session requests waiting that this pool could serve. */
   queued: number;
-  /** Browsers started ahead of demand (a local pool's warm browsers), ready for a new session. */
-  warm: number;
+  /**
+   * Browsers started ahead of demand, ready for a new session: a local pool's warm browsers, an ecs pool's
+   * idle warm tasks; 0 for kinds that keep none. Left out when the count could not be read (shown blank).
+   */
+  warm?: number;
 }
 
 export interface SessionView {
@@ -126,7 +129,12 @@ export async function overview(
       capacity: pool.maxSessions,
       inUse: pool.inUse,
       queued: pool.waiting,
-      warm: pool.warm ?? 0,
+      // /status leaves `warm` out both for kinds that keep none (0 here) and for a count it could not read.
+      ...(pool.warm !== undefined
+        ? { warm: pool.warm }
+        : deps.launchers[pool.kind]?.warmCount
+          ? {}
+          : { warm: 0 }),
     }),
   );
   const sessions = running

@@ -1,0 +1,52 @@
+/**
+ * The real app (createApp) over real HTTP, as the Node server serves it: the given config, launchers and
+ * session store behind @hono/node-server on a free loopback port, proxying with gridgate's own upstream agent.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { endAllSessions } from '../../functions/core/end-session';
+import type { GridDeps } from '../../functions/core/grid-deps';
+import { systemClock } from '../../functions/core/ports';
+import { SessionTokens } from '../../functions/core/session-token';
+import { SlotQueue } from '../../functions/core/slot-queue';
+import { createApp } from '../../functions/http/create-app';
+import { createUpstreamAgent } from '../../functions/http/upstream-client';
+
+export interface ServedApp {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  deps: GridDeps;
+  /** Ends every session (as a server shutdown does), then stops serving. */
+  close(): Promise<void>;
+}
+
+export async function serveApp(
+  parts: Pick<GridDeps, 'config' | 'launchers' | 'sessions' | 'logger'>,
+): Promise<ServedApp> {
+  const deps: GridDeps = {
+    ...parts,
+    queue: new SlotQueue(),
+    tokens: new SessionTokens(randomBytes(32)),
+    clock: systemClock,
+    version: '0.0.0-test',
+  };
+  const agent = createUpstreamAgent();
+  const app = createApp(deps, { agent });
+  const server = await new Promise<Server>((resolve) => {
+    const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () =>
+      resolve(started as Server),
+    );
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    deps,
+    close: async () => {
+      await endAllSessions(deps, 'server shutdown');
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await agent.close();
+    },
+  };
+}
