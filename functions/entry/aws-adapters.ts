@@ -76,7 +76,11 @@ async function warmTasks(table: string) {
   return new DynamoWarmTasks({ client: new DynamoDBClient({}), table });
 }
 
-/** A launcher made when first asked to start or stop a browser, then kept for the environment's life. */
+/**
+ * A launcher made when first asked to start or stop a browser or to count its warm browsers, then kept
+ * for the environment's life (its SDK stays out of a cold start). /status counts only pools with a
+ * `warm` setting, so a grid without one never makes a launcher for a count.
+ */
 export function onFirstUse(make: () => Promise<Launcher>): Launcher {
   let made: Promise<Launcher> | undefined;
   const launcher = () => {
@@ -90,5 +94,6 @@ export function onFirstUse(make: () => Promise<Launcher>): Launcher {
   return {
     start: async (request) => (await launcher()).start(request),
     stop: async (handle, context) => (await launcher()).stop(handle, context),
+    warmCount: async (pool) => (await launcher()).warmCount?.(pool) ?? 0,
   };
 }

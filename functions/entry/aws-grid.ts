@@ -10,7 +10,6 @@ import { SlotQueue } from '../core/slot-queue';
 import { createUpstreamAgent } from '../http/upstream-client';
 import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
 import { readDeployedConfig } from './deployed-config';
-import { ecsOnFirstUse } from './ecs-on-first-use';
 import { signingSecret } from './signing-secret';
 
 export interface AwsGrid {
@@ -40,7 +39,7 @@ export async function awsGrid(
     ? table
     : undefined;
   if (kinds.has('ecs')) {
-    launchers.ecs = ecsOnFirstUse(() => adapters.ecsLauncher({ agent, logger, metrics, warmTable }));
+    launchers.ecs = onFirstUse(() => adapters.ecsLauncher({ agent, logger, metrics, warmTable }));
   }
   if (kinds.has('eks')) launchers.eks = onFirstUse(() => adapters.eksLauncher({ agent, logger, metrics }));
   const deps: GridDeps = {

@@ -23,7 +23,6 @@ import { createApp } from '../http/create-app';
 import { createUpstreamAgent } from '../http/upstream-client';
 import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
 import { ConfigReloader, type ReloadTrigger } from './config-reloader';
-import { ecsOnFirstUse } from './ecs-on-first-use';
 
 const EXPIRY_SWEEP_MS = 1000;
 // A shared store is a table every router reads: sweep it less often (idle limits are minutes).
@@ -93,7 +92,7 @@ export async function startGrid(
     launchers: {
       local: launcher,
       hub: new HubLauncher(),
-      ecs: ecsOnFirstUse(() =>
+      ecs: onFirstUse(() =>
         aws.ecsLauncher({
           agent,
           logger,
