@@ -1,45 +1,16 @@
 /** End to end: Debian's Python Selenium (4.8), unmodified, drives real Chromium through gridgate. */
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { useGridAndSite } from '../support/grid-fixture';
+import {
+  PYTHON_SCRIPT_TIMEOUT_MS,
+  runPythonScript as runScript,
+  sessionIdIn,
+} from '../support/python-selenium';
 import { expectSessionEnded } from './session-ended';
 
-// Debian's interpreter, which has python3-selenium; the python3 on PATH may be another one.
-const PYTHON = '/usr/bin/python3';
-const SCRIPT = fileURLToPath(new URL('./python/drive_grid.py', import.meta.url));
-const SCRIPT_TIMEOUT_MS = 140_000;
+const SCRIPT_TIMEOUT_MS = PYTHON_SCRIPT_TIMEOUT_MS;
 
 const env = useGridAndSite();
-
-interface ScriptRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the script without blocking: the grid it talks to lives in this very process. */
-function runScript(gridUrl: string, pageUrl: string): Promise<ScriptRun> {
-  // No proxy from the environment: every request must stay on the loopback interface.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/_proxy$/i.test(name)));
-  return new Promise((resolve) => {
-    execFile(
-      PYTHON,
-      [SCRIPT, gridUrl, pageUrl],
-      { env: { ...env, NO_PROXY: '*', PYTHONUNBUFFERED: '1' }, timeout: SCRIPT_TIMEOUT_MS },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-function sessionIdIn(stdout: string): string {
-  const id = /^session: (\S+)$/m.exec(stdout)?.[1];
-  if (!id) throw new Error(`the script printed no session ID:\n${stdout}`);
-  return id;
-}
 
 describe('Python Selenium through gridgate', () => {
   it(

@@ -16,6 +16,7 @@ import { chromeSession } from '../support/chrome-sessions';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { devtoolsPort, type LaunchedProcess, launchedProcesses } from '../support/launched-processes';
 import { processGroupAlive } from '../support/processes';
+import { runPythonScript, sessionIdIn } from '../support/python-selenium';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { expectSessionEnded, sessionClaims } from './session-ended';
 
@@ -210,6 +211,17 @@ describe('a local pool with warm: 1', { timeout: TEST_MS }, () => {
     }
     // Every browser served exactly one session.
     expect(new Set(seen).size).toBe(2);
+  });
+
+  it('attaches Python Selenium’s session (its ChromeOptions send empty extensions) to the warm browser', async () => {
+    const warm = await theWarmBrowser();
+    const run = await runPythonScript(grid.url, `${site.url}/`);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^passed: 13 checks$/m);
+    const sessionId = sessionIdIn(run.stdout);
+    expect(sessionClaims(grid, sessionId).handle).toBe(String(warm.chromedriver));
+    await expectWarmBrowserGone(sessionId, warm);
   });
 
   it('gives a request with its own Chromium arguments a fresh browser with them, launched as a warm one is', async () => {

@@ -21,6 +21,18 @@ describe('launchNeeds: requests a warm browser serves exactly as a cold one', ()
       { browserName: 'chromium', browserVersion: '1', platformName: 'linux' },
     ],
     ['empty chromeOptions (selenium-webdriver)', chromeOptions({})],
+    [
+      'Python’s and Java’s default ChromeOptions (empty extensions and args)',
+      {
+        browserName: 'chrome',
+        pageLoadStrategy: 'normal',
+        'goog:chromeOptions': { extensions: [], args: [] },
+      },
+    ],
+    [
+      'empty prefs, localState and excludeSwitches',
+      chromeOptions({ prefs: {}, localState: {}, excludeSwitches: [] }),
+    ],
     ['w3c: true', chromeOptions({ w3c: true })],
     [
       'args that are the defaults already',
@@ -53,6 +65,11 @@ describe('launchNeeds: requests a warm browser serves exactly as a cold one', ()
     ['detach', chromeOptions({ detach: true }), /detach/],
     ['minidumpPath', chromeOptions({ minidumpPath: '/tmp/dumps' }), /minidumpPath/],
     ['mobileEmulation', chromeOptions({ mobileEmulation: { deviceName: 'Pixel 7' } }), /mobileEmulation/],
+    [
+      'an empty mobileEmulation (not one of the options known to ask nothing when empty)',
+      chromeOptions({ mobileEmulation: {} }),
+      /mobileEmulation/,
+    ],
     ['windowTypes', chromeOptions({ windowTypes: ['webview'] }), /windowTypes/],
     ['perfLoggingPrefs', chromeOptions({ perfLoggingPrefs: { enableNetwork: true } }), /perfLoggingPrefs/],
     ['androidPackage', chromeOptions({ androidPackage: 'com.android.chrome' }), /androidPackage/],

@@ -31,6 +31,11 @@ const APPLIED_WHEN_ATTACHED = new Set([
 ]);
 /** goog:chromeOptions keys that launch nothing: args and binary are compared with the warm browser's. */
 const ATTACHABLE_OPTIONS = new Set(['args', 'binary', 'w3c']);
+/**
+ * Launch options that ask nothing when empty. Python's and Java's ChromeOptions send `extensions: []`
+ * whatever the test sets, so without this their sessions would never get a warm browser.
+ */
+const NOTHING_WHEN_EMPTY = new Set(['extensions', 'prefs', 'localState', 'excludeSwitches']);
 // Stands for the profile directory in the comparison: every browser gets a fresh one, warm or not.
 const ANY_PROFILE = '\0profile';
 
@@ -51,8 +56,9 @@ export function launchNeeds(
     if (chromedrivers && !APPLIED_WHEN_ATTACHED.has(key)) return `${key} may apply at launch`;
   }
   const options = wanted['goog:chromeOptions'] as Record<string, unknown>;
-  for (const key of Object.keys(options)) {
-    if (!ATTACHABLE_OPTIONS.has(key)) return `goog:chromeOptions.${key} may apply at launch`;
+  for (const [key, value] of Object.entries(options)) {
+    if (ATTACHABLE_OPTIONS.has(key) || (NOTHING_WHEN_EMPTY.has(key) && isEmpty(value))) continue;
+    return `goog:chromeOptions.${key} may apply at launch`;
   }
   if (options.w3c !== undefined && options.w3c !== true) return 'goog:chromeOptions.w3c is not true';
   if (options.binary !== pool.chromium) return 'goog:chromeOptions.binary is not the pool’s Chromium';
@@ -65,6 +71,10 @@ export function launchNeeds(
   if (different.length > 0)
     return `Chromium arguments differ from the pool's defaults: ${different.join(' ')}`;
   return undefined;
+}
+
+function isEmpty(value: unknown): boolean {
+  return Array.isArray(value) ? value.length === 0 : isObject(value) && Object.keys(value).length === 0;
 }
 
 /** The arguments a browser of this pool gets when the client adds none (its profile directory aside). */

@@ -1,0 +1,38 @@
+/** Runs test/e2e/python/drive_grid.py with Debian's Python Selenium (4.8), unmodified, against a grid. */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+// Debian's interpreter, which has python3-selenium; the python3 on PATH may be another one.
+const PYTHON = '/usr/bin/python3';
+const SCRIPT = fileURLToPath(new URL('../e2e/python/drive_grid.py', import.meta.url));
+export const PYTHON_SCRIPT_TIMEOUT_MS = 140_000;
+
+export interface ScriptRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the script without blocking: the grid it talks to may live in this very process. */
+export function runPythonScript(gridUrl: string, pageUrl: string): Promise<ScriptRun> {
+  // No proxy from the environment: every request must stay on the loopback interface.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/_proxy$/i.test(name)));
+  return new Promise((resolve) => {
+    execFile(
+      PYTHON,
+      [SCRIPT, gridUrl, pageUrl],
+      { env: { ...env, NO_PROXY: '*', PYTHONUNBUFFERED: '1' }, timeout: PYTHON_SCRIPT_TIMEOUT_MS },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The gridgate session ID the script printed. */
+export function sessionIdIn(stdout: string): string {
+  const id = /^session: (\S+)$/m.exec(stdout)?.[1];
+  if (!id) throw new Error(`the script printed no session ID:\n${stdout}`);
+  return id;
+}
