@@ -55,6 +55,13 @@ export function upstreamEndpoint(pool: PoolConfig | undefined, address: string):
   return hubEndpointOf(pool).endpoint;
 }
 
+/** Whether `origin` (scheme://host:port) is one of the config's hubs. */
+export function isHubOrigin(pools: Record<string, PoolConfig>, origin: string): boolean {
+  return Object.values(pools).some(
+    (pool) => pool.kind === 'hub' && hubEndpointOf(pool).endpoint.origin === origin,
+  );
+}
+
 type HubPool = Extract<PoolConfig, { kind: 'hub' }>;
 
 // Every command to a hub session needs its hub's address and endpoint: parsed once per pool object

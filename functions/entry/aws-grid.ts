@@ -3,6 +3,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { HubLauncher } from '../adapters/hub/hub-launcher';
 import { JsonLogger } from '../adapters/node/json-logger';
+import { isHubOrigin } from '../core/browser-network';
 import type { GridDeps } from '../core/grid-deps';
 import { systemClock } from '../core/ports';
 import { SessionTokens } from '../core/session-token';
@@ -26,7 +27,7 @@ export async function awsGrid(
   const config = readDeployedConfig(env);
   // Every Lambda environment must verify every other's session IDs: no per-process key here.
   const secret = await signingSecret(env, { fallback: 'none', read: adapters.secret });
-  const agent = createUpstreamAgent();
+  const agent = createUpstreamAgent((origin) => isHubOrigin(config.pools, origin));
   const metrics = await adapters.metrics();
   const kinds = new Set(Object.values(config.pools).map((pool) => pool.kind));
   const launchers: GridDeps['launchers'] = {};

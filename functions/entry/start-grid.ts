@@ -13,6 +13,7 @@ import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
 import { sweepOrphans } from '../adapters/local/orphan-sweep';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
+import { isHubOrigin } from '../core/browser-network';
 import type { Config } from '../core/config';
 import { endAllSessions, endSession, expireSessions } from '../core/end-session';
 import { type GridDeps, poolsNamed } from '../core/grid-deps';
@@ -69,7 +70,8 @@ export async function startGrid(
     ? HtpasswdUserDirectory.open(config.usersFile, { clock: systemClock, logger })
     : undefined;
   const aws = options.aws ?? awsAdapters;
-  const agent = createUpstreamAgent();
+  // Read when a hub is first reached, so a hub a reload adds gets a hub's connections too.
+  const agent = createUpstreamAgent((origin) => isHubOrigin(deps.config.pools, origin));
   // A DynamoDB store is shared with other routers: quotas hold across them, and so do sessions.
   const shared = config.store.kind === 'dynamodb';
   const sessions =

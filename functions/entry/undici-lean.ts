@@ -19,6 +19,8 @@ import AgentClass from '../../node_modules/undici/lib/dispatcher/agent.js';
 // @ts-expect-error as above
 import DispatcherClass from '../../node_modules/undici/lib/dispatcher/dispatcher.js';
 // @ts-expect-error as above
+import PoolClass from '../../node_modules/undici/lib/dispatcher/pool.js';
+// @ts-expect-error as above
 import globalDispatcher from '../../node_modules/undici/lib/global.js';
 
 // As undici's index.js: the request/stream/pipeline/upgrade/connect methods every Dispatcher has.
@@ -26,6 +28,7 @@ Object.assign(DispatcherClass.prototype, api);
 
 export const Agent = AgentClass as typeof Undici.Agent;
 export const Dispatcher = DispatcherClass as typeof Undici.Dispatcher;
+export const Pool = PoolClass as typeof Undici.Pool;
 export const getGlobalDispatcher = globalDispatcher.getGlobalDispatcher as typeof Undici.getGlobalDispatcher;
 export const setGlobalDispatcher = globalDispatcher.setGlobalDispatcher as typeof Undici.setGlobalDispatcher;
 

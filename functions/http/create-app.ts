@@ -1,6 +1,7 @@
 /** createApp(deps): the one Hono app the Node server and the Lambda handler both serve (DESIGN invariant 7). */
 import { type Context, Hono } from 'hono';
 import type { Dispatcher } from 'undici';
+import { isHubOrigin } from '../core/browser-network';
 import { endSession } from '../core/end-session';
 import { invalidSessionId, WebDriverError } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
@@ -37,7 +38,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
   if (deps.config.usersFile !== undefined && !deps.users) {
     throw new Error(`usersFile ${deps.config.usersFile} is configured but no user directory was given`);
   }
-  const agent = options.agent ?? createUpstreamAgent();
+  const agent = options.agent ?? createUpstreamAgent((origin) => isHubOrigin(deps.config.pools, origin));
   const newSessionMode = { webSockets: options.webSockets ?? true };
   const counter: RequestCounter = { startedAt: deps.clock.now(), requests: 0 };
   const app = new Hono<Env>();

@@ -1,16 +1,27 @@
 /**
  * The one HTTP client for browsers: keep-alive pools per browser, kept small because chromedriver
- * listens with a backlog of 5.
+ * listens with a backlog of 5; a hub serves every session of its pool, so it gets more.
  */
-import { Agent } from 'undici';
+import { Agent, Pool } from 'undici';
 
-export function createUpstreamAgent(): Agent {
+// One browser runs one session: its commands come one at a time, and chromedriver's backlog is 5.
+const BROWSER_CONNECTIONS = 4;
+// A hub (Selenium Grid, ggr, …) carries all its pool's sessions: with a browser's 4, one slow page
+// load in four sessions would hold every other session's commands back.
+const HUB_CONNECTIONS = 64;
+
+/** `isHub(origin)`: whether an origin is a hub's (read when the first request to it goes out). */
+export function createUpstreamAgent(isHub: (origin: string) => boolean = () => false): Agent {
   return new Agent({
-    connections: 4,
     keepAliveTimeout: 30_000,
     // A command can legitimately take minutes (page loads default to 300 s in W3C §9.1).
     headersTimeout: 330_000,
     bodyTimeout: 330_000,
+    factory: (origin, options) =>
+      new Pool(origin, {
+        ...options,
+        connections: isHub(String(origin)) ? HUB_CONNECTIONS : BROWSER_CONNECTIONS,
+      }),
   });
 }
 

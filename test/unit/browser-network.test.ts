@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressAllowed } from '../../functions/core/browser-network';
+import { addressAllowed, isHubOrigin } from '../../functions/core/browser-network';
 import { parseConfig } from '../../functions/core/config';
 
 const config = parseConfig(
@@ -34,5 +34,28 @@ describe('addressAllowed for ecs pools', () => {
   it('refuses every address when the pool names no networks', () => {
     const open = { ...fargate, networks: undefined };
     expect(addressAllowed(open, '10.20.0.1:4444')).toBe(false);
+  });
+});
+
+describe('isHubOrigin', () => {
+  const pools = parseConfig(
+    {
+      browsers: { chrome: { versions: { '131': { pools: ['hub', 'secure', 'local'] } } } },
+      pools: {
+        hub: { kind: 'hub', url: 'http://grid.internal:4444/wd/hub' },
+        secure: { kind: 'hub', url: 'https://grid.example.com/wd/hub' },
+        local: { kind: 'local' },
+      },
+    },
+    { localBrowserVersion: '131' },
+  ).pools;
+
+  it.each([
+    ['a hub, its base path aside', 'http://grid.internal:4444', true],
+    ['an https hub on its default port', 'https://grid.example.com:443', true],
+    ['the same host on another port', 'http://grid.internal:4445', false],
+    ['a local browser', 'http://127.0.0.1:9515', false],
+  ])('%s', (_, origin, expected) => {
+    expect(isHubOrigin(pools, origin)).toBe(expected);
   });
 });
