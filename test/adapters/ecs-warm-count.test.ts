@@ -3,29 +3,21 @@
  * DynamoDB-compatible server on loopback): the `warm#<pool>` entries the cleanup registers and claims take.
  */
 import { ECSClient } from '@aws-sdk/client-ecs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
 import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
 import type { WarmTask } from '../../functions/core/warm-tasks';
-import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { FixedClock } from '../support/fakes';
+import { useFreshSessionTable } from '../support/fresh-session-table';
 
 const T0 = Date.UTC(2026, 10, 30, 12);
 const RETENTION_MS = 60 * 60_000;
 
-let dynamo: DynaliteServer;
-let table: SessionTableUnderTest;
+const table = useFreshSessionTable();
 let clock: FixedClock;
 let ecs: ECSClient;
 
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo?.close();
-});
-beforeEach(async () => {
-  table = await dynamo.createSessionTable();
+beforeEach(() => {
   clock = new FixedClock(T0);
   // Never sent a command: counting reads the table only.
   ecs = new ECSClient({
@@ -34,9 +26,8 @@ beforeEach(async () => {
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
   });
 });
-afterEach(async () => {
+afterEach(() => {
   ecs.destroy();
-  await table.close();
 });
 
 function idleTask(taskId: string, pool = 'fargate', readyAt = T0 - 5000): WarmTask {

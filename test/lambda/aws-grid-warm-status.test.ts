@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ECSClient } from '@aws-sdk/client-ecs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
 import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
@@ -14,7 +14,7 @@ import { noMetrics } from '../../functions/core/ports';
 import type { AwsAdapters } from '../../functions/entry/aws-adapters';
 import { awsGrid } from '../../functions/entry/aws-grid';
 import { gridStatus } from '../../functions/http/grid-info';
-import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
+import { useFreshSessionTable } from '../support/fresh-session-table';
 
 const SECRET = 'router-lambda-test-secret-32-bytes!!';
 const FARGATE = {
@@ -25,18 +25,10 @@ const FARGATE = {
   networks: ['10.0.0.0/16'],
 };
 
-let dynamo: DynaliteServer;
-let table: SessionTableUnderTest;
+const table = useFreshSessionTable();
 let ecs: ECSClient;
 
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo?.close();
-});
-beforeEach(async () => {
-  table = await dynamo.createSessionTable();
+beforeEach(() => {
   // Never sent a command: counting reads the table only.
   ecs = new ECSClient({
     region: 'us-east-1',
@@ -44,9 +36,8 @@ beforeEach(async () => {
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
   });
 });
-afterEach(async () => {
+afterEach(() => {
   ecs.destroy();
-  await table.close();
 });
 
 function env(warm: Record<string, unknown> | undefined): NodeJS.ProcessEnv {
