@@ -73,8 +73,15 @@ interface WarmBrowser {
 async function theWarmBrowser(): Promise<WarmBrowser> {
   await untilWarm(1);
   expect(grid.launcher.running()).toEqual([]);
-  const drivers = launchedProcesses('chromedriver');
-  const browsers = launchedProcesses('chromium');
+  // A browser stopped a moment ago (a session's, or one a reload dismissed) may still be exiting.
+  const deadline = Date.now() + WAIT_MS;
+  let drivers = launchedProcesses('chromedriver');
+  let browsers = launchedProcesses('chromium');
+  while ((drivers.length !== 1 || browsers.length !== 1) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    drivers = launchedProcesses('chromedriver');
+    browsers = launchedProcesses('chromium');
+  }
   expect(drivers).toHaveLength(1);
   expect(browsers).toHaveLength(1);
   const chromium = browsers[0] as LaunchedProcess;
