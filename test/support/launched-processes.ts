@@ -1,7 +1,7 @@
 /**
  * The chromedrivers and Chromium browsers this test process's launcher started, read from /proc: they
- * carry its pid in LAUNCHED_BY_ENV. Chromium's helper processes (--type=renderer, …) are left out: a
- * browser is its main process.
+ * carry its pid in LAUNCHED_BY_ENV. Chromium's helper processes (--type=renderer, …) and the launcher
+ * script it starts from are left out: a browser is its main process.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +24,11 @@ export function launchedProcesses(name?: LaunchedProcess['name']): LaunchedProce
         if (comm !== 'chromedriver' && comm !== 'chromium') return [];
         if (name && comm !== name) return [];
         if (!readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(mark)) return [];
-        const args = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').slice(1, -1);
+        const [program = '', ...rest] = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+        // Debian's /usr/bin/chromium is a shell script: it and its subshells are named "chromium" too
+        // until it execs the browser.
+        if (program.split('/').pop() !== comm) return [];
+        const args = rest.slice(0, -1);
         if (args.some((arg) => arg.startsWith('--type='))) return [];
         return [{ pid: Number(pid), name: comm, args }];
       } catch {
