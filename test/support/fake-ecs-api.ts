@@ -6,25 +6,16 @@
  * own port; StopTask kills it; TagResource adds tags. Tasks go PROVISIONING → PENDING → RUNNING over
  * successive DescribeTasks.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import {
-  type AddressInfo,
-  connect,
-  createServer as createTcpServer,
-  type Socket,
-  type Server as TcpServer,
-} from 'node:net';
-import { createInterface } from 'node:readline';
+import type { AddressInfo } from 'node:net';
 import { ECSClient } from '@aws-sdk/client-ecs';
-import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
+import { LoopbackChromedrivers } from './loopback-chromedrivers';
 
 const TARGET_PREFIX = 'AmazonEC2ContainerServiceV20141113.';
 const JSON_11 = 'application/x-amz-json-1.1';
 const ACCOUNT = '123456789012';
 const REGION = 'us-east-1';
-const STARTED = /ChromeDriver was started successfully on port (\d+)/;
 export const NO_CAPACITY =
   'Capacity is unavailable at this time. Please try again later or in a different availability zone';
 
@@ -52,12 +43,8 @@ export interface FakeTask {
   describes: number;
   /** chromedriver's pid (and process group). */
   pid?: number;
-  /** Settles when chromedriver has exited and the forwarder is closed. */
+  /** Settles when chromedriver has exited and its forwarder is closed. */
   gone: Promise<void>;
-  driverPort?: number;
-  child?: ChildProcess;
-  forwarder?: TcpServer;
-  sockets: Set<Socket>;
 }
 
 class EcsError extends Error {
@@ -78,9 +65,11 @@ export class FakeEcsApi {
   private readonly byToken = new Map<string, FakeTask>();
   private nextHost = 2;
   private readonly server: Server;
+  private readonly containers: LoopbackChromedrivers;
 
   private constructor(private readonly options: FakeEcsOptions) {
     this.server = createServer((req, res) => void this.handle(req, res));
+    this.containers = new LoopbackChromedrivers(options.containerPort, options.chromedriver);
   }
 
   static async start(options: FakeEcsOptions): Promise<FakeEcsApi> {
@@ -191,25 +180,24 @@ export class FakeEcsApi {
       return { tasks: [], failures: [{ reason: NO_CAPACITY }] };
     const cluster = input.cluster ?? 'default';
     const id = randomBytes(16).toString('hex');
-    let settle = () => {};
+    const ip = `127.0.0.${this.nextHost++}`;
+    // The browser container: chromedriver on a port of its own, reached through the task's IP and port.
+    const container = this.containers.start(id, ip, (why) => containerExited(task, why));
     const task: FakeTask = {
       id,
       arn: `arn:aws:ecs:${REGION}:${ACCOUNT}:task/${cluster}/${id}`,
       cluster,
-      ip: `127.0.0.${this.nextHost++}`,
+      ip,
+      pid: container.pid,
+      gone: container.gone,
       capacityProvider: provider,
       input,
       lastStatus: 'PROVISIONING',
       desiredStatus: 'RUNNING',
       describes: 0,
-      gone: new Promise<void>((resolve) => {
-        settle = resolve;
-      }),
-      sockets: new Set(),
     };
     this.tasks.set(id, task);
     if (input.clientToken !== undefined) this.byToken.set(input.clientToken, task);
-    this.startContainer(task, settle);
     return { tasks: [this.view(task)], failures: [] };
   }
 
@@ -225,7 +213,8 @@ export class FakeEcsApi {
       task.describes++;
       // PROVISIONING, then PENDING (ENI attached, container starting), then RUNNING once it listens.
       if (task.lastStatus === 'PROVISIONING') task.lastStatus = 'PENDING';
-      else if (task.lastStatus === 'PENDING' && task.forwarder?.listening) task.lastStatus = 'RUNNING';
+      else if (task.lastStatus === 'PENDING' && this.containers.listening(task.id))
+        task.lastStatus = 'RUNNING';
       tasks.push(this.view(task));
     }
     return { tasks, failures };
@@ -263,72 +252,14 @@ export class FakeEcsApi {
     return this.tasks.get(String(ref).slice(String(ref).lastIndexOf('/') + 1));
   }
 
-  /** The browser container: chromedriver on a port of its own, reached through the task's IP and port. */
-  private startContainer(task: FakeTask, settle: () => void): void {
-    const child = spawn(this.options.chromedriver ?? '/usr/bin/chromedriver', ['--port=0'], {
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Marked as gridgate's browsers, so the suite's leftover check counts any this fake leaves behind.
-      env: { ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) },
-    });
-    task.child = child;
-    task.pid = child.pid;
-    child.stderr?.resume();
-    const exited = (why: string) => {
-      task.forwarder?.close();
-      for (const socket of task.sockets) socket.destroy();
-      if (task.desiredStatus === 'RUNNING') {
-        task.desiredStatus = 'STOPPED';
-        task.stoppedReason = `Essential container in task exited (${why})`;
-      }
-      task.lastStatus = 'STOPPED';
-      settle();
-    };
-    child.once('exit', (code) => exited(`code ${code}`));
-    child.once('error', (error) => exited(error.message));
-    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-    lines.on('line', (line) => {
-      const port = STARTED.exec(line)?.[1];
-      if (!port || task.desiredStatus !== 'RUNNING') return;
-      task.driverPort = Number(port);
-      task.forwarder = createTcpServer((socket) => this.forward(task, socket));
-      // A port the container cannot bind ends it, as a real container that fails to listen would.
-      task.forwarder.once('error', () => killGroup(child.pid as number, 'SIGKILL'));
-      task.forwarder.listen(this.options.containerPort, task.ip);
-    });
-  }
-
-  private forward(task: FakeTask, socket: Socket): void {
-    const upstream = connect(task.driverPort as number, '127.0.0.1');
-    for (const s of [socket, upstream]) {
-      task.sockets.add(s);
-      s.once('close', () => task.sockets.delete(s));
-      s.on('error', () => {
-        socket.destroy();
-        upstream.destroy();
-      });
-    }
-    socket.pipe(upstream).pipe(socket);
-  }
-
   private async stopTask(task: FakeTask, reason: string): Promise<void> {
     if (task.desiredStatus === 'RUNNING') {
       task.desiredStatus = 'STOPPED';
       task.stoppedReason = reason;
       task.lastStatus = 'STOPPING';
     }
-    const pid = task.pid;
-    if (pid !== undefined && task.lastStatus !== 'STOPPED') {
-      killGroup(pid, 'SIGTERM');
-      const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), 1000);
-      await task.gone;
-      clearTimeout(timer);
-      // Chromium may outlive its chromedriver: the whole group goes, and StopTask answers once it has.
-      killGroup(pid, 'SIGKILL');
-      for (let waited = 0; waited < 3000 && groupAlive(pid); waited += 20) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    }
+    // Chromium may outlive its chromedriver: the whole group goes, and StopTask answers once it has.
+    if (task.lastStatus !== 'STOPPED') await this.containers.stop(task.id);
   }
 
   /** A task as DescribeTasks shows it (epoch seconds for times, as the JSON protocol sends them). */
@@ -395,19 +326,11 @@ function validateRunTask(input: Json, containerName: string): void {
   }
 }
 
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
+/** The container ended on its own (or was stopped): the task stops, as ECS stops a task whose essential container exits. */
+function containerExited(task: FakeTask, why: string): void {
+  if (task.desiredStatus === 'RUNNING') {
+    task.desiredStatus = 'STOPPED';
+    task.stoppedReason = `Essential container in task exited (${why})`;
   }
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
+  task.lastStatus = 'STOPPED';
 }

@@ -29,8 +29,8 @@ export class LoopbackChromedrivers {
     private readonly chromedriver = '/usr/bin/chromedriver',
   ) {}
 
-  /** Starts chromedriver for `name`, listening on ip:port once it is up. */
-  start(name: string, ip: string): LoopbackContainer {
+  /** Starts chromedriver for `name`, listening on ip:port once it is up; `onExit` hears why it ended. */
+  start(name: string, ip: string, onExit: (why: string) => void = () => {}): LoopbackContainer {
     const child = spawn(this.chromedriver, ['--port=0'], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -48,18 +48,20 @@ export class LoopbackChromedrivers {
       }),
       exited: false,
     };
-    const exited = () => {
+    const exited = (why: string) => {
       container.exited = true;
       container.forwarder?.close();
       for (const socket of container.sockets) socket.destroy();
+      onExit(why);
       settle();
     };
-    child.once('exit', exited);
-    child.once('error', exited);
+    child.once('exit', (code) => exited(`code ${code}`));
+    child.once('error', (error) => exited(error.message));
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       const driverPort = STARTED.exec(line)?.[1];
       if (!driverPort || container.exited) return;
       container.forwarder = createServer((socket) => forward(container, Number(driverPort), socket));
+      // A port the container cannot bind ends it, as a real container that fails to listen would.
       container.forwarder.once('error', () => killGroup(child.pid as number, 'SIGKILL'));
       container.forwarder.listen(this.port, ip);
     });
