@@ -5,26 +5,17 @@
  * A pool with `warm` first tries to claim one of its pre-started idle tasks (ecs-warm-claim.ts), and
  * /status counts the idle ones (warmCount).
  */
+
 import { DescribeTasksCommand, type ECSClient, StopTaskCommand, type Task } from '@aws-sdk/client-ecs';
-import type { Dispatcher } from 'undici';
 import { addressAllowed } from '../../core/browser-network';
 import type { Capabilities } from '../../core/capabilities';
-import {
-  type Clock,
-  type LaunchedBrowser,
-  type Launcher,
-  type LaunchRequest,
-  type Logger,
-  type Metrics,
-  noMetrics,
-  type StopContext,
-  systemClock,
-} from '../../core/ports';
+import type { Clock, LaunchedBrowser, Launcher, LaunchRequest, Metrics, StopContext } from '../../core/ports';
 import type { WarmTaskStore } from '../../core/warm-tasks';
+import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
 import { waitForDriver } from './ecs-driver-ready';
 import { EcsLaunchFailure } from './ecs-launch-stage';
 import { checkEcsPool, type DeployedEcsPool, isDeployed } from './ecs-pool-check';
-import { type Backoff, backoffMs, isTaskGone, isThrottling, realSleep, type Sleep } from './ecs-retry';
+import { type Backoff, backoffMs, isTaskGone, isThrottling, type Sleep } from './ecs-retry';
 import { runTask } from './ecs-run-task';
 import { isGoingDown, privateIpOf, stoppedReasonOf, taskIdOf } from './ecs-task-address';
 import { claimWarmTask } from './ecs-warm-claim';
@@ -32,20 +23,9 @@ import { claimWarmTask } from './ecs-warm-claim';
 export { EcsLaunchFailure, type EcsLaunchStage } from './ecs-launch-stage';
 export { checkEcsPool } from './ecs-pool-check';
 
-export interface EcsLauncherOptions {
+export interface EcsLauncherOptions extends CloudLauncherOptions {
   /** Created once by the entry, with its region and credentials. */
   ecs: ECSClient;
-  /** The HTTP client for /status checks (default: undici's global one). */
-  agent?: Dispatcher;
-  logger?: Logger;
-  metrics?: Metrics;
-  clock?: Clock;
-  /** Injected so tests need no wall-clock waits. */
-  sleep?: Sleep;
-  /** In [0, 1), for backoff jitter. */
-  random?: () => number;
-  /** Longest a RUNNING task's WebDriver endpoint may take to answer ready (default 60 s). */
-  driverReadyTimeoutMs?: number;
   /** Where pools with `warm` keep their idle pre-started tasks; without it every launch is a RunTask. */
   warm?: WarmTaskStore;
 }
@@ -67,10 +47,12 @@ export class EcsLauncher implements Launcher {
 
   constructor(private readonly options: EcsLauncherOptions) {
     this.ecs = options.ecs;
-    this.metrics = options.metrics ?? noMetrics;
-    this.clock = options.clock ?? systemClock;
-    this.sleep = options.sleep ?? realSleep;
-    this.random = options.random ?? Math.random;
+    ({
+      metrics: this.metrics,
+      clock: this.clock,
+      sleep: this.sleep,
+      random: this.random,
+    } = launcherDefaults(options));
   }
 
   async start(request: LaunchRequest): Promise<LaunchedBrowser> {

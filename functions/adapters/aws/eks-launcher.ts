@@ -5,23 +5,14 @@
  * API calls per session are bounded by the deadline, whatever the number of sessions (no list, no watch
  * of the whole namespace).
  */
-import type { Dispatcher } from 'undici';
+
 import { addressAllowed } from '../../core/browser-network';
 import type { Capabilities } from '../../core/capabilities';
-import {
-  type Clock,
-  type LaunchedBrowser,
-  type Launcher,
-  type LaunchRequest,
-  type Logger,
-  type Metrics,
-  noMetrics,
-  type StopContext,
-  systemClock,
-} from '../../core/ports';
+import type { Clock, LaunchedBrowser, Launcher, LaunchRequest, Metrics, StopContext } from '../../core/ports';
+import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
 import { waitForDriver } from './ecs-driver-ready';
 import { EcsLaunchFailure } from './ecs-launch-stage';
-import { type Backoff, backoffMs, realSleep, type Sleep } from './ecs-retry';
+import { type Backoff, backoffMs, type Sleep } from './ecs-retry';
 import { EksLaunchFailure } from './eks-launch-stage';
 import { type EksPodApi, KubernetesApiError } from './eks-pod-api';
 import { CONTAINER, type Pod, podManifest, podNameFor } from './eks-pod-spec';
@@ -31,22 +22,11 @@ import { checkEksPool, type DeployedEksPool, isDeployedEks } from './eks-pool-ch
 export { EksLaunchFailure, type EksLaunchStage } from './eks-launch-stage';
 export { checkEksPool } from './eks-pool-check';
 
-export interface EksLauncherOptions {
+export interface EksLauncherOptions extends CloudLauncherOptions {
   /** The pod API of a pool's cluster (endpoint, token, CA); the entry makes one per cluster. */
   podApi: (pool: DeployedEksPool) => EksPodApi;
-  /** The HTTP client for /status checks (default: undici's global one). */
-  agent?: Dispatcher;
-  logger?: Logger;
-  metrics?: Metrics;
-  clock?: Clock;
-  /** Injected so tests need no wall-clock waits. */
-  sleep?: Sleep;
-  /** In [0, 1), for backoff jitter. */
-  random?: () => number;
   /** Longest a pod may take to be scheduled, pull its image and become Ready (default 90 s). */
   podReadyTimeoutMs?: number;
-  /** Longest a Ready pod's WebDriver endpoint may take to answer ready (default 60 s). */
-  driverReadyTimeoutMs?: number;
 }
 
 // One pod read per wait, 0.5 s growing to 3 s: at most ~45 reads in 90 s, per session.
@@ -63,10 +43,12 @@ export class EksLauncher implements Launcher {
   private readonly random: () => number;
 
   constructor(private readonly options: EksLauncherOptions) {
-    this.metrics = options.metrics ?? noMetrics;
-    this.clock = options.clock ?? systemClock;
-    this.sleep = options.sleep ?? realSleep;
-    this.random = options.random ?? Math.random;
+    ({
+      metrics: this.metrics,
+      clock: this.clock,
+      sleep: this.sleep,
+      random: this.random,
+    } = launcherDefaults(options));
   }
 
   async start(request: LaunchRequest): Promise<LaunchedBrowser> {
