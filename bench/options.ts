@@ -16,8 +16,14 @@ export interface BenchOptions {
   commands: RoundPlan & {
     /** Turns per round; a turn is one five-command mix on each path (two on direct, see command-latency.ts). */
     iterations: number;
-    /** Unrecorded iterations per path before the first round (JIT, connections, Chromium caches). */
+    /** Unrecorded iterations per path before the first round (connections, Chromium caches). */
     warmup: number;
+    /**
+     * Fast commands (Get/Set Timeouts, which chromedriver answers without the browser) sent through
+     * every path before the warm-up turns, so the Node paths run the optimized code a long-running
+     * server runs (see command-latency.ts).
+     */
+    runtimeWarmup: number;
   };
   newSession: RoundPlan & {
     /** Unrecorded sessions per path before the first round (cold binaries and disk caches). */
@@ -37,12 +43,19 @@ export interface BenchOptions {
 
 const PRESETS = {
   default: {
-    commands: { rounds: 10, minRounds: 4, budgetMs: 60_000, iterations: 30, warmup: 20 },
+    commands: { rounds: 10, minRounds: 4, budgetMs: 60_000, iterations: 30, warmup: 20, runtimeWarmup: 3000 },
     newSession: { rounds: 10, minRounds: 4, budgetMs: 50_000, warmup: 1 },
     deadlineMs: 10 * 60_000,
   },
   long: {
-    commands: { rounds: 30, minRounds: 30, budgetMs: 15 * 60_000, iterations: 30, warmup: 20 },
+    commands: {
+      rounds: 30,
+      minRounds: 30,
+      budgetMs: 15 * 60_000,
+      iterations: 30,
+      warmup: 20,
+      runtimeWarmup: 3000,
+    },
     newSession: { rounds: 30, minRounds: 30, budgetMs: 15 * 60_000, warmup: 1 },
     deadlineMs: 40 * 60_000,
   },

@@ -3,7 +3,7 @@
  * session, printed as ratios against the baseline measured in the same run (bench/README.md).
  */
 import { parseConfig } from '../functions/core/config';
-import { measureCommandLatency } from './command-latency';
+import { measureCommandLatency, warmRuntimes } from './command-latency';
 import type { LocalPool } from './direct-chromedriver';
 import { describeEnvironment, type Environment, loadNow } from './environment';
 import { GridgateServer } from './gridgate-server';
@@ -58,6 +58,7 @@ try {
   let commands: CommandReport | undefined;
   if (grid && options.only !== 'new-session') {
     const pair = await openSessionPair(client, grid, pool);
+    await warmRuntimes(client, pair.paths, options.commands.runtimeWarmup);
     const cpuBefore = await grid.cpuMicros();
     const run = await measureCommandLatency(client, pair.paths, options.commands);
     const cpu = (await grid.cpuMicros()) - cpuBefore;
