@@ -14,6 +14,10 @@ export interface ProxyChildReady {
   url: string;
 }
 
+export interface LiveHeap {
+  liveHeapBytes: number;
+}
+
 const upstream = process.argv[2];
 if (!upstream) throw new Error('usage: proxy-gridgate-child.ts UPSTREAM_ORIGIN [MAX_SESSIONS]');
 // The scale benchmark holds a thousand sessions open at once; the proxy benchmark needs one.
@@ -56,6 +60,12 @@ const close = () => {
 };
 process.on('message', (message) => {
   if (message === 'stop') close();
+  // The scale benchmark's question "what does a session cost": live objects only, so garbage V8 has
+  // not collected yet does not count (the process runs with --expose-gc for this).
+  if (message === 'live-heap') {
+    (globalThis as { gc?: () => void }).gc?.();
+    process.send?.({ liveHeapBytes: process.memoryUsage().heapUsed } satisfies LiveHeap);
+  }
 });
 process.once('disconnect', close);
 process.on('SIGINT', close);

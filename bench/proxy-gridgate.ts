@@ -2,7 +2,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
-import type { ProxyChildReady } from './proxy-gridgate-child';
+import type { LiveHeap, ProxyChildReady } from './proxy-gridgate-child';
 import { track } from './teardown';
 
 const READY_MS = 30_000;
@@ -11,6 +11,8 @@ const STOP_MS = 10_000;
 export interface ProxyGridgate {
   origin: string;
   pid: number;
+  /** V8 heap in use after a full garbage collection, in bytes. */
+  liveHeap(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -28,7 +30,8 @@ export async function startProxyGridgate(
   // process.execArgv carries tsx's loader, so the child runs TypeScript too.
   const entry = bundle ?? new URL('./proxy-gridgate-child.ts', import.meta.url);
   const child = fork(entry, [upstream, String(maxSessions)], {
-    execArgv: bundle ? [] : process.execArgv,
+    // --expose-gc only lets liveHeap() collect garbage on request; nothing else calls it.
+    execArgv: [...(bundle ? [] : process.execArgv), '--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pid = child.pid;
@@ -49,7 +52,12 @@ export async function startProxyGridgate(
         setTimeout(() => reject(new Error('gridgate did not start in time')), READY_MS).unref(),
       ),
     ])) as [ProxyChildReady];
-    return { origin: ready.url, pid, stop };
+    const liveHeap = async () => {
+      const answer = once(child, 'message');
+      child.send('live-heap');
+      return ((await answer) as [LiveHeap])[0].liveHeapBytes;
+    };
+    return { origin: ready.url, pid, liveHeap, stop };
   } catch (error) {
     await stop();
     throw error;

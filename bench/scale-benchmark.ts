@@ -37,6 +37,12 @@ export interface ScaleRun {
   plan: ScalePlan;
   /** Resident memory of the gridgate process, bytes: before any session, with all open, and after. */
   rss: { idle: number; open: number; peakWhileOpen: number; closed: number };
+  /**
+   * V8 heap in use after a full collection, bytes, with all sessions open and once all but one are
+   * closed: their difference is what the sessions themselves hold. Read after the RSS figures above,
+   * since a forced collection would lower them.
+   */
+  liveHeap: { open: number; one: number };
   /** Milliseconds it took to open them all. */
   openMs: number;
   /** Per command, ms. */
@@ -92,8 +98,10 @@ async function measureBuild(
     const openMs = performance.now() - started;
     const all = await timeCommands(client, grid.origin, sessions, plan.commands);
     const { rss: open, peak: peakWhileOpen } = await rssOf(grid.pid);
+    const liveHeapOpen = await grid.liveHeap();
 
     await inBatches(sessions.slice(1), plan.concurrency, (id) => client.deleteSession(grid.origin, id));
+    const liveHeapOne = await grid.liveHeap();
     const oneAfter = await timeCommands(client, grid.origin, [first], plan.commands);
     await client.deleteSession(grid.origin, first);
     const closed = (await rssOf(grid.pid)).rss;
@@ -101,6 +109,7 @@ async function measureBuild(
       build,
       plan,
       rss: { idle, open, peakWhileOpen, closed },
+      liveHeap: { open: liveHeapOpen, one: liveHeapOne },
       openMs,
       latency: { oneBefore, all, oneAfter },
     };

@@ -40,11 +40,13 @@ const ms = (summary: Summary) =>
 const BUILD_NAMES = { tsx: 'as npm start runs it (tsx)', bundled: 'bundled by esbuild, plain node' } as const;
 
 export function formatScaleReport(report: ScaleReport): string {
-  const { plan, rss, openMs, build } = report.run;
+  const { plan, rss, liveHeap, openMs, build } = report.run;
+  const perSession = (liveHeap.open - liveHeap.one) / (plan.sessions - 1);
   return [
     `Scale: ${plan.sessions} sessions open at once on a fake launcher (hub pool → nginx), gridgate's Node server ${BUILD_NAMES[build]}`,
     `opened in ${(openMs / 1000).toFixed(1)} s (${plan.concurrency} at a time)`,
     `gridgate RSS: idle ${mib(rss.idle)}, ${plan.sessions} open ${mib(rss.open)} (peak ${mib(rss.peakWhileOpen)}), all closed ${mib(rss.closed)}`,
+    `live V8 heap after a full GC: ${plan.sessions} open ${mib(liveHeap.open)}, one open ${mib(liveHeap.one)}: ${(perSession / 1024).toFixed(1)} KiB per session (the rest of the RSS is the runtime, code, and garbage V8 has not collected yet)`,
     `GET /title, ${plan.commands} one after another per phase:`,
     `  one session open (before):  ${ms(report.latency.oneBefore)}`,
     `  ${plan.sessions} open, random session: ${ms(report.latency.all)}`,
