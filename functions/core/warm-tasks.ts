@@ -50,6 +50,11 @@ export interface WarmTaskStore {
   retire(pool: string, taskId: string): Promise<boolean>;
 }
 
+/** The pool's tasks a new session could claim now (claimed ones are a session's already). */
+export async function idleWarmTasks(store: WarmTaskStore, pool: string): Promise<number> {
+  return (await store.list(pool)).filter((task) => task.state === 'idle').length;
+}
+
 /** One session start the store remembers: running sessions and ended ones still retained. */
 export interface SessionStart {
   pool: string;

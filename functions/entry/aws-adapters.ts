@@ -1,10 +1,12 @@
 /**
  * The adapters that talk to AWS, made once per process or Lambda environment: the DynamoDB session
- * store, the ECS launcher (loaded with the first browser it starts), EMF metrics, the signing secret.
+ * store, the ECS launcher (loaded with the first browser it starts), the warm-task store its pools claim
+ * from and /status counts in, EMF metrics, the signing secret.
  * The router Lambda and the Node server both take them from here; tests give their own.
  */
 import type { Dispatcher } from 'undici';
 import type { Launcher, Logger, Metrics, SessionStore } from '../core/ports';
+import { idleWarmTasks, type WarmTaskStore } from '../core/warm-tasks';
 import { readSecretsManager, type SecretReader } from './signing-secret';
 
 /** The adapters that talk to AWS, replaceable so tests (and other wiring) can give their own. */
@@ -18,12 +20,15 @@ export interface AwsAdapters {
     warmTable?: string;
   }): Promise<Launcher>;
   eksLauncher(context: { agent: Dispatcher; logger: Logger; metrics: Metrics }): Promise<Launcher>;
+  /** The warm tasks in `table`, which /status counts without making the ECS launcher; asked at every count. */
+  warmTasks(table: string): Promise<WarmTaskStore>;
   metrics(): Promise<Metrics>;
   /** Reads the signing secret GRIDGATE_SECRET_ARN names. */
   secret: SecretReader;
 }
 
-// Each is called once per process or Lambda environment (at start-up), so each SDK client is made once.
+// Each is called once per process or Lambda environment (at start-up, or warmTasks at every count, which
+// keeps the store it made), so each SDK client is made once.
 // Every one loads its SDK only when called: `npm start` on a laptop (memory store, local pools) would
 // otherwise spend about half a second loading the DynamoDB client and Powertools it never uses.
 export const awsAdapters: AwsAdapters = {
@@ -46,7 +51,7 @@ export const awsAdapters: AwsAdapters = {
       import('@aws-sdk/client-ecs'),
       import('../adapters/aws/ecs-launcher'),
     ]);
-    const warm = warmTable === undefined ? undefined : await warmTasks(warmTable);
+    const warm = warmTable === undefined ? undefined : await warmTasksIn(warmTable);
     return new EcsLauncher({ ecs: new ECSClient({}), agent, logger, metrics, warm });
   },
   // Loaded with the first session on an eks pool, like ECS. The EKS token is signed with the same
@@ -64,24 +69,57 @@ export const awsAdapters: AwsAdapters = {
     });
     return new EksLauncher({ podApi, agent, logger, metrics });
   },
+  warmTasks: (table) => warmTasksIn(table),
   metrics: async () => new (await import('../adapters/aws/emf-metrics')).EmfMetrics({ service: 'router' }),
   secret: readSecretsManager,
 };
 
-async function warmTasks(table: string) {
-  const [{ DynamoDBClient }, { DynamoWarmTasks }] = await Promise.all([
-    import('@aws-sdk/client-dynamodb'),
-    import('../adapters/aws/dynamo-warm-tasks'),
-  ]);
-  return new DynamoWarmTasks({ client: new DynamoDBClient({}), table });
+// One store per table for the environment's life, shared by the ECS launcher's claims and /status's counts,
+// so both go through one DynamoDB client (one connection pool) however often /status asks.
+const warmTaskStores = new Map<string, Promise<WarmTaskStore>>();
+
+function warmTasksIn(table: string): Promise<WarmTaskStore> {
+  let store = warmTaskStores.get(table);
+  if (store === undefined) {
+    store = (async () => {
+      const [{ DynamoDBClient }, { DynamoWarmTasks }] = await Promise.all([
+        import('@aws-sdk/client-dynamodb'),
+        import('../adapters/aws/dynamo-warm-tasks'),
+      ]);
+      return new DynamoWarmTasks({ client: new DynamoDBClient({}), table });
+    })().catch((error: unknown) => {
+      // A failed load is not kept: the next count or claim tries again.
+      warmTaskStores.delete(table);
+      throw error;
+    });
+    warmTaskStores.set(table, store);
+  }
+  return store;
 }
 
 /**
- * A launcher made when first asked to start or stop a browser or to count its warm browsers, then kept
- * for the environment's life (its SDK stays out of a cold start). /status counts only pools with a
- * `warm` setting, so a grid without one never makes a launcher for a count.
+ * How /status counts an ecs pool's warm tasks with `adapters`: the idle ones in the warm-task store, the
+ * count EcsLauncher.warmCount makes, read without loading the ECS SDK (a large part of a cold start).
+ * `warmTable`: the table the launcher claims from (none: it claims none, and counts 0).
  */
-export function onFirstUse(make: () => Promise<Launcher>): Launcher {
+export function ecsWarmCount(
+  adapters: AwsAdapters,
+  warmTable: string | undefined,
+): (pool: string) => Promise<number> {
+  if (warmTable === undefined) return async () => 0;
+  return async (pool) => idleWarmTasks(await adapters.warmTasks(warmTable), pool);
+}
+
+/**
+ * A launcher made when first asked to start or stop a browser, then kept for the environment's life (its
+ * SDK stays out of a cold start). Its warm browsers are counted by `countWarm` when given (a store read
+ * that needs no launcher), else by the launcher, made for it. /status counts only pools with a `warm`
+ * setting, so a grid without one never makes a launcher for a count.
+ */
+export function onFirstUse(
+  make: () => Promise<Launcher>,
+  countWarm?: (pool: string) => Promise<number>,
+): Launcher {
   let made: Promise<Launcher> | undefined;
   const launcher = () => {
     // A failed load is not kept: the next request tries again.
@@ -94,6 +132,6 @@ export function onFirstUse(make: () => Promise<Launcher>): Launcher {
   return {
     start: async (request) => (await launcher()).start(request),
     stop: async (handle, context) => (await launcher()).stop(handle, context),
-    warmCount: async (pool) => (await launcher()).warmCount?.(pool) ?? 0,
+    warmCount: countWarm ?? (async (pool) => (await launcher()).warmCount?.(pool) ?? 0),
   };
 }

@@ -9,7 +9,7 @@ import { systemClock } from '../core/ports';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { createUpstreamAgent } from '../http/upstream-client';
-import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
+import { type AwsAdapters, awsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
 import { readDeployedConfig } from './deployed-config';
 import { signingSecret } from './signing-secret';
 
@@ -40,7 +40,11 @@ export async function awsGrid(
     ? table
     : undefined;
   if (kinds.has('ecs')) {
-    launchers.ecs = onFirstUse(() => adapters.ecsLauncher({ agent, logger, metrics, warmTable }));
+    // /status counts warm tasks in the table, so answering it never loads the ECS SDK.
+    launchers.ecs = onFirstUse(
+      () => adapters.ecsLauncher({ agent, logger, metrics, warmTable }),
+      ecsWarmCount(adapters, warmTable),
+    );
   }
   if (kinds.has('eks')) launchers.eks = onFirstUse(() => adapters.eksLauncher({ agent, logger, metrics }));
   const deps: GridDeps = {

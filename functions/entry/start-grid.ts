@@ -22,7 +22,7 @@ import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { createApp } from '../http/create-app';
 import { createUpstreamAgent } from '../http/upstream-client';
-import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
+import { type AwsAdapters, awsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
 import { ConfigReloader, type ReloadTrigger } from './config-reloader';
 
 const EXPIRY_SWEEP_MS = 1000;
@@ -89,19 +89,17 @@ export async function startGrid(
       });
     },
   });
+  // Heads sharing a DynamoDB table claim the warm tasks the cleanup keeps there.
+  const warmTable = warmTaskTable(config);
   const deps: GridDeps = {
     config,
     launchers: {
       local: launcher,
       hub: new HubLauncher(),
-      ecs: onFirstUse(() =>
-        aws.ecsLauncher({
-          agent,
-          logger,
-          metrics: options.metrics ?? noMetrics,
-          // Heads sharing a DynamoDB table claim the warm tasks the cleanup keeps there.
-          warmTable: warmTaskTable(config),
-        }),
+      // /status counts warm tasks in the table, without loading the ECS SDK.
+      ecs: onFirstUse(
+        () => aws.ecsLauncher({ agent, logger, metrics: options.metrics ?? noMetrics, warmTable }),
+        ecsWarmCount(aws, warmTable),
       ),
       eks: eksLauncherByAuth({
         aws: onFirstUse(() => aws.eksLauncher({ agent, logger, metrics: options.metrics ?? noMetrics })),

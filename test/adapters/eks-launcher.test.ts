@@ -9,7 +9,7 @@ import type { EksPoolConfig } from '../../functions/core/config';
 import type { LaunchRequest } from '../../functions/core/ports';
 import { useBrowserNodeStatus } from '../support/browser-node-status';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
-import { CollectingLogger, FixedClock } from '../support/fakes';
+import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes';
 import { eksPool } from '../support/one-pool-config';
 
 const TOKEN = 'k8s-aws-v1.test-token';
@@ -21,17 +21,21 @@ const node = useBrowserNodeStatus();
 let kube: FakeKubernetesApi;
 let clock: FixedClock;
 let logger: CollectingLogger;
+let metrics: RecordingMetrics;
 let launcher: EksLauncher;
 
 beforeEach(async () => {
   node.ready = () => true;
+  node.requests = 0;
   kube = await FakeKubernetesApi.start({ token: TOKEN, podIp: () => '127.0.0.1' });
   clock = new FixedClock();
   logger = new CollectingLogger();
+  metrics = new RecordingMetrics();
   const api = kube.podApi();
   launcher = new EksLauncher({
     podApi: () => api,
     logger,
+    metrics,
     clock,
     random: () => 0.5,
     // Fake time: each wait moves the clock, so deadlines pass without waiting.
@@ -232,8 +236,26 @@ describe('EksLauncher.start', () => {
 
   it('deletes a pod whose IP lies outside the pool networks rather than putting it in a session ID', async () => {
     const error = await failure(launch(spotPool({ networks: ['10.1.0.0/16'] })));
-    expect(error.message).toMatch(/outside pools\.pods\.networks/);
+    expect(error.stage).toBe('not ready');
+    expect(error.message).toBe(
+      `not ready: the pod's address 127.0.0.1:${node.port} is outside pools.pods.networks`,
+    );
+    expect(node.requests).toBe(0);
     expect(kube.pods.size).toBe(0);
+  });
+
+  it('times the launch until the pod is Ready and the driver until its /status says ready', async () => {
+    let answers = 0;
+    node.ready = () => ++answers > 3;
+    await launch();
+    const [launchStage, driverStage] = metrics.timings;
+    expect(metrics.timings.map((t) => [t.name, t.dimensions])).toEqual([
+      ['LaunchStageLatency', { pool: 'pods', stage: 'launch' }],
+      ['LaunchStageLatency', { pool: 'pods', stage: 'driver' }],
+    ]);
+    // Fake time moves only by the launcher's waits: pod reads until Ready, then three /status polls.
+    expect(launchStage?.ms).toBeGreaterThan(0);
+    expect(driverStage?.ms).toBe(1500);
   });
 });
 

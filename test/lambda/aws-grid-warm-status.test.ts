@@ -1,6 +1,7 @@
 /**
- * /status in Lambda mode shows an ecs pool's idle warm tasks: awsGrid's ECS launcher, made on first use,
- * counts them in the table the deployment names (dynalite on loopback standing in for DynamoDB).
+ * /status in Lambda mode shows an ecs pool's idle warm tasks, read from the table the deployment names
+ * (dynalite on loopback standing in for DynamoDB) through the warm-task store alone: answering it on a
+ * cold start never makes the ECS launcher, whose SDK is a large part of that start.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,9 +12,11 @@ import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks'
 import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { noMetrics } from '../../functions/core/ports';
+import type { WarmTask } from '../../functions/core/warm-tasks';
 import type { AwsAdapters } from '../../functions/entry/aws-adapters';
 import { awsGrid } from '../../functions/entry/aws-grid';
 import { gridStatus } from '../../functions/http/grid-info';
+import { CollectingLogger, FakeLauncher } from '../support/fakes';
 import { useFreshSessionTable } from '../support/fresh-session-table';
 
 const SECRET = 'router-lambda-test-secret-32-bytes!!';
@@ -24,12 +27,14 @@ const FARGATE = {
   securityGroups: ['sg-1'],
   networks: ['10.0.0.0/16'],
 };
+// DynamoWarmTasks' default: an entry older than this is gone, whatever the cleanup did.
+const RETENTION_MS = 24 * 60 * 60_000;
 
 const table = useFreshSessionTable();
 let ecs: ECSClient;
 
 beforeEach(() => {
-  // Never sent a command: counting reads the table only.
+  // Never sent a command: only the comparison with EcsLauncher.warmCount uses it, and that reads the table.
   ecs = new ECSClient({
     region: 'us-east-1',
     endpoint: 'http://127.0.0.1:9',
@@ -40,7 +45,7 @@ afterEach(() => {
   ecs.destroy();
 });
 
-function env(warm: Record<string, unknown> | undefined): NodeJS.ProcessEnv {
+function env(warm: Record<string, unknown> | undefined, tableName = table.table): NodeJS.ProcessEnv {
   const config = {
     browsers: { chrome: { versions: { stable: { pools: ['fargate'] } } } },
     pools: { fargate: { kind: 'ecs', ...(warm ? { warm } : {}) } },
@@ -50,25 +55,26 @@ function env(warm: Record<string, unknown> | undefined): NodeJS.ProcessEnv {
   writeFileSync(path, JSON.stringify(config));
   return {
     GRIDGATE_CONFIG: path,
-    GRIDGATE_DEPLOYMENT: JSON.stringify({ pools: { fargate: FARGATE }, table: table.table }),
+    GRIDGATE_DEPLOYMENT: JSON.stringify({ pools: { fargate: FARGATE }, table: tableName }),
     GRIDGATE_SECRET: SECRET,
   };
 }
 
-/** The AWS adapters with the ECS launcher's warm-task store on dynalite, as awsAdapters makes it from warmTable. */
+/** The AWS adapters with the warm-task store on dynalite and an ECS launcher that records being made. */
 function adapters() {
-  const made = { launchers: 0, warmTables: [] as (string | undefined)[] };
+  const made = { launchers: [] as { warmTable?: string }[], stores: [] as string[] };
   const aws: AwsAdapters = {
     sessionStore: async () => new MemorySessionStore(),
     ecsLauncher: async ({ warmTable }) => {
-      made.launchers++;
-      made.warmTables.push(warmTable);
-      const warm =
-        warmTable === undefined ? undefined : new DynamoWarmTasks({ client: table.client, table: warmTable });
-      return new EcsLauncher({ ecs, warm });
+      made.launchers.push({ warmTable });
+      return new FakeLauncher();
     },
     eksLauncher: async () => {
       throw new Error('no eks pools in this test');
+    },
+    warmTasks: async (name) => {
+      made.stores.push(name);
+      return new DynamoWarmTasks({ client: table.client, table: name });
     },
     metrics: async () => noMetrics,
     secret: async () => {
@@ -78,39 +84,77 @@ function adapters() {
   return { aws, made };
 }
 
-const readyTask = (taskId: string) => ({
-  pool: 'fargate',
-  taskId,
-  taskArn: `arn:aws:ecs:us-east-1:123456789012:task/gridgate/${taskId}`,
-  address: '10.0.1.20:4444',
-  startedAt: Date.now() - 60_000,
-  readyAt: Date.now() - 5000,
-  state: 'idle' as const,
-});
+function idleTask(taskId: string, readyAt = Date.now() - 5000): WarmTask {
+  return {
+    pool: 'fargate',
+    taskId,
+    taskArn: `arn:aws:ecs:us-east-1:123456789012:task/gridgate/${taskId}`,
+    address: '10.0.1.20:4444',
+    startedAt: readyAt - 60_000,
+    readyAt,
+    state: 'idle',
+  };
+}
 
 describe('awsGrid: /status and warm ecs tasks', () => {
-  it('counts the idle warm tasks in the deployment’s table, making the launcher once', async () => {
+  it('counts the idle warm tasks in the deployment’s table without making the ECS launcher', async () => {
     const warm = new DynamoWarmTasks({ client: table.client, table: table.table });
-    await warm.register(readyTask('a'.repeat(32)));
-    await warm.register(readyTask('b'.repeat(32)));
+    await warm.register(idleTask('a'.repeat(32)));
+    await warm.register(idleTask('b'.repeat(32)));
+    await warm.register(idleTask('c'.repeat(32)));
+    // Past its retention: the cleanup never removed it, and DynamoDB's TTL deletes it late.
+    await warm.register(idleTask('d'.repeat(32), Date.now() - RETENTION_MS - 60_000));
     await warm.claim('fargate', { key: 'a-session', at: Date.now() });
     const { aws, made } = adapters();
-    const { deps } = await awsGrid(env({ min: 1, max: 2 }), aws);
-    expect(made.launchers).toBe(0);
+    const { deps } = await awsGrid(env({ min: 1, max: 3 }), aws);
 
     expect((await gridStatus(deps)).value.pools).toEqual([
-      { name: 'fargate', kind: 'ecs', maxSessions: 4, inUse: 0, waiting: 0, warm: 1 },
+      { name: 'fargate', kind: 'ecs', maxSessions: 4, inUse: 0, waiting: 0, warm: 2 },
     ]);
-    expect((await gridStatus(deps)).value.pools[0]?.warm).toBe(1);
-    // Sessions use the launcher the count made.
+    // The same answer the ECS launcher gives for the same table.
+    expect(await new EcsLauncher({ ecs, warm }).warmCount('fargate')).toBe(2);
+    expect(made.launchers).toEqual([]);
+    expect(made.stores.length).toBeGreaterThan(0);
+    expect(new Set(made.stores)).toEqual(new Set([table.table]));
+  });
+
+  it('still gives the launcher the table to claim warm tasks from when a session first needs it', async () => {
+    const { aws, made } = adapters();
+    const { deps } = await awsGrid(env({ min: 1, max: 2 }), aws);
+    expect((await gridStatus(deps)).value.pools[0]?.warm).toBe(0);
+    expect(made.launchers).toEqual([]);
+
     await deps.launchers.ecs?.stop('0123456789abcdef0123456789abcdef');
-    expect(made).toEqual({ launchers: 1, warmTables: [table.table] });
+    expect(made.launchers).toEqual([{ warmTable: table.table }]);
+    // Made once: later counts still read the table, and sessions keep the launcher made.
+    await gridStatus(deps);
+    await deps.launchers.ecs?.stop('0123456789abcdef0123456789abcdef');
+    expect(made.launchers).toHaveLength(1);
+  });
+
+  it('leaves the count out, and the launcher unmade, when the table cannot be read', async () => {
+    const { aws, made } = adapters();
+    const { deps } = await awsGrid(env({ min: 1, max: 2 }, 'no-such-table'), aws);
+    const logger = new CollectingLogger();
+    deps.logger = logger;
+
+    const [pool] = (await gridStatus(deps)).value.pools;
+    expect(pool).toMatchObject({ name: 'fargate', inUse: 0 });
+    expect(pool).not.toHaveProperty('warm');
+    expect(logger.fieldsOf('UPSTREAM_ERROR')).toEqual([
+      expect.objectContaining({
+        pool: 'fargate',
+        operation: 'warm count',
+        error: expect.stringMatching(/no-such-table/),
+      }),
+    ]);
+    expect(made.launchers).toEqual([]);
   });
 
   it('shows 0 for a pool without `warm`, without making the launcher or reading the table', async () => {
     const { aws, made } = adapters();
     const { deps } = await awsGrid(env(undefined), aws);
     expect((await gridStatus(deps)).value.pools[0]?.warm).toBe(0);
-    expect(made.launchers).toBe(0);
+    expect(made).toEqual({ launchers: [], stores: [] });
   });
 });

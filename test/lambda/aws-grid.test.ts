@@ -56,6 +56,9 @@ function testAdapters() {
     eksLauncher: async () => {
       throw new Error('no eks pools in this test');
     },
+    warmTasks: async () => {
+      throw new Error('no warm pools in this test');
+    },
     metrics: async () => noMetrics,
     secret: async (arn) => {
       if (arn !== ARN)

@@ -7,18 +7,17 @@
  */
 
 import { DescribeTasksCommand, type ECSClient, StopTaskCommand, type Task } from '@aws-sdk/client-ecs';
-import { addressAllowed } from '../../core/browser-network';
-import type { Capabilities } from '../../core/capabilities';
 import type { Clock, LaunchedBrowser, Launcher, LaunchRequest, Metrics, StopContext } from '../../core/ports';
-import type { WarmTaskStore } from '../../core/warm-tasks';
+import { idleWarmTasks, type WarmTaskStore } from '../../core/warm-tasks';
+import { type CloudBrowserFailures, cloudBrowserReady } from './cloud-browser-ready';
 import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
-import { waitForDriver } from './ecs-driver-ready';
 import { EcsLaunchFailure } from './ecs-launch-stage';
 import { checkEcsPool, type DeployedEcsPool, isDeployed } from './ecs-pool-check';
 import { type Backoff, backoffMs, isTaskGone, isThrottling, type Sleep } from './ecs-retry';
 import { runTask } from './ecs-run-task';
 import { isGoingDown, privateIpOf, stoppedReasonOf, taskIdOf } from './ecs-task-address';
 import { claimWarmTask } from './ecs-warm-claim';
+import { nodeCapabilities } from './node-capabilities';
 
 export { EcsLaunchFailure, type EcsLaunchStage } from './ecs-launch-stage';
 export { checkEcsPool } from './ecs-pool-check';
@@ -37,6 +36,13 @@ const MISSING_TOLERATED = 10;
 const STOP_TRIES = 4;
 const STOP_BACKOFF: Backoff = { firstMs: 500, maxMs: 4000, factor: 2 };
 const NEVER = new AbortController().signal;
+// A task's address outside the pool's networks is a launch that went wrong; the driver wait's own failure
+// already carries this launcher's class and stage.
+const TASK_FAILURES: CloudBrowserFailures = {
+  unit: 'task',
+  outsideNetworks: (details) => new EcsLaunchFailure('launch', details),
+  driverNotReady: (notReady) => notReady,
+};
 
 export class EcsLauncher implements Launcher {
   private readonly ecs: ECSClient;
@@ -72,29 +78,12 @@ export class EcsLauncher implements Launcher {
       const handle = taskIdOf(taskArn);
       const ip = await this.waitForRunning(pool, taskArn, request);
       request.onStage?.('driver');
-      const running = this.clock.now();
-      this.metrics.timing('LaunchStageLatency', running - started, { pool: pool.name, stage: 'launch' });
-      const address = `${ip}:${pool.port}`;
-      // The address goes into the session ID, which is refused later if it lies outside the pool's networks.
-      if (!addressAllowed(pool, address)) {
-        throw new EcsLaunchFailure(
-          'launch',
-          `the task's address ${address} is outside pools.${pool.name}.networks`,
-        );
-      }
-      await waitForDriver({
-        address,
-        signal,
-        timeoutMs: this.options.driverReadyTimeoutMs ?? 60_000,
-        agent: this.options.agent,
-        sleep: this.sleep,
-        clock: this.clock,
-      });
-      this.metrics.timing('LaunchStageLatency', this.clock.now() - running, {
-        pool: pool.name,
-        stage: 'driver',
-      });
-      return { address, handle, capabilities: ecsCapabilities(request.capabilities) };
+      const address = await cloudBrowserReady(
+        this.options,
+        { pool, ip, startedAt: started, signal },
+        TASK_FAILURES,
+      );
+      return { address, handle, capabilities: nodeCapabilities(request.capabilities) };
     } catch (error) {
       await this.stopTask(pool.name, pool.cluster, taskArn, stopReason(error, signal));
       throw error;
@@ -134,7 +123,7 @@ export class EcsLauncher implements Launcher {
     return {
       address: task.address,
       handle: task.taskId,
-      capabilities: ecsCapabilities(request.capabilities),
+      capabilities: nodeCapabilities(request.capabilities),
     };
   }
 
@@ -144,8 +133,7 @@ export class EcsLauncher implements Launcher {
    */
   async warmCount(pool: string): Promise<number> {
     const { warm } = this.options;
-    if (warm === undefined) return 0;
-    return (await warm.list(pool)).filter((task) => task.state === 'idle').length;
+    return warm === undefined ? 0 : idleWarmTasks(warm, pool);
   }
 
   /** Never throws: a task already stopped or unknown is fine, anything else is logged. */
@@ -244,14 +232,4 @@ function stopReason(error: unknown, signal: AbortSignal): string {
   if (error instanceof EcsLaunchFailure && error.stage === 'driver') return 'gridgate: driver not ready';
   if (error instanceof EcsLaunchFailure) return `gridgate: ${error.stage} failed`;
   return 'gridgate: creation failed';
-}
-
-/**
- * What the task's node is asked for: the client's capabilities without browserVersion. The catalog has
- * matched the version already and the pool's image is that version; the catalog's name for it ("156",
- * "stable") need not be the node's full version, which a node compares strictly.
- */
-export function ecsCapabilities(requested: Capabilities): Capabilities {
-  const { browserVersion: _version, ...rest } = requested;
-  return rest;
 }

@@ -6,18 +6,16 @@
  * of the whole namespace).
  */
 
-import { addressAllowed } from '../../core/browser-network';
-import type { Capabilities } from '../../core/capabilities';
-import type { Clock, LaunchedBrowser, Launcher, LaunchRequest, Metrics, StopContext } from '../../core/ports';
+import type { Clock, LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
+import { type CloudBrowserFailures, cloudBrowserReady } from './cloud-browser-ready';
 import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
-import { waitForDriver } from './ecs-driver-ready';
-import { EcsLaunchFailure } from './ecs-launch-stage';
 import { type Backoff, backoffMs, type Sleep } from './ecs-retry';
 import { EksLaunchFailure } from './eks-launch-stage';
 import { type EksPodApi, KubernetesApiError } from './eks-pod-api';
 import { CONTAINER, type Pod, podManifest, podNameFor } from './eks-pod-spec';
 import { podState } from './eks-pod-state';
 import { checkEksPool, type DeployedEksPool, isDeployedEks } from './eks-pool-check';
+import { nodeCapabilities } from './node-capabilities';
 
 export { EksLaunchFailure, type EksLaunchStage } from './eks-launch-stage';
 export { checkEksPool } from './eks-pool-check';
@@ -35,20 +33,22 @@ const CALL_TRIES = 4;
 const CALL_BACKOFF: Backoff = { firstMs: 500, maxMs: 4000, factor: 2 };
 const NEVER = new AbortController().signal;
 const POD_NAME = /^gg-[a-z0-9-]{1,60}$/;
+// A Ready pod whose address is outside the pool's networks has not become a usable browser; the driver
+// wait's failure is ECS-named (it is shared), so it is renamed here with its details kept.
+const POD_FAILURES: CloudBrowserFailures = {
+  unit: 'pod',
+  outsideNetworks: (details) => new EksLaunchFailure('not ready', details),
+  driverNotReady: (notReady) =>
+    new EksLaunchFailure('driver', notReady.message.replace(/^driver: /, ''), { cause: notReady }),
+};
 
 export class EksLauncher implements Launcher {
-  private readonly metrics: Metrics;
   private readonly clock: Clock;
   private readonly sleep: Sleep;
   private readonly random: () => number;
 
   constructor(private readonly options: EksLauncherOptions) {
-    ({
-      metrics: this.metrics,
-      clock: this.clock,
-      sleep: this.sleep,
-      random: this.random,
-    } = launcherDefaults(options));
+    ({ clock: this.clock, sleep: this.sleep, random: this.random } = launcherDefaults(options));
   }
 
   async start(request: LaunchRequest): Promise<LaunchedBrowser> {
@@ -63,22 +63,12 @@ export class EksLauncher implements Launcher {
       await this.create(api, pool, podManifest(pool, request, name, started), signal);
       request.onStage?.('launch');
       const ip = await this.waitForPod(api, pool, name, signal, request.onStage);
-      const running = this.clock.now();
-      this.metrics.timing('LaunchStageLatency', running - started, { pool: pool.name, stage: 'launch' });
-      const address = `${ip}:${pool.port}`;
-      // The address goes into the session ID, which is refused later if it lies outside the pool's networks.
-      if (!addressAllowed(pool, address)) {
-        throw new EksLaunchFailure(
-          'not ready',
-          `the pod's address ${address} is outside pools.${pool.name}.networks`,
-        );
-      }
-      await this.waitForDriver(address, signal);
-      this.metrics.timing('LaunchStageLatency', this.clock.now() - running, {
-        pool: pool.name,
-        stage: 'driver',
-      });
-      return { address, handle: name, capabilities: podCapabilities(request.capabilities) };
+      const address = await cloudBrowserReady(
+        this.options,
+        { pool, ip, startedAt: started, signal },
+        POD_FAILURES,
+      );
+      return { address, handle: name, capabilities: nodeCapabilities(request.capabilities) };
     } catch (error) {
       // Also after a failed create: a POST that timed out may still have made the pod.
       await this.deletePod(api, pool, name);
@@ -173,24 +163,6 @@ export class EksLauncher implements Launcher {
     }
   }
 
-  private async waitForDriver(address: string, signal: AbortSignal): Promise<void> {
-    try {
-      await waitForDriver({
-        address,
-        signal,
-        timeoutMs: this.options.driverReadyTimeoutMs ?? 60_000,
-        agent: this.options.agent,
-        sleep: this.sleep,
-        clock: this.clock,
-      });
-    } catch (error) {
-      if (error instanceof EcsLaunchFailure) {
-        throw new EksLaunchFailure('driver', error.message.replace(/^driver: /, ''), { cause: error });
-      }
-      throw error;
-    }
-  }
-
   /** DELETE, retried while throttled; never throws, since it runs on failure paths and at session end. */
   private async deletePod(api: EksPodApi, pool: DeployedEksPool, name: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
@@ -233,14 +205,4 @@ function isTransient(error: unknown): boolean {
 
 function describe(error: unknown): string {
   return `${(error as Error).name}: ${(error as Error).message}`;
-}
-
-/**
- * What the pod's node is asked for: the client's capabilities without browserVersion, as for ECS tasks
- * (ecsCapabilities, not imported so this bundle carries no ECS SDK). The pool's image is the matched
- * version; the catalog's name for it ("156", "stable") need not be the node's full version.
- */
-function podCapabilities(requested: Capabilities): Capabilities {
-  const { browserVersion: _version, ...rest } = requested;
-  return rest;
 }
