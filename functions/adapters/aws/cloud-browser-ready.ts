@@ -6,8 +6,7 @@
 import { addressAllowed } from '../../core/browser-network';
 import type { EcsPoolConfig, EksPoolConfig } from '../../core/config';
 import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
-import { waitForDriver } from './ecs-driver-ready';
-import { EcsLaunchFailure } from './ecs-launch-stage';
+import { DriverNotReady, waitForDriver } from './driver-ready';
 
 export interface CloudBrowser {
   pool: EcsPoolConfig | EksPoolConfig;
@@ -24,8 +23,8 @@ export interface CloudBrowserFailures {
   unit: 'task' | 'pod';
   /** The failure for an address outside pools.<name>.networks; `details` is the message after the stage. */
   outsideNetworks: (details: string) => Error;
-  /** The failure for a node whose /status never answered ready, from the driver wait's own. */
-  driverNotReady: (notReady: EcsLaunchFailure) => Error;
+  /** The failure for a node whose /status never answered ready in time; `details` says what it answered. */
+  driverNotReady: (details: string) => Error;
 }
 
 const DEFAULT_DRIVER_READY_TIMEOUT_MS = 60_000;
@@ -60,8 +59,8 @@ export async function cloudBrowserReady(
       clock,
     });
   } catch (error) {
-    // The wait rejects with its own failure only for a node never ready; an abort's reason passes as is.
-    if (error instanceof EcsLaunchFailure) throw failures.driverNotReady(error);
+    // An abort's reason passes as is.
+    if (error instanceof DriverNotReady) throw failures.driverNotReady(error.details);
     throw error;
   }
   metrics.timing('LaunchStageLatency', clock.now() - running, { pool: pool.name, stage: 'driver' });

@@ -13,7 +13,7 @@ import { type CloudBrowserFailures, cloudBrowserReady } from './cloud-browser-re
 import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
 import { EcsLaunchFailure } from './ecs-launch-stage';
 import { checkEcsPool, type DeployedEcsPool, isDeployed } from './ecs-pool-check';
-import { type Backoff, backoffMs, isTaskGone, isThrottling, type Sleep } from './ecs-retry';
+import { type Backoff, backoffMs, isTaskGone, isThrottling, NEVER_ABORTED, type Sleep } from './ecs-retry';
 import { runTask } from './ecs-run-task';
 import { isGoingDown, privateIpOf, stoppedReasonOf, taskIdOf } from './ecs-task-address';
 import { claimWarmTask } from './ecs-warm-claim';
@@ -35,13 +35,11 @@ const DESCRIBE_BACKOFF: Backoff = { firstMs: 1000, maxMs: 5000, factor: 1.5 };
 const MISSING_TOLERATED = 10;
 const STOP_TRIES = 4;
 const STOP_BACKOFF: Backoff = { firstMs: 500, maxMs: 4000, factor: 2 };
-const NEVER = new AbortController().signal;
-// A task's address outside the pool's networks is a launch that went wrong; the driver wait's own failure
-// already carries this launcher's class and stage.
+// A task's address outside the pool's networks is a launch that went wrong.
 const TASK_FAILURES: CloudBrowserFailures = {
   unit: 'task',
   outsideNetworks: (details) => new EcsLaunchFailure('launch', details),
-  driverNotReady: (notReady) => notReady,
+  driverNotReady: (details) => new EcsLaunchFailure('driver', details),
 };
 
 export class EcsLauncher implements Launcher {
@@ -211,7 +209,7 @@ export class EcsLauncher implements Launcher {
       } catch (error) {
         if (isTaskGone(error)) return;
         if (isThrottling(error) && attempt < STOP_TRIES) {
-          await this.sleep(backoffMs(STOP_BACKOFF, attempt - 1, this.random), NEVER);
+          await this.sleep(backoffMs(STOP_BACKOFF, attempt - 1, this.random), NEVER_ABORTED);
           continue;
         }
         // The scheduled cleanup finds the task by its startedBy and tags.

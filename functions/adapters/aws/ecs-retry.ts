@@ -6,6 +6,9 @@
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
 
+/** For waits on paths that must run to their end (stopping a browser), which no caller may cut short. */
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
 export const realSleep: Sleep = (ms, signal) =>
   new Promise((resolve, reject) => {
     if (signal.aborted) {

@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import { addressAllowed } from '../../core/browser-network';
 import type { Clock, LaunchRequest, Logger } from '../../core/ports';
 import type { WarmTask, WarmTaskStore } from '../../core/warm-tasks';
-import { driverStatus } from './ecs-driver-ready';
+import { driverStatus } from './driver-ready';
 import type { DeployedEcsPool } from './ecs-pool-check';
 import { type Backoff, backoffMs, isThrottling, type Sleep } from './ecs-retry';
 import { tagValue } from './ecs-run-task';

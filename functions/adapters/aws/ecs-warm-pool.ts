@@ -15,7 +15,7 @@ import { judgeWarmTask, type TaskFacts, type WarmStopReason } from '../../core/o
 import { type Clock, type LaunchRequest, noMetrics, type SessionStore } from '../../core/ports';
 import { warmPoolTarget, warmTasksToStart } from '../../core/warm-pool-size';
 import type { SessionStarts, WarmTask, WarmTaskStore } from '../../core/warm-tasks';
-import { driverStatus } from './ecs-driver-ready';
+import { driverStatus } from './driver-ready';
 import { isDeployed } from './ecs-pool-check';
 import { runTask } from './ecs-run-task';
 import type { ListedTask } from './ecs-task-lister';

@@ -9,7 +9,7 @@
 import type { Clock, LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
 import { type CloudBrowserFailures, cloudBrowserReady } from './cloud-browser-ready';
 import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
-import { type Backoff, backoffMs, type Sleep } from './ecs-retry';
+import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from './ecs-retry';
 import { EksLaunchFailure } from './eks-launch-stage';
 import { type EksPodApi, KubernetesApiError } from './eks-pod-api';
 import { CONTAINER, type Pod, podManifest, podNameFor } from './eks-pod-spec';
@@ -31,15 +31,12 @@ export interface EksLauncherOptions extends CloudLauncherOptions {
 const READ_BACKOFF: Backoff = { firstMs: 500, maxMs: 3000, factor: 1.5 };
 const CALL_TRIES = 4;
 const CALL_BACKOFF: Backoff = { firstMs: 500, maxMs: 4000, factor: 2 };
-const NEVER = new AbortController().signal;
 const POD_NAME = /^gg-[a-z0-9-]{1,60}$/;
-// A Ready pod whose address is outside the pool's networks has not become a usable browser; the driver
-// wait's failure is ECS-named (it is shared), so it is renamed here with its details kept.
+// A Ready pod whose address is outside the pool's networks has not become a usable browser.
 const POD_FAILURES: CloudBrowserFailures = {
   unit: 'pod',
   outsideNetworks: (details) => new EksLaunchFailure('not ready', details),
-  driverNotReady: (notReady) =>
-    new EksLaunchFailure('driver', notReady.message.replace(/^driver: /, ''), { cause: notReady }),
+  driverNotReady: (details) => new EksLaunchFailure('driver', details),
 };
 
 export class EksLauncher implements Launcher {
@@ -171,7 +168,7 @@ export class EksLauncher implements Launcher {
         return;
       } catch (error) {
         if (isTransient(error) && attempt < CALL_TRIES) {
-          await this.sleep(backoffMs(CALL_BACKOFF, attempt - 1, this.random), NEVER);
+          await this.sleep(backoffMs(CALL_BACKOFF, attempt - 1, this.random), NEVER_ABORTED);
           continue;
         }
         // The scheduled cleanup finds the pod by its labels.

@@ -1,10 +1,10 @@
 /**
- * Waits until a task's WebDriver endpoint says it takes new sessions (GET /status answers value.ready true,
- * W3C WebDriver §8.3): a container that is RUNNING may still be starting its Selenium node for seconds.
+ * Waits until a cloud browser's WebDriver endpoint says it takes new sessions (GET /status answers
+ * value.ready true, W3C WebDriver §8.3): a RUNNING task or pod may still be starting its Selenium node for
+ * seconds.
  */
 import { type Dispatcher, getGlobalDispatcher, request } from 'undici';
 import type { Clock } from '../../core/ports';
-import { EcsLaunchFailure } from './ecs-launch-stage';
 import type { Sleep } from './ecs-retry';
 
 export interface DriverWait {
@@ -22,14 +22,21 @@ export interface DriverWait {
 const TRY_TIMEOUT_MS = 2000;
 const POLL_MS = 500;
 
+/** The endpoint never answered ready in time; each launcher reports it as its own `driver` failure. */
+export class DriverNotReady extends Error {
+  constructor(readonly details: string) {
+    super(details);
+    this.name = 'DriverNotReady';
+  }
+}
+
 export async function waitForDriver(wait: DriverWait): Promise<void> {
   const deadline = wait.clock.now() + wait.timeoutMs;
   for (;;) {
     const answer = await driverStatus(wait);
     if (answer === 'ready') return;
     if (wait.clock.now() >= deadline) {
-      throw new EcsLaunchFailure(
-        'driver',
+      throw new DriverNotReady(
         `http://${wait.address}/status was not ready within ${Math.round(wait.timeoutMs / 1000)} s (last answer: ${answer})`,
       );
     }
