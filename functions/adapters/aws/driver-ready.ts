@@ -5,7 +5,7 @@
  */
 import { type Dispatcher, getGlobalDispatcher, request } from 'undici';
 import type { Clock } from '../../core/ports';
-import type { Sleep } from './ecs-retry';
+import type { Sleep } from './retry-pacing';
 
 export interface DriverWait {
   /** host:port of the WebDriver endpoint. */

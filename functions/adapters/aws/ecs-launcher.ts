@@ -13,11 +13,12 @@ import { type CloudBrowserFailures, cloudBrowserReady } from './cloud-browser-re
 import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
 import { EcsLaunchFailure } from './ecs-launch-stage';
 import { checkEcsPool, type DeployedEcsPool, isDeployed } from './ecs-pool-check';
-import { type Backoff, backoffMs, isTaskGone, isThrottling, NEVER_ABORTED, type Sleep } from './ecs-retry';
+import { isTaskGone, isThrottling } from './ecs-retry';
 import { runTask } from './ecs-run-task';
 import { isGoingDown, privateIpOf, stoppedReasonOf, taskIdOf } from './ecs-task-address';
 import { claimWarmTask } from './ecs-warm-claim';
 import { nodeCapabilities } from './node-capabilities';
+import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from './retry-pacing';
 
 export { EcsLaunchFailure, type EcsLaunchStage } from './ecs-launch-stage';
 export { checkEcsPool } from './ecs-pool-check';

@@ -7,7 +7,8 @@ import { type ECSClient, RunTaskCommand, type RunTaskCommandInput } from '@aws-s
 import type { LaunchRequest, Metrics } from '../../core/ports';
 import { EcsLaunchFailure } from './ecs-launch-stage';
 import type { DeployedEcsPool } from './ecs-pool-check';
-import { type Backoff, backoffMs, isNoCapacity, isThrottling, type Sleep } from './ecs-retry';
+import { isNoCapacity, isThrottling } from './ecs-retry';
+import { type Backoff, backoffMs, type Sleep } from './retry-pacing';
 import { STARTED_BY, TASK_TAGS, WARM_UNCLAIMED } from './task-tags';
 
 export interface RunTaskDeps {

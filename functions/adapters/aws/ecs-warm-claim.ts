@@ -11,8 +11,9 @@ import type { Clock, LaunchRequest, Logger } from '../../core/ports';
 import type { WarmTask, WarmTaskStore } from '../../core/warm-tasks';
 import { driverStatus } from './driver-ready';
 import type { DeployedEcsPool } from './ecs-pool-check';
-import { type Backoff, backoffMs, isThrottling, type Sleep } from './ecs-retry';
+import { isThrottling } from './ecs-retry';
 import { tagValue } from './ecs-run-task';
+import { type Backoff, backoffMs, type Sleep } from './retry-pacing';
 import { TASK_TAGS, WARM_CLAIMED } from './task-tags';
 
 export interface WarmClaimDeps {

@@ -9,13 +9,13 @@
 import type { Clock, LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
 import { type CloudBrowserFailures, cloudBrowserReady } from './cloud-browser-ready';
 import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
-import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from './ecs-retry';
 import { EksLaunchFailure } from './eks-launch-stage';
 import { type EksPodApi, KubernetesApiError } from './eks-pod-api';
 import { CONTAINER, type Pod, podManifest, podNameFor } from './eks-pod-spec';
 import { podState } from './eks-pod-state';
 import { checkEksPool, type DeployedEksPool, isDeployedEks } from './eks-pool-check';
 import { nodeCapabilities } from './node-capabilities';
+import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from './retry-pacing';
 
 export { EksLaunchFailure, type EksLaunchStage } from './eks-launch-stage';
 export { checkEksPool } from './eks-pool-check';
