@@ -2,13 +2,14 @@
  * The ecs launcher's warm count on the DynamoDB warm-task store, against dynalite (a real
  * DynamoDB-compatible server on loopback): the `warm#<pool>` entries the cleanup registers and claims take.
  */
-import { ECSClient } from '@aws-sdk/client-ecs';
+import type { ECSClient } from '@aws-sdk/client-ecs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
 import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
 import type { WarmTask } from '../../functions/core/warm-tasks';
 import { FixedClock } from '../support/fakes';
 import { useFreshSessionTable } from '../support/fresh-session-table';
+import { unreachableEcsClient } from '../support/unreachable-ecs-client';
 
 const T0 = Date.UTC(2026, 10, 30, 12);
 const RETENTION_MS = 60 * 60_000;
@@ -20,11 +21,7 @@ let ecs: ECSClient;
 beforeEach(() => {
   clock = new FixedClock(T0);
   // Never sent a command: counting reads the table only.
-  ecs = new ECSClient({
-    region: 'us-east-1',
-    endpoint: 'http://127.0.0.1:9',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+  ecs = unreachableEcsClient();
 });
 afterEach(() => {
   ecs.destroy();

@@ -1,4 +1,3 @@
-import { ECSClient } from '@aws-sdk/client-ecs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EksPodApi } from '../../functions/adapters/aws/eks-pod-api';
 import { podManifest } from '../../functions/adapters/aws/eks-pod-spec';
@@ -11,6 +10,7 @@ import { sampleRecord } from '../contract/session-store.contract';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes';
 import { configWithOnePool } from '../support/one-pool-config';
+import { unreachableEcsClient } from '../support/unreachable-ecs-client';
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 const SECOND = 1000;
@@ -153,11 +153,7 @@ describe('runOrphanCleanup with eks pools', () => {
     const { deps, pod } = setup();
     await pod('nosession', 3 * MINUTE);
     // No ecs pool in this config: the ECS client is never called.
-    const ecs = new ECSClient({
-      region: 'us-east-1',
-      endpoint: 'http://127.0.0.1:9',
-      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
-    });
+    const ecs = unreachableEcsClient();
     const metrics = new RecordingMetrics();
     const report = await runOrphanCleanup({ ...deps, ecs, metrics });
     expect(report.reaped).toEqual({ 'no session': 1 });

@@ -2,13 +2,14 @@
  * /status and the status page show an ecs pool's idle warm tasks, read from the launcher's warm-task store:
  * only for pools with a `warm` setting, and a failed read never fails /status.
  */
-import { ECSClient } from '@aws-sdk/client-ecs';
+import type { ECSClient } from '@aws-sdk/client-ecs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
 import type { WarmTask } from '../../functions/core/warm-tasks';
 import type { Overview } from '../../functions/http/ui/ui-data';
 import { type FakeGrid, startFakeGrid } from '../support/fake-grid';
 import { MemoryWarmTasks } from '../support/memory-warm-tasks';
+import { unreachableEcsClient } from '../support/unreachable-ecs-client';
 
 const DEPLOYED = {
   kind: 'ecs',
@@ -51,11 +52,7 @@ function startGrid(warm: MemoryWarmTasks): void {
     },
   });
   // Counting reads the store only: the ECS client is never sent a command (loopback, fake credentials).
-  ecs = new ECSClient({
-    region: 'us-east-1',
-    endpoint: 'http://127.0.0.1:9',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+  ecs = unreachableEcsClient();
   grid.deps.launchers.ecs = new EcsLauncher({ ecs, warm, logger: grid.logger });
 }
 

@@ -5,12 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
-import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
-import type { AwsAdapters } from '../../functions/entry/aws-adapters';
 import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
-import { CollectingLogger, FakeLauncher } from '../support/fakes';
+import { CollectingLogger } from '../support/fakes';
 import { useFreshSessionTable } from '../support/fresh-session-table';
 import { configWithOnePool } from '../support/one-pool-config';
+import { warmStatusAdapters } from '../support/warm-status-adapters';
 
 const table = useFreshSessionTable();
 let grid: RunningGrid | undefined;
@@ -20,29 +19,12 @@ afterEach(async () => {
   grid = undefined;
 });
 
-/** The AWS adapters with the warm-task store on dynalite and an ECS launcher that records being made. */
-function adapters() {
-  const made = { launchers: [] as { warmTable?: string }[] };
-  const aws: AwsAdapters = {
-    // The quota store is not what this test is about; the warm tasks' table is the dynamodb store's name.
-    sessionStore: async () => new MemorySessionStore(),
-    ecsLauncher: async ({ warmTable }) => {
-      made.launchers.push({ warmTable });
-      return new FakeLauncher();
-    },
-    eksLauncher: async () => {
-      throw new Error('no eks pools in this test');
-    },
-    warmTasks: async (name) => new DynamoWarmTasks({ client: table.client, table: name }),
+const adapters = () =>
+  warmStatusAdapters(table.client, {
     metrics: async () => {
       throw new Error('the Node server measures nothing through EMF');
     },
-    secret: async () => {
-      throw new Error('no secret ARN in this test');
-    },
-  };
-  return { aws, made };
-}
+  });
 
 describe('Node server: /status and warm ecs tasks', () => {
   it('counts the idle warm tasks in the shared table without making the ECS launcher', async () => {

@@ -6,18 +6,17 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ECSClient } from '@aws-sdk/client-ecs';
+import type { ECSClient } from '@aws-sdk/client-ecs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
 import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
-import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
-import { noMetrics } from '../../functions/core/ports';
 import type { WarmTask } from '../../functions/core/warm-tasks';
-import type { AwsAdapters } from '../../functions/entry/aws-adapters';
 import { awsGrid } from '../../functions/entry/aws-grid';
 import { gridStatus } from '../../functions/http/grid-info';
-import { CollectingLogger, FakeLauncher } from '../support/fakes';
+import { CollectingLogger } from '../support/fakes';
 import { useFreshSessionTable } from '../support/fresh-session-table';
+import { unreachableEcsClient } from '../support/unreachable-ecs-client';
+import { warmStatusAdapters } from '../support/warm-status-adapters';
 
 const SECRET = 'router-lambda-test-secret-32-bytes!!';
 const FARGATE = {
@@ -35,11 +34,7 @@ let ecs: ECSClient;
 
 beforeEach(() => {
   // Never sent a command: only the comparison with EcsLauncher.warmCount uses it, and that reads the table.
-  ecs = new ECSClient({
-    region: 'us-east-1',
-    endpoint: 'http://127.0.0.1:9',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+  ecs = unreachableEcsClient();
 });
 afterEach(() => {
   ecs.destroy();
@@ -60,29 +55,7 @@ function env(warm: Record<string, unknown> | undefined, tableName = table.table)
   };
 }
 
-/** The AWS adapters with the warm-task store on dynalite and an ECS launcher that records being made. */
-function adapters() {
-  const made = { launchers: [] as { warmTable?: string }[], stores: [] as string[] };
-  const aws: AwsAdapters = {
-    sessionStore: async () => new MemorySessionStore(),
-    ecsLauncher: async ({ warmTable }) => {
-      made.launchers.push({ warmTable });
-      return new FakeLauncher();
-    },
-    eksLauncher: async () => {
-      throw new Error('no eks pools in this test');
-    },
-    warmTasks: async (name) => {
-      made.stores.push(name);
-      return new DynamoWarmTasks({ client: table.client, table: name });
-    },
-    metrics: async () => noMetrics,
-    secret: async () => {
-      throw new Error('no secret ARN in this test');
-    },
-  };
-  return { aws, made };
-}
+const adapters = () => warmStatusAdapters(table.client);
 
 function idleTask(taskId: string, readyAt = Date.now() - 5000): WarmTask {
   return {
