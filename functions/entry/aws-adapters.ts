@@ -4,6 +4,7 @@
  * from and /status counts in, EMF metrics, the signing secret.
  * The router Lambda and the Node server both take them from here; tests give their own.
  */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Dispatcher } from 'undici';
 import type { Launcher, Logger, Metrics, SessionStore } from '../core/ports';
 import { idleWarmTasks, type WarmTaskStore } from '../core/warm-tasks';
@@ -28,17 +29,17 @@ export interface AwsAdapters {
 }
 
 // Each is called once per process or Lambda environment (at start-up, or warmTasks at every count, which
-// keeps the store it made), so each SDK client is made once.
+// keeps the store it made), so each SDK client is made once (the DynamoDB one is shared).
 // Every one loads its SDK only when called: `npm start` on a laptop (memory store, local pools) would
 // otherwise spend about half a second loading the DynamoDB client and Powertools it never uses.
 export const awsAdapters: AwsAdapters = {
   sessionStore: async (table, logger) => {
-    const [{ DynamoDBClient }, { DynamoSessionStore }] = await Promise.all([
-      import('@aws-sdk/client-dynamodb'),
+    const [client, { DynamoSessionStore }] = await Promise.all([
+      dynamoClient(),
       import('../adapters/aws/dynamo-session-store'),
     ]);
     return new DynamoSessionStore({
-      client: new DynamoDBClient({}),
+      client,
       table,
       onError: (error, { operation, key }) =>
         logger.log('UPSTREAM_ERROR', { store: 'dynamodb', operation, session: key, error: error.message }),
@@ -57,12 +58,11 @@ export const awsAdapters: AwsAdapters = {
   // Loaded with the first session on an eks pool, like ECS. The EKS token is signed with the same
   // credential chain as every SDK client (the Lambda role's, refreshed as it expires).
   eksLauncher: async ({ agent, logger, metrics }) => {
-    const [{ EksLauncher }, { eksPodApis }, { DynamoDBClient }] = await Promise.all([
+    const [{ EksLauncher }, { eksPodApis }, sdk] = await Promise.all([
       import('../adapters/aws/eks-launcher'),
       import('../adapters/aws/eks-pod-apis'),
-      import('@aws-sdk/client-dynamodb'),
+      dynamoClient(),
     ]);
-    const sdk = new DynamoDBClient({});
     const podApi = eksPodApis({
       credentials: () => sdk.config.credentials(),
       region: await sdk.config.region(),
@@ -74,19 +74,34 @@ export const awsAdapters: AwsAdapters = {
   secret: readSecretsManager,
 };
 
-// One store per table for the environment's life, shared by the ECS launcher's claims and /status's counts,
-// so both go through one DynamoDB client (one connection pool) however often /status asks.
+// One DynamoDB client for the environment's life: the session store, the warm tasks and the EKS token's
+// credentials share its connection pool and credential chain.
+let dynamo: Promise<DynamoDBClient> | undefined;
+
+function dynamoClient(): Promise<DynamoDBClient> {
+  dynamo ??= import('@aws-sdk/client-dynamodb').then(
+    ({ DynamoDBClient }) => new DynamoDBClient({}),
+    (error: unknown) => {
+      // A failed load is not kept: the next caller tries again.
+      dynamo = undefined;
+      throw error;
+    },
+  );
+  return dynamo;
+}
+
+// One store per table for the environment's life, shared by the ECS launcher's claims and /status's counts.
 const warmTaskStores = new Map<string, Promise<WarmTaskStore>>();
 
 function warmTasksIn(table: string): Promise<WarmTaskStore> {
   let store = warmTaskStores.get(table);
   if (store === undefined) {
     store = (async () => {
-      const [{ DynamoDBClient }, { DynamoWarmTasks }] = await Promise.all([
-        import('@aws-sdk/client-dynamodb'),
+      const [client, { DynamoWarmTasks }] = await Promise.all([
+        dynamoClient(),
         import('../adapters/aws/dynamo-warm-tasks'),
       ]);
-      return new DynamoWarmTasks({ client: new DynamoDBClient({}), table });
+      return new DynamoWarmTasks({ client, table });
     })().catch((error: unknown) => {
       // A failed load is not kept: the next count or claim tries again.
       warmTaskStores.delete(table);
