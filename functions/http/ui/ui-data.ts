@@ -129,12 +129,9 @@ export async function overview(
       capacity: pool.maxSessions,
       inUse: pool.inUse,
       queued: pool.waiting,
-      // /status leaves `warm` out both for kinds that keep none (0 here) and for a count it could not read.
-      ...(pool.warm !== undefined
-        ? { warm: pool.warm }
-        : deps.launchers[pool.kind]?.warmCount
-          ? {}
-          : { warm: 0 }),
+      // /status leaves `warm` out both for kinds that keep none (0 here) and for a count it could not read
+      // (left out here too: the page shows it blank).
+      warm: pool.warm ?? (deps.launchers[pool.kind]?.warmCount ? undefined : 0),
     }),
   );
   const sessions = running
