@@ -1,7 +1,7 @@
 /**
  * The proxy benchmark: one fake W3C upstream that answers at once (nginx), reached five ways — direct,
- * through nginx as a reverse proxy, through Selenium Grid 4 (relay node) and through gridgate (hub
- * pool) — measured with wrk in interleaved rounds; then a 20 MB response streamed through gridgate
+ * through nginx as a reverse proxy, through Selenium Grid 4 (relay node), through gridgate (hub pool) and
+ * through the plain Node proxy (plain-node-proxy.ts, the floor for any Node proxy) — measured with wrk in interleaved rounds; then a 20 MB response streamed through gridgate
  * while its memory is watched. Everything started here is stopped by the caller's teardown.
  */
 import { request } from 'undici';
