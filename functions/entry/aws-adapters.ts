@@ -127,9 +127,9 @@ export function ecsWarmCount(
 
 /**
  * A launcher made when first asked to start or stop a browser, then kept for the environment's life (its
- * SDK stays out of a cold start). Its warm browsers are counted by `countWarm` when given (a store read
- * that needs no launcher), else by the launcher, made for it. /status counts only pools with a `warm`
- * setting, so a grid without one never makes a launcher for a count.
+ * SDK stays out of a cold start). `countWarm`, for kinds that keep browsers ahead of demand (ecs): how
+ * /status counts them, a store read that needs no launcher. Without it the launcher reports no warm
+ * count at all, so /status leaves `warm` out for its pools, as it does for hubs.
  */
 export function onFirstUse(
   make: () => Promise<Launcher>,
@@ -147,6 +147,6 @@ export function onFirstUse(
   return {
     start: async (request) => (await launcher()).start(request),
     stop: async (handle, context) => (await launcher()).stop(handle, context),
-    warmCount: countWarm ?? (async (pool) => (await launcher()).warmCount?.(pool) ?? 0),
+    ...(countWarm ? { warmCount: countWarm } : {}),
   };
 }

@@ -67,13 +67,12 @@ describe('onFirstUse', () => {
     expect(made.times).toBe(1);
   });
 
-  it('without a count, makes the launcher once and asks it (0 when it keeps none)', async () => {
+  it('without a count, reports none (an eks pool keeps no warm browsers) and makes no launcher', async () => {
     const counting = countingMaker({ warmCount: async () => 3 });
     const launcher = onFirstUse(counting.make);
-    expect(await launcher.warmCount?.('fargate')).toBe(3);
+    expect(launcher.warmCount).toBeUndefined();
     await launcher.stop('handle');
     expect(counting.made.times).toBe(1);
-    expect(await onFirstUse(countingMaker().make).warmCount?.('fargate')).toBe(0);
   });
 
   it('tries again to make a launcher whose making failed', async () => {
