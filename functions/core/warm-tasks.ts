@@ -3,6 +3,19 @@
  * new session, and what the store remembers of recent session starts (to size the pool from demand).
  */
 
+import type { Config, PoolConfig } from './config';
+
+/** Whether a pool keeps warm tasks (an ecs pool whose `warm` has a max above 0): only those are claimed and counted. */
+export function keepsWarmTasks(pool: PoolConfig): boolean {
+  return pool.kind === 'ecs' && (pool.warm?.max ?? 0) > 0;
+}
+
+/** The table warm tasks live in: the DynamoDB store's, when some pool keeps them; else none. */
+export function warmTaskTable(config: Config): string | undefined {
+  const some = Object.values(config.pools).some(keepsWarmTasks);
+  return some && config.store.kind === 'dynamodb' ? config.store.table : undefined;
+}
+
 /** A pre-started task the cleanup registered once it was RUNNING and its WebDriver /status ready. */
 export interface WarmTask {
   pool: string;

@@ -8,6 +8,7 @@ import type { GridDeps } from '../core/grid-deps';
 import { systemClock } from '../core/ports';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
+import { warmTaskTable } from '../core/warm-tasks';
 import { createUpstreamAgent } from '../http/upstream-client';
 import { type AwsAdapters, awsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
 import { readDeployedConfig } from './deployed-config';
@@ -34,11 +35,7 @@ export async function awsGrid(
   if (kinds.has('hub')) launchers.hub = new HubLauncher();
   const table = (config.store as { table: string }).table;
   // Only pools with warm tasks make the launcher try a claim, so only they cost it the store client.
-  const warmTable = Object.values(config.pools).some(
-    (pool) => pool.kind === 'ecs' && (pool.warm?.max ?? 0) > 0,
-  )
-    ? table
-    : undefined;
+  const warmTable = warmTaskTable(config);
   if (kinds.has('ecs')) {
     // /status counts warm tasks in the table, so answering it never loads the ECS SDK.
     launchers.ecs = onFirstUse(

@@ -20,6 +20,7 @@ import { type GridDeps, poolsNamed } from '../core/grid-deps';
 import { type Logger, type Metrics, noMetrics, type SessionRecord, systemClock } from '../core/ports';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
+import { warmTaskTable } from '../core/warm-tasks';
 import { createApp } from '../http/create-app';
 import { createUpstreamAgent } from '../http/upstream-client';
 import { type AwsAdapters, awsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
@@ -182,7 +183,3 @@ export async function startGrid(
 }
 
 /** The table warm ECS tasks are claimed from: the shared store's, when some ecs pool keeps warm tasks. */
-function warmTaskTable(config: Config): string | undefined {
-  const warm = Object.values(config.pools).some((pool) => pool.kind === 'ecs' && (pool.warm?.max ?? 0) > 0);
-  return warm && config.store.kind === 'dynamodb' ? config.store.table : undefined;
-}

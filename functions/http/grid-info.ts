@@ -2,6 +2,7 @@
 import type { PoolConfig } from '../core/config';
 import { formatDuration } from '../core/duration';
 import type { GridDeps } from '../core/grid-deps';
+import { keepsWarmTasks } from '../core/warm-tasks';
 
 // /status answers without credentials (load balancers, ggr), so it counts waiting requests but names no user.
 export async function gridStatus(deps: GridDeps) {
@@ -78,6 +79,5 @@ async function warmth(deps: GridDeps, pool: PoolConfig): Promise<{ warm?: number
 /** A local pool's `warm: N`, an ecs pool's `warm` with a `max` above 0 (the ones the launcher claims from). */
 function keepsWarm(pool: PoolConfig): boolean {
   if (pool.kind === 'local') return (pool.warm ?? 0) > 0;
-  if (pool.kind === 'ecs') return (pool.warm?.max ?? 0) > 0;
-  return false;
+  return keepsWarmTasks(pool);
 }

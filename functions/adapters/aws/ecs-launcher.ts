@@ -8,7 +8,7 @@
 
 import { DescribeTasksCommand, type ECSClient, StopTaskCommand, type Task } from '@aws-sdk/client-ecs';
 import type { Clock, LaunchedBrowser, Launcher, LaunchRequest, Metrics, StopContext } from '../../core/ports';
-import { idleWarmTasks, type WarmTaskStore } from '../../core/warm-tasks';
+import { idleWarmTasks, keepsWarmTasks, type WarmTaskStore } from '../../core/warm-tasks';
 import { type CloudBrowserFailures, cloudBrowserReady } from './cloud-browser-ready';
 import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
 import { EcsLaunchFailure } from './ecs-launch-stage';
@@ -98,7 +98,7 @@ export class EcsLauncher implements Launcher {
     request: LaunchRequest,
   ): Promise<LaunchedBrowser | undefined> {
     const { warm } = this.options;
-    if (warm === undefined || (pool.warm?.max ?? 0) === 0) return undefined;
+    if (warm === undefined || !keepsWarmTasks(pool)) return undefined;
     const started = this.clock.now();
     const task = await claimWarmTask(
       {
