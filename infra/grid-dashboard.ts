@@ -66,7 +66,7 @@ export class GridDashboard extends Construct {
       new SingleValueWidget({
         title: 'Active sessions',
         width: 6,
-        metrics: [total('ActiveSessions', { fn: 'MAX', label: 'active' })],
+        metrics: [activeSessions()],
         sparkline: true,
       }),
       new GraphWidget({
@@ -181,6 +181,20 @@ export class GridDashboard extends Construct {
       }),
     ];
   }
+}
+
+/**
+ * Sessions in use over the whole grid: the cleanup writes one ActiveSessions gauge per pool each pass, so
+ * each pool's series is read at its highest in the minute (two passes may land in one) and the pools are
+ * added up. (A MAX over every series would show the busiest pool only.)
+ */
+function activeSessions(): MathExpression {
+  return new MathExpression({
+    expression: summedSearch('ActiveSessions', 'Maximum', MINUTE),
+    usingMetrics: {},
+    label: 'active',
+    period: MINUTE,
+  });
 }
 
 /** ECS Container Insights' count of the cluster's running tasks. */

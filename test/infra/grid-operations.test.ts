@@ -251,6 +251,16 @@ describe('the dashboard', () => {
     );
   });
 
+  it("counts active sessions over all pools: each pool's latest gauge, added up", () => {
+    // The cleanup writes one ActiveSessions gauge per pool each minute; the grid's total is their sum.
+    expect(expressions('Active sessions')).toEqual([
+      `SUM(SEARCH('Namespace="gridgate" MetricName="ActiveSessions"', 'Maximum', 60))`,
+    ]);
+    expect(expressions('Active sessions by pool')).toEqual([
+      'SELECT MAX(ActiveSessions) FROM gridgate GROUP BY pool',
+    ]);
+  });
+
   it('computes the Spot share over the Spot pools only', () => {
     const [share] = expressions('Spot: share of launches, fallbacks to on-demand, interruptions').filter(
       (e) => e.startsWith('100 *'),
