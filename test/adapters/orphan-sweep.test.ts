@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,6 +15,23 @@ afterEach(() => {
 function deadPid(): number {
   const child = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
   return Number(child.stdout.trim());
+}
+
+/** Resolves once the process has exec'd the named program (spawn returns before that happens). */
+async function runningAs(pid: number | undefined, name: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (readProcessName(pid) === name) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`process ${pid} never ran ${name}`);
+}
+
+function readProcessName(pid: number | undefined): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
 }
 
 describe('sweepOrphans', () => {
@@ -46,7 +63,8 @@ describe('sweepOrphans', () => {
     });
     const orphanExited = new Promise((resolve) => orphan.once('exit', resolve));
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300)); // both are running chromedriver by now
+      // The sweep recognises a browser by its process name, which is the launcher's until exec.
+      await Promise.all([orphan, live, foreign].map((child) => runningAs(child.pid, 'chromedriver')));
 
       const result = await sweepOrphans(directory);
 
