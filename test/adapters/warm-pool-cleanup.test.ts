@@ -24,6 +24,13 @@ import { MemorySessionStore } from '../../functions/adapters/memory/memory-sessi
 import type { SessionStart, WarmTask } from '../../functions/core/warm-tasks';
 import { sampleRecord } from '../contract/session-store.contract';
 import { useBrowserNodeStatus } from '../support/browser-node-status';
+import {
+  refuseDescribeTasks,
+  refusedAsSdk,
+  refuseListTasks,
+  refuseRunTask,
+  refuseStopTask,
+} from '../support/ecs-api-rules';
 import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes';
 import { MemoryWarmTasks } from '../support/memory-warm-tasks';
 import { configWithOnePool } from '../support/one-pool-config';
@@ -97,20 +104,31 @@ const ecsMock = mockClient(ECSClient);
 function setup(config = gridConfig()) {
   const model = new TasksModel();
   ecsMock.reset();
-  ecsMock.on(ListTasksCommand).callsFake((input: ListTasksCommandInput) => ({
-    taskArns: model.tasks
-      .filter((task) => task.desiredStatus === input.desiredStatus && input.cluster === CLUSTER)
-      .map((task) => task.taskArn),
-  }));
-  ecsMock.on(DescribeTasksCommand).callsFake((input: DescribeTasksCommandInput) => ({
-    tasks: model.tasks.filter((task) => input.tasks?.includes(String(task.taskArn))),
-  }));
+  // Every call is checked against what ECS refuses; a startedBy listing shows stopped tasks too.
+  ecsMock.on(ListTasksCommand).callsFake(
+    (input: ListTasksCommandInput) =>
+      refusedAsSdk(() => refuseListTasks(input)) ?? {
+        taskArns: model.tasks
+          .filter((task) => task.startedBy === input.startedBy && input.cluster === CLUSTER)
+          .map((task) => task.taskArn),
+      },
+  );
+  ecsMock.on(DescribeTasksCommand).callsFake(
+    (input: DescribeTasksCommandInput) =>
+      refusedAsSdk(() => refuseDescribeTasks(input)) ?? {
+        tasks: model.tasks.filter((task) => input.tasks?.includes(String(task.taskArn))),
+      },
+  );
   ecsMock.on(RunTaskCommand).callsFake((input: RunTaskCommandInput) => {
+    const refused = refusedAsSdk(() => refuseRunTask(input, 'browser'));
+    if (refused) return refused;
     const answer = model.runTask(input);
     if (answer instanceof Error) throw answer;
     return { tasks: [answer], failures: [] };
   });
   ecsMock.on(StopTaskCommand).callsFake((input: StopTaskCommandInput) => {
+    const refused = refusedAsSdk(() => refuseStopTask(input));
+    if (refused) return refused;
     const task = model.tasks.find((t) => idOf(t) === input.task || t.taskArn === input.task);
     if (task) task.desiredStatus = 'STOPPED';
     return { task };

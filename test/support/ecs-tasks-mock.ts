@@ -1,8 +1,9 @@
 /**
  * ECS's task calls (ListTasks, DescribeTasks, StopTask) on aws-sdk-client-mock, answering from a model of
- * tasks that behaves as ECS documents: pages of at most 100 with an opaque nextToken, desiredStatus
- * filtering, at most 100 tasks per DescribeTasks (tags only with include TAGS, MISSING failures for the
- * unknown), StopTask that marks a task STOPPED and refuses one it does not know. Nothing leaves the process.
+ * tasks that behaves as ECS documents: every input checked against what ECS refuses (ecs-api-rules.ts),
+ * pages of at most 100 with an opaque nextToken, startedBy listing stopped tasks too, tags only with
+ * include TAGS, MISSING failures for the unknown, StopTask that marks a task STOPPED and refuses one it
+ * does not know. Nothing leaves the process.
  */
 import {
   DescribeTasksCommand,
@@ -21,6 +22,7 @@ import {
 } from '@aws-sdk/client-ecs';
 import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
 import { TASK_TAGS } from '../../functions/adapters/aws/task-tags';
+import { refuseDescribeTasks, refusedAsSdk, refuseListTasks, refuseStopTask } from './ecs-api-rules';
 
 const ACCOUNT = '111122223333';
 const REGION = 'us-east-1';
@@ -72,8 +74,6 @@ export class EcsTasksMock {
   readonly tasks = new Map<string, ModelTask>();
   /** StopTask calls and whatever the test adds (e.g. sleeps), in order. */
   readonly timeline: string[] = [];
-  /** ListTasks still returns tasks StopTask stopped, as an eventually consistent listing may. */
-  staleListing = false;
   /** Task IDs ListTasks does not show yet (a task started just after the listing began). */
   readonly notListedYet = new Set<string>();
   /** Task IDs that are gone by the time StopTask names them (stopped and aged out meanwhile). */
@@ -88,15 +88,15 @@ export class EcsTasksMock {
     this.mock = mockClient(ECSClient);
     this.mock.on(ListTasksCommand).callsFake((input: ListTasksCommandInput) => {
       this.sent.push({ command: ListTasksCommand, input: structuredClone(input) });
-      return this.listTasks(input);
+      return refusedAsSdk(() => refuseListTasks(input)) ?? this.listTasks(input);
     });
     this.mock.on(DescribeTasksCommand).callsFake((input: DescribeTasksCommandInput) => {
       this.sent.push({ command: DescribeTasksCommand, input: structuredClone(input) });
-      return this.describe(input);
+      return refusedAsSdk(() => refuseDescribeTasks(input)) ?? this.describe(input);
     });
     this.mock.on(StopTaskCommand).callsFake((input: StopTaskCommandInput) => {
       this.sent.push({ command: StopTaskCommand, input: structuredClone(input) });
-      return this.stop(input);
+      return refusedAsSdk(() => refuseStopTask(input)) ?? this.stop(input);
     });
   }
 
@@ -151,17 +151,16 @@ export class EcsTasksMock {
     if (error) throw error;
   }
 
+  /** By startedBy (alone, ecs-api-rules.ts): stopped tasks too, as "recently stopped tasks might appear". */
   private listTasks(input: ListTasksCommandInput) {
     this.failure('ListTasks', input.cluster);
     const pageSize = input.maxResults ?? 100;
-    if (pageSize < 1 || pageSize > 100) {
-      throw ecsError('InvalidParameterException', 'maxResults must be between 1 and 100.');
-    }
     const desired = input.desiredStatus ?? 'RUNNING';
     const arns = [...this.tasks.values()]
       .filter((task) => task.cluster === (input.cluster ?? 'default'))
-      .filter((task) => input.startedBy === undefined || task.startedBy === input.startedBy)
-      .filter((task) => task.desiredStatus === desired || (this.staleListing && desired === 'RUNNING'))
+      .filter((task) =>
+        input.startedBy !== undefined ? task.startedBy === input.startedBy : task.desiredStatus === desired,
+      )
       .filter((task) => !this.notListedYet.has(task.id))
       .map((task) => task.arn);
     const offset = input.nextToken === undefined ? 0 : Number(Buffer.from(input.nextToken, 'base64url'));
@@ -176,9 +175,6 @@ export class EcsTasksMock {
   private describe(input: DescribeTasksCommandInput) {
     this.failure('DescribeTasks', input.cluster);
     const refs = input.tasks ?? [];
-    if (refs.length === 0 || refs.length > 100) {
-      throw ecsError('InvalidParameterException', 'Tasks cannot be empty and can have at most 100 entries.');
-    }
     const tasks: Task[] = [];
     const failures: { arn: string; reason: string }[] = [];
     for (const ref of refs) {

@@ -4,12 +4,20 @@
  * real ECSClient talks to it. Each RunTask starts a real chromedriver as the task's browser container and
  * gives the task its own loopback IP (127.0.0.2, .3, …) on the container port, forwarded to chromedriver's
  * own port; StopTask kills it; TagResource adds tags. Tasks go PROVISIONING → PENDING → RUNNING over
- * successive DescribeTasks.
+ * successive DescribeTasks. Every call is first checked against what ECS refuses (ecs-api-rules.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ECSClient } from '@aws-sdk/client-ecs';
+import {
+  EcsRefusal,
+  refuseDescribeTasks,
+  refuseListTasks,
+  refuseRunTask,
+  refuseStopTask,
+  refuseTagResource,
+} from './ecs-api-rules';
 import { LoopbackChromedrivers } from './loopback-chromedrivers';
 
 const TARGET_PREFIX = 'AmazonEC2ContainerServiceV20141113.';
@@ -142,10 +150,11 @@ export class FakeEcsApi {
       this.calls.push({ action, input });
       reply(200, await this.answer(action, input));
     } catch (error) {
-      const type = error instanceof EcsError ? error.type : 'ServerException';
+      const refused = error instanceof EcsError || error instanceof EcsRefusal;
+      const type = refused ? error.type : 'ServerException';
       // The awsJson1_1 error shape: the type in __type and x-amzn-ErrorType, a message beside it.
       reply(
-        error instanceof EcsError ? 400 : 500,
+        refused ? 400 : 500,
         { __type: type, message: (error as Error).message },
         {
           'x-amzn-errortype': type,
@@ -172,7 +181,7 @@ export class FakeEcsApi {
   }
 
   private runTask(input: Json): Json {
-    validateRunTask(input, this.options.containerName ?? 'browser');
+    refuseRunTask(input, this.options.containerName ?? 'browser');
     const known = input.clientToken !== undefined ? this.byToken.get(input.clientToken) : undefined;
     if (known) return { tasks: [this.view(known)], failures: [] };
     const provider = input.capacityProviderStrategy?.[0]?.capacityProvider ?? 'FARGATE';
@@ -202,6 +211,7 @@ export class FakeEcsApi {
   }
 
   private describeTasks(input: Json): Json {
+    refuseDescribeTasks(input);
     const tasks: Json[] = [];
     const failures: Json[] = [];
     for (const ref of input.tasks ?? []) {
@@ -221,6 +231,7 @@ export class FakeEcsApi {
   }
 
   private async stopTaskCall(input: Json): Promise<Json> {
+    refuseStopTask(input);
     const task = this.find(input.task);
     if (!task || (input.cluster ?? 'default') !== task.cluster) {
       throw new EcsError('InvalidParameterException', 'The referenced task was not found.');
@@ -229,17 +240,26 @@ export class FakeEcsApi {
     return { task: this.view(task) };
   }
 
+  /**
+   * By startedBy (which must stand alone), every task started so, stopped ones too: API_ListTasks says
+   * "Recently stopped tasks might appear in the returned results", so the caller filters on what
+   * DescribeTasks says. Otherwise by desiredStatus, RUNNING by default.
+   */
   private listTasks(input: Json): Json {
+    refuseListTasks(input);
     const desired = input.desiredStatus ?? 'RUNNING';
     const arns = [...this.tasks.values()]
-      .filter((t) => t.cluster === (input.cluster ?? 'default') && t.desiredStatus === desired)
-      .filter((t) => input.startedBy === undefined || t.input.startedBy === input.startedBy)
+      .filter((t) => t.cluster === (input.cluster ?? 'default'))
+      .filter((t) =>
+        input.startedBy === undefined ? t.desiredStatus === desired : t.input.startedBy === input.startedBy,
+      )
       .map((t) => t.arn);
     return { taskArns: arns };
   }
 
   /** Adds tags, replacing the values of keys the task has already (as ECS does); only by full ARN. */
   private tagResource(input: Json): Json {
+    refuseTagResource(input);
     const task = [...this.tasks.values()].find((t) => t.arn === input.resourceArn);
     if (!task) throw new EcsError('InvalidParameterException', 'The specified resource is not found.');
     const tags = new Map<string, string>((task.input.tags ?? []).map((t: Json) => [t.key, t.value]));
@@ -300,29 +320,6 @@ export class FakeEcsApi {
         ? { stoppedReason: task.stoppedReason, stopCode: 'UserInitiated' }
         : {}),
     };
-  }
-}
-
-/** The checks ECS makes that a launcher can get wrong, with ECS's own wording. */
-function validateRunTask(input: Json, containerName: string): void {
-  const invalid = (message: string) => new EcsError('InvalidParameterException', message);
-  if (!input.taskDefinition) throw invalid('TaskDefinition can not be blank.');
-  if (input.launchType !== undefined && input.capacityProviderStrategy !== undefined) {
-    throw invalid('Specifying both a launch type and capacity provider strategy is not supported.');
-  }
-  if (!input.networkConfiguration?.awsvpcConfiguration?.subnets?.length) {
-    throw invalid("Network Configuration must be provided when networkMode 'awsvpc' is specified.");
-  }
-  if (input.clientToken !== undefined && String(input.clientToken).length > 64) {
-    throw invalid('clientToken must be at most 64 characters.');
-  }
-  if ((input.tags ?? []).length > 50) throw invalid('Tags can not have more than 50 entries.');
-  for (const override of input.overrides?.containerOverrides ?? []) {
-    if (override.name !== containerName) {
-      throw invalid(
-        `Override for container named ${override.name} is not a container in the TaskDefinition.`,
-      );
-    }
   }
 }
 

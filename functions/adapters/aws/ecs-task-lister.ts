@@ -1,6 +1,9 @@
 /**
  * Finds gridgate's browser tasks in one ECS cluster: ListTasks by startedBy (tags cannot be filtered
  * on), then DescribeTasks with their tags, each call at its API's limit of 100 (aws-constraints 5.3).
+ * startedBy is the listing's only filter: the ECS API reference (ListTasks) says "When you specify
+ * startedBy as the filter, it must be the only filter that you use", so whether a task is meant to run
+ * comes from DescribeTasks.
  */
 import { DescribeTasksCommand, type ECSClient, paginateListTasks, type Task } from '@aws-sdk/client-ecs';
 import type { TaskFacts, TaskFate } from '../../core/orphan-decisions';
@@ -29,15 +32,15 @@ export class EcsTaskLister {
   constructor(private readonly ecs: ECSClient) {}
 
   /**
-   * gridgate's tasks in the cluster that are meant to run (PENDING or RUNNING). A task asked to stop
-   * between the two calls is left out: it is already on its way down.
+   * gridgate's tasks in the cluster that are meant to run (PENDING or RUNNING): desiredStatus RUNNING in
+   * DescribeTasks. Stopped tasks the listing may still show, and one asked to stop between the two
+   * calls, are left out: they are on their way down.
    */
   async running(cluster: string): Promise<ListedTask[]> {
     const arns: string[] = [];
     const pages = paginateListTasks(
       { client: this.ecs, pageSize: ECS_PAGE_SIZE },
-      // desiredStatus RUNNING is ECS's filter for tasks that are PENDING or RUNNING, not yet stopping.
-      { cluster, startedBy: STARTED_BY, desiredStatus: 'RUNNING' },
+      { cluster, startedBy: STARTED_BY },
     );
     for await (const page of pages) arns.push(...(page.taskArns ?? []));
     const listed: ListedTask[] = [];
