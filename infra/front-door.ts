@@ -26,6 +26,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ARecord, type IHostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
+import { ApiGatewayAccountRole } from './api-gateway-account-role';
 import { routerFunction } from './grid-function';
 import { RouterWebFunction } from './router-web-function';
 
@@ -175,7 +176,8 @@ export class FrontDoor extends Construct {
       restApiName: `${Stack.of(this).stackName}-webdriver`,
       description: 'gridgate: the WebDriver endpoint',
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
-      // Access logs need no account-wide CloudWatch role; this stack owns none.
+      // Access logs need the account's API Gateway CloudWatch role. CDK's own (cloudWatchRole: true) would
+      // replace one another stack set; ApiGatewayAccountRole sets it only where none is set.
       cloudWatchRole: false,
       // The router answers every path (W3C errors included), so API Gateway adds nothing of its own.
       deployOptions: {
@@ -186,6 +188,7 @@ export class FrontDoor extends Construct {
         accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
       },
     });
+    api.deploymentStage.node.addDependency(new ApiGatewayAccountRole(this, 'AccountLoggingRole').resource);
     // STREAM on every route: a new session outlasts the 29 s buffered limit, and screenshots and page
     // sources pass through without a 6 MB cap.
     const integration = new LambdaIntegration(router, {
@@ -213,7 +216,7 @@ export class FrontDoor extends Construct {
     );
     acknowledge(
       'AwsSolutions-APIG6',
-      "Execution logging needs an account-wide API Gateway CloudWatch role this stack does not own; access logs are on, and the router logs every request's outcome.",
+      "Access logs are on and the router logs every request's outcome; execution logs (API Gateway's per-request debug trace, billed per GB) add nothing the router does not log. Set the stage's loggingLevel where policy asks for them.",
     );
     return api;
   }

@@ -2,6 +2,7 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { HostedZone } from 'aws-cdk-lib/aws-route53';
 import { describe, expect, it } from 'vitest';
+import { ACCOUNT_ROLE_RESOURCE_TYPE } from '../../infra/api-gateway-account-role';
 import { gridStack, logicalId, MULTI_POOL, multiPoolTemplate } from './grid-stack-fixture';
 
 const FUNCTION = 'AWS::Lambda::Function';
@@ -42,6 +43,29 @@ describe('the front door: a REST API streaming from the router Lambda (the defau
       StageName: 'grid',
       MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 })],
       AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+    });
+  });
+
+  it("has the account's API Gateway CloudWatch role set, where none is, before the stage that logs", () => {
+    // A stage with access logs fails to create in an account without that role.
+    const setting = logicalId(template, ACCOUNT_ROLE_RESOURCE_TYPE, 'FrontDoorAccountLoggingRoleSetting');
+    const role = logicalId(template, 'AWS::IAM::Role', 'FrontDoorAccountLoggingRoleCloudWatchRole');
+    template.hasResourceProperties(ACCOUNT_ROLE_RESOURCE_TYPE, { RoleArn: { 'Fn::GetAtt': [role, 'Arn'] } });
+    template.hasResource('AWS::IAM::Role', {
+      Properties: Match.objectLike({
+        AssumeRolePolicyDocument: Match.objectLike({
+          Statement: [Match.objectLike({ Principal: { Service: 'apigateway.amazonaws.com' } })],
+        }),
+      }),
+      DeletionPolicy: 'Retain',
+    });
+    const stage = Object.values(template.findResources('AWS::ApiGateway::Stage'))[0];
+    expect(stage?.DependsOn).toContain(setting);
+    // Never CDK's own AWS::ApiGateway::Account, which replaces a role another stack set.
+    template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    const setter = logicalId(template, FUNCTION, 'FrontDoorAccountLoggingRoleSetter');
+    template.hasResourceProperties(ACCOUNT_ROLE_RESOURCE_TYPE, {
+      ServiceToken: { 'Fn::GetAtt': [setter, 'Arn'] },
     });
   });
 
