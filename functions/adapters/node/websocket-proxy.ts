@@ -15,6 +15,7 @@ import { requestUser } from '../../http/request-user';
 import { visibleSession } from '../../http/ui/ui-data';
 import { requireVncTarget } from '../../http/ui/ui-vnc';
 import { verifySession } from '../../http/verify-session';
+import { isWebSocketUpgrade, serveAsHttp } from './non-websocket-upgrade';
 
 const SESSION_PATH = /^(?:\/wd\/hub)?\/session\/([A-Za-z0-9_-]+)(\/[^?]*)?$/;
 // The status page's VNC view of a session (functions/http/ui/ui-routes.ts VNC_PREFIX).
@@ -30,6 +31,7 @@ interface Upstream {
 export function attachWebSocketProxy(server: Server, deps: GridDeps): void {
   const clients = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (!isWebSocketUpgrade(req)) return serveAsHttp(server, req, socket, head);
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://gridgate');
     const vnc = VNC_PATH.exec(url.pathname);

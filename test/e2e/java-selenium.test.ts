@@ -1,0 +1,101 @@
+/**
+ * End to end: Selenium's Java client (4.48, from the Selenium server jar), unmodified, through gridgate, on
+ * the Node server's local Chromium and through a hub pool in front of a real Selenium Grid 4. The session is
+ * started by the README's Java example.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
+import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { JAVA_TIMEOUT_MS, runJavaProgram } from '../support/java-selenium';
+import { sessionIdIn } from '../support/python-selenium';
+import {
+  HUB_PASSWORD,
+  HUB_USER,
+  type SeleniumGrid,
+  START_MS,
+  startSeleniumGrid,
+} from '../support/selenium-grid';
+import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import { expectSessionEnded, sessionClaims } from './session-ended';
+
+const COMMAND_CHECKS = [
+  'title',
+  'heading',
+  'result text',
+  'screenshot is a PNG',
+  'screenshot is not trivial',
+];
+
+let site: TestPageServer;
+let uploadDir: string;
+let uploadFile: string;
+beforeAll(async () => {
+  site = await startTestPageServer();
+  uploadDir = mkdtempSync(join(tmpdir(), 'gridgate-upload-'));
+  uploadFile = join(uploadDir, 'notes.txt');
+  writeFileSync(uploadFile, 'uploaded through gridgate\n');
+});
+afterAll(async () => {
+  await site?.close();
+  rmSync(uploadDir, { recursive: true, force: true });
+});
+
+function checksIn(stdout: string): string[] {
+  return [...stdout.matchAll(/^ok: (.+)$/gm)].map((match) => match[1] as string);
+}
+
+describe('the Java client on the Node server', { timeout: JAVA_TIMEOUT_MS + 30_000 }, () => {
+  let grid: TestGrid;
+  beforeAll(async () => {
+    grid = await startTestGrid();
+  });
+  afterAll(() => grid?.close());
+
+  it('starts a session with the README example, runs commands, takes a screenshot and quits', async () => {
+    const run = await runJavaProgram(grid.url, site.url);
+    expect(run.code, run.stderr).toBe(0);
+    expect(checksIn(run.stdout)).toEqual(COMMAND_CHECKS);
+    await expectSessionEnded(grid, sessionIdIn(run.stdout));
+  });
+});
+
+describe('the Java client through a hub pool', { timeout: JAVA_TIMEOUT_MS + 30_000 }, () => {
+  let hub: SeleniumGrid;
+  let grid: TestGrid;
+  beforeAll(async () => {
+    const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
+    hub = await startSeleniumGrid(version);
+    grid = await startTestGrid({
+      browsers: { chrome: { versions: { [version]: { pools: ['selenium'] } } } },
+      pools: {
+        selenium: {
+          kind: 'hub',
+          url: `${hub.url}/wd/hub`,
+          username: HUB_USER,
+          password: HUB_PASSWORD,
+          maxSessions: 2,
+          timeout: '60s',
+        },
+      },
+    });
+  }, START_MS + 30_000);
+  afterAll(async () => {
+    await grid?.close();
+    await hub?.stop();
+  });
+
+  it('runs commands, uploads a file with LocalFileDetector and quits at the hub', async () => {
+    const run = await runJavaProgram(grid.url, site.url, uploadFile);
+    expect(run.code, run.stderr).toBe(0);
+    expect(checksIn(run.stdout)).toEqual([...COMMAND_CHECKS, 'uploaded file name', 'uploaded file contents']);
+    expect(run.stdout).toMatch(/^passed: 7 checks$/m);
+    const { key } = sessionClaims(grid, sessionIdIn(run.stdout));
+    const events = grid.logger.lines.filter((line) => line.fields.session === key).map((line) => line.event);
+    expect(events).toEqual(['SESSION_REQUESTED', 'SESSION_CREATED', 'SESSION_DELETED']);
+    // The hub frees its slot a moment after it answered the DELETE.
+    await vi.waitFor(async () => expect(await hub.sessions()).toBe(0), { timeout: 10_000, interval: 200 });
+  });
+});
