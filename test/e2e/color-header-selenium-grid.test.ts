@@ -3,13 +3,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
-import {
-  HUB_PASSWORD,
-  HUB_USER,
-  type SeleniumGrid,
-  START_MS,
-  startSeleniumGrid,
-} from '../support/selenium-grid';
+import { hubPoolConfig, type SeleniumGrid, START_MS, startSeleniumGrid } from '../support/selenium-grid';
 
 const TEST_MS = 150_000;
 
@@ -30,21 +24,7 @@ beforeAll(async () => {
   hub = await startSeleniumGrid(version);
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
-  grid = await startTestGrid({
-    browsers: { chrome: { versions: { [version]: { pools: ['selenium'] } } } },
-    pools: {
-      selenium: {
-        kind: 'hub',
-        url: `${hub.url}/wd/hub`,
-        username: HUB_USER,
-        password: HUB_PASSWORD,
-        maxSessions: 2,
-        timeout: '60s',
-        color: 'green',
-        colorHeader: 'X-YX-COLOR',
-      },
-    },
-  });
+  grid = await startTestGrid(hubPoolConfig(hub, version, { color: 'green', colorHeader: 'X-YX-COLOR' }));
 }, START_MS + 30_000);
 
 afterAll(async () => {

@@ -11,13 +11,7 @@ import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium'
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { JAVA_TIMEOUT_MS, runJavaProgram } from '../support/java-selenium';
 import { sessionIdIn } from '../support/python-selenium';
-import {
-  HUB_PASSWORD,
-  HUB_USER,
-  type SeleniumGrid,
-  START_MS,
-  startSeleniumGrid,
-} from '../support/selenium-grid';
+import { hubPoolConfig, type SeleniumGrid, START_MS, startSeleniumGrid } from '../support/selenium-grid';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { expectSessionEnded, sessionClaims } from './session-ended';
 
@@ -68,19 +62,7 @@ describe('the Java client through a hub pool', { timeout: JAVA_TIMEOUT_MS + 30_0
   beforeAll(async () => {
     const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
     hub = await startSeleniumGrid(version);
-    grid = await startTestGrid({
-      browsers: { chrome: { versions: { [version]: { pools: ['selenium'] } } } },
-      pools: {
-        selenium: {
-          kind: 'hub',
-          url: `${hub.url}/wd/hub`,
-          username: HUB_USER,
-          password: HUB_PASSWORD,
-          maxSessions: 2,
-          timeout: '60s',
-        },
-      },
-    });
+    grid = await startTestGrid(hubPoolConfig(hub, version));
   }, START_MS + 30_000);
   afterAll(async () => {
     await grid?.close();

@@ -2,13 +2,7 @@ import { Builder, By } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
-import {
-  HUB_PASSWORD,
-  HUB_USER,
-  type SeleniumGrid,
-  START_MS,
-  startSeleniumGrid,
-} from '../support/selenium-grid';
+import { hubPoolConfig, type SeleniumGrid, START_MS, startSeleniumGrid } from '../support/selenium-grid';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 
 const TEST_MS = 150_000;
@@ -20,22 +14,7 @@ let site: TestPageServer;
 beforeAll(async () => {
   const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
   hub = await startSeleniumGrid(version);
-  [grid, site] = await Promise.all([
-    startTestGrid({
-      browsers: { chrome: { versions: { [version]: { pools: ['selenium'] } } } },
-      pools: {
-        selenium: {
-          kind: 'hub',
-          url: `${hub.url}/wd/hub`,
-          username: HUB_USER,
-          password: HUB_PASSWORD,
-          maxSessions: 2,
-          timeout: '60s',
-        },
-      },
-    }),
-    startTestPageServer(),
-  ]);
+  [grid, site] = await Promise.all([startTestGrid(hubPoolConfig(hub, version)), startTestPageServer()]);
 }, START_MS + 30_000);
 
 afterAll(async () => {

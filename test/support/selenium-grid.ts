@@ -90,3 +90,21 @@ export async function startSeleniumGrid(version: string): Promise<SeleniumGrid> 
   await stop();
   throw new Error('Selenium Grid did not become ready');
 }
+
+/** gridgate config keys for one hub pool `selenium` in front of `hub`, serving chrome `version`; `pool` adds to it. */
+export function hubPoolConfig(hub: SeleniumGrid, version: string, pool: Record<string, unknown> = {}) {
+  return {
+    browsers: { chrome: { versions: { [version]: { pools: ['selenium'] } } } },
+    pools: {
+      selenium: {
+        kind: 'hub',
+        url: `${hub.url}/wd/hub`,
+        username: HUB_USER,
+        password: HUB_PASSWORD,
+        maxSessions: 2,
+        timeout: '60s',
+        ...pool,
+      },
+    },
+  };
+}
