@@ -1,7 +1,8 @@
 /**
  * `npx cdk synth [-c config=gridgate.json]`: validates the gridgate config, then builds the stack under
  * cdk-nag. Context: `config` (the file; default: built-in defaults), `frontDoor` (rest-api | function-url
- * | web-function), `natGateways`, `alarmEmail`, and `vpcId` (an existing VPC: needs credentials, see README).
+ * | web-function), `natGateways`, `alarmEmail`, `throttleRate` (the REST stage's requests per second; default sized
+ * from the pools, infra/stage-throttle.ts) and `vpcId` (an existing VPC: needs credentials, see README).
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -9,6 +10,7 @@ import { ConfigError } from '../functions/core/config';
 import type { FrontDoorKind } from './front-door';
 import { readGridConfig } from './grid-config';
 import { GridgateStack } from './gridgate-stack';
+import { ACCOUNT_BURST_LIMIT } from './stage-throttle';
 
 const FRONT_DOORS: FrontDoorKind[] = ['rest-api', 'function-url', 'web-function'];
 
@@ -24,6 +26,11 @@ try {
   if (!Number.isInteger(natGateways) || natGateways < 0) {
     throw new ConfigError('CDK context "natGateways"', ['must be a whole number']);
   }
+  const throttleRate = app.node.tryGetContext('throttleRate');
+  const rateLimit = throttleRate === undefined ? undefined : Number(throttleRate);
+  if (rateLimit !== undefined && !(Number.isInteger(rateLimit) && rateLimit > 0)) {
+    throw new ConfigError('CDK context "throttleRate"', ['must be a whole number of requests per second']);
+  }
   const vpcId: string | undefined = app.node.tryGetContext('vpcId');
   const alarmEmail: string | undefined = app.node.tryGetContext('alarmEmail');
   new GridgateStack(app, 'Gridgate', {
@@ -36,7 +43,12 @@ try {
       ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION }
       : undefined,
     network: { natGateways, vpcId },
-    frontDoor: { kind: frontDoor },
+    frontDoor: {
+      kind: frontDoor,
+      throttle: rateLimit
+        ? { rateLimit, burstLimit: Math.min(ACCOUNT_BURST_LIMIT, 2 * rateLimit) }
+        : undefined,
+    },
     alarms: { email: alarmEmail },
   });
 } catch (error) {

@@ -2,7 +2,7 @@
  * The grid's front door: the router Lambda and what exposes it — an API Gateway REST API with response
  * streaming (the default), a Lambda function URL, or a Lambda Web Function running the Node server.
  */
-import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   DomainName,
@@ -41,13 +41,23 @@ import { RouterWebFunction } from './router-web-function';
  * - `function-url`: a Lambda function URL in RESPONSE_STREAM mode. No per-request fee and no idle
  *   limit below the Lambda timeout; no stage throttling (use reserved concurrency), no access logs, and
  *   a custom domain needs CloudFront in front. Auth NONE (gridgate does its own basic auth) or AWS_IAM.
- *   Unverified: AWS documents that function URLs do not stream "within a VPC"; the router is VPC-attached.
+ *   Unverified: AWS documents that function URLs do not stream "within a VPC"; the router is VPC-attached
+ *   (FUNCTION_URL_VPC_CAVEAT, a synth warning).
  * - `web-function`: a Lambda Web Function running the Node server itself (functions/entry/node-server.ts,
  *   listening on AWS_LAMBDA_HTTP_ENDPOINT): up to 128 requests share one environment, billed on active
  *   CPU rather than wall time — the router mostly waits on browsers, so this may cost least. VPC egress
  *   through a NetworkConnector; nodejs24.x only; no WebSockets. New in 2026: pricing and limits unverified.
  */
 export type FrontDoorKind = 'rest-api' | 'function-url' | 'web-function';
+
+/**
+ * The Lambda developer guide (response streaming) says function URLs do not support response streaming
+ * "within a VPC environment", and the router is VPC-attached (it reaches the browsers' private IPs). Whether
+ * that means this deployment or only invocations through a VPC endpoint is not settled without an account:
+ * until it is, REST stays the default and this front door warns.
+ */
+export const FUNCTION_URL_VPC_CAVEAT =
+  'frontDoor function-url: the Lambda guide says function URLs do not support response streaming "within a VPC environment", and the router is VPC-attached; unverified on AWS, so a new session (30-60 s) may be cut off or buffered. rest-api is the default for this reason.';
 
 /** How long a front door lets a streamed response sit silent: the browser's idle timeout stays below it. */
 export const FRONT_DOOR_IDLE_LIMIT: Record<FrontDoorKind, Duration> = {
@@ -90,7 +100,10 @@ export interface FrontDoorProps {
    * @default 512
    */
   memorySize?: number;
-  /** REST stage throttling: steady requests per second and burst. @default 200 and 400 */
+  /**
+   * REST stage throttling: steady requests per second and burst. GridgateStack sizes it from the config's
+   * pools (infra/stage-throttle.ts). @default 200 and 400
+   */
   throttle?: { rateLimit: number; burstLimit: number };
   /** Function URL auth. @default FunctionUrlAuthType.NONE (gridgate checks basic auth itself) */
   functionUrlAuth?: FunctionUrlAuthType;
@@ -158,6 +171,7 @@ export class FrontDoor extends Construct {
         invokeMode: InvokeMode.RESPONSE_STREAM,
       });
       this.url = this.functionUrl.url;
+      Annotations.of(this).addWarningV2('gridgate:functionUrlStreamingInVpc', FUNCTION_URL_VPC_CAVEAT);
       return;
     }
 

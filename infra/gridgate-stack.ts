@@ -16,6 +16,7 @@ import { OrphanCleanup, type OrphanCleanupProps } from './orphan-cleanup';
 import { SessionTable } from './session-table';
 import { SigningKey } from './signing-key';
 import { SpotInterruptions } from './spot-interruptions';
+import { stageThrottle } from './stage-throttle';
 
 export interface GridgateStackProps extends StackProps {
   /** The validated gridgate config: its `ecs` pools become task definitions, its timeouts size the functions. */
@@ -95,6 +96,7 @@ export class GridgateStack extends Stack {
     this.frontDoor = new FrontDoor(this, 'FrontDoor', {
       ...props.frontDoor,
       kind,
+      throttle: props.frontDoor?.throttle ?? stageThrottle(props.config),
       timeout: routerTimeout,
       vpc,
       subnets: privateSubnets,

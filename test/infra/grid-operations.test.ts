@@ -1,8 +1,11 @@
 import { Duration, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { HostedZone } from 'aws-cdk-lib/aws-route53';
 import { describe, expect, it } from 'vitest';
 import { ACCOUNT_ROLE_RESOURCE_TYPE } from '../../infra/api-gateway-account-role';
+import type { FrontDoorKind } from '../../infra/front-door';
+import { readGridConfig } from '../../infra/grid-config';
+import { stageThrottle } from '../../infra/stage-throttle';
 import { gridStack, logicalId, MULTI_POOL, multiPoolTemplate } from './grid-stack-fixture';
 
 const FUNCTION = 'AWS::Lambda::Function';
@@ -38,10 +41,11 @@ describe('the front door: a REST API streaming from the router Lambda (the defau
     template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: '{proxy+}' });
   });
 
-  it('throttles the stage and writes access logs', () => {
+  it('throttles the stage at what every pool full and busy sends, and writes access logs', () => {
+    // multi-pool: 20 + 10 + 5 sessions at most, 10 commands a second each, a burst of twice that.
     template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'grid',
-      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 })],
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 350, ThrottlingBurstLimit: 700 })],
       AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
     });
   });
@@ -66,6 +70,20 @@ describe('the front door: a REST API streaming from the router Lambda (the defau
     const setter = logicalId(template, FUNCTION, 'FrontDoorAccountLoggingRoleSetter');
     template.hasResourceProperties(ACCOUNT_ROLE_RESOURCE_TYPE, {
       ServiceToken: { 'Fn::GetAtt': [setter, 'Arn'] },
+    });
+  });
+
+  it('sizes the throttle for a big grid within the account limits, and takes a given one as it is', () => {
+    const big = readGridConfig(MULTI_POOL);
+    for (const pool of Object.values(big.pools)) pool.maxSessions = 400;
+    expect(stageThrottle(big)).toEqual({ rateLimit: 10_000, burstLimit: 5_000 });
+    const small = readGridConfig(undefined);
+    expect(stageThrottle(small)).toEqual({ rateLimit: 50, burstLimit: 100 });
+    const given = Template.fromStack(
+      gridStack({ configFile: MULTI_POOL, frontDoor: { throttle: { rateLimit: 900, burstLimit: 1200 } } }),
+    );
+    given.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 900, ThrottlingBurstLimit: 1200 })],
     });
   });
 
@@ -148,6 +166,16 @@ describe('the front door alternatives', () => {
     template.hasResourceProperties('AWS::Lambda::Url', { AuthType: 'NONE', InvokeMode: 'RESPONSE_STREAM' });
     const url = template.findOutputs('WebDriverUrl').WebDriverUrl?.Value;
     expect(JSON.stringify(url)).toContain('FunctionUrl');
+  });
+
+  it('function-url: warns at synth that AWS documents no response streaming from within a VPC', () => {
+    const warnings = (kind: FrontDoorKind) =>
+      Annotations.fromStack(gridStack({ configFile: MULTI_POOL, frontDoor: { kind } })).findWarning(
+        '*',
+        Match.stringLikeRegexp('within a VPC environment'),
+      );
+    expect(warnings('function-url')).toHaveLength(1);
+    expect(warnings('rest-api')).toEqual([]);
   });
 
   it('web-function: the Node server on nodejs24.x, application-managed auth, VPC egress through a connector', () => {

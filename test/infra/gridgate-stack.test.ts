@@ -238,6 +238,21 @@ describe('the CDK app (infra/app.ts, as `cdk synth` runs it)', () => {
     );
   });
 
+  it('takes the REST stage throttle from -c throttleRate, with a burst of twice that', async () => {
+    const outdir = join(dir, 'out-throttle');
+    await synth({ throttleRate: '1500' }, outdir);
+    const template = JSON.parse(readFileSync(join(outdir, 'Gridgate.template.json'), 'utf8'));
+    const stage = Object.values(template.Resources).find(
+      (resource) => (resource as { Type: string }).Type === 'AWS::ApiGateway::Stage',
+    ) as { Properties: { MethodSettings: unknown[] } };
+    expect(stage.Properties.MethodSettings).toEqual([
+      expect.objectContaining({ ThrottlingRateLimit: 1500, ThrottlingBurstLimit: 3000 }),
+    ]);
+    await expect(synth({ throttleRate: 'fast' }, join(dir, 'out-fast'))).rejects.toMatchObject({
+      stderr: expect.stringContaining('CDK context "throttleRate"'),
+    });
+  });
+
   it('refuses an unknown front door', async () => {
     await expect(synth({ frontDoor: 'alb' }, join(dir, 'out-alb'))).rejects.toMatchObject({
       code: 1,
