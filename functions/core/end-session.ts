@@ -37,6 +37,8 @@ export async function endSession(
   // Idempotent in the store, so DELETE, the expiry sweep and a crash racing each other free it once.
   await releaseSlot(deps, key);
   if (!record) return undefined;
+  // Once per session, by the one caller that ended it: a command costs no metric line of its own.
+  if (record.commands) deps.metrics?.count('Commands', { pool: record.pool }, record.commands);
   deps.logger.log(EVENT_BY_REASON[reason], {
     session: key,
     user: record.user,

@@ -237,9 +237,14 @@ export type MetricName =
   | 'SpotInterruptions'
   | 'OrphansReaped'
   | 'UpstreamErrors'
-  | 'ActiveSessions';
+  /** Commands a session sent, counted once when it ends (per session, never a line per command). */
+  | 'Commands'
+  /** Levels per pool, measured when asked (each cleanup pass; each Prometheus scrape), never per request. */
+  | 'ActiveSessions'
+  | 'PoolCapacity'
+  | 'QueueWaiting';
 
-/** Counters, timings and gauges; CloudWatch EMF in Lambda, nothing (or Prometheus) in the Node server. */
+/** Counters, timings and gauges; CloudWatch EMF in Lambda and the cleanup, Prometheus in the Node server. */
 export interface Metrics {
   count(name: MetricName, dimensions?: MetricDimensions, value?: number): void;
   /** A duration in milliseconds. */

@@ -12,12 +12,14 @@ import { HubLauncher } from '../adapters/hub/hub-launcher';
 import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
 import { sweepOrphans } from '../adapters/local/orphan-sweep';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store';
+import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import { isHubOrigin } from '../core/browser-network';
 import type { Config } from '../core/config';
 import { endAllSessions, endSession, expireSessions } from '../core/end-session';
 import { type GridDeps, poolsNamed } from '../core/grid-deps';
-import { type Logger, type Metrics, noMetrics, type SessionRecord, systemClock } from '../core/ports';
+import { reportGridGauges } from '../core/pool-gauges';
+import { type Logger, type Metrics, type SessionRecord, systemClock } from '../core/ports';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { warmTaskTable } from '../core/warm-tasks';
@@ -56,7 +58,7 @@ export interface StartOptions {
   webSockets?: boolean;
   /** The AWS adapters (DynamoDB store, ECS launcher); tests give their own. */
   aws?: AwsAdapters;
-  /** Where measurements go (EMF in a Lambda Web Function); none by default. */
+  /** Where measurements go (EMF in a Lambda Web Function); by default Prometheus series at GET /metrics. */
   metrics?: Metrics;
 }
 
@@ -79,8 +81,14 @@ export async function startGrid(
     config.store.kind === 'dynamodb'
       ? await aws.sessionStore(config.store.table, logger)
       : new MemorySessionStore();
+  // Measurements go where the caller says (EMF in a Lambda Web Function), else to GET /metrics.
+  const metrics = options.metrics ?? new PrometheusMetrics();
+  const prometheus = metrics instanceof PrometheusMetrics ? metrics : undefined;
   const orphans = await sweepOrphans();
   if (orphans.processes + orphans.profiles > 0) logger.log('ORPHANS_REMOVED', { ...orphans });
+  if (orphans.processes)
+    metrics.count('OrphansReaped', { reason: 'process left running' }, orphans.processes);
+  if (orphans.profiles) metrics.count('OrphansReaped', { reason: 'profile left behind' }, orphans.profiles);
   const launcher = new ChromedriverLauncher({
     onUnexpectedExit: (handle, code, signal) => {
       logger.log('BROWSER_EXITED', { handle, code, signal });
@@ -90,6 +98,7 @@ export async function startGrid(
       });
     },
   });
+  prometheus?.onScrape((into) => reportGridGauges(deps, into));
   // Heads sharing a DynamoDB table claim the warm tasks the cleanup keeps there.
   const warmTable = warmTaskTable(config);
   const deps: GridDeps = {
@@ -99,18 +108,18 @@ export async function startGrid(
       hub: new HubLauncher(),
       // /status counts warm tasks in the table, without loading the ECS SDK.
       ecs: onFirstUse(
-        () => aws.ecsLauncher({ agent, logger, metrics: options.metrics ?? noMetrics, warmTable }),
+        () => aws.ecsLauncher({ agent, logger, metrics, warmTable }),
         ecsWarmCount(aws, warmTable),
       ),
       eks: eksLauncherByAuth({
-        aws: onFirstUse(() => aws.eksLauncher({ agent, logger, metrics: options.metrics ?? noMetrics })),
+        aws: onFirstUse(() => aws.eksLauncher({ agent, logger, metrics })),
         // The Kubernetes client is loaded with the first pod of a pool that names a kubeconfig.
         kubeconfig: onFirstUse(async () => {
           const [{ EksLauncher }, { kubeconfigPodApis }] = await Promise.all([
             import('../adapters/aws/eks-launcher'),
             import('../adapters/aws/eks-kubeconfig'),
           ]);
-          return new EksLauncher({ podApi: kubeconfigPodApis(), agent, logger, metrics: options.metrics });
+          return new EksLauncher({ podApi: kubeconfigPodApis(), agent, logger, metrics });
         }),
       }),
     },
@@ -119,12 +128,12 @@ export async function startGrid(
     users,
     tokens: new SessionTokens(secret),
     logger,
-    metrics: options.metrics,
+    metrics,
     clock: systemClock,
     version: packageJson.version,
     configLoadedAt: systemClock.now(),
   };
-  const app = createApp(deps, { agent, webSockets: options.webSockets ?? true });
+  const app = createApp(deps, { agent, webSockets: options.webSockets ?? true, metricsPage: prometheus });
   const server = await new Promise<Server>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () =>
       resolve(started as Server),

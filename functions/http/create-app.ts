@@ -24,6 +24,13 @@ export interface AppOptions {
   webSockets?: boolean;
   /** Users who see every user's sessions on the status page and may end them (default: the config's `admins`). */
   admins?: readonly string[];
+  /** What `GET /metrics` answers, without credentials like /status (the Node server's Prometheus text); none: no such path. */
+  metricsPage?: MetricsPage;
+}
+
+export interface MetricsPage {
+  contentType: string;
+  scrape(): Promise<string>;
 }
 
 type Env = { Variables: { user: string } };
@@ -31,6 +38,8 @@ type Env = { Variables: { user: string } };
 // WebDriver clients use either root; Selenium 3 and ggr users expect /wd/hub.
 export const BASE_PATHS = ['', '/wd/hub'] as const;
 
+// Where Prometheus looks by default; a scraper has no WebDriver base path.
+const METRICS_PATH = '/metrics';
 const PUBLIC_PATHS = new Set(BASE_PATHS.flatMap((base) => [`${base}/status`, `${base}/ping`]));
 
 export function createApp(deps: GridDeps, options: AppOptions = {}) {
@@ -46,7 +55,8 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
   app.use(async (c, next) => {
     counter.requests++;
     // Health checks (load balancers, ggr's /ping) work without credentials, as in ggr.
-    if (!PUBLIC_PATHS.has(c.req.path)) c.set('user', await requestUser(deps, c.req.header('authorization')));
+    const open = PUBLIC_PATHS.has(c.req.path) || (options.metricsPage && c.req.path === METRICS_PATH);
+    if (!open) c.set('user', await requestUser(deps, c.req.header('authorization')));
     await next();
   });
 
@@ -110,6 +120,13 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
       rest: url.pathname.slice(prefix.length),
       search: url.search,
     });
+  }
+
+  const { metricsPage } = options;
+  if (metricsPage) {
+    app.get(METRICS_PATH, async (c) =>
+      c.body(await metricsPage.scrape(), 200, { 'content-type': metricsPage.contentType }),
+    );
   }
 
   // Read per request, so a config reload changes who is an admin.

@@ -371,16 +371,22 @@ describe('runOrphanCleanup: passes', () => {
     expect(await world.sessions.inUse()).toEqual({ 'spot-a': 2 });
   });
 
-  it('reports the sessions in use in every pool once a pass, zero included', async () => {
+  it('reports the sessions in use and the capacity of every pool once a pass, zero included', async () => {
     const world = setup();
     await world.sessions.acquire('live-1', { pool: 'spot-a', poolLimit: 5, user: 'guest' });
     await world.sessions.acquire('live-2', { pool: 'spot-a', poolLimit: 5, user: 'guest' });
     await world.run();
-    expect(world.metrics.gauges).toEqual([
+    const active = world.metrics.gauges.filter((gauge) => gauge.name === 'ActiveSessions');
+    expect(active).toEqual([
       { name: 'ActiveSessions', value: 2, dimensions: { pool: 'spot-a' } },
       { name: 'ActiveSessions', value: 0, dimensions: { pool: 'spot-b' } },
       { name: 'ActiveSessions', value: 0, dimensions: { pool: 'hub' } },
     ]);
+    const capacity = world.metrics.gauges.filter((gauge) => gauge.name === 'PoolCapacity');
+    expect(capacity.map((gauge) => gauge.dimensions?.pool)).toEqual(['spot-a', 'spot-b', 'hub']);
+    expect(capacity.every((gauge) => gauge.value > 0)).toBe(true);
+    // The queue is each router's own: the cleanup knows none.
+    expect(world.metrics.gauges.map((gauge) => gauge.name)).not.toContain('QueueWaiting');
   });
 
   it('paces StopTask: waits between stops, never before the first', async () => {

@@ -1,4 +1,4 @@
-/** What the app measures (the Metrics port): per session and per failed command, never per command. */
+/** What the app measures (the Metrics port): per session and per failed command, never a measurement per command. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeGrid, jsonRequest, newSession, startFakeGrid } from '../support/fake-grid';
 
@@ -66,10 +66,22 @@ describe('session metrics', () => {
     expect(names(grid.metrics.counts)).not.toContain('UpstreamErrors');
     await grid.launcher.started[0]?.upstream.close();
     expect((await grid.app.request(`/session/${id}/title`)).status).toBe(404);
-    expect(grid.metrics.counts.at(-1)).toEqual({
+    expect(grid.metrics.counts).toContainEqual({
       name: 'UpstreamErrors',
       dimensions: { pool: 'local' },
       value: undefined,
     });
+  });
+
+  it("counts a session's commands once, when it ends, in one measurement", async () => {
+    grid = startFakeGrid();
+    const id = await newSession(grid);
+    for (const path of ['title', 'url', 'title']) await grid.app.request(`/session/${id}/${path}`);
+    expect(names(grid.metrics.counts)).not.toContain('Commands');
+    await grid.app.request(`/session/${id}`, { method: 'DELETE' });
+    await grid.app.request(`/session/${id}`, { method: 'DELETE' });
+    expect(grid.metrics.counts.filter((count) => count.name === 'Commands')).toEqual([
+      { name: 'Commands', dimensions: { pool: 'local' }, value: 3 },
+    ]);
   });
 });

@@ -14,6 +14,28 @@ export const METRICS_NAMESPACE = 'gridgate';
 // Start latency is what users wait on: worth 1-second resolution (DESIGN; aws-constraints 14).
 const HIGH_RESOLUTION: ReadonlySet<MetricName> = new Set(['NewSessionLatency', 'LaunchStageLatency']);
 
+/**
+ * The CloudWatch unit of every metric gridgate writes, keyed by every name the port knows: a name added to
+ * MetricName without a unit here does not compile (the Prometheus adapter has the same table).
+ */
+export const EMF_UNITS: Record<MetricName, Unit> = {
+  SessionsRequested: MetricUnit.Count,
+  SessionsCreated: MetricUnit.Count,
+  SessionsFailed: MetricUnit.Count,
+  SessionFailurePercent: MetricUnit.Percent,
+  NewSessionLatency: MetricUnit.Milliseconds,
+  LaunchStageLatency: MetricUnit.Milliseconds,
+  QueueWait: MetricUnit.Milliseconds,
+  SpotFallbacks: MetricUnit.Count,
+  SpotInterruptions: MetricUnit.Count,
+  OrphansReaped: MetricUnit.Count,
+  UpstreamErrors: MetricUnit.Count,
+  Commands: MetricUnit.Count,
+  ActiveSessions: MetricUnit.Count,
+  PoolCapacity: MetricUnit.Count,
+  QueueWaiting: MetricUnit.Count,
+};
+
 export interface EmfMetricsOptions {
   /** The `service` dimension every metric carries: which function measured it (router, cleanup…). */
   service: string;
@@ -28,29 +50,24 @@ export class EmfMetrics implements Metrics {
   }
 
   count(name: MetricName, dimensions?: MetricDimensions, value = 1): void {
-    this.emit(name, MetricUnit.Count, value, dimensions);
+    this.emit(name, value, dimensions);
   }
 
   timing(name: MetricName, ms: number, dimensions?: MetricDimensions): void {
-    this.emit(name, MetricUnit.Milliseconds, ms, dimensions);
+    this.emit(name, ms, dimensions);
   }
 
   gauge(name: MetricName, value: number, dimensions?: MetricDimensions): void {
-    this.emit(
-      name,
-      name === 'SessionFailurePercent' ? MetricUnit.Percent : MetricUnit.Count,
-      value,
-      dimensions,
-    );
+    this.emit(name, value, dimensions);
   }
 
-  private emit(name: MetricName, unit: Unit, value: number, dimensions: MetricDimensions = {}) {
+  private emit(name: MetricName, value: number, dimensions: MetricDimensions = {}) {
     const single = this.powertools.singleMetric();
     for (const [dimension, label] of Object.entries(dimensions)) {
       // CloudWatch refuses empty dimension values; an absent label is simply not a dimension.
       if (label) single.addDimension(dimension, label);
     }
     const resolution = HIGH_RESOLUTION.has(name) ? MetricResolution.High : MetricResolution.Standard;
-    single.addMetric(name, unit, value, resolution);
+    single.addMetric(name, EMF_UNITS[name], value, resolution);
   }
 }

@@ -21,6 +21,7 @@ import {
   type StopReason,
   type WarmStopReason,
 } from '../../core/orphan-decisions';
+import { reportPoolGauges } from '../../core/pool-gauges';
 import type { Clock, Logger, Metrics, SessionRecord, SessionStore } from '../../core/ports';
 import { isTaskGone, isThrottling } from './ecs-retry';
 import { EcsTaskLister, type ListedTask } from './ecs-task-lister';
@@ -163,14 +164,11 @@ async function freeStaleSlots(deps: OrphanCleanupDeps, options: OrphanCleanupOpt
 }
 
 /**
- * Sessions in use per pool, every pool of the config (0 too, so a graph drops to zero), once a pass: the
- * one place that counts them without adding a read to any request.
+ * Sessions in use and capacity per pool, every pool of the config, once a pass: the one place that
+ * counts them without adding a read to any request (the queue is a router's own, so not known here).
  */
 async function reportActiveSessions(deps: OrphanCleanupDeps): Promise<void> {
-  const inUse = await deps.sessions.inUse();
-  for (const pool of Object.keys(deps.config.pools)) {
-    deps.metrics.gauge('ActiveSessions', inUse[pool] ?? 0, { pool });
-  }
+  reportPoolGauges(deps.metrics, Object.values(deps.config.pools), { inUse: await deps.sessions.inUse() });
 }
 
 /** The ECS clusters the config's ecs pools name, each with the names of its pools. */
