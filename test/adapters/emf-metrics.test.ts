@@ -1,32 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EmfMetrics } from '../../functions/adapters/aws/emf-metrics';
+import { useEmfOutput } from '../support/emf-output';
 
-interface EmfRecord {
-  _aws: {
-    Timestamp: number;
-    CloudWatchMetrics: {
-      Namespace: string;
-      Dimensions: string[][];
-      Metrics: { Name: string; Unit: string; StorageResolution?: number }[];
-    }[];
-  };
-  [key: string]: unknown;
-}
-
-let write: MockInstance;
-const records = (): EmfRecord[] => write.mock.calls.map(([chunk]) => JSON.parse(String(chunk)) as EmfRecord);
-
-beforeEach(() => {
-  // Powertools turns itself off in its dev mode; the router runs without it.
-  vi.stubEnv('POWERTOOLS_DEV', '');
-  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
-  write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-});
-
-afterEach(() => {
-  write.mockRestore();
-  vi.unstubAllEnvs();
-});
+const records = useEmfOutput();
 
 describe('EmfMetrics', () => {
   it('writes a count as one EMF record with its dimensions and the service', () => {

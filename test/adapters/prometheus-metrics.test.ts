@@ -1,9 +1,10 @@
 /** PrometheusMetrics: the same port calls as EMF, as Prometheus series; its text checked by promtool. */
 import { execFileSync } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EMF_UNITS, EmfMetrics } from '../../functions/adapters/aws/emf-metrics';
 import { PROMETHEUS_SERIES, PrometheusMetrics } from '../../functions/adapters/node/prometheus-metrics';
 import type { MetricName, Metrics } from '../../functions/core/ports';
+import { useEmfOutput } from '../support/emf-output';
 
 /** Each metric name through the port method its kind of measurement uses, as gridgate calls them. */
 function measureEverything(metrics: Metrics): void {
@@ -30,24 +31,13 @@ function promtoolCheckMetrics(text: string): string {
 }
 
 describe('PrometheusMetrics', () => {
-  let write: MockInstance;
-  beforeEach(() => {
-    vi.stubEnv('POWERTOOLS_DEV', '');
-    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
-    write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  });
-  afterEach(() => {
-    write.mockRestore();
-    vi.unstubAllEnvs();
-  });
+  const emfRecords = useEmfOutput();
 
   it('names the same set of metrics as EMF, fed by the same calls', async () => {
     expect(Object.keys(PROMETHEUS_SERIES).sort()).toEqual(Object.keys(EMF_UNITS).sort());
     measureEverything(new EmfMetrics({ service: 'router' }));
-    const emfNames = write.mock.calls.flatMap(([chunk]) =>
-      (
-        JSON.parse(String(chunk)) as { _aws: { CloudWatchMetrics: { Metrics: { Name: string }[] }[] } }
-      )._aws.CloudWatchMetrics.flatMap((directive) => directive.Metrics.map((metric) => metric.Name)),
+    const emfNames = emfRecords().flatMap((record) =>
+      record._aws.CloudWatchMetrics.flatMap((directive) => directive.Metrics.map((metric) => metric.Name)),
     );
     const prometheus = new PrometheusMetrics();
     // Gauges are levels set at each scrape; the counts and timings go in with them, once.
