@@ -10,6 +10,7 @@ import { gridPing, gridStatus, type RequestCounter } from './grid-info';
 import { createSession } from './new-session';
 import { userQuota } from './quota';
 import { requestUser } from './request-user';
+import { commandWait, waitSignal } from './runtime-limits';
 import { registerUiRoutes } from './ui/ui-routes';
 import { createUpstreamAgent } from './upstream-client';
 import { verifySession } from './verify-session';
@@ -64,6 +65,10 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     app.post(`${base}/session`, (c) => createSession(c, deps, agent, base, newSessionMode));
     app.delete(`${base}/session/:id`, async (c) => {
       const claims = verifySession(deps, c.req.param('id'), c.get('user'));
+      // Under a runtime's limits (Lambda) the browser's answer is awaited only while there is time to
+      // give one; a browser that cannot say goodbye in time is stopped all the same.
+      const wait = commandWait(c.env, Date.now());
+      const bounded = wait && waitSignal(wait, c.req.raw.signal);
       let response: Dispatcher.ResponseData;
       try {
         const endpoint = sessionEndpoint(deps, claims);
@@ -72,9 +77,13 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
           path: `${endpoint.basePath}/session/${claims.upstreamId}`,
           method: 'DELETE',
           headers: endpoint.authorization ? { authorization: endpoint.authorization } : {},
+          ...(bounded ? { signal: bounded.signal } : {}),
         });
       } catch (error) {
+        if (bounded?.signal.aborted && !c.req.raw.signal.aborted) await endSession(deps, claims, 'deleted');
         throw await translateUpstreamError(deps, claims, error);
+      } finally {
+        bounded?.answered();
       }
       const body = await response.body.text();
       // Stopping the browser before answering means nothing is left running once the client hears back.

@@ -14,6 +14,7 @@ import { WebDriverError } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import type { SessionClaims } from '../core/session-token';
 import { byteLimit, checkDeclaredLength } from './request-body';
+import { commandWait, waitSignal } from './runtime-limits';
 import { isUnreachable, sessionGone } from './session-gone';
 import { clientResponseHeaders, upstreamRequestHeaders } from './upstream-client';
 
@@ -113,6 +114,11 @@ async function streamIntoNodeResponse(
   }
 }
 
+/**
+ * The portable path, which the Lambda handler takes: the answer's head must come before the runtime's
+ * limits cut the request (the invocation deadline, the front door's silence limit; runtime-limits.ts),
+ * or the client gets W3C `timeout` while there is still time to say so.
+ */
 async function forwardPortably(c: Context, deps: GridDeps, agent: Dispatcher, command: Command) {
   const limit = deps.config.limits.maxBodySize;
   const request = c.req.raw;
@@ -124,12 +130,20 @@ async function forwardPortably(c: Context, deps: GridDeps, agent: Dispatcher, co
     request.body && request.method !== 'GET' && request.method !== 'HEAD'
       ? pipeline(Readable.fromWeb(request.body as never), byteLimit(limit), () => {})
       : null;
-  const response = await agent.request({
-    ...target(deps, command, headers),
-    method: request.method as Dispatcher.HttpMethod,
-    body,
-    signal: request.signal,
-  });
+  const wait = commandWait(c.env, Date.now());
+  const bounded = wait && waitSignal(wait, request.signal);
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await agent.request({
+      ...target(deps, command, headers),
+      method: request.method as Dispatcher.HttpMethod,
+      body,
+      signal: bounded?.signal ?? request.signal,
+      ...(wait?.bodyIdleMs === undefined ? {} : { bodyTimeout: wait.bodyIdleMs }),
+    });
+  } finally {
+    bounded?.answered();
+  }
   const responseHeaders = new Headers();
   for (const [name, value] of Object.entries(clientResponseHeaders(response.headers))) {
     for (const item of Array.isArray(value) ? value : [value]) responseHeaders.append(name, item);

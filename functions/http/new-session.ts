@@ -27,6 +27,7 @@ import { matchForUser, userRule } from '../core/user-rules';
 import { type CreatedSession, type LaunchAttempt, launchSession } from './launch-session';
 import { publicWebSocketBase, rewriteWebSocketCapabilities, withoutWebSockets } from './public-url';
 import { readText } from './request-body';
+import { type Deadline, requestDeadline } from './runtime-limits';
 
 export interface NewSessionOptions {
   /** Whether clients can reach gridgate over WebSockets; not behind Lambda, so no WebSocket URLs then. */
@@ -34,22 +35,9 @@ export interface NewSessionOptions {
 }
 
 /**
- * A runtime's own end, when it has one sooner than the config's timeouts: `c.env.deadline` (epoch ms,
- * real time), set per request by the Lambda handler, and whose time it is (`c.env.deadlineSource`).
+ * The budget left before a runtime's own end (a Lambda's, runtime-limits.ts), never below 0 (then the
+ * work is refused at once).
  */
-interface Deadline {
-  at: number;
-  source: string;
-}
-
-function requestDeadline(c: Context): Deadline | undefined {
-  const env = c.env as { deadline?: unknown; deadlineSource?: unknown } | undefined;
-  if (typeof env?.deadline !== 'number') return undefined;
-  const source = typeof env.deadlineSource === 'string' ? env.deadlineSource : 'the runtime';
-  return { at: env.deadline, source };
-}
-
-/** The budget left before the deadline, never below 0 (then the work is refused at once). */
 function untilDeadline(deadline: Deadline | undefined, budgetMs: number): number {
   return deadline ? Math.max(0, Math.min(budgetMs, deadline.at - Date.now())) : budgetMs;
 }
@@ -66,7 +54,7 @@ export async function createSession(
   const match = matchForUser(deps.config, user, request.candidates);
   const { [GRIDGATE_OPTIONS]: options, ...capabilities } = match.capabilities;
   const limits = sessionLimits(deps.config, options);
-  const deadline = requestDeadline(c);
+  const deadline = requestDeadline(c.env);
   const waitMs = untilDeadline(deadline, queueTimeout(deps.config, options));
   const { browserName, browserVersion } = match;
   const label = `${browserName} ${browserVersion}`;

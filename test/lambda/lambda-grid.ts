@@ -1,10 +1,16 @@
 /** The fake grid (test/support/fake-grid) served the way the router Lambda serves it, through the harness. */
 
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { LambdaHttpEvent } from '../../functions/adapters/lambda/lambda-request';
 import { streamingHandler } from '../../functions/adapters/lambda/streaming-handler';
 import { createApp } from '../../functions/http/create-app';
 import { type FakeGrid, type FakeGridOptions, startFakeGrid } from '../support/fake-grid';
-import { type Invocation, type InvokeOptions, invoke } from '../support/lambda-stream-harness';
+import {
+  type Invocation,
+  type InvokeOptions,
+  installLambdaRuntime,
+  invoke,
+} from '../support/lambda-stream-harness';
 
 export interface LambdaGrid {
   grid: FakeGrid;
@@ -14,13 +20,42 @@ export interface LambdaGrid {
   handlerErrors: unknown[];
 }
 
+type LambdaGridOptions = FakeGridOptions & { safetyMarginMs?: number; restSilenceMs?: number };
+
+/** A W3C new-session body for Chrome. */
+export const NEW_CHROME = JSON.stringify({ capabilities: { alwaysMatch: { browserName: 'chrome' } } });
+
+/**
+ * For a test file: the harness's runtime installed around its tests, and the grid a test starts with
+ * `start()` closed after it.
+ */
+export function useLambdaGrids(): { start(options?: LambdaGridOptions): LambdaGrid } {
+  let uninstall: (() => void) | undefined;
+  let current: LambdaGrid | undefined;
+  beforeAll(() => {
+    uninstall = installLambdaRuntime();
+  });
+  afterAll(() => uninstall?.());
+  afterEach(async () => {
+    await current?.grid.close();
+    current = undefined;
+  });
+  return {
+    start: (options) => {
+      current = startLambdaGrid(options);
+      return current;
+    },
+  };
+}
+
 /** Needs the harness's runtime installed (installLambdaRuntime) before it is called. */
-export function startLambdaGrid(options: FakeGridOptions & { safetyMarginMs?: number } = {}): LambdaGrid {
+export function startLambdaGrid(options: LambdaGridOptions = {}): LambdaGrid {
   const grid = startFakeGrid(options);
   const app = createApp(grid.deps, { agent: grid.agent, webSockets: false });
   const handlerErrors: unknown[] = [];
   const handler = streamingHandler((request, env) => app.fetch(request, env), {
     safetyMarginMs: options.safetyMarginMs,
+    restSilenceMs: options.restSilenceMs,
     onError: (error) => handlerErrors.push(error),
   });
   return {

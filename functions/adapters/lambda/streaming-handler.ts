@@ -10,7 +10,7 @@
  */
 import { invalidArgument, WebDriverError } from '../../core/errors';
 import { type LambdaContextLike, lambdaRuntime, type StreamingHandler } from './lambda-globals';
-import { type LambdaHttpEvent, toRequest } from './lambda-request';
+import { isFunctionUrlEvent, type LambdaHttpEvent, toRequest } from './lambda-request';
 import { ResponseStreamClosed, writeResponse } from './lambda-response-stream';
 
 /** What the app finds in `c.env` for a request served by Lambda. */
@@ -21,6 +21,8 @@ export interface LambdaBindings {
   deadline: number;
   /** Says whose time `deadline` is, for error messages. */
   deadlineSource: string;
+  /** How long the front door lets the answer sit silent, when it limits that (API Gateway REST). */
+  silenceLimit?: { ms: number; source: string };
 }
 
 export type FetchLike = (request: Request, env: LambdaBindings) => Response | Promise<Response>;
@@ -33,9 +35,15 @@ export interface StreamingHandlerOptions {
   safetyMarginMs?: number;
   /** Told of failures the client cannot hear of in full: the app's own error handling failing, a cut body. */
   onError?: (error: unknown) => void;
+  /**
+   * How long API Gateway REST lets a streamed answer go without a byte. Default 5 minutes (a Regional
+   * REST API with response streaming; the stack makes no other kind). Function URLs have no such limit.
+   */
+  restSilenceMs?: number;
 }
 
 const DEFAULT_SAFETY_MARGIN_MS = 3000;
+const REST_STREAMING_IDLE_MS = 5 * 60_000;
 
 export function streamingHandler(
   fetch: FetchLike,
@@ -58,6 +66,9 @@ export function streamingHandler(
         lambdaContext: context,
         deadline: Date.now() + context.getRemainingTimeInMillis() - margin,
         deadlineSource: 'the Lambda function timeout',
+        ...(isFunctionUrlEvent(event)
+          ? {}
+          : { silenceLimit: { ms: options.restSilenceMs ?? REST_STREAMING_IDLE_MS, source: 'API Gateway' } }),
       });
       await writeResponse(runtime, responseStream, response);
     } catch (error) {
