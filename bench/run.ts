@@ -39,7 +39,8 @@ try {
 installExitHandlers();
 const deadline = setTimeout(() => {
   console.error(`bench: still running after ${options.deadlineMs / 60_000} min, giving up`);
-  void stopEverything().finally(() => process.exit(1));
+  const exit = () => process.exit(1);
+  stopEverything().then(exit, exit);
 }, options.deadlineMs);
 const started = performance.now();
 const client = new WebDriverClient();

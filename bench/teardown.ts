@@ -50,7 +50,8 @@ export function installExitHandlers(): void {
     process.on(signal, () => {
       if (stopping) return;
       console.error(`\nbench: ${signal}, stopping browsers…`);
-      void stopEverything().finally(() => process.exit(code));
+      const exit = () => process.exit(code);
+      stopEverything().then(exit, exit);
     });
   }
   process.once('exit', () => {

@@ -43,7 +43,7 @@ export interface OrphanPolicy {
 export function isStaleSlot(
   slot: HeldSlot,
   running: ReadonlySet<string>,
-  policy: OrphanPolicy,
+  policy: Pick<OrphanPolicy, 'newSessionMs' | 'graceMs'>,
   now: number,
 ): boolean {
   return !running.has(slot.key) && now - slot.acquiredAt > policy.newSessionMs + policy.graceMs;

@@ -130,7 +130,7 @@ export class SlotQueue {
       // Set when the deadline passes or the client leaves: how to settle once no attempt is running.
       let stopWith: (() => void) | undefined;
 
-      const waiter: Waiter = { user, pools: options.pools, refusal, wake: () => void tryNow() };
+      const waiter: Waiter = { user, pools: options.pools, refusal, wake: () => tryAgain() };
       const settle = (how: () => void) => {
         if (settled) return;
         settled = true;
@@ -169,6 +169,10 @@ export class SlotQueue {
         }
         if (stopWith) settle(stopWith);
       };
+      // From timers and wake-ups, which nobody awaits: whatever escapes a try settles this request.
+      const tryAgain = () => {
+        tryNow().catch((error: unknown) => settle(() => reject(error)));
+      };
 
       const ahead = this.waiters.filter((w) => w.user === user).length;
       this.waiters.push(waiter);
@@ -183,12 +187,12 @@ export class SlotQueue {
       signal.addEventListener('abort', onAbort, { once: true });
       const tick = () => {
         recheck = this.timers.setTimeout(tick, this.recheckMs);
-        void tryNow();
+        tryAgain();
       };
       let recheck = this.timers.setTimeout(tick, this.recheckMs);
       options.onWait?.(refusal, ahead);
       // First in line without having tried, or a slot freed since the first try: try now.
-      if (refusal === undefined || this.generation !== seen) void tryNow();
+      if (refusal === undefined || this.generation !== seen) tryAgain();
     });
   }
 

@@ -6,6 +6,7 @@
 import { fingerprint, fingerprintSync } from '../adapters/node/file-fingerprint';
 import { type Config, ConfigError } from '../core/config';
 import type { GridDeps } from '../core/grid-deps';
+import { type PeriodicTask, runEvery } from '../core/periodic-task';
 import { pruneRetiredPools, swapConfig, unservablePools } from '../core/swap-config';
 import { readGridConfig } from './load-config';
 
@@ -23,10 +24,9 @@ const DEFAULT_POLL_MS = 2000;
 export type ReloadTrigger = 'SIGHUP' | 'file changed';
 
 export class ConfigReloader {
-  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly polling: PeriodicTask | undefined;
   private fingerprint: string | undefined;
   private readonly deployment: string | undefined;
-  private polling = false;
   // Reloads run one at a time, in the order asked, so the last file read is the one that stays.
   private last: Promise<unknown> = Promise.resolve();
 
@@ -40,32 +40,26 @@ export class ConfigReloader {
     if (path === undefined) return;
     this.fingerprint = options.fingerprint ?? fingerprintSync(path);
     const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
-    if (pollMs > 0) {
-      this.timer = setInterval(() => void this.poll(), pollMs);
-      this.timer.unref();
-    }
+    if (pollMs > 0) this.polling = runEvery('config poll', pollMs, () => this.poll(), deps.logger);
   }
 
-  /** Reads the file again and swaps it in; false (and logged) when it was not swapped in. */
+  /** Reads the file again and swaps it in; false (and logged) when it was not swapped in. Never rejects. */
   reload(trigger: ReloadTrigger): Promise<boolean> {
-    const done = this.last.then(() => this.reloadNow(trigger));
+    const done = this.last.then(() =>
+      this.reloadNow(trigger).catch((error: unknown) => this.failed(trigger, [String(error)])),
+    );
     this.last = done.catch(() => undefined);
     return done;
   }
 
   /** Stops watching the file. */
   close(): void {
-    clearInterval(this.timer);
+    this.polling?.stop();
   }
 
   private async poll(): Promise<void> {
-    if (this.polling || this.path === undefined) return; // a slow disk: the last check is still running
-    this.polling = true;
-    try {
-      if ((await fingerprint(this.path)) !== this.fingerprint) await this.reload('file changed');
-    } finally {
-      this.polling = false;
-    }
+    if (this.path === undefined) return;
+    if ((await fingerprint(this.path)) !== this.fingerprint) await this.reload('file changed');
   }
 
   private async reloadNow(trigger: ReloadTrigger): Promise<boolean> {

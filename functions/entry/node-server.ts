@@ -9,8 +9,14 @@ const logger = new JsonLogger();
 // SIGHUP during start-up would end the process; one that arrives then is carried out once started.
 let grid: RunningGrid | undefined;
 let reloadWhenStarted = false;
+// reload() logs its outcome (CONFIG_RELOADED or CONFIG_RELOAD_FAILED) and is not meant to reject.
+const reload = (running: RunningGrid): void => {
+  running
+    .reload('SIGHUP')
+    .catch((error: unknown) => console.error(`gridgate: reload failed: ${String(error)}`));
+};
 process.on('SIGHUP', () => {
-  if (grid) void grid.reload('SIGHUP');
+  if (grid) reload(grid);
   else reloadWhenStarted = true;
 });
 try {
@@ -24,7 +30,7 @@ try {
   });
   grid = started;
   console.error(`gridgate: WebDriver grid ready at ${started.url} (also ${started.url}/wd/hub)`);
-  if (reloadWhenStarted) void started.reload('SIGHUP');
+  if (reloadWhenStarted) reload(started);
   // `on`, not `once`: a second signal (a process group kill plus a relay) must not end Node mid-shutdown.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {

@@ -17,7 +17,9 @@ import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import { isHubOrigin } from '../core/browser-network';
 import type { Config } from '../core/config';
 import { endAllSessions, endSession, expireSessions } from '../core/end-session';
+import { freeStaleSlots } from '../core/free-stale-slots';
 import { type GridDeps, poolsNamed } from '../core/grid-deps';
+import { runEvery } from '../core/periodic-task';
 import { reportGridGauges } from '../core/pool-gauges';
 import { type Logger, type Metrics, type SessionRecord, systemClock } from '../core/ports';
 import { SessionTokens } from '../core/session-token';
@@ -60,6 +62,10 @@ export interface StartOptions {
   aws?: AwsAdapters;
   /** Where measurements go (EMF in a Lambda Web Function); by default Prometheus series at GET /metrics. */
   metrics?: Metrics;
+  /** How often the expiry and stale-slot sweeps run: by default 1 s, 10 s with a shared store. */
+  sweepMs?: number;
+  /** How long past `timeouts.newSession` a slot without a session is left alone (see freeStaleSlots). */
+  staleSlotGraceMs?: number;
 }
 
 export async function startGrid(
@@ -92,10 +98,16 @@ export async function startGrid(
   const launcher = new ChromedriverLauncher({
     onUnexpectedExit: (handle, code, signal) => {
       logger.log('BROWSER_EXITED', { handle, code, signal });
-      void sessions.running().then((running) => {
-        const record = running.find((r) => r.handle === handle);
-        if (record) return endSession(deps, record, 'browser exited');
-      });
+      // The store may be down just now: the session then ends at its idle timeout, by the sweep.
+      sessions
+        .running()
+        .then((running) => {
+          const record = running.find((r) => r.handle === handle);
+          if (record) return endSession(deps, record, 'browser exited');
+        })
+        .catch((error: unknown) =>
+          logger.log('BACKGROUND_TASK_FAILED', { task: 'browser exit', handle, error: String(error) }),
+        );
     },
   });
   prometheus?.onScrape((into) => reportGridGauges(deps, into));
@@ -147,15 +159,23 @@ export async function startGrid(
   const runsHere = (record: SessionRecord) => isLocal(record) && launcher.running().includes(record.handle);
   // With a shared store, any router may end an ecs or hub session, but a local one only where it runs.
   const ours = (record: SessionRecord) => !shared || !isLocal(record) || runsHere(record);
-  const sweep = setInterval(
-    () => void expireSessions(deps, ours),
-    shared ? SHARED_EXPIRY_SWEEP_MS : EXPIRY_SWEEP_MS,
-  );
-  sweep.unref();
+  const sweepMs = options.sweepMs ?? (shared ? SHARED_EXPIRY_SWEEP_MS : EXPIRY_SWEEP_MS);
+  const sweeps = [
+    runEvery('expiry sweep', sweepMs, () => expireSessions(deps, ours), logger),
+    // A head that died between taking a slot and recording its session (or a release the store refused)
+    // would keep the slot for good: whichever head sweeps first frees it.
+    runEvery('stale-slot sweep', sweepMs, () => freeStaleSlots(deps, options.staleSlotGraceMs), logger),
+  ];
   launcher.keepWarm(Object.values(deps.config.pools));
   // Reads deps.config at every tick, so a reload that changes or removes a pool's `warm` takes effect.
-  const warmth = setInterval(() => launcher.keepWarm(Object.values(deps.config.pools)), WARM_CHECK_MS);
-  warmth.unref();
+  sweeps.push(
+    runEvery(
+      'warm browsers',
+      WARM_CHECK_MS,
+      () => launcher.keepWarm(Object.values(deps.config.pools)),
+      logger,
+    ),
+  );
   const reloader = new ConfigReloader(deps, options.configPath, {
     pollMs: options.reloadPollMs,
     fingerprint: options.configFingerprint,
@@ -171,14 +191,17 @@ export async function startGrid(
     closing ??= (async () => {
       // Queued requests wake up, see the server stopping and give their slots back.
       deps.queue.notify();
-      logger.log('SERVER_STOPPING', { sessions: (await sessions.running()).length });
-      clearInterval(sweep);
-      clearInterval(warmth);
+      // A store that is down must not stop the shutdown: the browsers this process runs still stop.
+      const running = await sessions.running().catch(() => undefined);
+      logger.log('SERVER_STOPPING', { sessions: running?.length ?? null });
+      for (const sweep of sweeps) sweep.stop();
       reloader.close();
       users?.close();
       const closed = new Promise((resolve) => server.close(resolve));
       // With a shared store, sessions in ecs and hub pools outlive this router: others serve them.
-      await endAllSessions(deps, 'server shutdown', shared ? runsHere : () => true);
+      await endAllSessions(deps, 'server shutdown', shared ? runsHere : () => true).catch((error: unknown) =>
+        logger.log('BACKGROUND_TASK_FAILED', { task: 'shutdown', error: String(error) }),
+      );
       await launcher.stopAll(); // sessions still being created too, and warm browsers
       server.closeAllConnections();
       await closed;

@@ -74,7 +74,10 @@ export function addTransactions(server: Server): void {
         new Promise<void>((done) => {
           res.once('close', done);
           if (req.headers['x-amz-target'] !== TARGET) return dynalite(req, res);
-          void transact(req, endpointOf(server), keySchemas).then((answer) => send(res, answer));
+          transact(req, endpointOf(server), keySchemas).then(
+            (answer) => send(res, answer),
+            () => res.destroy(),
+          );
         }),
     );
     queue = turn.catch(() => {});

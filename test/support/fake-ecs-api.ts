@@ -76,7 +76,9 @@ export class FakeEcsApi {
   private readonly containers: LoopbackChromedrivers;
 
   private constructor(private readonly options: FakeEcsOptions) {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch(() => res.destroy());
+    });
     this.containers = new LoopbackChromedrivers(options.containerPort, options.chromedriver);
   }
 

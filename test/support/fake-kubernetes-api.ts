@@ -62,7 +62,9 @@ export class FakeKubernetesApi {
   private readonly server: Server;
 
   private constructor(private readonly options: FakeKubernetesOptions) {
-    const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
+      this.handle(req, res).catch(() => res.destroy());
+    };
     const tls = options.tls;
     this.server = tls
       ? createTlsServer(

@@ -114,7 +114,7 @@ export class FakeUpstream {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', async () => {
+      req.on('end', () => {
         const recorded: RecordedRequest = {
           method: req.method ?? '',
           path: req.url ?? '',
@@ -122,8 +122,14 @@ export class FakeUpstream {
           body: Buffer.concat(chunks).toString('utf8'),
         };
         this.requests.push(recorded);
-        const answer = await this.answer(recorded);
-        res.writeHead(answer.status, answer.headers ?? {}).end(answer.body);
+        // A `respond` that throws answers 500 with its message, where the test will see it.
+        Promise.resolve(recorded)
+          .then((request) => this.answer(request))
+          .catch((error: unknown) =>
+            jsonAnswer(500, { value: { error: 'unknown error', message: String(error) } }),
+          )
+          .then((answer) => res.writeHead(answer.status, answer.headers ?? {}).end(answer.body))
+          .catch(() => res.destroy());
       });
     });
   }

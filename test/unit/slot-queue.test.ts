@@ -178,9 +178,12 @@ describe('SlotQueue', () => {
     expect(await hasty).toBeInstanceOf(QueueTimeoutError);
     await timers.advance(57_999);
     let patientDone = false;
-    void patient.then(() => {
-      patientDone = true;
-    });
+    patient.then(
+      () => {
+        patientDone = true;
+      },
+      () => {},
+    );
     await settle();
     expect(patientDone).toBe(false);
     await timers.advance(1);
@@ -200,7 +203,7 @@ describe('SlotQueue', () => {
   it('gives a request that timed out behind its user’s own the head’s refusal', async () => {
     const { take, timers } = setup(1);
     await take('held');
-    void take('head', 'alice', 10_000);
+    take('head', 'alice', 10_000).catch(() => {});
     await settle();
     const behind = await take('behind', 'alice', 0);
     expect(behind).toMatchObject({ refusal: 'full (1)' });

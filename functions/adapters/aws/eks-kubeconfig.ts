@@ -81,7 +81,7 @@ export function kubeconfigConnection(config: KubeConfig): () => Promise<ApiConne
       .digest('hex');
     if (current?.id !== id) {
       // A renewed client certificate: new connections with it; the old agent ends once its calls finish.
-      void current?.agent.close();
+      current?.agent.close().catch(() => undefined); // already closed: nothing left to end
       current = { id, agent: new Agent({ connect: definedOnly(tls) }) };
     }
     return { headers: headersOf(options), dispatcher: current.agent };

@@ -11,9 +11,9 @@
  */
 import { type ECSClient, StopTaskCommand } from '@aws-sdk/client-ecs';
 import type { Config } from '../../core/config';
+import { staleSlots } from '../../core/free-stale-slots';
 import {
   type GoneReason,
-  isStaleSlot,
   judgeRecord,
   judgeTask,
   type OrphanPolicy,
@@ -141,21 +141,15 @@ export async function runOrphanCleanup(
 }
 
 /**
- * Frees slots no running session holds, past any launch's length: without this a router that died at
- * the wrong moment would keep a pool (and a user) a slot short for good. After the task pass, which
- * ends the records of gone tasks, so their slots are freed the same pass.
+ * Frees slots no running session holds, past any launch's length (core/free-stale-slots.ts). After the
+ * task pass, which ends the records of gone tasks, so their slots are freed the same pass.
  */
 async function freeStaleSlots(deps: OrphanCleanupDeps, options: OrphanCleanupOptions, report: CleanupReport) {
   const policy = {
     newSessionMs: deps.config.timeouts.newSession,
-    maxAgeMs: deps.config.timeouts.maxAge,
     graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
   };
-  const [slots, running] = await Promise.all([deps.sessions.slots(), deps.sessions.running()]);
-  const live = new Set(running.map((record) => record.key));
-  const now = deps.clock.now();
-  for (const slot of slots) {
-    if (!isStaleSlot(slot, live, policy, now)) continue;
+  for (const slot of await staleSlots(deps.sessions, policy, deps.clock.now())) {
     if (!report.dryRun) await deps.sessions.release(slot.key);
     report.reaped['stale slot'] = (report.reaped['stale slot'] ?? 0) + 1;
     report.total++;

@@ -4,6 +4,7 @@
  * Changes are found by polling the file's stat every two seconds (see file-fingerprint.ts for why not
  * fs.watch): editors and `htpasswd` itself replace the file by rename.
  */
+import { type PeriodicTask, runEvery } from '../../core/periodic-task';
 import type { Clock, Logger, UserDirectory } from '../../core/ports';
 import { fingerprint, fingerprintSync } from '../node/file-fingerprint';
 import { readHtpasswdFile, readHtpasswdFileSync, UsersFileError } from './htpasswd-file';
@@ -24,8 +25,7 @@ const DEFAULT_CACHE_MS = 60_000;
 
 export class HtpasswdUserDirectory implements UserDirectory {
   private readonly cache: VerificationCache;
-  private readonly timer: NodeJS.Timeout | undefined;
-  private polling = false;
+  private readonly polling: PeriodicTask | undefined;
 
   /** Reads the file now; a missing, unreadable or invalid file throws UsersFileError naming it. */
   static open(path: string, options: HtpasswdOptions): HtpasswdUserDirectory {
@@ -43,10 +43,7 @@ export class HtpasswdUserDirectory implements UserDirectory {
     this.cache = new VerificationCache(options.clock, options.cacheMs ?? DEFAULT_CACHE_MS);
     options.logger.log('USERS_LOADED', { path, users: users.size, reload: false });
     const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
-    if (pollMs > 0) {
-      this.timer = setInterval(() => void this.poll(), pollMs);
-      this.timer.unref();
-    }
+    if (pollMs > 0) this.polling = runEvery('users poll', pollMs, () => this.poll(), options.logger);
   }
 
   verify(user: string, password: string): Promise<boolean> {
@@ -57,21 +54,15 @@ export class HtpasswdUserDirectory implements UserDirectory {
 
   /** Stops watching the file. */
   close(): void {
-    clearInterval(this.timer);
+    this.polling?.stop();
   }
 
   private async poll(): Promise<void> {
-    if (this.polling) return; // a slow disk: the last check is still running
-    this.polling = true;
-    try {
-      const seen = await fingerprint(this.path);
-      if (seen === this.fingerprint) return;
-      // Recorded even when the reload fails, so a broken or missing file is reported once, not every poll.
-      this.fingerprint = seen;
-      await this.reload();
-    } finally {
-      this.polling = false;
-    }
+    const seen = await fingerprint(this.path);
+    if (seen === this.fingerprint) return;
+    // Recorded even when the reload fails, so a broken or missing file is reported once, not every poll.
+    this.fingerprint = seen;
+    await this.reload();
   }
 
   /** Reads the file again; on any problem keeps the users it had and says why. */

@@ -74,15 +74,16 @@ export async function launchChromium(
 ): Promise<LaunchedChromium> {
   // Chromium's logging (--enable-logging) goes nowhere: nobody reads it before a session, as with chromedriver.
   const child = spawn(binary, args, { detached: true, stdio: 'ignore', env });
+  let gone = false;
   const exited = new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.once('error', () => resolve());
+    const done = () => {
+      gone = true;
+      resolve();
+    };
+    child.once('exit', done);
+    child.once('error', done);
   });
   onSpawn(child, exited);
-  let gone = false;
-  void exited.then(() => {
-    gone = true;
-  });
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
     signal.throwIfAborted();
