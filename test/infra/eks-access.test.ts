@@ -99,8 +99,14 @@ describe('an eks pool on an existing cluster (eks-pool example: Spot and on-dema
     for (const type of ['AWS::EKS::Cluster', 'Custom::AWSCDK-EKS-KubernetesResource', 'Custom::AWS']) {
       template.resourceCountIs(type, 0);
     }
-    // Only the grid's own functions (router, cleanup, Spot interruptions): no kubectl or provider Lambda.
-    template.resourceCountIs('AWS::Lambda::Function', 3);
+    // Only the grid's own functions (router, cleanup, Spot interruptions, and the REST front door's
+    // account CloudWatch role setter): no kubectl or provider Lambda.
+    expect(
+      Object.keys(template.findResources('AWS::Lambda::Function')).map((id) =>
+        id.replace(/[0-9A-F]{8}$/, ''),
+      ),
+    ).toEqual(expect.arrayContaining(['FrontDoorRouter', 'FrontDoorAccountLoggingRoleSetter']));
+    template.resourceCountIs('AWS::Lambda::Function', 4);
   });
 
   it('grants no EKS IAM action: tokens are signed locally, endpoint and CA come from the config', () => {
