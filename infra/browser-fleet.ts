@@ -4,7 +4,7 @@
  * WebDriver traffic from the router only. Also the IAM grants that start, watch and stop those tasks.
  */
 import { join } from 'node:path';
-import { ArnFormat, type CfnResource, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, type CfnResource, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { type IConnectable, type ISubnet, type IVpc, Port, SecurityGroup } from 'aws-cdk-lib/aws-ec2';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import {
@@ -22,6 +22,7 @@ import { Construct } from 'constructs';
 import { TASK_TAGS } from '../functions/adapters/aws/task-tags';
 import type { EcsPoolConfig } from '../functions/core/config';
 import type { EcsPoolDeployment } from '../functions/core/deployment';
+import { movingTagWarning } from './browser-image-tag';
 
 export interface BrowserFleetProps {
   vpc: IVpc;
@@ -86,6 +87,9 @@ export class BrowserFleet extends Construct {
 
   private taskDefinition(pool: EcsPoolConfig): FargateTaskDefinition {
     const arm = pool.architecture === 'arm64';
+    const mirrored = this.props.mirrorImages ?? true;
+    const moving = movingTagWarning(pool.name, pool.image, mirrored);
+    if (moving) Annotations.of(this).addWarningV2(`gridgate:movingImageTag:${pool.name}`, moving);
     const definition = new FargateTaskDefinition(this, `Pool-${pool.name}`, {
       cpu: pool.cpu,
       memoryLimitMiB: pool.memory,
@@ -96,13 +100,12 @@ export class BrowserFleet extends Construct {
     });
     definition.addContainer('Browser', {
       containerName: pool.containerName,
-      image:
-        (this.props.mirrorImages ?? true)
-          ? ContainerImage.fromAsset(join(import.meta.dirname, 'browser-image'), {
-              buildArgs: { IMAGE: pool.image },
-              platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64,
-            })
-          : ContainerImage.fromRegistry(pool.image),
+      image: mirrored
+        ? ContainerImage.fromAsset(join(import.meta.dirname, 'browser-image'), {
+            buildArgs: { IMAGE: pool.image },
+            platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64,
+          })
+        : ContainerImage.fromRegistry(pool.image),
       portMappings: [{ containerPort: pool.port }],
       environment: {
         // One session per task, then the node drains and the task exits: a fresh browser every time.

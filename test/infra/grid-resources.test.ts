@@ -1,9 +1,13 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Vpc } from 'aws-cdk-lib/aws-ec2';
 import { describe, expect, it } from 'vitest';
+import type { EcsPoolConfig } from '../../functions/core/config';
+import { imageTag } from '../../infra/browser-image-tag';
 import { readGridConfig } from '../../infra/grid-config';
-import { gridStack, logicalId, MULTI_POOL, multiPoolTemplate } from './grid-stack-fixture';
+import { gridStack, logicalId, MULTI_POOL, multiPoolTemplate, ROOT } from './grid-stack-fixture';
 
 const TASK_DEFINITION = 'AWS::ECS::TaskDefinition';
 
@@ -90,10 +94,39 @@ describe('the browser fleet (multi-pool example: chrome-spot on x86 Spot, chromi
     expect(JSON.stringify(image)).toContain('container-assets');
   });
 
+  it('warns at synth of a pool on a moving tag, mirrored or not, and not of a dated tag or a digest', () => {
+    const warnings = (image: string, mirrorImages = true) => {
+      const config = readGridConfig(MULTI_POOL);
+      const pool = config.pools['chrome-spot'] as EcsPoolConfig;
+      pool.image = image;
+      return Annotations.fromStack(gridStack({ config, browsers: { mirrorImages } }))
+        .findWarning('*', Match.stringLikeRegexp('moving tag'))
+        .map((warning) => String(warning.entry.data));
+    };
+    expect(warnings('selenium/standalone-chrome:latest')).toEqual([
+      expect.stringMatching(/pool "chrome-spot".*never updates.*Pin a dated tag/),
+    ]);
+    expect(warnings('selenium/standalone-chrome')).toHaveLength(1);
+    expect(warnings('registry.example.com:5000/browsers/chrome', false)).toEqual([
+      expect.stringMatching(/changes under running suites/),
+    ]);
+    expect(warnings('selenium/standalone-chrome:4.39.0-20251202')).toEqual([]);
+    expect(warnings(`selenium/standalone-chrome@sha256:${'a'.repeat(64)}`)).toEqual([]);
+  });
+
+  it('pins every example config image by a dated tag or digest', () => {
+    for (const example of readdirSync(join(ROOT, 'infra/examples'))) {
+      const config = readGridConfig(join(ROOT, 'infra/examples', example));
+      for (const pool of Object.values(config.pools)) {
+        if ('image' in pool) expect([example, imageTag(pool.image)]).not.toEqual([example, 'latest']);
+      }
+    }
+  });
+
   it('pulls straight from the registry when mirroring is off', () => {
     const direct = multiPoolTemplate({ browsers: { mirrorImages: false } });
     direct.hasResourceProperties(TASK_DEFINITION, {
-      ContainerDefinitions: [Match.objectLike({ Image: 'selenium/standalone-chromium:latest' })],
+      ContainerDefinitions: [Match.objectLike({ Image: 'selenium/standalone-chromium:4.39.0-20251202' })],
     });
   });
 });
