@@ -6,9 +6,11 @@
  * Why not hono/aws-lambda's streamHandle: it is deprecated (removed in Hono 5; its successor
  * @hono/aws-lambda is not published), it answers 200 with a text body when anything throws before the
  * prelude, it never aborts the app's work when the client disconnects, and it knows no deadline. This
- * adapter is those four things and nothing else; request conversion follows Hono's processors.
+ * adapter is those four things and nothing else; request conversion follows Hono's processors. It also
+ * refuses bodies past what a Lambda invocation can carry (lambda-body-limit.ts), whatever the config says.
  */
 import { invalidArgument, WebDriverError } from '../../core/errors';
+import { LAMBDA_MAX_BODY_BYTES, lambdaBodyTooLarge } from './lambda-body-limit';
 import { type LambdaContextLike, lambdaRuntime, type StreamingHandler } from './lambda-globals';
 import { isFunctionUrlEvent, type LambdaHttpEvent, toRequest } from './lambda-request';
 import { ResponseStreamClosed, writeResponse } from './lambda-response-stream';
@@ -98,6 +100,8 @@ async function answer(
   } catch (error) {
     return errorResponse(invalidArgument(`cannot read this request: ${(error as Error).message}`));
   }
+  const size = Number(request.headers.get('content-length') ?? 0);
+  if (size > LAMBDA_MAX_BODY_BYTES) return errorResponse(lambdaBodyTooLarge(size));
   try {
     return await fetch(request, env);
   } catch (error) {
