@@ -79,8 +79,8 @@ export const awsAdapters: AwsAdapters = {
 let dynamo: Promise<DynamoDBClient> | undefined;
 
 function dynamoClient(): Promise<DynamoDBClient> {
-  dynamo ??= import('@aws-sdk/client-dynamodb').then(
-    ({ DynamoDBClient }) => new DynamoDBClient({}),
+  dynamo ??= import('../adapters/aws/dynamo-client').then(
+    ({ newDynamoClient }) => newDynamoClient(),
     (error: unknown) => {
       // A failed load is not kept: the next caller tries again.
       dynamo = undefined;

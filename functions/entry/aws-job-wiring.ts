@@ -4,7 +4,8 @@
  * environment. Called at module scope, so SDK clients are made once per Lambda environment. The config
  * is the router's (deployed-config.ts), without what only the router needs (the signing secret).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { newDynamoClient } from '../adapters/aws/dynamo-client';
 import { DynamoSessionStore } from '../adapters/aws/dynamo-session-store';
 import { DynamoSessionStarts } from '../adapters/aws/dynamo-warm-demand';
 import { DynamoWarmTasks } from '../adapters/aws/dynamo-warm-tasks';
@@ -30,7 +31,7 @@ export interface JobWiring {
 export function jobWiring(
   service: string,
   env: NodeJS.ProcessEnv = process.env,
-  dynamodb: () => DynamoDBClient = () => new DynamoDBClient({}),
+  dynamodb: () => DynamoDBClient = () => newDynamoClient(),
 ): JobWiring {
   const config = readDeployedConfig(env);
   if (config.store.kind !== 'dynamodb') throw new Error('readDeployedConfig let a memory store through');
