@@ -1,0 +1,116 @@
+/**
+ * Two router heads on one DynamoDB table (dynalite on loopback), one of them killed (SIGKILL) while it
+ * creates a session: the slot it took has no session and never will, and the other head frees it on its
+ * own (its stale-slot sweep), so the pool serves at full size again without the cleanup Lambda. The
+ * killed head is `npm start` pointed at the table as docs/heads.md says (AWS_ENDPOINT_URL_DYNAMODB,
+ * GRIDGATE_SECRET); the other is `startGrid` in this process, with its sweeps shortened. A hub pool on a
+ * fake remote end, whose first new session hangs, stands in for browsers.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
+import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
+import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
+import { jsonRequest, W3C_CHROME } from '../support/fake-grid';
+import { CollectingLogger, type FakeAnswer, FakeUpstream, jsonAnswer } from '../support/fakes';
+import { type NodeServerProcess, startNodeServer } from '../support/node-server-process';
+import { configWithOnePool } from '../support/one-pool-config';
+import { warmStatusAdapters } from '../support/warm-status-adapters';
+import { eventually } from './served-fake-grid';
+
+const SECRET = randomBytes(24).toString('hex');
+
+let dynamo: DynaliteServer;
+let table: SessionTableUnderTest;
+let hub: FakeUpstream;
+let killed: NodeServerProcess | undefined;
+let survivor: RunningGrid | undefined;
+/** Answers the new session the hub is holding. */
+let answerHeld: () => void = () => {};
+
+/** The first new session hangs until answerHeld(); later ones are answered at once. */
+function hubNewSession(): (request: unknown) => Promise<FakeAnswer> {
+  let held = false;
+  return async () => {
+    const answer = jsonAnswer(200, {
+      value: { sessionId: randomUUID(), capabilities: { browserName: 'chrome', browserVersion: '156.0' } },
+    });
+    if (held) return answer;
+    held = true;
+    return new Promise((resolve) => {
+      answerHeld = () => resolve(answer);
+    });
+  };
+}
+
+beforeEach(async () => {
+  [dynamo, hub] = await Promise.all([startDynalite(), FakeUpstream.start({ newSession: hubNewSession() })]);
+  table = await dynamo.createSessionTable();
+});
+afterEach(async () => {
+  killed?.dispose();
+  answerHeld();
+  await survivor?.close();
+  await table.close();
+  await Promise.all([dynamo.close(), hub.close()]);
+  killed = survivor = undefined;
+});
+
+describe('heads sharing a DynamoDB table', { timeout: 90_000 }, () => {
+  it('free the slot of a head killed while it created a session', async () => {
+    const settings = {
+      port: 0,
+      host: '127.0.0.1',
+      store: { kind: 'dynamodb', table: table.table },
+      timeouts: { queue: '0s', newSession: '3s' },
+    };
+    const pool = { kind: 'hub', url: `http://${hub.address}`, maxSessions: 1 };
+    killed = startNodeServer(
+      {
+        ...settings,
+        browsers: { chrome: { defaultVersion: '156', versions: { '156': { pools: ['hub'] } } } },
+        pools: { hub: pool },
+      },
+      {
+        AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        GRIDGATE_SECRET: SECRET,
+      },
+    );
+    const store = new DynamoSessionStore({ client: dynamo.newClient(), table: table.table });
+    const { aws } = warmStatusAdapters(undefined as never, { sessionStore: async () => store });
+    survivor = await startGrid(
+      configWithOnePool('hub', pool, settings),
+      Buffer.from(SECRET),
+      new CollectingLogger(),
+      {
+        aws,
+        reloadPollMs: 0,
+        sweepMs: 100,
+        staleSlotGraceMs: 0,
+      },
+    );
+
+    // The new session reaches the hub through the first head, which holds the pool's one slot meanwhile.
+    const creating = fetch(`${await killed.url}/session`, jsonRequest('POST', W3C_CHROME)).catch(
+      () => 'connection closed',
+    );
+    await eventually(() =>
+      expect(hub.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /session']),
+    );
+    expect(await store.inUse()).toEqual({ hub: 1 });
+    killed.child.kill('SIGKILL');
+    expect(await killed.exited).toBe(null);
+    expect(await creating).toBe('connection closed');
+
+    // Past the new-session timeout no session can come for that slot: the surviving head frees it.
+    await eventually(async () => expect(await store.inUse()).toEqual({}), 30_000);
+    const created = await fetch(`${survivor.url}/session`, jsonRequest('POST', W3C_CHROME));
+    expect(created.status).toBe(200);
+    const { sessionId } = ((await created.json()) as { value: { sessionId: string } }).value;
+    expect((await fetch(`${survivor.url}/session/${sessionId}`, { method: 'DELETE' })).status).toBe(200);
+    expect(await store.inUse()).toEqual({});
+  });
+});

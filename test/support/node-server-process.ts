@@ -1,0 +1,59 @@
+/**
+ * `npm start` as a child process (functions/entry/node-server.ts under tsx) with a config file written
+ * for it and the environment a user would give it, so a test can kill it as an operator or a crash would.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export interface NodeServerProcess {
+  child: ChildProcess;
+  /** http://127.0.0.1:PORT once SERVER_STARTED is logged; rejects if the process exits first. */
+  url: Promise<string>;
+  /** Every JSON log line so far. */
+  lines: { event: string; [field: string]: unknown }[];
+  exited: Promise<number | null>;
+  /** Kills it if it still runs (SIGKILL) and removes its config file. */
+  dispose(): void;
+}
+
+export function startNodeServer(config: unknown, env: NodeJS.ProcessEnv = {}): NodeServerProcess {
+  const dir = mkdtempSync(join(tmpdir(), 'gridgate-head-'));
+  const file = join(dir, 'gridgate.json');
+  writeFileSync(file, JSON.stringify(config));
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'functions/entry/node-server.ts', '--config', file],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const lines: NodeServerProcess['lines'] = [];
+  const url = new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+      const entry = JSON.parse(line) as NodeServerProcess['lines'][number];
+      lines.push(entry);
+      if (entry.event === 'SERVER_STARTED') resolve(entry.url as string);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
+  });
+  url.catch(() => {}); // the caller awaits it; an exit after the start is not an error here
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    url,
+    lines,
+    exited,
+    dispose() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
