@@ -12,8 +12,9 @@ import { userQuota } from './quota';
 import { requestUser } from './request-user';
 import { commandWait, waitSignal } from './runtime-limits';
 import { registerUiRoutes } from './ui/ui-routes';
-import { createUpstreamAgent } from './upstream-client';
+import { clientResponseHeaders, createUpstreamAgent } from './upstream-client';
 import { verifySession } from './verify-session';
+import { webDriverJson } from './webdriver-json';
 
 export interface AppOptions {
   /** The HTTP client for browsers; one per process. */
@@ -85,21 +86,22 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
       } finally {
         bounded?.answered();
       }
-      const body = await response.body.text();
+      // As bytes: the browser's Content-Length and encoding pass through with them.
+      const body = await response.body.arrayBuffer();
       // Stopping the browser before answering means nothing is left running once the client hears back.
       await endSession(deps, claims, 'deleted');
-      return c.body(body, response.statusCode as 200, { 'content-type': 'application/json; charset=utf-8' });
+      return c.body(body, response.statusCode as 200, clientResponseHeaders(response.headers));
     });
     app.all(`${base}/session/:id/*`, (c) => proxy(c, base));
     app.all(`${base}/session/:id`, (c) => proxy(c, base));
-    app.get(`${base}/status`, async (c) => c.json(await gridStatus(deps)));
-    app.get(`${base}/ping`, async (c) => c.json(await gridPing(deps, counter)));
+    app.get(`${base}/status`, async (c) => webDriverJson(c, await gridStatus(deps)));
+    app.get(`${base}/ping`, async (c) => webDriverJson(c, await gridPing(deps, counter)));
     app.get(`${base}/host/:id`, async (c) => {
       const claims = verifySession(deps, c.req.param('id'), c.get('user'));
       const pool = sessionPool(deps, claims);
       // The colour asked for: a session that fell back to the baseline has one its pool lacks.
       const color = (await deps.sessions.get(claims.key))?.color;
-      return c.json({
+      return webDriverJson(c, {
         value: {
           pool: claims.pool,
           kind: pool?.kind,
@@ -110,7 +112,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
         },
       });
     });
-    app.get(`${base}/quota`, (c) => c.json({ value: userQuota(deps.config, c.get('user')) }));
+    app.get(`${base}/quota`, (c) => webDriverJson(c, { value: userQuota(deps.config, c.get('user')) }));
     for (const path of ['/session', '/status', '/ping', '/host/:id', '/quota']) {
       app.all(`${base}${path}`, (c) => {
         throw new WebDriverError('unknown method', `${c.req.method} is not allowed on ${c.req.path}`);
@@ -153,7 +155,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
 
   app.onError((error, c) => {
     if (error instanceof WebDriverError) {
-      return c.json(error.toBody(), error.status as 500, error.headers);
+      return webDriverJson(c, error.toBody(), error.status as 500, error.headers);
     }
     deps.logger.log('REQUEST_FAILED', {
       method: c.req.method,
@@ -161,7 +163,8 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
       error: String(error),
       stack: (error as Error).stack,
     });
-    return c.json(
+    return webDriverJson(
+      c,
       new WebDriverError('unknown error', 'gridgate failed to handle this request').toBody(),
       500,
     );

@@ -28,6 +28,7 @@ import { type CreatedSession, type LaunchAttempt, launchSession } from './launch
 import { publicWebSocketBase, rewriteWebSocketCapabilities, withoutWebSockets } from './public-url';
 import { readText } from './request-body';
 import { type Deadline, requestDeadline } from './runtime-limits';
+import { webDriverJson } from './webdriver-json';
 
 export interface NewSessionOptions {
   /** Whether clients can reach gridgate over WebSockets; not behind Lambda, so no WebSocket URLs then. */
@@ -299,5 +300,5 @@ function answer(
       })
     : withoutWebSockets(reported);
   const value = { ...session, capabilities };
-  return c.json(protocol === 'jsonwire' ? { sessionId, status: 0, value } : { value });
+  return webDriverJson(c, protocol === 'jsonwire' ? { sessionId, status: 0, value } : { value });
 }

@@ -126,7 +126,9 @@ export async function expectW3cError(
 ): Promise<string> {
   const text = await response.text();
   expect(response.status, text).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  // W3C §6.3 "Send a response".
+  expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  expect(response.headers.get('cache-control')).toBe('no-cache');
   const body = JSON.parse(text) as { value: { error: string; message: string; stacktrace: string } };
   expect(Object.keys(body)).toEqual(['value']);
   expect(Object.keys(body.value).sort()).toEqual(['error', 'message', 'stacktrace']);

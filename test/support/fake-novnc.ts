@@ -18,6 +18,7 @@ import { WebDriverError } from '../../functions/core/errors';
 import type { SessionRecord } from '../../functions/core/ports';
 import { requestUser } from '../../functions/http/request-user';
 import { registerUiRoutes } from '../../functions/http/ui/ui-routes';
+import { webDriverJson } from '../../functions/http/webdriver-json';
 import { type FakeGrid, startFakeGrid } from './fake-grid';
 import { CollectingLogger, FixedClock } from './fakes';
 
@@ -125,8 +126,8 @@ export async function vncGrid(
   });
   app.onError((error, c) =>
     error instanceof WebDriverError
-      ? c.json(error.toBody(), error.status as 500, error.headers)
-      : c.json({ value: { error: 'unknown error', message: String(error), stacktrace: '' } }, 500),
+      ? webDriverJson(c, error.toBody(), error.status as 500, error.headers)
+      : webDriverJson(c, { value: { error: 'unknown error', message: String(error), stacktrace: '' } }, 500),
   );
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
   attachWebSocketProxy(server, grid.deps);

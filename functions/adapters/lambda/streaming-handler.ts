@@ -10,6 +10,7 @@
  * refuses bodies past what a Lambda invocation can carry (lambda-body-limit.ts), whatever the config says.
  */
 import { invalidArgument, WebDriverError } from '../../core/errors';
+import { WEBDRIVER_HEADERS } from '../../http/webdriver-json';
 import { LAMBDA_MAX_BODY_BYTES, lambdaBodyTooLarge } from './lambda-body-limit';
 import { type LambdaContextLike, lambdaRuntime, type StreamingHandler } from './lambda-globals';
 import { isFunctionUrlEvent, type LambdaHttpEvent, toRequest } from './lambda-request';
@@ -114,6 +115,6 @@ async function answer(
 function errorResponse(error: WebDriverError): Response {
   return Response.json(error.toBody(), {
     status: error.status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers },
+    headers: { ...WEBDRIVER_HEADERS, ...error.headers },
   });
 }

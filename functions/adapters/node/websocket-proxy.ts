@@ -15,6 +15,7 @@ import { requestUser } from '../../http/request-user';
 import { visibleSession } from '../../http/ui/ui-data';
 import { requireVncTarget } from '../../http/ui/ui-vnc';
 import { verifySession } from '../../http/verify-session';
+import { WEBDRIVER_HEADERS } from '../../http/webdriver-json';
 import { isWebSocketUpgrade, serveAsHttp } from './non-websocket-upgrade';
 
 const SESSION_PATH = /^(?:\/wd\/hub)?\/session\/([A-Za-z0-9_-]+)(\/[^?]*)?$/;
@@ -146,11 +147,11 @@ function refuse(socket: Duplex, error: unknown): void {
           status: 502,
         });
   const body = JSON.stringify(wire.toBody());
-  const headers = Object.entries(wire.headers)
+  const headers = Object.entries({ ...WEBDRIVER_HEADERS, ...wire.headers })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   socket.end(
-    `HTTP/1.1 ${wire.status} ${wire.code}\r\nContent-Type: application/json; charset=utf-8\r\n${headers}` +
+    `HTTP/1.1 ${wire.status} ${wire.code}\r\n${headers}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

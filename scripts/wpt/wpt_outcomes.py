@@ -1,0 +1,36 @@
+"""A pytest plugin that writes each test's outcome as one JSON line to the file named by WPT_OUTCOMES.
+
+One line per test: {"test": node id, "outcome": "passed" | "failed" | "skipped" | "error", "message": …}.
+"error" is a failure outside the test body (a fixture, e.g. the session it needed could not be created).
+"""
+import json
+import os
+
+_results = {}
+
+
+def pytest_runtest_logreport(report):
+    outcome = _results.get(report.nodeid, ("passed", ""))
+    if report.failed:
+        outcome = ("failed" if report.when == "call" else "error", _message(report))
+    elif report.skipped and outcome[0] == "passed":
+        outcome = ("skipped", _message(report))
+    _results[report.nodeid] = outcome
+
+
+def _message(report):
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None:
+        return crash.message.splitlines()[0][:300] if crash.message else ""
+    if isinstance(report.longrepr, tuple):
+        return str(report.longrepr[2])[:300]
+    return str(report.longrepr).splitlines()[-1][:300] if report.longrepr else ""
+
+
+def pytest_sessionfinish(session):
+    path = os.environ.get("WPT_OUTCOMES")
+    if not path:
+        return
+    with open(path, "w") as f:
+        for test, (outcome, message) in _results.items():
+            f.write(json.dumps({"test": test, "outcome": outcome, "message": message}) + "\n")
