@@ -408,6 +408,10 @@ export const configSchema = z
     limits: z
       .strictObject({
         maxBodySize: byteSize.prefault('64MB').meta({ description: 'Largest request body.' }),
+        maxUploadSize: byteSize.prefault('256MB').meta({
+          description:
+            'Largest file an upload (POST /session/{id}/se/file) may unpack to on a local pool; counted while inflating.',
+        }),
       })
       .prefault({}),
   })

@@ -1,4 +1,5 @@
 /** The interfaces the core and the HTTP app depend on; adapters implement them. */
+import type { Readable } from 'node:stream';
 import type { Capabilities } from './capabilities';
 import type { PoolConfig } from './config';
 
@@ -36,6 +37,42 @@ export interface LaunchedBrowser {
   handle: string;
   /** The capabilities to send in the new-session request, with the pool's settings filled in. */
   capabilities: Capabilities;
+  /**
+   * Capabilities gridgate itself serves for this browser, added to the browser's new-session answer (a local
+   * session's `se:downloadsEnabled`, which chromedriver knows nothing of).
+   */
+  served?: Capabilities;
+}
+
+/** A file a session's browser downloaded, as Selenium Grid 4 lists it (times in epoch ms). */
+export interface DownloadedFile {
+  name: string;
+  creationTime: number;
+  lastModifiedTime: number;
+  size: number;
+}
+
+/** One downloaded file, and its bytes as they are or as a zip holding it, each read as it is sent. */
+export interface DownloadedFileReader {
+  file: DownloadedFile;
+  bytes(): Readable;
+  zipped(): Readable;
+}
+
+/**
+ * Selenium Grid 4's file transfer (`/se/file`, `/se/files`) for browsers on gridgate's own machine, where
+ * gridgate serves it itself; other pools' nodes serve it and gridgate passes it through. Calls for a browser
+ * that is not running are `invalid session id`; refusals are W3C errors; nothing outlives the session.
+ */
+export interface FileTransfer {
+  /** Unpacks an upload (a zip of one file, at most `maxBytes` unpacked) where the browser reads it; its path. */
+  upload(handle: string, zip: Buffer, maxBytes: number): Promise<string>;
+  /** The files the browser downloaded; `unsupported operation` for a session without managed downloads. */
+  downloads(handle: string): Promise<DownloadedFile[]>;
+  /** The downloaded file of this exact name. */
+  download(handle: string, name: string): Promise<DownloadedFileReader>;
+  /** Deletes every file the browser downloaded. */
+  deleteDownloads(handle: string): Promise<void>;
 }
 
 /** Why and where a browser stops: a hub's session must be ended at the hub unless the client's DELETE did. */
@@ -58,6 +95,8 @@ export interface Launcher {
    * store) is read when asked, so it may be a promise, and one that rejects leaves the count unknown.
    */
   warmCount?(pool: string): number | Promise<number>;
+  /** File transfer gridgate serves itself for this launcher's browsers (local); absent: the node serves it. */
+  readonly files?: FileTransfer;
 }
 
 export type SessionEndReason =

@@ -5,6 +5,13 @@ import { isHubOrigin } from '../core/browser-network';
 import { endSession } from '../core/end-session';
 import { invalidSessionId, WebDriverError } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
+import {
+  deleteDownloadedFiles,
+  downloadFile,
+  type FileTransferHandler,
+  listDownloadedFiles,
+  uploadFile,
+} from './file-transfer';
 import { forwardCommand, sessionEndpoint, translateUpstreamError } from './forward-command';
 import { gridPing, gridStatus, type RequestCounter } from './grid-info';
 import { createSession } from './new-session';
@@ -92,6 +99,12 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
       await endSession(deps, claims, 'deleted');
       return c.body(body, response.statusCode as 200, clientResponseHeaders(response.headers));
     });
+    // Selenium Grid 4's file transfer: answered here where the launcher serves it (local), else proxied.
+    const files = `${base}/session/:id/se/files`;
+    app.post(`${base}/session/:id/se/file`, (c) => transfer(c, base, '/se/file', uploadFile));
+    app.get(files, (c) => transfer(c, base, '/se/files', listDownloadedFiles));
+    app.post(files, (c) => transfer(c, base, '/se/files', downloadFile));
+    app.delete(files, (c) => transfer(c, base, '/se/files', deleteDownloadedFiles));
     app.all(`${base}/session/:id/*`, (c) => proxy(c, base));
     app.all(`${base}/session/:id`, (c) => proxy(c, base));
     app.get(`${base}/status`, async (c) => webDriverJson(c, await gridStatus(deps)));
@@ -120,11 +133,14 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     }
   }
 
-  function proxy(c: Context<Env>, base: string) {
+  function claimsOf(c: Context<Env>) {
     const id = c.req.param('id');
     if (!id) throw invalidSessionId('no session ID in the path');
-    const claims = verifySession(deps, id, c.get('user'));
-    const prefix = `${base}/session/${id}`;
+    return verifySession(deps, id, c.get('user'));
+  }
+
+  function proxy(c: Context<Env>, base: string, claims = claimsOf(c)) {
+    const prefix = `${base}/session/${c.req.param('id')}`;
     const url = new URL(c.req.url);
     return forwardCommand(c, deps, agent, {
       claims,
@@ -138,6 +154,16 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     app.get(METRICS_PATH, async (c) =>
       c.body(await metricsPage.scrape(), 200, { 'content-type': metricsPage.contentType }),
     );
+  }
+
+  function transfer(c: Context<Env>, base: string, path: string, handler: FileTransferHandler) {
+    const claims = claimsOf(c);
+    const pool = sessionPool(deps, claims);
+    const files = pool && deps.launchers[pool.kind]?.files;
+    if (!files) return proxy(c, base, claims);
+    deps.sessions.touch(claims.key, deps.clock.now(), c.req.method, path);
+    const { maxBodySize, maxUploadSize } = deps.config.limits;
+    return handler(c, { files, handle: claims.handle, maxBodySize, maxUploadSize });
   }
 
   // Read per request, so a config reload changes who is an admin.

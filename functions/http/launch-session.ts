@@ -111,7 +111,10 @@ export async function launchSession(
       );
       throw attempt.signal.reason;
     }
-    return { ...created, sessionId };
+    const capabilities = browser.served
+      ? { ...created.capabilities, ...browser.served }
+      : created.capabilities;
+    return { ...created, sessionId, capabilities };
   } catch (error) {
     // With the upstream's session ID, a hub ends the session it had created too.
     await launcher.stop(browser.handle, { pool, reason: 'creation failed', upstreamId });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LAUNCHED_BY_ENV, PROFILE_PREFIX } from '../../functions/adapters/local/chromedriver-launcher';
 import { sweepOrphans } from '../../functions/adapters/local/orphan-sweep';
+import { SESSION_DIRECTORY_PREFIX } from '../../functions/adapters/local/session-directories';
 
 const directories: string[] = [];
 afterEach(() => {
@@ -41,7 +42,10 @@ describe('sweepOrphans', () => {
     const dead = deadPid();
     const orphanProfile = join(directory, `${PROFILE_PREFIX}${dead}-abc123`);
     const liveProfile = join(directory, `${PROFILE_PREFIX}${process.pid}-def456`);
-    for (const profile of [orphanProfile, liveProfile]) {
+    // A session's uploads and downloads are swept the same way.
+    const orphanFiles = join(directory, `${SESSION_DIRECTORY_PREFIX}${dead}-ghi789`);
+    const liveFiles = join(directory, `${SESSION_DIRECTORY_PREFIX}${process.pid}-jkl012`);
+    for (const profile of [orphanProfile, liveProfile, orphanFiles, liveFiles]) {
       mkdirSync(profile);
       writeFileSync(join(profile, 'Preferences'), '{}');
     }
@@ -70,7 +74,7 @@ describe('sweepOrphans', () => {
 
       // Other orphans on this machine may go too; these two are the ones this test can vouch for.
       expect(result.processes).toBeGreaterThanOrEqual(1);
-      expect(result.profiles).toBe(1);
+      expect(result.profiles).toBe(2);
       await orphanExited;
       expect(live.exitCode).toBeNull();
       await new Promise((resolve) => setTimeout(resolve, 200)); // time for a wrongly killed one to be reported
@@ -78,6 +82,8 @@ describe('sweepOrphans', () => {
       expect(foreign.signalCode).toBeNull();
       expect(existsSync(orphanProfile)).toBe(false);
       expect(existsSync(liveProfile)).toBe(true);
+      expect(existsSync(orphanFiles)).toBe(false);
+      expect(existsSync(liveFiles)).toBe(true);
     } finally {
       orphan.kill('SIGKILL');
       live.kill('SIGKILL');

@@ -1,10 +1,11 @@
-/** Runs test/e2e/python/drive_grid.py with Debian's Python Selenium (4.8), unmodified, against a grid. */
+/** Runs the scripts in test/e2e/python with Debian's Python Selenium (4.8), unmodified, against a grid. */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 // Debian's interpreter, which has python3-selenium; the python3 on PATH may be another one.
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('../e2e/python/drive_grid.py', import.meta.url));
+const UPLOAD_SCRIPT = fileURLToPath(new URL('../e2e/python/upload_file.py', import.meta.url));
 export const PYTHON_SCRIPT_TIMEOUT_MS = 140_000;
 
 export interface ScriptRun {
@@ -15,12 +16,21 @@ export interface ScriptRun {
 
 /** Runs the script without blocking: the grid it talks to may live in this very process. */
 export function runPythonScript(gridUrl: string, pageUrl: string): Promise<ScriptRun> {
+  return runPython(SCRIPT, [gridUrl, pageUrl]);
+}
+
+/** Runs test/e2e/python/upload_file.py: send_keys of a local file into the page's file input. */
+export function runPythonUpload(gridUrl: string, pageUrl: string, localPath: string): Promise<ScriptRun> {
+  return runPython(UPLOAD_SCRIPT, [gridUrl, pageUrl, localPath]);
+}
+
+function runPython(script: string, args: string[]): Promise<ScriptRun> {
   // No proxy from the environment: every request must stay on the loopback interface.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/_proxy$/i.test(name)));
   return new Promise((resolve) => {
     execFile(
       PYTHON,
-      [SCRIPT, gridUrl, pageUrl],
+      [script, ...args],
       { env: { ...env, NO_PROXY: '*', PYTHONUNBUFFERED: '1' }, timeout: PYTHON_SCRIPT_TIMEOUT_MS },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;

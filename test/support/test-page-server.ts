@@ -1,4 +1,7 @@
-/** A small site on 127.0.0.1 for browsers under test: a form, a script, a cookie, a link to a second window, a file input. */
+/**
+ * A small site on 127.0.0.1 for browsers under test: a form, a script, a cookie, a link to a second window,
+ * a file input, and a page with a file input and a link to a download.
+ */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -15,7 +18,15 @@ const PAGES: Record<string, string> = {
     '<!doctype html><html><head><title>second page</title></head><body><p id="second">second</p></body></html>',
   '/upload':
     '<!doctype html><html><head><title>upload page</title></head><body><input id="file" type="file"></body></html>',
+  '/files': `<!doctype html><html><head><title>files</title></head><body>
+<input id="upload" type="file">
+<a id="download" href="/report.csv">report</a>
+</body></html>`,
 };
+
+/** What /report.csv serves, as an attachment: a browser saves it as a download. */
+export const DOWNLOAD_NAME = 'report.csv';
+export const DOWNLOAD_CONTENT = 'name,answer\ngridgate,42\n';
 
 export interface TestPageServer {
   url: string;
@@ -24,7 +35,16 @@ export interface TestPageServer {
 
 export async function startTestPageServer(): Promise<TestPageServer> {
   const server: Server = createServer((req, res) => {
-    const page = PAGES[new URL(req.url ?? '/', 'http://x').pathname];
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === `/${DOWNLOAD_NAME}`) {
+      res.writeHead(200, {
+        'content-type': 'text/csv',
+        'content-disposition': `attachment; filename="${DOWNLOAD_NAME}"`,
+      });
+      res.end(DOWNLOAD_CONTENT);
+      return;
+    }
+    const page = PAGES[path];
     if (!page) {
       res.writeHead(404).end('not found');
       return;

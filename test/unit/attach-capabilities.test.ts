@@ -14,6 +14,14 @@ const chromeOptions = (options: Record<string, unknown>): Capabilities => ({
 });
 
 describe('launchNeeds: requests a warm browser serves exactly as a cold one', () => {
+  it('sends a session with managed downloads to a cold browser: its download directory is set at launch', () => {
+    const need = launchNeeds(localPool(), { browserName: 'chrome', 'se:downloadsEnabled': true }, false);
+    expect(need).toMatch(/se:downloadsEnabled/);
+    expect(
+      launchNeeds(localPool(), { browserName: 'chrome', 'se:downloadsEnabled': false }, false),
+    ).toBeUndefined();
+  });
+
   const attachable: [string, Capabilities][] = [
     ['nothing but the browser', { browserName: 'chrome' }],
     [

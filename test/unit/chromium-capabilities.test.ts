@@ -61,4 +61,19 @@ describe('chromiumCapabilities', () => {
     expect(caps).not.toHaveProperty('platformName');
     expect(caps['se:name']).toBe('x');
   });
+
+  it('points downloads at the session’s directory, keeping the client’s other prefs, when it has one', () => {
+    const requested = { 'se:downloadsEnabled': true, 'goog:chromeOptions': { prefs: { a: 1 } } };
+    const caps = chromiumCapabilities(localPool(), requested, { ...settings, downloadDirectory: '/tmp/d' });
+    expect((caps['goog:chromeOptions'] as { prefs: unknown }).prefs).toEqual({
+      a: 1,
+      'download.default_directory': '/tmp/d',
+      'download.prompt_for_download': false,
+      'savefile.default_directory': '/tmp/d',
+    });
+    expect(
+      (chromiumCapabilities(localPool(), requested, settings)['goog:chromeOptions'] as { prefs: unknown })
+        .prefs,
+    ).toEqual({ a: 1 });
+  });
 });

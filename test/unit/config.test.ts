@@ -33,7 +33,7 @@ describe('parseConfig defaults', () => {
       users: {},
       defaultBrowser: 'chrome',
       timeouts: { newSession: 60_000, idle: 300_000, maxAge: 3_600_000, queue: 60_000 },
-      limits: { maxBodySize: 64 * 1024 ** 2 },
+      limits: { maxBodySize: 64 * 1024 ** 2, maxUploadSize: 256 * 1024 ** 2 },
     });
     expect(config.pools).toEqual({
       local: {

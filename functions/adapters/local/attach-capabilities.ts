@@ -13,7 +13,7 @@
  */
 import { type Capabilities, isObject } from '../../core/capabilities';
 import type { PoolConfig } from '../../core/config';
-import { chromiumCapabilities } from './chromium-capabilities';
+import { chromiumCapabilities, wantsDownloads } from './chromium-capabilities';
 
 type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
 
@@ -48,6 +48,8 @@ export function launchNeeds(
   requested: Capabilities,
   runningAsRoot: boolean,
 ): string | undefined {
+  // The download directory is a launch-time pref: a warm browser has none.
+  if (wantsDownloads(requested)) return 'se:downloadsEnabled needs a download directory set at launch';
   const settings = { userDataDir: ANY_PROFILE, runningAsRoot };
   const wanted = chromiumCapabilities(pool, requested, settings);
   for (const key of Object.keys(wanted)) {

@@ -12,8 +12,10 @@ import { createInterface } from 'node:readline';
 import type { PoolConfig } from '../../core/config';
 import type { LaunchedBrowser, Launcher, LaunchRequest } from '../../core/ports';
 import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
-import { chromiumCapabilities } from './chromium-capabilities';
+import { chromiumCapabilities, wantsDownloads } from './chromium-capabilities';
 import { launchChromium, warmChromiumArgs } from './chromium-process';
+import { LocalFileTransfer } from './local-file-transfer';
+import { SessionDirectories } from './session-directories';
 import { type ReadyBrowser, WarmBrowsers } from './warm-browsers';
 
 /** Set in the environment of every chromedriver (and so Chromium) gridgate starts. */
@@ -65,6 +67,14 @@ export class ChromedriverLauncher implements Launcher {
     stop: (handle) => this.stop(handle),
   });
 
+  /** Each browser's directory for uploads and managed downloads, gone when it stops. */
+  private readonly directories = new SessionDirectories();
+  /** Selenium Grid 4's /se/file and /se/files, which chromedriver does not serve, for browsers serving a session. */
+  readonly files = new LocalFileTransfer(this.directories, (handle) => {
+    const driver = this.drivers.get(handle);
+    return driver !== undefined && !driver.warm && !driver.stopping;
+  });
+
   /** Set by stopAll (shutdown): a chromedriver started after it would outlive gridgate. */
   private stopped = false;
 
@@ -90,9 +100,14 @@ export class ChromedriverLauncher implements Launcher {
       };
     }
     const driver = await this.spawnDriver(pool.chromedriver, signal, false, onStage);
-    if (signal.aborted) {
+    let downloadDirectory: string | undefined;
+    try {
+      signal.throwIfAborted();
+      if (wantsDownloads(capabilities))
+        downloadDirectory = await this.directories.make(driver.handle, 'downloads');
+    } catch (error) {
       await this.stop(driver.handle);
-      throw signal.reason;
+      throw error;
     }
     return {
       address: `127.0.0.1:${driver.port}`,
@@ -100,7 +115,9 @@ export class ChromedriverLauncher implements Launcher {
       capabilities: chromiumCapabilities(pool, capabilities, {
         userDataDir: driver.userDataDir,
         runningAsRoot,
+        downloadDirectory,
       }),
+      ...(downloadDirectory ? { served: { 'se:downloadsEnabled': true } } : {}),
     };
   }
 
@@ -174,6 +191,7 @@ export class ChromedriverLauncher implements Launcher {
     });
     const driver: RunningDriver = { child, userDataDir, exited, stopping: false, warm };
     this.drivers.set(handle, driver);
+    this.directories.open(handle);
     child.once('exit', (code, exitSignal) => {
       if (driver.stopping) return;
       if (!driver.warm) return this.options.onUnexpectedExit?.(handle, code, exitSignal);
@@ -196,7 +214,10 @@ export class ChromedriverLauncher implements Launcher {
     const { userDataDir } = driver;
     const groups: Group[] = [driver, ...(driver.chromium ? [driver.chromium] : [])];
     await Promise.all(groups.map(stopGroup));
-    await rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
+    await Promise.all([
+      rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 }),
+      this.directories.remove(handle),
+    ]);
     this.drivers.delete(handle);
   }
 

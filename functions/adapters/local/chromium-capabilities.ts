@@ -8,7 +8,12 @@ export interface ChromiumSettings {
   userDataDir: string;
   /** Chromium refuses to run its sandbox as root. */
   runningAsRoot: boolean;
+  /** Where the browser saves downloads without asking: the session's managed downloads directory. */
+  downloadDirectory?: string;
 }
+
+/** Whether the session asks for Selenium Grid 4's managed downloads. */
+export const wantsDownloads = (requested: Capabilities) => requested['se:downloadsEnabled'] === true;
 
 /** The flag's name, for comparing: "--window-size=800,600" → "--window-size". */
 const flagName = (arg: string) => arg.split('=', 1)[0] as string;
@@ -46,5 +51,14 @@ export function chromiumCapabilities(
   add(`--user-data-dir=${settings.userDataDir}`);
   options.args = args;
   options.binary ??= pool.chromium;
+  if (settings.downloadDirectory) {
+    // As Selenium Grid 4's node sets them; managed downloads need this directory, whatever the client's prefs say.
+    options.prefs = {
+      ...(isObject(options.prefs) ? options.prefs : {}),
+      'download.default_directory': settings.downloadDirectory,
+      'download.prompt_for_download': false,
+      'savefile.default_directory': settings.downloadDirectory,
+    };
+  }
   return { ...rest, browserName: 'chrome', 'goog:chromeOptions': options };
 }

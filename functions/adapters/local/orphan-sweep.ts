@@ -1,16 +1,18 @@
 /**
  * The local backstop of DESIGN invariant 4: browsers and profiles left behind by a gridgate process
  * that died without cleaning up (SIGKILL, out of memory) are found at the next start and removed.
- * Browsers are recognised by LAUNCHED_BY_ENV in their environment, profiles by the owner's pid in
- * their directory name; anything whose owner still runs is left alone.
+ * Browsers are recognised by LAUNCHED_BY_ENV in their environment, profiles and session directories by
+ * the owner's pid in their directory name; anything whose owner still runs is left alone.
  */
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LAUNCHED_BY_ENV, PROFILE_PREFIX } from './chromedriver-launcher';
+import { SESSION_DIRECTORY_PREFIX } from './session-directories';
 
 const BROWSER_NAMES = new Set(['chromium', 'chromedriver']);
-const PROFILE = new RegExp(`^${PROFILE_PREFIX}(\\d+)-`);
+// Profiles and session directories (uploads, downloads), each named after the gridgate process that made it.
+const OWNED_DIRECTORY = new RegExp(`^(?:${PROFILE_PREFIX}|${SESSION_DIRECTORY_PREFIX})(\\d+)-`);
 
 export interface SweepResult {
   processes: number;
@@ -56,7 +58,7 @@ async function browserOwner(pid: string): Promise<number | undefined> {
 async function removeOrphanedProfiles(directory: string): Promise<number> {
   let removed = 0;
   for (const name of await readdir(directory)) {
-    const owner = PROFILE.exec(name)?.[1];
+    const owner = OWNED_DIRECTORY.exec(name)?.[1];
     if (owner === undefined || isAlive(Number(owner))) continue;
     await rm(join(directory, name), { recursive: true, force: true, maxRetries: 3 });
     removed++;
