@@ -116,6 +116,8 @@ export class BrowserFleet extends Construct {
         SE_BROWSER_ARGS_DISABLE_DSHM: '--disable-dev-shm-usage',
         // Chrome ≥ 127 needs a display even with --headless=new.
         SE_START_XVFB: 'true',
+        // Selenium Grid 4's managed downloads (se:downloadsEnabled, /se/files), which gridgate passes through.
+        SE_NODE_ENABLE_MANAGED_DOWNLOADS: 'true',
       },
       stopTimeout: SPOT_STOP_TIMEOUT,
       logging: LogDrivers.awsLogs({ streamPrefix: pool.name, logGroup: this.logGroup }),

@@ -130,7 +130,10 @@ describe('EksLauncher.start', () => {
               name: 'browser',
               image: 'selenium/standalone-chrome:latest',
               ports: [{ name: 'webdriver', containerPort: node.port, protocol: 'TCP' }],
-              env: [{ name: 'SE_NODE_SESSION_TIMEOUT', value: '300' }],
+              env: [
+                { name: 'SE_NODE_SESSION_TIMEOUT', value: '300' },
+                { name: 'SE_NODE_ENABLE_MANAGED_DOWNLOADS', value: 'true' },
+              ],
               resources: { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } },
               volumeMounts: [{ name: 'dshm', mountPath: '/dev/shm' }],
             },

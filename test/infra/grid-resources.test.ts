@@ -50,7 +50,7 @@ describe('the browser fleet (multi-pool example: chrome-spot on x86 Spot, chromi
     expect(definitions[chrome]?.Properties.RuntimePlatform.CpuArchitecture).toBe('X86_64');
   });
 
-  it('runs one session per task, with the idle timeout from the config and no /dev/shm', () => {
+  it('runs one session per task, with the idle timeout from the config, no /dev/shm and managed downloads', () => {
     for (const id of [chrome, chromium]) {
       const container = template.findResources(TASK_DEFINITION)[id]?.Properties.ContainerDefinitions[0];
       expect(
@@ -64,6 +64,7 @@ describe('the browser fleet (multi-pool example: chrome-spot on x86 Spot, chromi
         SE_NODE_SESSION_TIMEOUT: '240',
         SE_BROWSER_ARGS_DISABLE_DSHM: '--disable-dev-shm-usage',
         SE_START_XVFB: 'true',
+        SE_NODE_ENABLE_MANAGED_DOWNLOADS: 'true',
       });
       // The 2-minute Spot notice, the Fargate maximum.
       expect(container.StopTimeout).toBe(120);

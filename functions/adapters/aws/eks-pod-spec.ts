@@ -100,12 +100,14 @@ export function podManifest(
           name: CONTAINER,
           image: pool.image,
           ports: [{ name: 'webdriver', containerPort: pool.port, protocol: 'TCP' }],
-          // The node ends a session idle this long itself, a backstop to gridgate's own idle timeout.
           env: [
+            // The node ends a session idle this long itself, a backstop to gridgate's own idle timeout.
             {
               name: 'SE_NODE_SESSION_TIMEOUT',
               value: String(Math.max(1, Math.ceil(request.idleTimeoutMs / 1000))),
             },
+            // Selenium Grid 4's managed downloads (se:downloadsEnabled, /se/files), which gridgate passes through.
+            { name: 'SE_NODE_ENABLE_MANAGED_DOWNLOADS', value: 'true' },
           ],
           // Requests equal to limits: the Guaranteed class, first to stay when a node runs short.
           resources: {
