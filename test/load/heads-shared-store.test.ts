@@ -28,23 +28,22 @@ let survivor: RunningGrid | undefined;
 /** Answers the new session the hub is holding. */
 let answerHeld: () => void = () => {};
 
-/** The first new session hangs until answerHeld(); later ones are answered at once. */
-function hubNewSession(): (request: unknown) => Promise<FakeAnswer> {
-  let held = false;
-  return async () => {
-    const answer = jsonAnswer(200, {
-      value: { sessionId: randomUUID(), capabilities: { browserName: 'chrome', browserVersion: '156.0' } },
-    });
-    if (held) return answer;
-    held = true;
-    return new Promise((resolve) => {
-      answerHeld = () => resolve(answer);
-    });
-  };
+/** Set: the next new session hangs until answerHeld(); the others are answered at once. */
+let holdNext = false;
+
+async function hubNewSession(): Promise<FakeAnswer> {
+  const answer = jsonAnswer(200, {
+    value: { sessionId: randomUUID(), capabilities: { browserName: 'chrome', browserVersion: '156.0' } },
+  });
+  if (!holdNext) return answer;
+  holdNext = false;
+  return new Promise((resolve) => {
+    answerHeld = () => resolve(answer);
+  });
 }
 
 beforeEach(async () => {
-  [dynamo, hub] = await Promise.all([startDynalite(), FakeUpstream.start({ newSession: hubNewSession() })]);
+  [dynamo, hub] = await Promise.all([startDynalite(), FakeUpstream.start({ newSession: hubNewSession })]);
   table = await dynamo.createSessionTable();
 });
 afterEach(async () => {
@@ -54,9 +53,41 @@ afterEach(async () => {
   await table.close();
   await Promise.all([dynamo.close(), hub.close()]);
   killed = survivor = undefined;
+  holdNext = false;
 });
 
 describe('heads sharing a DynamoDB table', { timeout: 90_000 }, () => {
+  it('leave a hub session running when the head that created it shuts down', async () => {
+    const settings = {
+      port: 0,
+      host: '127.0.0.1',
+      store: { kind: 'dynamodb', table: table.table },
+      timeouts: { queue: '0s' },
+    };
+    const config = configWithOnePool(
+      'hub',
+      { kind: 'hub', url: `http://${hub.address}`, maxSessions: 2 },
+      settings,
+    );
+    const store = new DynamoSessionStore({ client: dynamo.newClient(), table: table.table });
+    const { aws } = warmStatusAdapters(undefined as never, { sessionStore: async () => store });
+    const start = () =>
+      startGrid(config, Buffer.from(SECRET), new CollectingLogger(), { aws, reloadPollMs: 0, sweepMs: 100 });
+    const [leaving, staying] = await Promise.all([start(), start()]);
+    survivor = staying;
+    const created = await fetch(`${leaving.url}/session`, jsonRequest('POST', W3C_CHROME));
+    const { sessionId } = ((await created.json()) as { value: { sessionId: string } }).value;
+
+    await leaving.close();
+    expect(hub.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+    expect((await fetch(`${staying.url}/session/${sessionId}/title`)).status).toBe(200);
+    expect(await store.inUse()).toEqual({ hub: 1 });
+    // Ended through the other head, it ends at the hub once.
+    expect((await fetch(`${staying.url}/session/${sessionId}`, { method: 'DELETE' })).status).toBe(200);
+    expect(hub.requests.filter((r) => r.method === 'DELETE')).toHaveLength(1);
+    expect(await store.inUse()).toEqual({});
+  });
+
   it('free the slot of a head killed while it created a session', async () => {
     const settings = {
       port: 0,
@@ -93,6 +124,7 @@ describe('heads sharing a DynamoDB table', { timeout: 90_000 }, () => {
       },
     );
 
+    holdNext = true;
     // The new session reaches the hub through the first head, which holds the pool's one slot meanwhile.
     const creating = fetch(`${await killed.url}/session`, jsonRequest('POST', W3C_CHROME)).catch(
       () => 'connection closed',
