@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { NODE_SERVER_ARGS } from '../support/node-server-process';
 
 const children: ChildProcess[] = [];
 afterEach(async () => {
@@ -23,13 +24,9 @@ function startServer(config: unknown) {
   const dir = mkdtempSync(join(tmpdir(), 'gridgate-test-'));
   const file = join(dir, 'gridgate.json');
   writeFileSync(file, JSON.stringify(config));
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'functions/entry/node-server.ts', '--config', file],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [...NODE_SERVER_ARGS, '--config', file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   const events: Record<string, unknown>[] = [];
   let stderr = '';

@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonRequest, W3C_CHROME } from '../support/fake-grid';
 import { type FakeAnswer, FakeUpstream } from '../support/fakes';
+import { NODE_SERVER_ARGS } from '../support/node-server-process';
 import { eventually } from './served-fake-grid';
 
 const SESSIONS = 3;
@@ -31,13 +32,9 @@ function startServer(config: unknown): { url: Promise<string>; exited: Promise<n
   dir = mkdtempSync(join(tmpdir(), 'gridgate-load-'));
   const file = join(dir, 'gridgate.json');
   writeFileSync(file, JSON.stringify(config));
-  const started = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'functions/entry/node-server.ts', '--config', file],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const started = spawn(process.execPath, [...NODE_SERVER_ARGS, '--config', file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child = started;
   let stderr = '';
   started.stderr?.on('data', (chunk: Buffer) => {

@@ -1,12 +1,16 @@
 /**
- * `npm start` as a child process (functions/entry/node-server.ts under tsx) with a config file written
- * for it and the environment a user would give it, so a test can kill it as an operator or a crash would.
+ * `npm start` as a child process (the production build, scripts/start-server.mjs) with a config file
+ * written for it and the environment a user would give it, so a test can kill it as an operator or a
+ * crash would.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+
+/** `npm start`'s command after `node`, less the server's own arguments. */
+export const NODE_SERVER_ARGS = ['scripts/start-server.mjs'];
 
 export interface NodeServerProcess {
   child: ChildProcess;
@@ -23,14 +27,10 @@ export function startNodeServer(config: unknown, env: NodeJS.ProcessEnv = {}): N
   const dir = mkdtempSync(join(tmpdir(), 'gridgate-head-'));
   const file = join(dir, 'gridgate.json');
   writeFileSync(file, JSON.stringify(config));
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'functions/entry/node-server.ts', '--config', file],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    },
-  );
+  const child = spawn(process.execPath, [...NODE_SERVER_ARGS, '--config', file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

@@ -1,0 +1,4 @@
+/** The Node server's production build (server-build.mjs). */
+export const SERVER_ENTRY: string;
+/** Builds dist/server/ unless it is newer than every source; resolves to the entry's path. */
+export function ensureServerBuild(): Promise<string>;

@@ -1,0 +1,96 @@
+/**
+ * The Node server's production build: functions/entry/node-server.ts bundled by esbuild into
+ * dist/server/, run by plain node (no TypeScript loader in the running server: tsx's loader thread
+ * alone holds ~35 MiB). Built when missing or older than any source it is made from, so `npm start`
+ * on a fresh clone or after a `git pull` runs what the checkout says.
+ *
+ * Plain JavaScript so that it runs before anything is built. Several processes may build at once (a
+ * test suite starting servers in parallel): every file is written under a temporary name and renamed
+ * into place, chunks are named by their content, and the entry is written last, so a reader sees
+ * either the old build or the whole new one.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+export const SERVER_ENTRY = join(root, 'dist/server/node-server.mjs');
+
+/** What the build is made from: a change to any of these makes it stale. */
+const SOURCES = ['functions', 'package-lock.json', 'scripts/server-build.mjs'];
+
+// CJS dependencies (undici, the SDK's) call require() on Node built-ins; an ESM bundle has none.
+const ESM_REQUIRE_BANNER =
+  "import { createRequire as __gridgateCreateRequire } from 'node:module'; const require = __gridgateCreateRequire(import.meta.url);";
+
+/** Builds dist/server/ unless it is newer than every source; returns the entry's path. */
+export async function ensureServerBuild() {
+  if (builtAt() > newestSource()) return SERVER_ENTRY;
+  // esbuild is loaded only to build: a server started from a current build never loads it.
+  const { build } = await import('esbuild');
+  const result = await build({
+    entryPoints: { 'node-server': join(root, 'functions/entry/node-server.ts') },
+    outdir: dirname(SERVER_ENTRY),
+    outExtension: { '.js': '.mjs' },
+    // The AWS SDK and the Kubernetes client sit in chunks loaded only by the pools and stores that use
+    // them, so a laptop's server never parses them.
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    mainFields: ['module', 'main'],
+    banner: { js: ESM_REQUIRE_BANNER },
+    // Kept readable: stack traces in the server's logs name real functions.
+    minify: false,
+    sourcemap: false,
+    write: false,
+    logLevel: 'error',
+  });
+  const entry = result.outputFiles.find((file) => file.path === SERVER_ENTRY);
+  for (const file of result.outputFiles) if (file !== entry) writeAtomically(file.path, file.contents);
+  if (entry) writeAtomically(entry.path, entry.contents);
+  removeOtherChunks(new Set(result.outputFiles.map((file) => file.path)));
+  return SERVER_ENTRY;
+}
+
+/** Chunks of earlier builds: content-named, so they pile up unless removed. */
+function removeOtherChunks(current) {
+  const chunks = join(dirname(SERVER_ENTRY), 'chunks');
+  for (const name of readdirSync(chunks)) {
+    const path = join(chunks, name);
+    if (!current.has(path) && !name.endsWith('.tmp')) rmSync(path, { force: true });
+  }
+}
+
+function writeAtomically(path, contents) {
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  writeFileSync(temporary, contents);
+  renameSync(temporary, path);
+}
+
+function builtAt() {
+  try {
+    return statSync(SERVER_ENTRY).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function newestSource() {
+  return Math.max(...SOURCES.map((source) => newestUnder(join(root, source))));
+}
+
+function newestUnder(path) {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestUnder(join(path, name))));
+}
+
+// `npm run build`
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  console.error(`gridgate: built ${await ensureServerBuild()}`);
+}

@@ -1,0 +1,43 @@
+/**
+ * `npm start` runs the production build: functions/ bundled into dist/server/ and run by plain node,
+ * rebuilt when a source is newer than the build and left alone when it is not.
+ */
+import { readFileSync, statSync, utimesSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ensureServerBuild, SERVER_ENTRY } from '../../scripts/server-build.mjs';
+import { NODE_SERVER_ARGS, type NodeServerProcess, startNodeServer } from '../support/node-server-process';
+
+let server: NodeServerProcess | undefined;
+afterEach(() => {
+  server?.dispose();
+  server = undefined;
+});
+
+describe('the production build', () => {
+  it('serves the grid from dist/server, started as npm start starts it (plain node, no TypeScript loader)', async () => {
+    server = startNodeServer({ port: 0 });
+    const url = await server.url;
+    const status = (await (await fetch(`${url}/status`)).json()) as { value: { ready: boolean } };
+    expect(status.value.ready).toBe(true);
+    // The command the tests run is the one `npm start` runs, with no loader flag in front of it.
+    const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } })
+      .scripts;
+    expect(scripts.start).toBe(['node', ...NODE_SERVER_ARGS].join(' '));
+    const commandLine = readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0');
+    expect(commandLine.slice(1, 1 + NODE_SERVER_ARGS.length)).toEqual(NODE_SERVER_ARGS);
+    expect(statSync(SERVER_ENTRY).isFile()).toBe(true);
+  });
+
+  it('rebuilds when a source is newer than the build, and only then', async () => {
+    await ensureServerBuild();
+    const current = statSync(SERVER_ENTRY).mtimeMs;
+    await ensureServerBuild();
+    expect(statSync(SERVER_ENTRY).mtimeMs).toBe(current);
+
+    // A build older than its sources, as after `git pull`.
+    const longAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(SERVER_ENTRY, longAgo, longAgo);
+    await ensureServerBuild();
+    expect(statSync(SERVER_ENTRY).mtimeMs).toBeGreaterThan(longAgo.getTime() + 1000);
+  });
+});
