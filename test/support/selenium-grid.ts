@@ -42,6 +42,8 @@ export async function startSeleniumGrid(version: string): Promise<SeleniumGrid> 
       'detect-drivers = false',
       'selenium-manager = false',
       'max-sessions = 2',
+      // Its own /se/files for sessions with se:downloadsEnabled, as docker-selenium's nodes have.
+      'enable-managed-downloads = true',
       '[[node.driver-configuration]]',
       'display-name = "chrome"',
       `stereotype = '${stereotype}'`,
