@@ -3,7 +3,8 @@
  * upstream, so no browser is involved), and what that costs gridgate's Node server: its memory, and
  * the latency of commands. Commands are timed with one session open, with all of them open (each
  * command to a session picked at random), and again after all are closed, so drift from other load on
- * the machine shows as a difference between the two one-session phases.
+ * the machine shows as a difference between the two one-session phases. With all open, it also times
+ * commands with and without a Prometheus-style scrape of /metrics every second (scrape-load.ts).
  *
  * Two builds of the same server are measured: as `npm start` runs it (TypeScript under tsx, whose
  * loader thread alone holds ~35 MiB), and bundled by esbuild and run by plain node, as a deployment
@@ -14,6 +15,7 @@ import { build } from 'esbuild';
 import { ESM_REQUIRE_BANNER } from '../functions/entry/router-bundle-options';
 import { resetPeakRss, rssOf, startProxyGridgate } from './proxy-gridgate';
 import { startFakeUpstream } from './proxy-nginx';
+import { measureScrapeLoad, type ScrapeLoadRun } from './scrape-load';
 import type { WebDriverClient } from './webdriver-client';
 
 export interface ScalePlan {
@@ -47,6 +49,8 @@ export interface ScaleRun {
   openMs: number;
   /** Per command, ms. */
   latency: { oneBefore: number[]; all: number[]; oneAfter: number[] };
+  /** With all open: commands in windows without and with a scrape of /metrics every second. */
+  scrape: ScrapeLoadRun;
 }
 
 // Commands before the first timed phase: the server's JIT needs thousands to settle.
@@ -99,6 +103,7 @@ async function measureBuild(
     const all = await timeCommands(client, grid.origin, sessions, plan.commands);
     const { rss: open, peak: peakWhileOpen } = await rssOf(grid.pid);
     const liveHeapOpen = await grid.liveHeap();
+    const scrape = await measureScrapeLoad(client, grid.origin, sessions);
 
     await inBatches(sessions.slice(1), plan.concurrency, (id) => client.deleteSession(grid.origin, id));
     const liveHeapOne = await grid.liveHeap();
@@ -112,6 +117,7 @@ async function measureBuild(
       liveHeap: { open: liveHeapOpen, one: liveHeapOne },
       openMs,
       latency: { oneBefore, all, oneAfter },
+      scrape,
     };
   } finally {
     await grid.stop();

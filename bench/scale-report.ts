@@ -11,15 +11,19 @@ export const SCALE_TARGETS = {
 } as const;
 
 export interface ScaleReport {
-  run: Omit<ScaleRun, 'latency'>;
+  run: Omit<ScaleRun, 'latency' | 'scrape'>;
   latency: { oneBefore: Summary; all: Summary; oneAfter: Summary };
+  /** All open: commands without and with a scrape every second, and the scrapes themselves. */
+  scrape: { quiet: Summary; scraped: Summary; scrapes: Summary; bytes: number; ratio: number };
   /** p50 with all sessions open over the mean p50 of the two one-session phases around it. */
   latencyRatio: number;
   rssVerdict: Verdict;
   latencyVerdict: Verdict;
 }
 
-export function scaleReport({ latency, ...run }: ScaleRun): ScaleReport {
+export function scaleReport({ latency, scrape, ...run }: ScaleRun): ScaleReport {
+  const quiet = summarize(scrape.latency.quiet);
+  const scraped = summarize(scrape.latency.scraped);
   const oneBefore = summarize(latency.oneBefore);
   const all = summarize(latency.all);
   const oneAfter = summarize(latency.oneAfter);
@@ -27,6 +31,13 @@ export function scaleReport({ latency, ...run }: ScaleRun): ScaleReport {
   return {
     run,
     latency: { oneBefore, all, oneAfter },
+    scrape: {
+      quiet,
+      scraped,
+      scrapes: summarize(scrape.scrapes.ms),
+      bytes: scrape.scrapes.bytes,
+      ratio: scraped.median / quiet.median,
+    },
     latencyRatio,
     rssVerdict: run.rss.peakWhileOpen < SCALE_TARGETS.maxRssBytes ? 'PASS' : 'MISS',
     latencyVerdict: latencyRatio <= SCALE_TARGETS.latencyMedianRatio ? 'PASS' : 'MISS',
@@ -51,6 +62,11 @@ export function formatScaleReport(report: ScaleReport): string {
     `  one session open (before):  ${ms(report.latency.oneBefore)}`,
     `  ${plan.sessions} open, random session: ${ms(report.latency.all)}`,
     `  one session open (after):   ${ms(report.latency.oneAfter)}`,
+    `GET /title with ${plan.sessions} open, alternating ${report.scrape.quiet.count + report.scrape.scraped.count} commands in windows without and with GET /metrics every second:`,
+    `  no scrapes:           ${ms(report.scrape.quiet)}`,
+    `  scraped every second: ${ms(report.scrape.scraped)}`,
+    `  the scrapes (${report.scrape.scrapes.count}, ${(report.scrape.bytes / 1024).toFixed(1)} KiB each): ${ms(report.scrape.scrapes)}`,
+    `=> latency p50 scraped ÷ not scraped ${report.scrape.ratio.toFixed(3)}`,
     `=> peak RSS ${mib(rss.peakWhileOpen)}  target < ${mib(SCALE_TARGETS.maxRssBytes)}  ${report.rssVerdict}`,
     `=> latency p50 all open ÷ one open ${report.latencyRatio.toFixed(3)}  target ≤ ${SCALE_TARGETS.latencyMedianRatio.toFixed(2)}  ${report.latencyVerdict}`,
   ].join('\n');

@@ -3,7 +3,7 @@
  * after a few sessions, a refused one and an orphan left by a killed server, its queries see them.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -124,4 +124,29 @@ describe('a real Prometheus scraping gridgate', () => {
     expect(await value('up{job="gridgate"}')).toEqual([1]);
     expect(await value('count(process_cpu_seconds_total{job="gridgate"})')).toEqual([1]);
   }, 90_000);
+
+  it('answers every query of the shipped Grafana dashboard, with data where the grid made some', async () => {
+    const dashboard = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../docs/grafana-dashboard.json'), 'utf8'),
+    ) as {
+      panels: { title: string; targets: { expr: string }[] }[];
+    };
+    // What Grafana puts in for its variables: the rate window and the job picked.
+    const asGrafanaSends = (expr: string) =>
+      expr.replaceAll('$__rate_interval', '1m').replaceAll('$job', 'gridgate');
+    const emptyPanels = async () => {
+      const empty: string[] = [];
+      for (const panel of dashboard.panels) {
+        const answers = await Promise.all(
+          panel.targets.map((target) => prometheus.query(asGrafanaSends(target.expr))),
+        );
+        if (answers.every((samples) => samples.length === 0)) empty.push(panel.title);
+      }
+      return empty;
+    };
+    // Every query parses and runs; a rate needs two scrapes of its series. The grid had no upstream error.
+    await eventually(async () => {
+      expect(await emptyPanels()).toEqual(['Upstream errors per second, per pool']);
+    }, 30_000);
+  }, 60_000);
 });
