@@ -17,7 +17,7 @@ import {
   type Task,
 } from '@aws-sdk/client-ecs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkEcsPool, EcsLauncher, EcsLaunchFailure } from '../../functions/adapters/aws/ecs-launcher';
 import { clientTokenFor } from '../../functions/adapters/aws/ecs-run-task';
 import type { EcsPoolConfig } from '../../functions/core/config';
@@ -30,6 +30,7 @@ import type {
 } from '../../functions/core/ports';
 import type { WarmTask, WarmTaskStore } from '../../functions/core/warm-tasks';
 import { useBrowserNodeStatus } from '../support/browser-node-status';
+import { refuseAnyEcsCall } from '../support/ecs-api-rules';
 import { CollectingLogger, FixedClock } from '../support/fakes';
 import { MemoryWarmTasks } from '../support/memory-warm-tasks';
 import { ecsPool } from '../support/one-pool-config';
@@ -165,6 +166,9 @@ async function failureOf(promise: Promise<unknown>): Promise<EcsLaunchFailure> {
   expect(error).toBeInstanceOf(EcsLaunchFailure);
   return error as EcsLaunchFailure;
 }
+
+// The canned answers take anything; the inputs the launcher sent must still be ones ECS takes.
+afterEach(() => refuseAnyEcsCall(ecsMock.calls() as never));
 
 beforeEach(() => {
   ecsMock.reset();

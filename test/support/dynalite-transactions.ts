@@ -57,6 +57,14 @@ class Refusal extends Error {
 const validationError = (message: string): Refusal =>
   new Refusal({ status: 400, body: { __type: 'com.amazon.coral.validate#ValidationException', message } });
 
+/** The JSON size of the Put items and Update keys of a transaction: what counts toward its 4 MB. */
+function itemBytes(items: unknown[]): number {
+  return items.reduce<number>((sum, item) => {
+    const step = item as { Put?: { Item?: unknown }; Update?: { Key?: unknown } };
+    return sum + JSON.stringify(step.Put?.Item ?? step.Update?.Key ?? {}).length;
+  }, 0);
+}
+
 /** Makes `server` (a dynalite server, not yet listening) answer TransactWriteItems too. */
 export function addTransactions(server: Server): void {
   const [dynalite] = server.listeners('request') as Array<
@@ -94,13 +102,27 @@ async function transact(req: IncomingMessage, endpoint: string, keySchemas: Map<
   try {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const { TransactItems: items } = JSON.parse(Buffer.concat(chunks).toString()) as {
+    const request = Buffer.concat(chunks);
+    const { TransactItems: items, ClientRequestToken: token } = JSON.parse(request.toString()) as {
       TransactItems?: unknown;
+      ClientRequestToken?: unknown;
     };
+    // API_TransactWriteItems, TransactItems: "Array Members: Minimum number of 1 item. Maximum number of
+    // 100 items."
     if (!Array.isArray(items) || items.length < 1 || items.length > 100)
       throw validationError('TransactItems must hold 1 to 100 items');
+    // API_TransactWriteItems: "The aggregate size of the items in the transaction cannot exceed 4 MB."
+    // (The request's size bounds the items' from above, so this refuses only what DynamoDB refuses.)
+    if (request.length > 4 * 1024 * 1024 && itemBytes(items) > 4 * 1024 * 1024)
+      throw validationError('The aggregate size of the items in the transaction cannot exceed 4 MB');
+    // API_TransactWriteItems, ClientRequestToken: "Length Constraints: Minimum length of 1. Maximum
+    // length of 36."
+    if (token !== undefined && (typeof token !== 'string' || token.length < 1 || token.length > 36))
+      throw validationError('ClientRequestToken must have 1 to 36 characters');
     const steps = await Promise.all(items.map((item) => prepare(item, endpoint, keySchemas)));
     const seen = new Set(steps.map((step) => step.itemId));
+    // API_TransactWriteItems: "You can't target the same item with multiple operations within the same
+    // transaction."
     if (seen.size !== steps.length)
       throw validationError('Transaction request cannot include multiple operations on one item');
 

@@ -40,6 +40,31 @@ export function refusedAsSdk(check: () => void): Promise<never> | undefined {
   }
 }
 
+/**
+ * Every ECS call an aws-sdk-client-mock mock received, checked against the rules: for tests that answer
+ * with canned replies, so the inputs the code sent are still ones ECS would take. Throws ECS's refusal.
+ */
+export function refuseAnyEcsCall(
+  calls: { args: readonly [{ input: object; constructor: { name: string } }, ...unknown[]] }[],
+  containerName = 'browser',
+): void {
+  for (const call of calls) {
+    const [command] = call.args;
+    const input = command.input as Json;
+    const check: Record<string, () => void> = {
+      ListTasksCommand: () => refuseListTasks(input),
+      DescribeTasksCommand: () => refuseDescribeTasks(input),
+      RunTaskCommand: () =>
+        refuseRunTask(input, input.overrides?.containerOverrides?.[0]?.name ?? containerName),
+      StopTaskCommand: () => refuseStopTask(input),
+      TagResourceCommand: () => refuseTagResource(input),
+    };
+    const rule = check[command.constructor.name];
+    if (!rule) throw new Error(`no ECS rules for ${command.constructor.name}: add them before calling it`);
+    rule();
+  }
+}
+
 const invalid = (message: string) => new EcsRefusal('InvalidParameterException', message);
 
 /** Throws what ECS would answer to this ListTasks, if it refuses it. */

@@ -1,0 +1,76 @@
+/**
+ * What the Kubernetes API server refuses of the Pod gridgate creates (the fake API server checks every
+ * create against these): the rules of kubernetes.io/docs/concepts/overview/working-with-objects/ —
+ * "Object Names and IDs", "Labels and Selectors", "Annotations" — and the Pod API reference. An invalid
+ * object is answered 422 with reason Invalid, as the API server does.
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: a Kubernetes object is free-form JSON, checked field by field.
+type Json = any;
+
+// "Object Names and IDs", DNS Subdomain Names: at most 253 characters, lowercase alphanumerics, '-' or '.',
+// starting and ending with an alphanumeric.
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+// "Object Names and IDs", RFC 1123 Label Names: at most 63 characters, lowercase alphanumerics or '-'.
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+// "Labels and Selectors", Syntax and character set: a name (and a value) is 63 characters or less,
+// "beginning and ending with an alphanumeric character ([a-z0-9A-Z]) with dashes (-), underscores (_),
+// dots (.), and alphanumerics between"; a value may also be empty.
+const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+// Pod API reference, ContainerPort.name: an IANA_SVC_NAME, at most 15 characters.
+const PORT_NAME = /^(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Why the API server would refuse this Pod, each problem with its field path; empty when it would not. */
+export function podProblems(pod: Json): string[] {
+  const problems: string[] = [];
+  const name = String(pod?.metadata?.name ?? '');
+  if (name.length > 253 || !DNS_SUBDOMAIN.test(name))
+    problems.push(`metadata.name: Invalid value: "${name}"`);
+  problems.push(...keyProblems('metadata.labels', pod?.metadata?.labels, true));
+  problems.push(...keyProblems('metadata.annotations', pod?.metadata?.annotations, false));
+  // "Annotations", Syntax and character set: "the total size of all annotations ... must not exceed
+  // 256 KiB" (keys and values together).
+  const annotations = Object.entries(pod?.metadata?.annotations ?? {});
+  if (annotations.reduce((sum, [key, value]) => sum + key.length + String(value).length, 0) > 256 * 1024) {
+    problems.push('metadata.annotations: Too long: must have at most 262144 bytes');
+  }
+  for (const [i, container] of (pod?.spec?.containers ?? []).entries()) {
+    const path = `spec.containers[${i}]`;
+    if (!DNS_LABEL.test(String(container?.name ?? '')) || String(container.name).length > 63) {
+      problems.push(`${path}.name: Invalid value: "${container?.name}"`);
+    }
+    for (const [j, port] of (container?.ports ?? []).entries()) {
+      if (port.name !== undefined && (String(port.name).length > 15 || !PORT_NAME.test(String(port.name)))) {
+        problems.push(`${path}.ports[${j}].name: Invalid value: "${port.name}"`);
+      }
+      if (!(Number.isInteger(port.containerPort) && port.containerPort >= 1 && port.containerPort <= 65535)) {
+        problems.push(`${path}.ports[${j}].containerPort: Invalid value: ${port.containerPort}`);
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * Label and annotation keys: "an optional prefix and name, separated by a slash (/)"; the prefix a DNS
+ * subdomain of at most 253 characters, the name as LABEL_NAME. Label values follow LABEL_NAME or are empty.
+ */
+function keyProblems(path: string, map: Json, values: boolean): string[] {
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(map ?? {})) {
+    const slash = key.lastIndexOf('/');
+    const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+    const name = key.slice(slash + 1);
+    const prefixOk = prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix));
+    if (!prefixOk || name.length > 63 || !LABEL_NAME.test(name)) {
+      problems.push(
+        `${path}: Invalid value: "${key}": name part must consist of alphanumerics, '-', '_' or '.'`,
+      );
+    }
+    const text = String(value);
+    if (values && text !== '' && (text.length > 63 || !LABEL_NAME.test(text))) {
+      problems.push(`${path}: Invalid value: "${text}": a label value must be 63 characters or less`);
+    }
+  }
+  return problems;
+}

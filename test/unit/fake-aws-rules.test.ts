@@ -1,0 +1,130 @@
+/**
+ * The rules the fakes of AWS and Kubernetes enforce refuse what those APIs document they refuse, and take
+ * what gridgate sends: a rule that refuses nothing, or a fake that refuses gridgate's own calls, fails here.
+ */
+import {
+  DescribeTasksCommand,
+  ListTasksCommand,
+  RunTaskCommand,
+  TagResourceCommand,
+} from '@aws-sdk/client-ecs';
+import { describe, expect, it } from 'vitest';
+import { STARTED_BY } from '../../functions/adapters/aws/task-tags';
+import {
+  refuseAnyEcsCall,
+  refuseDescribeTasks,
+  refuseListTasks,
+  refuseRunTask,
+  refuseTags,
+} from '../support/ecs-api-rules';
+import { podProblems } from '../support/kubernetes-api-rules';
+
+const RUN_TASK = {
+  cluster: 'browsers',
+  taskDefinition: 'gridgate-chrome:1',
+  startedBy: STARTED_BY,
+  networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-a'], securityGroups: ['sg-a'] } },
+  capacityProviderStrategy: [{ capacityProvider: 'FARGATE_SPOT', weight: 1 }],
+  clientToken: 'k1-0',
+  tags: [{ key: 'gridgate', value: 'true' }],
+};
+const tags = (n: number) => Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: 'v' }));
+
+describe('ECS', () => {
+  it('refuses ListTasks with startedBy and another filter, as ECS does', () => {
+    expect(() => refuseListTasks({ cluster: 'c', startedBy: STARTED_BY, desiredStatus: 'RUNNING' })).toThrow(
+      expect.objectContaining({ type: 'InvalidParameterException' }),
+    );
+    expect(() => refuseListTasks({ cluster: 'c', startedBy: STARTED_BY, maxResults: 100 })).not.toThrow();
+    expect(() => refuseListTasks({ cluster: 'c', desiredStatus: 'STOPPED', family: 'f' })).not.toThrow();
+    expect(() => refuseListTasks({ maxResults: 101 })).toThrow(/maxResults/);
+  });
+
+  it('refuses DescribeTasks of none or of more than 100 tasks', () => {
+    expect(() => refuseDescribeTasks({ tasks: [] })).toThrow();
+    expect(() => refuseDescribeTasks({ tasks: Array(101).fill('t') })).toThrow();
+    expect(() => refuseDescribeTasks({ tasks: Array(100).fill('t'), include: ['TAGS'] })).not.toThrow();
+  });
+
+  it('refuses RunTask inputs past their documented limits', () => {
+    expect(() => refuseRunTask(RUN_TASK, 'browser')).not.toThrow();
+    const refused = [
+      { count: 11 },
+      { startedBy: 'x'.repeat(129) },
+      { startedBy: 'grid gate' },
+      { clientToken: 'x'.repeat(65) },
+      { launchType: 'FARGATE' },
+      { overrides: { containerOverrides: [{ name: 'browser', command: ['x'.repeat(9000)] }] } },
+      { overrides: { containerOverrides: [{ name: 'sidecar' }] } },
+      { tags: tags(51) },
+      {
+        capacityProviderStrategy: [
+          { capacityProvider: 'FARGATE', base: 1 },
+          { capacityProvider: 'FARGATE_SPOT', base: 1 },
+        ],
+      },
+    ];
+    for (const change of refused)
+      expect(() => refuseRunTask({ ...RUN_TASK, ...change }, 'browser')).toThrow();
+  });
+
+  it('refuses tags ECS refuses: too many, too long, reserved, repeated or of other characters', () => {
+    expect(() => refuseTags(tags(50))).not.toThrow();
+    expect(() => refuseTags([{ key: 'k'.repeat(128), value: 'v'.repeat(256) }])).not.toThrow();
+    for (const bad of [
+      [{ key: 'k'.repeat(129), value: 'v' }],
+      [{ key: 'k', value: 'v'.repeat(257) }],
+      [{ key: 'aws:owner', value: 'v' }],
+      [
+        { key: 'k', value: 'a' },
+        { key: 'k', value: 'b' },
+      ],
+      [{ key: 'k', value: 'semi;colon' }],
+    ]) {
+      expect(() => refuseTags(bad)).toThrow();
+    }
+  });
+
+  it('checks every call a mock received, and knows no call it has no rules for', () => {
+    const call = (command: object) => ({ args: [command] as const }) as never;
+    expect(() => refuseAnyEcsCall([call(new RunTaskCommand({ ...RUN_TASK, count: 11 } as never))])).toThrow(
+      /count/,
+    );
+    expect(() =>
+      refuseAnyEcsCall([
+        call(new ListTasksCommand({ cluster: 'c', startedBy: STARTED_BY })),
+        call(new DescribeTasksCommand({ cluster: 'c', tasks: ['t'] })),
+        call(
+          new TagResourceCommand({ resourceArn: 'arn', tags: [{ key: 'gridgate:warm', value: 'claimed' }] }),
+        ),
+      ]),
+    ).not.toThrow();
+    expect(() =>
+      refuseAnyEcsCall([call({ input: {}, constructor: { name: 'DeleteClusterCommand' } })]),
+    ).toThrow(/no ECS rules/);
+  });
+});
+
+describe('Kubernetes', () => {
+  const pod = {
+    metadata: { name: 'gridgate-abc123-1f2e3d', labels: { 'gridgate.dev/session': 'abc' }, annotations: {} },
+    spec: { containers: [{ name: 'browser', ports: [{ name: 'webdriver', containerPort: 4444 }] }] },
+  };
+
+  it('takes a valid pod and refuses names, labels and ports the API server refuses', () => {
+    expect(podProblems(pod)).toEqual([]);
+    expect(podProblems({ ...pod, metadata: { ...pod.metadata, name: 'Upper_Case' } })).toHaveLength(1);
+    expect(
+      podProblems({ ...pod, metadata: { ...pod.metadata, labels: { k: 'v'.repeat(64) } } }),
+    ).toHaveLength(1);
+    expect(podProblems({ ...pod, metadata: { ...pod.metadata, labels: { 'bad key!': 'v' } } })).toHaveLength(
+      1,
+    );
+    const longPort = {
+      containers: [{ name: 'browser', ports: [{ name: 'webdriver-port-1', containerPort: 4444 }] }],
+    };
+    expect(podProblems({ ...pod, spec: longPort })).toHaveLength(1);
+    const annotations = { big: 'x'.repeat(256 * 1024) };
+    expect(podProblems({ ...pod, metadata: { ...pod.metadata, annotations } })).toHaveLength(1);
+  });
+});
