@@ -96,8 +96,8 @@ export async function startGrid(
     metrics.count('OrphansReaped', { reason: 'process left running' }, orphans.processes);
   if (orphans.profiles) metrics.count('OrphansReaped', { reason: 'profile left behind' }, orphans.profiles);
   const launcher = new ChromedriverLauncher({
-    onUnexpectedExit: (handle, code, signal) => {
-      logger.log('BROWSER_EXITED', { handle, code, signal });
+    onUnexpectedExit: (handle, exit) => {
+      logger.log('BROWSER_EXITED', { handle, ...exit });
       // The store may be down just now: the session then ends at its idle timeout, by the sweep.
       sessions
         .running()

@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline, Readable } from 'node:stream';
+import { pipeline, Readable, Writable } from 'node:stream';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import type { Dispatcher } from 'undici';
@@ -17,6 +17,7 @@ import { byteLimit, checkDeclaredLength } from './request-body';
 import { commandWait, waitSignal } from './runtime-limits';
 import { isUnreachable, sessionGone } from './session-gone';
 import { clientResponseHeaders, upstreamRequestHeaders } from './upstream-client';
+import { mayMeanSessionGone, upstreamSessionGone } from './upstream-session-gone';
 
 export interface Command {
   claims: SessionClaims;
@@ -96,6 +97,8 @@ async function streamIntoNodeResponse(
   if (hasBody(method, incoming.headers)) {
     body = incoming.headers['content-length'] ? incoming : pipeline(incoming, byteLimit(limit), () => {});
   }
+  // A 404 may be the upstream saying the session is gone: held back and read before it is passed on.
+  let held: { statusCode: number; headers: Dispatcher.ResponseData['headers']; body: HeldBody } | undefined;
   try {
     await agent.stream(
       {
@@ -105,12 +108,46 @@ async function streamIntoNodeResponse(
         signal: clientGone,
       },
       ({ statusCode, headers }) => {
+        if (mayMeanSessionGone(statusCode)) {
+          held = { statusCode, headers, body: new HeldBody(limit) };
+          return held.body;
+        }
         outgoing.writeHead(statusCode, clientResponseHeaders(headers));
         return outgoing;
       },
     );
   } finally {
     outgoing.off('close', onClose);
+  }
+  if (!held) return;
+  const text = held.body.text();
+  const gone = await upstreamSessionGone(deps, command.claims, text);
+  if (gone) throw gone;
+  outgoing.writeHead(held.statusCode, clientResponseHeaders(held.headers));
+  outgoing.end(text);
+}
+
+/** An error answer's body, kept in memory up to the body limit. */
+class HeldBody extends Writable {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+
+  constructor(private readonly limit: number) {
+    super();
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error) => void): void {
+    this.size += chunk.length;
+    if (this.size > this.limit) {
+      done(new Error('the browser’s error answer is too large'));
+      return;
+    }
+    this.chunks.push(chunk);
+    done();
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
   }
 }
 
@@ -144,12 +181,19 @@ async function forwardPortably(c: Context, deps: GridDeps, agent: Dispatcher, co
   } finally {
     bounded?.answered();
   }
+  let heldBody: string | undefined;
+  if (mayMeanSessionGone(response.statusCode)) {
+    heldBody = await response.body.text();
+    const gone = await upstreamSessionGone(deps, command.claims, heldBody);
+    if (gone) throw gone;
+  }
   const responseHeaders = new Headers();
   for (const [name, value] of Object.entries(clientResponseHeaders(response.headers))) {
     for (const item of Array.isArray(value) ? value : [value]) responseHeaders.append(name, item);
   }
   const empty = response.statusCode === 204 || response.statusCode === 304 || request.method === 'HEAD';
-  return new Response(empty ? null : (Readable.toWeb(response.body) as ReadableStream), {
+  const answer = heldBody ?? (Readable.toWeb(response.body) as ReadableStream);
+  return new Response(empty ? null : answer, {
     status: response.statusCode,
     headers: responseHeaders,
   });

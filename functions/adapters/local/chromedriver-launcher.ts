@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import type { PoolConfig } from '../../core/config';
 import type { LaunchedBrowser, Launcher, LaunchRequest } from '../../core/ports';
 import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
+import { BrowserWatch } from './browser-watch';
 import { chromiumCapabilities, wantsDownloads } from './chromium-capabilities';
 import { launchChromium, warmChromiumArgs } from './chromium-process';
 import { LocalFileTransfer } from './local-file-transfer';
@@ -48,9 +49,16 @@ interface RunningDriver {
   warm: boolean;
 }
 
+/** Which part of a session's browser ended unasked, and how (a browser chromedriver started is not ours to wait on). */
+export interface UnexpectedExit {
+  process: 'chromedriver' | 'chromium';
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 export interface ChromedriverLauncherOptions {
-  /** Called when a chromedriver ends without being stopped (a crash, or killed from outside). */
-  onUnexpectedExit?: (handle: string, code: number | null, signal: NodeJS.Signals | null) => void;
+  /** Called when a session's chromedriver or Chromium ends without being stopped (a crash, or killed from outside). */
+  onUnexpectedExit?: (handle: string, exit: UnexpectedExit) => void;
 }
 
 export class ChromedriverLauncher implements Launcher {
@@ -74,6 +82,10 @@ export class ChromedriverLauncher implements Launcher {
     const driver = this.drivers.get(handle);
     return driver !== undefined && !driver.warm && !driver.stopping;
   });
+  // The Chromium a session's chromedriver started is chromedriver's child, not ours: watched in /proc.
+  private readonly browsers = new BrowserWatch((handle) =>
+    this.partExited(handle, { process: 'chromium', code: null, signal: null }),
+  );
 
   /** Set by stopAll (shutdown): a chromedriver started after it would outlive gridgate. */
   private stopped = false;
@@ -149,7 +161,9 @@ export class ChromedriverLauncher implements Launcher {
         signal,
         (child, exited) => {
           running.chromium = { child, exited };
-          child.once('exit', () => this.warmPartExited(driver.handle, running));
+          child.once('exit', (code, exitSignal) =>
+            this.partExited(driver.handle, { process: 'chromium', code, signal: exitSignal }),
+          );
         },
       );
       return { ...driver, debuggerAddress: chromium.debuggerAddress };
@@ -159,9 +173,17 @@ export class ChromedriverLauncher implements Launcher {
     }
   }
 
-  /** A warm browser's chromedriver or Chromium ended while it waited: it is dropped, and its profile goes. */
-  private warmPartExited(handle: string, driver: RunningDriver): void {
-    if (driver.stopping || !driver.warm) return;
+  /**
+   * A chromedriver or its Chromium ended unasked. A session's is reported (the session is over); a warm
+   * browser's, while it waited, is dropped, and its profile goes.
+   */
+  private partExited(handle: string, exit: UnexpectedExit): void {
+    const driver = this.drivers.get(handle);
+    if (!driver || driver.stopping) return;
+    if (!driver.warm) {
+      this.options.onUnexpectedExit?.(handle, exit);
+      return;
+    }
     this.warm.discard(handle);
     void this.stop(handle).catch(() => undefined);
   }
@@ -192,14 +214,14 @@ export class ChromedriverLauncher implements Launcher {
     const driver: RunningDriver = { child, userDataDir, exited, stopping: false, warm };
     this.drivers.set(handle, driver);
     this.directories.open(handle);
-    child.once('exit', (code, exitSignal) => {
-      if (driver.stopping) return;
-      if (!driver.warm) return this.options.onUnexpectedExit?.(handle, code, exitSignal);
-      this.warmPartExited(handle, driver);
-    });
+    child.once('exit', (code, exitSignal) =>
+      this.partExited(handle, { process: 'chromedriver', code, signal: exitSignal }),
+    );
     try {
       onStage?.('driver');
       const port = await waitForPort(child, signal);
+      // A session's chromedriver starts its Chromium at the new-session request; a warm one's is ours.
+      if (!warm && child.pid !== undefined) this.browsers.watch(handle, child.pid);
       return { handle, port, userDataDir };
     } catch (error) {
       await this.stop(handle);
@@ -211,6 +233,7 @@ export class ChromedriverLauncher implements Launcher {
     const driver = this.drivers.get(handle);
     if (!driver || driver.stopping) return driver?.exited;
     driver.stopping = true;
+    this.browsers.unwatch(handle);
     const { userDataDir } = driver;
     const groups: Group[] = [driver, ...(driver.chromium ? [driver.chromium] : [])];
     await Promise.all(groups.map(stopGroup));
@@ -224,6 +247,7 @@ export class ChromedriverLauncher implements Launcher {
   /** Stops every chromedriver and Chromium: those serving or being started for sessions, and the warm ones. */
   async stopAll(): Promise<void> {
     this.stopped = true;
+    this.browsers.close();
     await this.warm.close();
     await Promise.all([...this.drivers.keys()].map((handle) => this.stop(handle)));
   }
