@@ -36,7 +36,10 @@ export class BrowserWatch {
   /** Watches the browser chromedriver `driverPid` will start for the session `handle`. */
   watch(handle: string, driverPid: number): void {
     this.watched.set(handle, { driverPid });
-    this.timer ??= setInterval(() => void this.tick(), this.tickMs).unref();
+    // tick() settles every look itself and never rejects.
+    this.timer ??= setInterval(() => {
+      this.tick().catch(() => undefined);
+    }, this.tickMs).unref();
   }
 
   unwatch(handle: string): void {
