@@ -48,10 +48,10 @@ describe('the Java client on the Node server', { timeout: JAVA_TIMEOUT_MS + 30_0
   });
   afterAll(() => grid?.close());
 
-  it('starts a session with the README example, runs commands, takes a screenshot and quits', async () => {
-    const run = await runJavaProgram(grid.url, site.url);
+  it('starts a session with the README example, runs commands, takes a screenshot, uploads a file with LocalFileDetector and quits', async () => {
+    const run = await runJavaProgram(grid.url, site.url, uploadFile);
     expect(run.code, run.stderr).toBe(0);
-    expect(checksIn(run.stdout)).toEqual(COMMAND_CHECKS);
+    expect(checksIn(run.stdout)).toEqual([...COMMAND_CHECKS, 'uploaded file name', 'uploaded file contents']);
     await expectSessionEnded(grid, sessionIdIn(run.stdout));
   });
 });
