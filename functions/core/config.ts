@@ -362,6 +362,17 @@ export const configSchema = z
     publicUrl: z.url().optional().meta({
       description: 'Base URL clients use, when a proxy in front hides it (else taken from each request).',
     }),
+    allowedOrigins: z
+      .array(
+        z
+          .url()
+          .refine((url) => new URL(url).origin === url, 'must be an origin such as "https://ci.example.com"'),
+      )
+      .default([])
+      .meta({
+        description:
+          "Other sites whose web pages may use the grid (an Origin header's value); the grid's own pages and WebDriver clients need none.",
+      }),
     defaultBrowser: z
       .string()
       .optional()

@@ -26,6 +26,7 @@ try {
     configFingerprint: loaded.fingerprint,
     deployment: loaded.deployment,
     webSockets: !loaded.webFunction,
+    ...(loaded.webFunction ? { loopbackOnly: false } : {}),
     metrics: loaded.webFunction ? await awsAdapters.metrics() : undefined,
   });
   grid = started;

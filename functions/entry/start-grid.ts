@@ -27,6 +27,7 @@ import { SlotQueue } from '../core/slot-queue';
 import { warmTaskTable } from '../core/warm-tasks';
 import { createApp } from '../http/create-app';
 import { createUpstreamAgent } from '../http/upstream-client';
+import { isLoopbackAddress } from '../http/web-page-requests';
 import { type AwsAdapters, awsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
 import { ConfigReloader, type ReloadTrigger } from './config-reloader';
 
@@ -58,6 +59,11 @@ export interface StartOptions {
   deployment?: string;
   /** False where clients cannot open WebSockets to the server (a Lambda Web Function). */
   webSockets?: boolean;
+  /**
+   * Whether only this machine's clients reach the server; default: whether `host` is a loopback address.
+   * False in a Lambda Web Function, whose loopback address is the runtime's relay of everyone's requests.
+   */
+  loopbackOnly?: boolean;
   /** The AWS adapters (DynamoDB store, ECS launcher); tests give their own. */
   aws?: AwsAdapters;
   /** Where measurements go (EMF in a Lambda Web Function); by default Prometheus series at GET /metrics. */
@@ -145,7 +151,13 @@ export async function startGrid(
     version: packageJson.version,
     configLoadedAt: systemClock.now(),
   };
-  const app = createApp(deps, { agent, webSockets: options.webSockets ?? true, metricsPage: prometheus });
+  const loopbackOnly = options.loopbackOnly ?? isLoopbackAddress(config.host);
+  const app = createApp(deps, {
+    agent,
+    webSockets: options.webSockets ?? true,
+    metricsPage: prometheus,
+    loopbackOnly,
+  });
   const server = await new Promise<Server>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () =>
       resolve(started as Server),
@@ -154,7 +166,7 @@ export async function startGrid(
   });
   // New sessions may take as long as the config allows; Node's 300 s default would cut longer ones.
   server.requestTimeout = 0;
-  attachWebSocketProxy(server, deps);
+  attachWebSocketProxy(server, deps, { loopbackOnly });
   const isLocal = (record: SessionRecord) => poolsNamed(deps, record.pool)[0]?.kind === 'local';
   const runsHere = (record: SessionRecord) => isLocal(record) && launcher.running().includes(record.handle);
   // With a shared store, any router may end an ecs or hub session, but a local one only where it runs.

@@ -21,6 +21,7 @@ import { commandWait, waitSignal } from './runtime-limits';
 import { registerUiRoutes } from './ui/ui-routes';
 import { clientResponseHeaders, createUpstreamAgent } from './upstream-client';
 import { verifySession } from './verify-session';
+import { crossSiteRefusal, nonJsonRefusal, originPolicy, signalsOf } from './web-page-requests';
 import { webDriverJson } from './webdriver-json';
 
 export interface AppOptions {
@@ -33,6 +34,11 @@ export interface AppOptions {
   webSockets?: boolean;
   /** Users who see every user's sessions on the status page and may end them (default: the config's `admins`). */
   admins?: readonly string[];
+  /**
+   * Only this machine's clients reach the app (a server on a loopback address, nothing relaying for
+   * others): browsers must then name it by a loopback address too (no DNS rebinding). Default false.
+   */
+  loopbackOnly?: boolean;
   /** What `GET /metrics` answers, without credentials like /status (the Node server's Prometheus text); none: no such path. */
   metricsPage?: MetricsPage;
 }
@@ -65,7 +71,15 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     counter.requests++;
     // Health checks (load balancers, ggr's /ping) work without credentials, as in ggr.
     const open = PUBLIC_PATHS.has(c.req.path) || (options.metricsPage && c.req.path === METRICS_PATH);
-    if (!open) c.set('user', await requestUser(deps, c.req.header('authorization')));
+    if (!open) {
+      const signals = signalsOf(c.req.method, new URL(c.req.url), (name) => c.req.header(name));
+      // Before the password check: another site's page gets nothing, not even a bcrypt round.
+      const crossSite = crossSiteRefusal(signals, originPolicy(deps.config, options.loopbackOnly ?? false));
+      if (crossSite) throw crossSite;
+      c.set('user', await requestUser(deps, c.req.header('authorization')));
+      const notJson = nonJsonRefusal(signals);
+      if (notJson) throw notJson;
+    }
     await next();
   });
 

@@ -17,9 +17,10 @@ import {
 import type { PoolConfig } from '../core/config';
 import { formatDuration } from '../core/duration';
 import { endSession } from '../core/end-session';
-import { sessionNotCreated, WebDriverError } from '../core/errors';
+import { invalidArgument, sessionNotCreated, WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
 import { LaunchFailure, NO_FAILURES, nextCandidates, recordFailure } from '../core/host-choice';
+import { hostProgramRefusal } from '../core/host-programs';
 import { noMetrics } from '../core/ports';
 import { GRIDGATE_OPTIONS, queueTimeout, sessionLimits } from '../core/session-limits';
 import { releaseSlot, type SlotRequest, takeSlot, trySlot } from '../core/slots';
@@ -65,6 +66,9 @@ export async function createSession(
     host: clientHost(c.req.raw),
   })?.color;
   const choice = choosePools(deps.config.colors, color, match.pools, label);
+  // Refused whichever pool would serve: a request that may run a program on this machine never waits for one.
+  const refusal = choice.pools.map((pool) => hostProgramRefusal(capabilities, pool)).find(Boolean);
+  if (refusal) throw invalidArgument(refusal);
   // Bounded by the configured colours: a colour only a client named is not a dimension.
   const configuredColor = metricColor(choice);
   const colorDimension = configuredColor ? { color: configuredColor } : {};

@@ -193,7 +193,9 @@ describe('session IDs bound to their user', () => {
         [`/session/${id}`, 'DELETE'],
         [`/host/${id}`, 'GET'],
       ] as const) {
-        const response = await grid.app.request(path, { method, headers });
+        const json: Record<string, string> =
+          method === 'POST' ? { 'content-type': 'application/json; charset=utf-8' } : {};
+        const response = await grid.app.request(path, { method, headers: { ...headers, ...json } });
         await expectW3cError(response, 404, 'invalid session id', /not valid for this user/);
       }
     }

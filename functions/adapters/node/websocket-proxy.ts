@@ -15,6 +15,7 @@ import { requestUser } from '../../http/request-user';
 import { visibleSession } from '../../http/ui/ui-data';
 import { requireVncTarget } from '../../http/ui/ui-vnc';
 import { verifySession } from '../../http/verify-session';
+import { crossSiteRefusal, originPolicy, signalsOf } from '../../http/web-page-requests';
 import { WEBDRIVER_HEADERS } from '../../http/webdriver-json';
 import { isWebSocketUpgrade, serveAsHttp } from './non-websocket-upgrade';
 
@@ -29,12 +30,29 @@ interface Upstream {
   onMessage?: () => void;
 }
 
-export function attachWebSocketProxy(server: Server, deps: GridDeps): void {
+export interface WebSocketProxyOptions {
+  /** Only this machine's clients reach the server (see AppOptions.loopbackOnly). */
+  loopbackOnly?: boolean;
+}
+
+export function attachWebSocketProxy(
+  server: Server,
+  deps: GridDeps,
+  options: WebSocketProxyOptions = {},
+): void {
   const clients = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!isWebSocketUpgrade(req)) return serveAsHttp(server, req, socket, head);
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://gridgate');
+    // A browser opens WebSockets to any site with the user's saved credentials and no CORS check
+    // (cross-site WebSocket hijacking): another site's page must not reach a session's BiDi, CDP or VNC.
+    const header = (name: string) => [req.headers[name] ?? []].flat()[0];
+    const refusal = crossSiteRefusal(
+      signalsOf(req.method ?? 'GET', url, header),
+      originPolicy(deps.config, options.loopbackOnly ?? false),
+    );
+    if (refusal) return refuse(socket, refusal);
     const vnc = VNC_PATH.exec(url.pathname);
     (vnc ? connectVnc(req, deps, vnc[1] as string) : connect(req, url, deps))
       .then((upstream) => {
@@ -63,31 +81,12 @@ async function connect(req: IncomingMessage, url: URL, deps: GridDeps): Promise<
   return { socket, onMessage: () => deps.sessions.touch(claims.key, deps.clock.now()) };
 }
 
-/**
- * The session's noVNC socket, for its owner or an admin, from a page of gridgate's own origin only: a
- * browser sends its saved Basic credentials with any site's WebSocket, so another site's page must not
- * be able to open this one in a signed-in person's name.
- */
+/** The session's noVNC socket, for its owner or an admin (the page's origin was checked on upgrade). */
 async function connectVnc(req: IncomingMessage, deps: GridDeps, key: string): Promise<Upstream> {
-  const origin = req.headers.origin;
-  const host = req.headers['x-forwarded-host'] ?? req.headers.host;
-  if (origin !== undefined && !sameHost(origin, String(host))) {
-    throw new WebDriverError('invalid argument', 'the VNC view opens from gridgate’s own status page only', {
-      status: 403,
-    });
-  }
   const user = await requestUser(deps, req.headers.authorization);
   const record = await visibleSession(deps, { user, admin: deps.config.admins.includes(user) }, key);
   const target = requireVncTarget(deps, record, true);
   return { socket: await open(`${target.origin.replace(/^http/, 'ws')}/websockify`, req) };
-}
-
-function sameHost(origin: string, host: string): boolean {
-  try {
-    return new URL(origin).host === host.split(',')[0]?.trim();
-  } catch {
-    return false;
-  }
 }
 
 /** Opens the upstream socket with the client's subprotocols, resolving once it is open. */

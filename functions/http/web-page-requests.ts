@@ -1,0 +1,147 @@
+/**
+ * Tells requests a web page made apart from those of WebDriver clients, and refuses the first kind
+ * (DESIGN invariant 7): a page on any site, open in a browser that can reach the grid, must not start
+ * or drive sessions. WebDriver clients send no `Origin` and no `Sec-Fetch-*` headers and always say
+ * their bodies are JSON; a browser marks every cross-origin request it sends with `Origin`, and cannot
+ * send `Content-Type: application/json` to another origin without a CORS preflight, which gridgate
+ * never answers. The same checks as chromedriver's `--allowed-origins` and Selenium Grid's.
+ */
+import type { Config } from '../core/config';
+import { invalidArgument, type WebDriverError } from '../core/errors';
+
+/** What a request says about where it comes from; header values as received (undefined when absent). */
+export interface RequestSignals {
+  method: string;
+  path: string;
+  origin?: string;
+  /** Fetch Metadata (`Sec-Fetch-Site`, `Sec-Fetch-Mode`), sent by every current browser. */
+  fetchSite?: string;
+  fetchMode?: string;
+  contentType?: string;
+  host?: string;
+  forwardedHost?: string;
+}
+
+export interface OriginPolicy {
+  /** The grid's public base URL, when configured: its origin is the grid's own. */
+  publicUrl?: string;
+  /** Other sites' origins whose pages may use the grid (`allowedOrigins`). */
+  allowedOrigins: readonly string[];
+  /**
+   * The server listens on loopback only: a browser's request must then name the grid by a loopback
+   * address too, or a page on a DNS name rebound to 127.0.0.1 would pass as the grid's own origin.
+   */
+  loopbackOnly: boolean;
+}
+
+/** The signals of a request, from any way of reading its headers (Hono's, Node's IncomingMessage). */
+export function signalsOf(
+  method: string,
+  url: URL,
+  header: (name: string) => string | undefined,
+): RequestSignals {
+  return {
+    method,
+    path: url.pathname,
+    origin: header('origin'),
+    fetchSite: header('sec-fetch-site'),
+    fetchMode: header('sec-fetch-mode'),
+    contentType: header('content-type'),
+    // A Fetch API Request has no Host header: its URL says which host was asked.
+    host: header('host') ?? url.host,
+    forwardedHost: header('x-forwarded-host'),
+  };
+}
+
+/** The policy a config sets, read per request so a reload applies at once. */
+export function originPolicy(config: Config, loopbackOnly: boolean): OriginPolicy {
+  return { publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins, loopbackOnly };
+}
+
+// Every WebDriver path, at either root (W3C WebDriver §6.1 endpoints all live under /session).
+const WEBDRIVER_PATH = /^(?:\/wd\/hub)?\/session(?:\/|$)/;
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
+
+/** Whether a listen address (`host`) takes connections from this machine only. */
+export function isLoopbackAddress(address: string): boolean {
+  return /^(localhost|127(?:\.\d{1,3}){3}|::1|\[::1\])$/i.test(address);
+}
+
+/** Refuses a request another site's page made (403), or undefined when it may go on. */
+export function crossSiteRefusal(request: RequestSignals, policy: OriginPolicy): WebDriverError | undefined {
+  const reason = crossSiteReason(request, policy);
+  return reason ? invalidArgument(reason, { status: 403 }) : undefined;
+}
+
+/**
+ * Refuses a POST to a WebDriver path whose body does not say it is JSON. W3C WebDriver §6.3: a
+ * command's body is JSON, and one that is not is an invalid argument. HTML forms can send only
+ * text/plain, urlencoded and multipart bodies, so this alone stops a forged form.
+ */
+export function nonJsonRefusal(request: RequestSignals): WebDriverError | undefined {
+  if (request.method !== 'POST' || !WEBDRIVER_PATH.test(request.path) || isJson(request.contentType)) {
+    return undefined;
+  }
+  return invalidArgument(
+    `WebDriver requests must send JSON (Content-Type: application/json), not ${request.contentType ?? 'no Content-Type'}`,
+  );
+}
+
+function crossSiteReason(request: RequestSignals, policy: OriginPolicy): string | undefined {
+  const { origin } = request;
+  if (origin !== undefined && !trustedOrigin(origin, policy) && !sameHost(origin, addressedHost(request))) {
+    return `requests from web pages of ${origin} are refused; only the grid's own pages and WebDriver clients may use it (see allowedOrigins)`;
+  }
+  const explicitlyAllowed = origin !== undefined && trustedOrigin(origin, policy);
+  // Fetch Metadata marks requests another site's page made even where no Origin is sent (GET
+  // subresources); following a link to the status page is a navigation and stays allowed.
+  const site = request.fetchSite?.toLowerCase();
+  const navigation =
+    request.fetchMode?.toLowerCase() === 'navigate' && ['GET', 'HEAD'].includes(request.method);
+  if ((site === 'cross-site' || site === 'same-site') && !explicitlyAllowed && !navigation) {
+    return `requests another site's page made (Sec-Fetch-Site: ${site}) are refused`;
+  }
+  const fromBrowser = origin !== undefined || site !== undefined;
+  if (policy.loopbackOnly && fromBrowser && !explicitlyAllowed && !namesLoopback(request, policy)) {
+    return `this grid listens on loopback only; open it as http://localhost or http://127.0.0.1, not ${request.host ?? 'another name'} (or set publicUrl)`;
+  }
+  return undefined;
+}
+
+function trustedOrigin(origin: string, policy: OriginPolicy): boolean {
+  const own = policy.publicUrl ? originOf(policy.publicUrl) : undefined;
+  return origin === own || policy.allowedOrigins.includes(origin);
+}
+
+/** The host the client addressed: what a proxy in front was asked, else the Host header. */
+function addressedHost(request: RequestSignals): string | undefined {
+  return request.forwardedHost?.split(',')[0]?.trim() || request.host;
+}
+
+function namesLoopback(request: RequestSignals, policy: OriginPolicy): boolean {
+  const host = request.host ?? '';
+  if (LOOPBACK_HOST.test(host)) return true;
+  return policy.publicUrl !== undefined && sameHost(policy.publicUrl, host);
+}
+
+function sameHost(url: string, host: string | undefined): boolean {
+  if (!host) return false;
+  try {
+    return new URL(url).host === new URL(`http://${host}`).host;
+  } catch {
+    return false;
+  }
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `application/json`, with or without parameters (`; charset=utf-8`, Python's `;charset=UTF-8`). */
+function isJson(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+}
