@@ -177,6 +177,14 @@ beforeEach(() => {
 });
 
 describe('EcsLauncher.start', () => {
+  it('tags a user name with characters ECS refuses in tags (a tab, a line break, a semicolon) made safe', async () => {
+    const { launcher } = harness();
+    ecsMock.on(RunTaskCommand).resolves(started);
+    ecsMock.on(DescribeTasksCommand).resolves({ tasks: [task('RUNNING')] });
+    await launcher.start({ ...launchRequest(fargatePool()), user: 'alice\tsmith\n;x' });
+    expect(runTaskInputs()[0]?.tags).toContainEqual({ key: 'gridgate:user', value: 'alice_smith__x' });
+  });
+
   it('runs a Spot task with the pool networking, tags and idle timeout, and returns its ENI address', async () => {
     const { launcher, metrics } = harness();
     ecsMock.on(RunTaskCommand).resolves(started);

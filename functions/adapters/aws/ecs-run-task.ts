@@ -98,9 +98,10 @@ export function clientTokenFor(key: string, call: number): string {
   return `${base}-${call}`;
 }
 
-// ECS tag values: up to 256 Unicode letters, digits, spaces and _ . : / = + - @.
+// ECS tag values (API_Tag: pattern ^([\p{L}\p{Z}\p{N}_.:/=+\-@]*)$, at most 256): letters, digits, space
+// separators and _ . : / = + - @. Tabs and line breaks are not space separators: ECS refuses them.
 export function tagValue(text: string): string {
-  return text.replace(/[^\p{L}\p{N}\s_.:/=+\-@]/gu, '_').slice(0, 256);
+  return text.replace(/[^\p{L}\p{N}\p{Z}_.:/=+\-@]/gu, '_').slice(0, 256);
 }
 
 /**
