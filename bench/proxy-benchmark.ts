@@ -1,10 +1,13 @@
 /**
- * The proxy benchmark: one fake W3C upstream that answers at once (nginx), reached five ways — direct,
- * through nginx as a reverse proxy, through Selenium Grid 4 (relay node), through gridgate (hub pool) and
- * through the plain Node proxy (plain-node-proxy.ts, the floor for any Node proxy) — measured with wrk in interleaved rounds; then a 20 MB response streamed through gridgate
- * while its memory is watched. Everything started here is stopped by the caller's teardown.
+ * The proxy benchmark: one fake W3C upstream that answers at once (nginx), reached six ways — direct,
+ * through nginx as a reverse proxy, through Selenium Grid 4 (relay node), through ggr (the router gridgate
+ * replaces; when ../shared/peers/ggr is there), through gridgate (hub pool) and through the plain Node
+ * proxy (plain-node-proxy.ts, the floor for any Node proxy) — measured with wrk in interleaved rounds;
+ * then a 20 MB response streamed through gridgate while its memory is watched. Everything started here
+ * is stopped by the caller's teardown.
  */
 import { request } from 'undici';
+import { GGR_AUTHORIZATION, ggrAvailable, startGgr } from './proxy-ggr';
 import { type ProxyGridgate, resetPeakRss, rssOf, startProxyGridgate } from './proxy-gridgate';
 import {
   COMMAND_ANSWER,
@@ -17,8 +20,10 @@ import { startSeleniumGrid } from './proxy-selenium-grid';
 import { runWrk, type WrkRun } from './proxy-wrk';
 import { startPlainNodeProxy } from './reference-proxies';
 
-export const PROXY_PATHS = ['direct', 'nginx', 'grid4', 'gridgate', 'plainNode'] as const;
+export const PROXY_PATHS = ['direct', 'nginx', 'grid4', 'ggr', 'gridgate', 'plainNode'] as const;
 export type ProxyPathName = (typeof PROXY_PATHS)[number];
+/** Measured only where its program is present. */
+export type OptionalProxyPath = 'ggr';
 
 export interface ProxyPlan {
   /** Rounds; the paths' order rotates each round. */
@@ -53,10 +58,14 @@ export const PROXY_PLANS: Record<'default' | 'long', ProxyPlan> = {
   },
 };
 
+/** One figure per measured path: every path but the optional ones is always measured. */
+export type PerPath<T> = Record<Exclude<ProxyPathName, OptionalProxyPath>, T> &
+  Partial<Record<OptionalProxyPath, T>>;
+
 export interface ProxyRound {
   order: ProxyPathName[];
-  throughput: Record<ProxyPathName, WrkRun>;
-  latency: Record<ProxyPathName, WrkRun>;
+  throughput: PerPath<WrkRun>;
+  latency: PerPath<WrkRun>;
 }
 
 export interface LargeResponsePhase {
@@ -79,17 +88,23 @@ export interface LargeResponseRun {
 export interface ProxyRun {
   plan: ProxyPlan;
   seleniumGridVersion: string;
-  urls: Record<ProxyPathName, string>;
+  /** The paths measured, in PROXY_PATHS order; and why an optional one is missing. */
+  paths: ProxyPathName[];
+  skipped: Partial<Record<OptionalProxyPath, string>>;
+  urls: PerPath<string>;
   rounds: ProxyRound[];
   largeResponse: LargeResponseRun;
 }
 
 const W3C_CHROME = { capabilities: { alwaysMatch: { browserName: 'chrome' } } };
 
-async function newSession(origin: string): Promise<string> {
+async function newSession(origin: string, authorization?: string): Promise<string> {
   const response = await request(`${origin}/session`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json; charset=utf-8' },
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      ...(authorization ? { authorization } : {}),
+    },
     body: JSON.stringify(W3C_CHROME),
   });
   const text = await response.body.text();
@@ -99,7 +114,7 @@ async function newSession(origin: string): Promise<string> {
 }
 
 /** Every path must answer the command exactly as the upstream does, or the run fails (wrk reads no bodies). */
-async function checkAnswers(urls: Record<ProxyPathName, string>): Promise<void> {
+async function checkAnswers(urls: PerPath<string>): Promise<void> {
   for (const [path, url] of Object.entries(urls)) {
     const response = await request(url);
     const text = await response.body.text();
@@ -113,54 +128,63 @@ async function checkAnswers(urls: Record<ProxyPathName, string>): Promise<void> 
 
 export async function measureProxy(plan: ProxyPlan, log: (line: string) => void): Promise<ProxyRun> {
   const upstream = await startFakeUpstream();
-  const [nginx, grid4, gridgate, plainNode] = await Promise.all([
+  const skipped: ProxyRun['skipped'] = {};
+  if (!ggrAvailable()) skipped.ggr = 'no ggr binary at ../shared/peers/ggr/ggr';
+  const [nginx, grid4, ggr, gridgate, plainNode] = await Promise.all([
     startNginxProxy(upstream.origin),
     startSeleniumGrid(upstream.origin, plan.connections),
+    skipped.ggr ? undefined : startGgr(upstream.origin),
     startProxyGridgate(upstream.origin),
     startPlainNodeProxy(upstream.origin),
   ]);
+  if (skipped.ggr) log(`  ggr: skipped (${skipped.ggr})`);
+  const ggrHub = ggr && `${ggr.origin}/wd/hub`;
   const sessions = {
     direct: FAKE_SESSION_ID,
     nginx: FAKE_SESSION_ID,
     grid4: await newSession(grid4.origin),
     gridgate: await newSession(gridgate.origin),
     plainNode: FAKE_SESSION_ID,
+    ...(ggrHub ? { ggr: await newSession(ggrHub, GGR_AUTHORIZATION) } : {}),
   };
-  const origins = {
+  const origins: PerPath<string> = {
     direct: upstream.origin,
     nginx: nginx.origin,
     grid4: grid4.origin,
     gridgate: gridgate.origin,
     plainNode: plainNode.origin,
+    ...(ggrHub ? { ggr: ggrHub } : {}),
   };
+  const paths = PROXY_PATHS.filter((path) => origins[path] !== undefined);
   const urls = Object.fromEntries(
-    PROXY_PATHS.map((path) => [path, `${origins[path]}/session/${sessions[path]}/title`]),
-  ) as Record<ProxyPathName, string>;
+    paths.map((path) => [path, `${origins[path]}/session/${sessions[path]}/title`]),
+  ) as PerPath<string>;
   await checkAnswers(urls);
 
-  for (const path of PROXY_PATHS) await runWrk(urls[path], plan.connections, plan.warmupSeconds);
+  const url = (path: ProxyPathName) => urls[path] as string;
+  for (const path of paths) await runWrk(url(path), plan.connections, plan.warmupSeconds);
   const rounds: ProxyRound[] = [];
   for (let index = 0; index < plan.rounds; index++) {
     // The order rotates every round, so load from other work is spread over all paths.
-    const order = PROXY_PATHS.map((_, i) => PROXY_PATHS[(i + index) % PROXY_PATHS.length] as ProxyPathName);
+    const order = paths.map((_, i) => paths[(i + index) % paths.length] as ProxyPathName);
     const throughput = {} as ProxyRound['throughput'];
     const latency = {} as ProxyRound['latency'];
     for (const path of order)
-      throughput[path] = await runWrk(urls[path], plan.connections, plan.throughputSeconds);
-    for (const path of order) latency[path] = await runWrk(urls[path], 1, plan.latencySeconds);
+      throughput[path] = await runWrk(url(path), plan.connections, plan.throughputSeconds);
+    for (const path of order) latency[path] = await runWrk(url(path), 1, plan.latencySeconds);
     rounds.push({ order, throughput, latency });
     log(
-      `  round ${index + 1}/${plan.rounds}: ${order.map((path) => `${path} ${throughput[path].requestsPerSecond.toFixed(0)}/s`).join(', ')}`,
+      `  round ${index + 1}/${plan.rounds}: ${order.map((path) => `${path} ${throughput[path]?.requestsPerSecond.toFixed(0)}/s`).join(', ')}`,
     );
   }
   await checkAnswers(urls);
 
   const largeResponse = await measureLargeResponse(gridgate, sessions.gridgate, plan.largeDownloads);
   // Ended as a client would end them, so that neither server has to clean up after the benchmark.
-  for (const path of ['grid4', 'gridgate'] as const) {
+  for (const path of ['grid4', 'gridgate', ...(ggrHub ? (['ggr'] as const) : [])] as const) {
     await (await request(`${origins[path]}/session/${sessions[path]}`, { method: 'DELETE' })).body.dump();
   }
-  return { plan, seleniumGridVersion: grid4.version, urls, rounds, largeResponse };
+  return { plan, seleniumGridVersion: grid4.version, paths, skipped, urls, rounds, largeResponse };
 }
 
 /** The slow reader's pace: 20 MiB take about 2.5 s, several times longer than gridgate needs to relay them. */

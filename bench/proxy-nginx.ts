@@ -60,10 +60,11 @@ function upstreamConfig(dir: string, port: number): string {
 http {${commonHttp(dir)}
   server {
     listen 127.0.0.1:${port};
-    location = /session { return 200 '${created}'; }
-    location = /status { return 200 '{"value":{"ready":true,"message":"fake upstream"}}'; }
-    location ~ ^/session/[^/]+$ { return 200 '{"value":null}'; }
-    location ~ ^/session/[^/]+/screenshot$ { root ${dir}; rewrite ^ /large.json break; }
+    # Also under /wd/hub, where ggr sends everything.
+    location ~ ^(/wd/hub)?/session$ { return 200 '${created}'; }
+    location ~ ^(/wd/hub)?/status$ { return 200 '{"value":{"ready":true,"message":"fake upstream"}}'; }
+    location ~ ^(/wd/hub)?/session/[^/]+$ { return 200 '{"value":null}'; }
+    location ~ ^(/wd/hub)?/session/[^/]+/screenshot$ { root ${dir}; rewrite ^ /large.json break; }
     location / { return 200 '${COMMAND_ANSWER}'; }
   }
 }

@@ -1,7 +1,7 @@
 /** The proxy benchmark's results: medians over rounds per path, ratios, the issue's goals met or not. */
 import {
   type LargeResponsePhase,
-  PROXY_PATHS,
+  type PerPath,
   type ProxyPathName,
   type ProxyRun,
   SLOW_READER_BYTES_PER_S,
@@ -14,6 +14,10 @@ export const PROXY_TARGETS = {
   vsNginx: 0.4,
   /** gridgate's requests/s at least this many times Grid 4's. */
   vsGrid4: 8,
+  /** gridgate's requests/s at least this many times ggr's, the router it replaces. */
+  vsGgr: 1.3,
+  /** One gridgate process at least this share of the plain Node proxy's requests/s. */
+  vsPlainNode: 0.9,
   /** gridgate's p50 (one connection) at most this much above direct, ms. */
   addedP50Ms: 0.5,
   /** "Flat memory" for the 20 MB response: gridgate's peak RSS grows by less than a quarter of it. */
@@ -39,27 +43,40 @@ const met = (ok: boolean): Met => (ok ? 'met' : 'not met');
 export interface ProxyReport {
   plan: ProxyRun['plan'];
   seleniumGridVersion: string;
-  paths: Record<ProxyPathName, PathSummary>;
-  /** gridgate's requests/s over nginx's and over Grid 4's (ratio of the medians), and per round. */
-  vsNginx: { ratio: number; perRound: number[]; goal: Met };
-  vsGrid4: { ratio: number; perRound: number[]; goal: Met };
+  paths: PerPath<PathSummary>;
+  /** Optional paths not measured, and why. */
+  skipped: ProxyRun['skipped'];
+  /** gridgate's requests/s over nginx's, Grid 4's and ggr's (ratio of the medians), and per round. */
+  vsNginx: Ratio;
+  vsGrid4: Ratio;
+  vsGgr?: Ratio;
   /**
    * The plain Node proxy's requests/s over nginx's and Grid 4's (the most any Node proxy reaches here),
    * and gridgate's over the plain Node proxy's (gridgate's own share of the gap).
    */
-  nodeFloor: { vsNginx: number; vsGrid4: number; gridgateShare: number };
+  nodeFloor: { vsNginx: number; vsGrid4: number; gridgateShare: number; goal: Met };
   /** gridgate p50 − direct p50 with one connection, ms; also nginx's and Grid 4's for comparison. */
-  addedP50Ms: Record<'nginx' | 'grid4' | 'gridgate', number> & { goal: Met };
+  addedP50Ms: Record<'nginx' | 'grid4' | 'gridgate', number> & { ggr?: number; goal: Met };
   /** The goal holds when neither phase's peak RSS grew by the threshold. */
   largeResponse: ProxyRun['largeResponse'] & { fastGrowthBytes: number; slowGrowthBytes: number; goal: Met };
   rounds: ProxyRun['rounds'];
 }
 
+interface Ratio {
+  ratio: number;
+  perRound: number[];
+  goal: Met;
+}
+
 export function proxyReport(run: ProxyRun): ProxyReport {
+  const measured = <T>(path: ProxyPathName, figure: T | undefined): T => {
+    if (figure === undefined) throw new Error(`no figure for ${path}`);
+    return figure;
+  };
   const paths = Object.fromEntries(
-    PROXY_PATHS.map((path) => {
-      const throughput = run.rounds.map((round) => round.throughput[path]);
-      const latency = run.rounds.map((round) => round.latency[path]);
+    run.paths.map((path) => {
+      const throughput = run.rounds.map((round) => measured(path, round.throughput[path]));
+      const latency = run.rounds.map((round) => measured(path, round.latency[path]));
       const rps = throughput.map((r) => r.requestsPerSecond);
       return [
         path,
@@ -74,14 +91,18 @@ export function proxyReport(run: ProxyRun): ProxyReport {
         } satisfies PathSummary,
       ];
     }),
-  ) as Record<ProxyPathName, PathSummary>;
-  const perRound = (other: ProxyPathName) =>
-    run.rounds.map(
-      (round) => round.throughput.gridgate.requestsPerSecond / round.throughput[other].requestsPerSecond,
+  ) as PerPath<PathSummary>;
+  const ratio = (other: ProxyPathName, goal: number): Ratio => {
+    const value = paths.gridgate.requestsPerSecond / measured(other, paths[other]).requestsPerSecond;
+    const perRound = run.rounds.map(
+      (round) =>
+        round.throughput.gridgate.requestsPerSecond /
+        measured(other, round.throughput[other]).requestsPerSecond,
     );
-  const vsNginx = paths.gridgate.requestsPerSecond / paths.nginx.requestsPerSecond;
-  const vsGrid4 = paths.gridgate.requestsPerSecond / paths.grid4.requestsPerSecond;
-  const added = (path: ProxyPathName) => paths[path].p50Ms - paths.direct.p50Ms;
+    return { ratio: value, perRound, goal: met(value >= goal) };
+  };
+  const added = (path: ProxyPathName) => measured(path, paths[path]).p50Ms - paths.direct.p50Ms;
+  const gridgateShare = paths.gridgate.requestsPerSecond / paths.plainNode.requestsPerSecond;
   const large = run.largeResponse;
   const growth = (phase: LargeResponsePhase) => phase.peakRssBytes - phase.rssBeforeBytes;
   const [fastGrowthBytes, slowGrowthBytes] = [growth(large.fast), growth(large.slow)];
@@ -89,17 +110,21 @@ export function proxyReport(run: ProxyRun): ProxyReport {
     plan: run.plan,
     seleniumGridVersion: run.seleniumGridVersion,
     paths,
-    vsNginx: { ratio: vsNginx, perRound: perRound('nginx'), goal: met(vsNginx >= PROXY_TARGETS.vsNginx) },
-    vsGrid4: { ratio: vsGrid4, perRound: perRound('grid4'), goal: met(vsGrid4 >= PROXY_TARGETS.vsGrid4) },
+    skipped: run.skipped,
+    vsNginx: ratio('nginx', PROXY_TARGETS.vsNginx),
+    vsGrid4: ratio('grid4', PROXY_TARGETS.vsGrid4),
+    ...(paths.ggr ? { vsGgr: ratio('ggr', PROXY_TARGETS.vsGgr) } : {}),
     nodeFloor: {
       vsNginx: paths.plainNode.requestsPerSecond / paths.nginx.requestsPerSecond,
       vsGrid4: paths.plainNode.requestsPerSecond / paths.grid4.requestsPerSecond,
-      gridgateShare: paths.gridgate.requestsPerSecond / paths.plainNode.requestsPerSecond,
+      gridgateShare,
+      goal: met(gridgateShare >= PROXY_TARGETS.vsPlainNode),
     },
     addedP50Ms: {
       nginx: added('nginx'),
       grid4: added('grid4'),
       gridgate: added('gridgate'),
+      ...(paths.ggr ? { ggr: added('ggr') } : {}),
       goal: met(added('gridgate') < PROXY_TARGETS.addedP50Ms),
     },
     largeResponse: {
@@ -116,6 +141,7 @@ const PATH_LABELS: Record<ProxyPathName, string> = {
   direct: 'direct (fake upstream)',
   nginx: 'nginx reverse proxy',
   grid4: 'Selenium Grid 4 relay',
+  ggr: 'ggr (Go Grid Router)',
   gridgate: 'gridgate (hub pool)',
   plainNode: 'plain Node proxy (the floor)',
 };
@@ -150,8 +176,8 @@ export function formatProxyReport(report: ProxyReport): string {
         '+p50 ms',
         'errors',
       ],
-      PROXY_PATHS.map((path) => {
-        const s = paths[path];
+      (Object.keys(paths) as ProxyPathName[]).map((path) => {
+        const s = paths[path] as PathSummary;
         return [
           PATH_LABELS[path],
           s.requestsPerSecond.toFixed(0),
@@ -167,8 +193,11 @@ export function formatProxyReport(report: ProxyReport): string {
     ),
     `=> gridgate ÷ nginx requests/s ${report.vsNginx.ratio.toFixed(2)} (${ratioRange(report.vsNginx.perRound)})  goal ≥ ${PROXY_TARGETS.vsNginx}  ${report.vsNginx.goal}`,
     `=> gridgate ÷ Grid 4 requests/s ${report.vsGrid4.ratio.toFixed(2)} (${ratioRange(report.vsGrid4.perRound)})  goal ≥ ${PROXY_TARGETS.vsGrid4}  ${report.vsGrid4.goal}`,
-    `   (plain Node proxy ÷ nginx ${report.nodeFloor.vsNginx.toFixed(2)}, ÷ Grid 4 ${report.nodeFloor.vsGrid4.toFixed(2)}; gridgate ÷ plain Node ${report.nodeFloor.gridgateShare.toFixed(2)})`,
-    `=> gridgate added p50 over direct (one connection) ${report.addedP50Ms.gridgate.toFixed(3)} ms  goal < ${PROXY_TARGETS.addedP50Ms} ms  ${report.addedP50Ms.goal}   (nginx +${report.addedP50Ms.nginx.toFixed(3)}, Grid 4 +${report.addedP50Ms.grid4.toFixed(3)})`,
+    report.vsGgr
+      ? `=> gridgate ÷ ggr requests/s ${report.vsGgr.ratio.toFixed(2)} (${ratioRange(report.vsGgr.perRound)})  goal ≥ ${PROXY_TARGETS.vsGgr}  ${report.vsGgr.goal}`
+      : `=> gridgate ÷ ggr: not measured (${report.skipped.ggr})`,
+    `=> gridgate ÷ plain Node proxy requests/s ${report.nodeFloor.gridgateShare.toFixed(2)}  goal ≥ ${PROXY_TARGETS.vsPlainNode}  ${report.nodeFloor.goal}   (plain Node proxy ÷ nginx ${report.nodeFloor.vsNginx.toFixed(2)}, ÷ Grid 4 ${report.nodeFloor.vsGrid4.toFixed(2)})`,
+    `=> gridgate added p50 over direct (one connection) ${report.addedP50Ms.gridgate.toFixed(3)} ms  goal < ${PROXY_TARGETS.addedP50Ms} ms  ${report.addedP50Ms.goal}   (nginx +${report.addedP50Ms.nginx.toFixed(3)}, Grid 4 +${report.addedP50Ms.grid4.toFixed(3)}${report.addedP50Ms.ggr === undefined ? '' : `, ggr +${report.addedP50Ms.ggr.toFixed(3)}`})`,
     '',
     `Large response through gridgate (GET …/screenshot, ${mib(large.bytes)} MiB), peak RSS of the gridgate process:`,
     table(
