@@ -19,6 +19,7 @@ import {
   refuseTagResource,
 } from './ecs-api-rules';
 import { LoopbackChromedrivers } from './loopback-chromedrivers';
+import { LoopbackSeleniumServers } from './loopback-selenium-servers';
 
 const TARGET_PREFIX = 'AmazonEC2ContainerServiceV20141113.';
 const JSON_11 = 'application/x-amz-json-1.1';
@@ -33,6 +34,11 @@ export interface FakeEcsOptions {
   /** The one container of the fake task definition. */
   containerName?: string;
   chromedriver?: string;
+  /**
+   * What each task's browser container runs: chromedriver (the default, quick to start), or the Selenium
+   * server standalone a docker-selenium image runs, which also serves /se/file and /se/files.
+   */
+  browser?: 'chromedriver' | 'selenium-server';
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: request and answer bodies are free-form JSON, checked field by field.
@@ -73,13 +79,16 @@ export class FakeEcsApi {
   private readonly byToken = new Map<string, FakeTask>();
   private nextHost = 2;
   private readonly server: Server;
-  private readonly containers: LoopbackChromedrivers;
+  private readonly containers: LoopbackChromedrivers | LoopbackSeleniumServers;
 
   private constructor(private readonly options: FakeEcsOptions) {
     this.server = createServer((req, res) => {
       this.handle(req, res).catch(() => res.destroy());
     });
-    this.containers = new LoopbackChromedrivers(options.containerPort, options.chromedriver);
+    this.containers =
+      options.browser === 'selenium-server'
+        ? new LoopbackSeleniumServers(options.containerPort)
+        : new LoopbackChromedrivers(options.containerPort, options.chromedriver);
   }
 
   static async start(options: FakeEcsOptions): Promise<FakeEcsApi> {

@@ -37,26 +37,10 @@ export class LoopbackChromedrivers {
       env: { ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) },
     });
     child.stderr?.resume();
-    let settle = () => {};
-    const container: LoopbackContainer = {
-      ip,
-      pid: child.pid,
-      child,
-      sockets: new Set(),
-      gone: new Promise<void>((resolve) => {
-        settle = resolve;
-      }),
-      exited: false,
-    };
-    const exited = (why: string) => {
-      container.exited = true;
+    const container = watchContainer(child, ip, onExit, () => {
       container.forwarder?.close();
       for (const socket of container.sockets) socket.destroy();
-      onExit(why);
-      settle();
-    };
-    child.once('exit', (code) => exited(`code ${code}`));
-    child.once('error', (error) => exited(error.message));
+    });
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       const driverPort = STARTED.exec(line)?.[1];
       if (!driverPort || container.exited) return;
@@ -93,6 +77,38 @@ export class LoopbackChromedrivers {
   }
 }
 
+/**
+ * A container for the process `child` (the leader of its process group): `gone` settles and `onExit` hears
+ * why once it ends, after `cleanUp` (what the container held besides the process).
+ */
+export function watchContainer(
+  child: ChildProcess,
+  ip: string,
+  onExit: (why: string) => void,
+  cleanUp: () => void,
+): LoopbackContainer {
+  let settle = () => {};
+  const container: LoopbackContainer = {
+    ip,
+    pid: child.pid,
+    child,
+    sockets: new Set(),
+    gone: new Promise<void>((resolve) => {
+      settle = resolve;
+    }),
+    exited: false,
+  };
+  const exited = (why: string) => {
+    container.exited = true;
+    cleanUp();
+    onExit(why);
+    settle();
+  };
+  child.once('exit', (code) => exited(`code ${code}`));
+  child.once('error', (error) => exited(error.message));
+  return container;
+}
+
 function forward(container: LoopbackContainer, driverPort: number, socket: Socket): void {
   const upstream = connect(driverPort, '127.0.0.1');
   for (const s of [socket, upstream]) {
@@ -106,7 +122,7 @@ function forward(container: LoopbackContainer, driverPort: number, socket: Socke
   socket.pipe(upstream).pipe(socket);
 }
 
-function groupAlive(pid: number): boolean {
+export function groupAlive(pid: number): boolean {
   try {
     process.kill(-pid, 0);
     return true;
@@ -115,7 +131,7 @@ function groupAlive(pid: number): boolean {
   }
 }
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal);
   } catch {

@@ -27,28 +27,10 @@ export interface SeleniumGrid {
 export async function startSeleniumGrid(version: string): Promise<SeleniumGrid> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'gridgate-selenium-'));
-  const stereotype = JSON.stringify({
-    browserName: 'chrome',
-    browserVersion: version,
-    'goog:chromeOptions': {
-      binary: '/usr/bin/chromium',
-      args: ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage'],
-    },
-  });
   writeFileSync(
     join(dir, 'grid.toml'),
     [
-      '[node]',
-      'detect-drivers = false',
-      'selenium-manager = false',
-      'max-sessions = 2',
-      // Its own /se/files for sessions with se:downloadsEnabled, as docker-selenium's nodes have.
-      'enable-managed-downloads = true',
-      '[[node.driver-configuration]]',
-      'display-name = "chrome"',
-      `stereotype = '${stereotype}'`,
-      'webdriver-executable = "/usr/bin/chromedriver"',
-      'max-sessions = 2',
+      ...seleniumNodeConfig(2, version),
       '[router]',
       `username = "${HUB_USER}"`,
       `password = "${HUB_PASSWORD}"`,
@@ -109,4 +91,32 @@ export function hubPoolConfig(hub: SeleniumGrid, version: string, pool: Record<s
       },
     },
   };
+}
+
+/**
+ * The [node] part of a Selenium server's TOML config: offline (no driver detection, no Selenium Manager), the
+ * machine's Chromium headless through its chromedriver, and managed downloads on, as docker-selenium's nodes
+ * have them (se:downloadsEnabled, /se/files). `version` goes into the stereotype when given.
+ */
+export function seleniumNodeConfig(maxSessions: number, version?: string): string[] {
+  const stereotype = JSON.stringify({
+    browserName: 'chrome',
+    ...(version ? { browserVersion: version } : {}),
+    'goog:chromeOptions': {
+      binary: '/usr/bin/chromium',
+      args: ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage'],
+    },
+  });
+  return [
+    '[node]',
+    'detect-drivers = false',
+    'selenium-manager = false',
+    `max-sessions = ${maxSessions}`,
+    'enable-managed-downloads = true',
+    '[[node.driver-configuration]]',
+    'display-name = "chrome"',
+    `stereotype = '${stereotype}'`,
+    'webdriver-executable = "/usr/bin/chromedriver"',
+    `max-sessions = ${maxSessions}`,
+  ];
 }
