@@ -193,6 +193,7 @@ describe.each(EVENTS)('behind %s', (_, eventFor) => {
       JSON.parse(newSession('firefox', { 'test:hang': true })),
       6000,
     );
+    expect(hung.timedOut).toBe(false);
     expect(hung.finishedAt).toBeLessThan(hung.deadlineMs);
     expect(answer(hung)).toMatchObject({ status: 500, json: { value: { error: 'session not created' } } });
     expect(answer(hung).json.value.message).toMatch(/Lambda function timeout/);
@@ -201,6 +202,7 @@ describe.each(EVENTS)('behind %s', (_, eventFor) => {
   it('answers timeout before the deadline when a command hangs', async () => {
     const id = await sessionOn('firefox');
     const hung = await call('GET', `/session/${id}/test/hang`, undefined, 6000);
+    expect(hung.timedOut).toBe(false);
     expect(hung.finishedAt).toBeLessThan(hung.deadlineMs);
     expect(answer(hung)).toMatchObject({ status: 500, json: { value: { error: 'timeout' } } });
   });

@@ -45,6 +45,8 @@ export interface RuntimeInvocation {
   error?: RuntimeError;
   /** When the answer was complete (epoch ms); after deadlineMs means the service would have cut it. */
   finishedAt: number;
+  /** No complete answer by the deadline (and a second's grace): the service ended the invocation. */
+  timedOut: boolean;
 }
 
 interface Pending {
@@ -86,7 +88,25 @@ export class LambdaRuntimeApi {
   /** Hands the event to the runtime (now, or when it next asks) with `timeoutMs` left; resolves with its answer. */
   invoke(event: unknown, timeoutMs = 60_000): Promise<RuntimeInvocation> {
     return new Promise((resolve) => {
-      this.queue.push({ requestId: randomUUID(), event, deadlineMs: Date.now() + timeoutMs, resolve });
+      const pending: Pending = {
+        requestId: randomUUID(),
+        event,
+        deadlineMs: Date.now() + timeoutMs,
+        resolve,
+      };
+      // Past its deadline the service gives up on an invocation: it is recorded as timed out, with
+      // nothing received, and an answer that comes later is refused.
+      const timer = setTimeout(() => {
+        const queued = this.queue.indexOf(pending);
+        if (queued >= 0) this.queue.splice(queued, 1);
+        else if (!this.inFlight.delete(pending.requestId)) return;
+        resolve(timedOut(pending));
+      }, timeoutMs + 1000);
+      pending.resolve = (invocation) => {
+        clearTimeout(timer);
+        resolve(invocation);
+      };
+      this.queue.push(pending);
       this.dispatch();
     });
   }
@@ -177,6 +197,22 @@ function recorded(
     body: split >= 0 ? raw.subarray(split + DELIMITER.length) : raw,
     ...(error ? { error } : {}),
     finishedAt: Date.now(),
+    timedOut: false,
+  };
+}
+
+function timedOut(pending: Pending): RuntimeInvocation {
+  const nothing = Buffer.alloc(0);
+  return {
+    requestId: pending.requestId,
+    deadlineMs: pending.deadlineMs,
+    responseHeaders: {},
+    chunks: [],
+    raw: nothing,
+    trailers: {},
+    body: nothing,
+    finishedAt: Date.now(),
+    timedOut: true,
   };
 }
 
