@@ -2,6 +2,7 @@
  * New-session payloads: W3C `capabilities` processed as W3C WebDriver §7.2 "Processing capabilities"
  * says (alwaysMatch merged with each firstMatch), and JSON Wire `desiredCapabilities` translated to W3C.
  */
+import { capabilityValueProblem, isStandardCapability } from './capability-values';
 import { invalidArgument } from './errors';
 
 export type Capabilities = Record<string, unknown>;
@@ -11,22 +12,6 @@ export interface NewSessionRequest {
   candidates: Capabilities[];
   protocol: 'w3c' | 'jsonwire';
 }
-
-// W3C §7.2 "Validating capabilities": the standard keys and the type each must have.
-const STANDARD_CAPABILITIES: Record<string, (value: unknown) => boolean> = {
-  browserName: isString,
-  browserVersion: isString,
-  platformName: isString,
-  acceptInsecureCerts: isBoolean,
-  pageLoadStrategy: (v) => v === 'none' || v === 'eager' || v === 'normal',
-  proxy: isObject,
-  setWindowRect: isBoolean,
-  timeouts: isObject,
-  strictFileInteractability: isBoolean,
-  unhandledPromptBehavior: (v) => isString(v) || isObject(v),
-  userAgent: isString,
-  webSocketUrl: isBoolean,
-};
 
 // JSON Wire names of capabilities that W3C renamed.
 const JSON_WIRE_RENAMES: Record<string, string> = {
@@ -54,8 +39,12 @@ export function parseNewSessionBody(text: string): NewSessionRequest {
 
 function processW3c(capabilities: unknown): Capabilities[] {
   if (!isObject(capabilities)) throw invalidArgument('capabilities must be a JSON object');
-  const alwaysMatch = validate(capabilities.alwaysMatch ?? {}, 'alwaysMatch');
-  const firstMatch = capabilities.firstMatch ?? [{}];
+  // §7.2 "Processing capabilities" defaults only a missing member: null is not an object, nor a list.
+  const alwaysMatch = validate(
+    capabilities.alwaysMatch === undefined ? {} : capabilities.alwaysMatch,
+    'alwaysMatch',
+  );
+  const firstMatch = capabilities.firstMatch === undefined ? [{}] : capabilities.firstMatch;
   if (!Array.isArray(firstMatch) || firstMatch.length === 0) {
     throw invalidArgument('capabilities.firstMatch must be a list with at least one entry');
   }
@@ -75,12 +64,14 @@ function validate(capabilities: unknown, where: string): Capabilities {
   const valid: Capabilities = {};
   for (const [key, value] of Object.entries(capabilities)) {
     if (value === null) continue; // §7.2: null means "not set"
-    const check = STANDARD_CAPABILITIES[key];
-    if (check && !check(value)) throw invalidArgument(`capability ${key} in ${where} has an invalid value`);
-    if (!check && !key.includes(':')) {
+    if (!isStandardCapability(key) && !key.includes(':')) {
       throw invalidArgument(
         `unknown capability ${key} in ${where} (extension capabilities need a prefix, e.g. goog:)`,
       );
+    }
+    const problem = capabilityValueProblem(key, value);
+    if (problem) {
+      throw invalidArgument(`capability ${key} in ${where} ${problem}, not ${JSON.stringify(value)}`);
     }
     valid[key] = value;
   }
@@ -92,20 +83,18 @@ function fromJsonWire(desired: Capabilities): Capabilities {
   for (const [key, value] of Object.entries(desired)) {
     const name = JSON_WIRE_RENAMES[key] ?? key;
     if (value === null || value === undefined) continue;
-    if (name === 'platformName' && typeof value === 'string' && value.toUpperCase() === 'ANY') continue;
+    if (name === 'platformName' && typeof value === 'string') {
+      // JSON Wire names platforms in upper case (Selenium's Platform enum: "LINUX"), W3C in lower case.
+      if (value.toUpperCase() !== 'ANY') translated[name] = value.toLowerCase();
+      continue;
+    }
     if (name === 'browserVersion' && value === '') continue;
     // Keep what a W3C remote end accepts; JSON Wire-only keys would make chromedriver refuse the session.
-    if (STANDARD_CAPABILITIES[name] || name.includes(':')) translated[name] = value;
+    if (isStandardCapability(name) || name.includes(':')) translated[name] = value;
   }
   return validate(translated, 'desiredCapabilities');
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-function isString(value: unknown): value is string {
-  return typeof value === 'string';
-}
-function isBoolean(value: unknown): value is boolean {
-  return typeof value === 'boolean';
 }

@@ -71,11 +71,13 @@ function matchOne(
   return { browserName, browserVersion, platformName: version.platformName, pools, capabilities };
 }
 
+/**
+ * W3C §7.2 "Matching capabilities" compares browserName exactly; the config's aliases are the grid's own
+ * other names for a browser, matched exactly too.
+ */
 function findBrowser(config: Config, requested: string): string | undefined {
-  const wanted = requested.toLowerCase();
   return Object.entries(config.browsers).find(
-    ([name, browser]) =>
-      name.toLowerCase() === wanted || browser.aliases.some((alias) => alias.toLowerCase() === wanted),
+    ([name, browser]) => name === requested || browser.aliases.includes(requested),
   )?.[0];
 }
 
@@ -98,9 +100,12 @@ function compareVersions(a: string, b: string): number {
   return a.localeCompare(b, 'en', { numeric: true });
 }
 
+/**
+ * W3C §7.2 "Matching capabilities": platformName matches only the same string ("LINUX" is not "linux").
+ * "any", which Selenium clients send for Platform.ANY, matches every platform, as in Selenium Grid.
+ */
 function platformMatches(offered: string, requested: string | undefined): boolean {
-  if (requested === undefined || requested.toLowerCase() === 'any') return true;
-  return offered.toLowerCase().startsWith(requested.toLowerCase());
+  return requested === undefined || requested === 'any' || requested === offered;
 }
 
 /** What the catalog offers, for "session not created" messages: "chrome 156.0 (linux), firefox 140 (linux)". */

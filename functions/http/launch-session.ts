@@ -7,7 +7,7 @@ import { type Capabilities, isObject } from '../core/capabilities';
 import type { PoolConfig } from '../core/config';
 import { stageRank } from '../core/creation-stages';
 import { endSession } from '../core/end-session';
-import { WebDriverError } from '../core/errors';
+import { invalidArgument, WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
 import { LaunchFailure } from '../core/host-choice';
 import type { CreationStage, LaunchedBrowser } from '../core/ports';
@@ -208,6 +208,10 @@ async function forwardNewSession(
   const value = isObject(body) ? body.value : undefined;
   if (response.statusCode !== 200 && !located) {
     const hostError = isObject(value) && typeof value.message === 'string' ? value.message : '';
+    // The capabilities are wrong (W3C §7.2), not the browser: the client hears the browser's own words.
+    if (response.statusCode === 400 && isObject(value) && value.error === 'invalid argument') {
+      throw invalidArgument(hostError || 'the browser refused the capabilities');
+    }
     const message = hostError || text.slice(0, 300);
     throw new LaunchFailure(
       'refused',

@@ -137,7 +137,7 @@ export async function createSession(
     signal: AbortSignal.any([client, AbortSignal.timeout(launchMs)]),
   };
   const created = await launchInPools(deps, agent, pool, slots, attempt, limit).catch((error: unknown) => {
-    failed('session', pool.name); // a hub's protocol error, answered at once
+    failed('session', pool.name); // answered at once: a hub's protocol error, capabilities refused
     throw error;
   });
   if (!('failure' in created) && deps.stopping?.()) {
@@ -218,7 +218,7 @@ async function launchInPools(
       return { pool, session: await launchSession(deps, agent, pool, attempt) };
     } catch (error) {
       await releaseSlot(deps, attempt.key);
-      if (pool.kind === 'hub' && error instanceof WebDriverError && error.status === 502) {
+      if (answeredAtOnce(pool, error)) {
         deps.logger.log('SESSION_FAILED', {
           session: attempt.key,
           user: attempt.user,
@@ -256,6 +256,15 @@ async function launchInPools(
     message: `cannot create session ${what} on any hosts after ${attempts} attempt(s)${last}${refusal}`,
     stage,
   };
+}
+
+/**
+ * Errors no other pool would answer differently, so the client hears them at once: a hub's protocol error
+ * (502), and a browser refusing the capabilities as `invalid argument` (W3C §7.2: the request is wrong).
+ */
+function answeredAtOnce(pool: PoolConfig, error: unknown): error is WebDriverError {
+  if (!(error instanceof WebDriverError)) return false;
+  return error.code === 'invalid argument' || (pool.kind === 'hub' && error.status === 502);
 }
 
 /**

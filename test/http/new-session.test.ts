@@ -279,6 +279,76 @@ describe('POST /session', () => {
       );
     });
 
+    it.each([
+      ['a proxy type in upper case', { proxy: { proxyType: 'SYSTEM' } }],
+      ['a page load timeout as a string', { timeouts: { pageLoad: '10' } }],
+      ['a fractional implicit timeout', { timeouts: { implicit: 2.5 } }],
+      ['an unknown timeout', { timeouts: { pageLoad: 10, invalid: 10 } }],
+      ['a prompt behaviour in upper case', { unhandledPromptBehavior: 'DISMISS' }],
+      ['acceptInsecureCerts as a string', { acceptInsecureCerts: 'false' }],
+      ['webSocketUrl as a number', { webSocketUrl: 1 }],
+      ['strictFileInteractability as a list', { strictFileInteractability: [] }],
+      ['goog:chromeOptions that is not an object', { 'goog:chromeOptions': 'headless' }],
+      ['Chromium arguments that are not strings', { 'goog:chromeOptions': { args: [1] } }],
+    ])('answers %s with 400 invalid argument, launching nothing (W3C §7.2)', async (_what, capability) => {
+      start();
+      for (const capabilities of [
+        { alwaysMatch: { browserName: 'chrome', ...capability } },
+        { firstMatch: [{ browserName: 'chrome', ...capability }] },
+      ]) {
+        await expectW3cError(
+          await postSession({ capabilities }),
+          400,
+          'invalid argument',
+          new RegExp(Object.keys(capability)[0] as string),
+        );
+      }
+      expect(grid.launcher.started).toEqual([]);
+    });
+
+    it.each([
+      ['alwaysMatch', { alwaysMatch: null, firstMatch: [{ browserName: 'chrome' }] }],
+      ['firstMatch', { alwaysMatch: { browserName: 'chrome' }, firstMatch: null }],
+    ])(
+      'answers %s: null with 400 invalid argument: only a missing member defaults',
+      async (_what, capabilities) => {
+        start();
+        await expectW3cError(await postSession({ capabilities }), 400, 'invalid argument');
+        expect(grid.launcher.started).toEqual([]);
+      },
+    );
+
+    it('passes a browser’s invalid argument through as 400, stopping it and trying no other pool', async () => {
+      const refuse = (): FakeAnswer =>
+        jsonAnswer(400, {
+          value: {
+            error: 'invalid argument',
+            message:
+              'invalid argument: cannot parse capability: goog:chromeOptions\nfrom invalid argument: unrecognized chrome option: nope',
+            stacktrace: '#0 0x55',
+          },
+        });
+      start({
+        config: {
+          browsers: { chrome: { versions: { '156': { pools: ['a', 'b'] } } } },
+          pools: { a: { kind: 'local' }, b: { kind: 'local' } },
+        },
+        launcher: { newSession: refuse },
+      });
+      await expectW3cError(
+        await postSession({
+          capabilities: { alwaysMatch: { browserName: 'chrome', 'goog:chromeOptions': { nope: 1 } } },
+        }),
+        400,
+        'invalid argument',
+        /unrecognized chrome option: nope/,
+      );
+      expect(grid.launcher.started).toHaveLength(1);
+      expect(grid.launcher.stops).toEqual(['fake-1']);
+      expect(await grid.sessions.inUse()).toEqual({});
+      expect(grid.logger.events()).toContain('SESSION_FAILED');
+    });
+
     it('answers an unknown browser with 500 session not created, naming what was asked and what is offered', async () => {
       start();
       const message = await expectW3cError(

@@ -111,6 +111,42 @@ describe('W3C new-session payloads (W3C §7.2)', () => {
     expect(parse({ capabilities: { alwaysMatch: all } }).candidates).toEqual([all]);
   });
 
+  it.each([
+    ['timeouts', { script: null, pageLoad: 2.0, implicit: 2 ** 53 - 1 }],
+    ['timeouts', {}],
+    ['proxy', { proxyType: 'pac', proxyAutoconfigUrl: 'http://proxy.example/pac' }],
+    // Python selenium sends socksUsername, which chromedriver ignores: not ours to refuse.
+    ['proxy', { proxyType: 'manual', socksProxy: 'h:1080', socksVersion: 5, socksUsername: 'u' }],
+    ['proxy', { proxyType: 'manual', httpProxy: 'h:3128', noProxy: ['localhost'] }],
+    ['unhandledPromptBehavior', 'dismiss and notify'],
+    ['pageLoadStrategy', 'none'],
+  ])('accepts %s %j', (key, value) => {
+    expect(parse({ capabilities: { alwaysMatch: { [key]: value } } }).candidates).toEqual([{ [key]: value }]);
+  });
+
+  it.each([
+    ['proxy', { proxyType: 'SYSTEM' }],
+    ['proxy', { proxytype: 'system' }],
+    ['proxy', { proxyType: 'system ' }],
+    ['proxy', { proxyType: 'pac' }],
+    ['proxy', { proxyType: 'manual', socksProxy: 'h:1080' }],
+    ['proxy', { proxyType: 'manual', socksProxy: 'h:1080', socksVersion: 256 }],
+    ['proxy', { proxyType: 'manual', httpProxy: 3128 }],
+    ['timeouts', { pageLoad: null }],
+    ['timeouts', { implicit: -1 }],
+    ['timeouts', { pageLoad: 2 ** 53 }],
+    ['timeouts', { PAGELOAD: 10 }],
+    ['unhandledPromptBehavior', 'Accept'],
+    ['pageLoadStrategy', 'NONE'],
+    ['goog:chromeOptions', []],
+    ['goog:chromeOptions', { args: '--headless' }],
+  ])('refuses %s %j, saying what it must be', (key, value) => {
+    const error = invalidArgument({ capabilities: { firstMatch: [{ [key]: value }] } });
+    expect(error.message.startsWith(`capability ${key} in firstMatch[0] `)).toBe(true);
+    expect(error.message).toMatch(/must|needs|has no key/);
+    expect(error.message).toContain(JSON.stringify(value));
+  });
+
   it('refuses an unknown capability without a vendor prefix', () => {
     const error = invalidArgument({
       capabilities: { firstMatch: [{ browserName: 'chrome', enableVNC: true }] },
@@ -130,6 +166,8 @@ describe('W3C new-session payloads (W3C §7.2)', () => {
     ['firstMatch is not a list', { capabilities: { firstMatch: {} } }],
     ['firstMatch is an empty list', { capabilities: { firstMatch: [] } }],
     ['a firstMatch entry is not an object', { capabilities: { firstMatch: [{}, null] } }],
+    ['alwaysMatch is null', { capabilities: { alwaysMatch: null } }],
+    ['firstMatch is null', { capabilities: { firstMatch: null } }],
   ])('refuses a payload where %s', (_, body) => {
     invalidArgument(body);
   });
@@ -152,7 +190,7 @@ describe('JSON Wire new-session payloads', () => {
         {
           browserName: 'chrome',
           browserVersion: '156',
-          platformName: 'LINUX',
+          platformName: 'linux',
           acceptInsecureCerts: true,
           'goog:chromeOptions': { args: ['--headless=new'] },
         },

@@ -42,9 +42,12 @@ describe('matchCatalog', () => {
     expect(matchCatalog(config, [{ browserName: 'chromium' }])?.browserName).toBe('chrome');
   });
 
-  it('compares browser names and aliases without regard to case', () => {
-    expect(matchCatalog(config, [{ browserName: 'FIREFOX' }])?.browserName).toBe('Firefox');
-    expect(matchCatalog(config, [{ browserName: 'GoogleChrome' }])?.browserName).toBe('chrome');
+  it('compares browser names and aliases exactly, as W3C §7.2 says', () => {
+    expect(matchCatalog(config, [{ browserName: 'Firefox' }])?.browserName).toBe('Firefox');
+    expect(matchCatalog(config, [{ browserName: 'googlechrome' }])?.browserName).toBe('chrome');
+    expect(matchCatalog(config, [{ browserName: 'FIREFOX' }])).toBeUndefined();
+    expect(matchCatalog(config, [{ browserName: 'GoogleChrome' }])).toBeUndefined();
+    expect(matchCatalog(config, [{ browserName: 'chrome ' }])).toBeUndefined();
   });
 
   it('does not match an unknown browser', () => {
@@ -65,7 +68,7 @@ describe('matchCatalog', () => {
   });
 
   it('uses the highest version, compared numerically, when there is no default', () => {
-    expect(matchCatalog(config, [{ browserName: 'firefox' }])?.browserVersion).toBe('128.0');
+    expect(matchCatalog(config, [{ browserName: 'Firefox' }])?.browserVersion).toBe('128.0');
   });
 
   it('serves the exact version asked for, with its own pools', () => {
@@ -94,23 +97,37 @@ describe('matchCatalog', () => {
     );
   });
 
-  it('matches a platform by prefix and without regard to case', () => {
+  it('compares the platform exactly: no other case, no prefix', () => {
     const match = matchCatalog(config, [
-      { browserName: 'firefox', browserVersion: '128', platformName: 'Windows' },
+      { browserName: 'Firefox', browserVersion: '128', platformName: 'windows-11' },
     ]);
     expect(match?.platformName).toBe('windows-11');
+    for (const platformName of ['Windows-11', 'windows', 'WINDOWS-11']) {
+      expect(
+        matchCatalog(config, [{ browserName: 'Firefox', browserVersion: '128', platformName }]),
+      ).toBeUndefined();
+    }
+    expect(matchCatalog(config, [{ browserName: 'chrome', platformName: 'LINUX' }])).toBeUndefined();
   });
 
-  it('matches any platform when asked for "any"', () => {
+  it('passes over a candidate whose platform differs in case for the next one (W3C firstMatch)', () => {
+    const match = matchCatalog(config, [
+      { browserName: 'chrome', platformName: 'LINUX' },
+      { browserName: 'chrome', platformName: 'linux' },
+    ]);
+    expect(match?.capabilities).toEqual({ browserName: 'chrome', platformName: 'linux' });
+  });
+
+  it('matches any platform when asked for "any" (Selenium clients’ Platform.ANY)', () => {
     expect(
-      matchCatalog(config, [{ browserName: 'firefox', browserVersion: '128', platformName: 'ANY' }]),
+      matchCatalog(config, [{ browserName: 'Firefox', browserVersion: '128', platformName: 'any' }]),
     ).toBeDefined();
   });
 
   it('does not match a platform the version is not offered on', () => {
     expect(matchCatalog(config, [{ browserName: 'chrome', platformName: 'windows' }])).toBeUndefined();
     expect(
-      matchCatalog(config, [{ browserName: 'firefox', browserVersion: '128', platformName: 'linux' }]),
+      matchCatalog(config, [{ browserName: 'Firefox', browserVersion: '128', platformName: 'linux' }]),
     ).toBeUndefined();
   });
 
@@ -118,7 +135,7 @@ describe('matchCatalog', () => {
     const match = matchCatalog(config, [
       { browserName: 'safari' },
       { browserName: 'chrome', browserVersion: '140' },
-      { browserName: 'firefox' },
+      { browserName: 'Firefox' },
     ]);
     expect(match?.browserName).toBe('chrome');
     expect(match?.browserVersion).toBe('140.0.1');
