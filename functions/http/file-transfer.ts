@@ -10,6 +10,7 @@ import { isObject } from '../core/capabilities';
 import { invalidArgument } from '../core/errors';
 import type { DownloadedFileReader, FileTransfer } from '../core/ports';
 import { readText } from './request-body';
+import { WEBDRIVER_HEADERS, webDriverJson } from './webdriver-json';
 
 /** What the handlers need of the session: whose browser, and the limits in force now. */
 export interface FileTransferRequest {
@@ -21,7 +22,6 @@ export interface FileTransferRequest {
 
 export type FileTransferHandler = (c: Context, request: FileTransferRequest) => Promise<Response>;
 
-const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
 // Java's client (4.48) asks for the file itself rather than a zip in JSON.
 const OCTET_STREAM = 'application/octet-stream';
 
@@ -32,13 +32,13 @@ export async function uploadFile(c: Context, request: FileTransferRequest) {
     throw invalidArgument('an upload needs {"file": <the base64 of a zip holding one file>}');
   const zip = strictBase64(body.file);
   const path = await request.files.upload(request.handle, zip, request.maxUploadSize);
-  return c.json({ value: path });
+  return webDriverJson(c, { value: path });
 }
 
 /** GET /session/{id}/se/files → {"value": {"names": […], "files": [{name, creationTime, lastModifiedTime, size}]}}. */
 export async function listDownloadedFiles(c: Context, request: FileTransferRequest) {
   const files = await request.files.downloads(request.handle);
-  return c.json({ value: { names: files.map((file) => file.name), files } });
+  return webDriverJson(c, { value: { names: files.map((file) => file.name), files } });
 }
 
 /**
@@ -57,13 +57,15 @@ export async function downloadFile(c: Context, request: FileTransferRequest) {
       'last-modified': new Date(download.file.lastModifiedTime).toUTCString(),
     });
   }
-  return c.body(Readable.toWeb(Readable.from(zippedAnswer(download))) as ReadableStream, 200, JSON_TYPE);
+  return c.body(Readable.toWeb(Readable.from(zippedAnswer(download))) as ReadableStream, 200, {
+    ...WEBDRIVER_HEADERS,
+  });
 }
 
 /** DELETE /session/{id}/se/files → {"value": null}. */
 export async function deleteDownloadedFiles(c: Context, request: FileTransferRequest) {
   await request.files.deleteDownloads(request.handle);
-  return c.json({ value: null });
+  return webDriverJson(c, { value: null });
 }
 
 async function jsonBody(c: Context, limit: number): Promise<Record<string, unknown>> {

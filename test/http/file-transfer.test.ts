@@ -94,6 +94,8 @@ describe('file transfer gridgate serves itself (local pools)', () => {
     const response = await grid.app.request(`/session/${id}/se/file`, upload('hi there'));
     const { value } = (await response.json()) as { value: string };
     expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('no-cache');
     expect(readFileSync(value, 'utf8')).toBe('hi there');
     expect(launcher.upstream().commands()).toEqual([]);
     // Counted as the session's activity, like any command.
