@@ -44,7 +44,8 @@ interface RunningDriver {
    * quits it on DELETE nor takes it down when it ends, so stop() ends this group too.
    */
   chromium?: Group;
-  stopping: boolean;
+  /** The stop under way or done, shared by every caller of stop(); set once stopping began. */
+  stopped?: Promise<void>;
   /** Started ahead of demand and not yet any session's: its exit is no session's browser exiting. */
   warm: boolean;
 }
@@ -80,7 +81,7 @@ export class ChromedriverLauncher implements Launcher {
   /** Selenium Grid 4's /se/file and /se/files, which chromedriver does not serve, for browsers serving a session. */
   readonly files = new LocalFileTransfer(this.directories, (handle) => {
     const driver = this.drivers.get(handle);
-    return driver !== undefined && !driver.warm && !driver.stopping;
+    return driver !== undefined && !driver.warm && driver.stopped === undefined;
   });
   // The Chromium a session's chromedriver started is chromedriver's child, not ours: watched in /proc.
   private readonly browsers = new BrowserWatch((handle) =>
@@ -179,7 +180,7 @@ export class ChromedriverLauncher implements Launcher {
    */
   private partExited(handle: string, exit: UnexpectedExit): void {
     const driver = this.drivers.get(handle);
-    if (!driver || driver.stopping) return;
+    if (!driver || driver.stopped !== undefined) return;
     if (!driver.warm) {
       this.options.onUnexpectedExit?.(handle, exit);
       return;
@@ -211,7 +212,7 @@ export class ChromedriverLauncher implements Launcher {
       child.once('exit', () => resolve());
       child.once('error', () => resolve());
     });
-    const driver: RunningDriver = { child, userDataDir, exited, stopping: false, warm };
+    const driver: RunningDriver = { child, userDataDir, exited, warm };
     this.drivers.set(handle, driver);
     this.directories.open(handle);
     child.once('exit', (code, exitSignal) =>
@@ -229,10 +230,16 @@ export class ChromedriverLauncher implements Launcher {
     }
   }
 
-  async stop(handle: string): Promise<void> {
+  /** Stops the browser; every caller, the first or one arriving meanwhile (a shutdown), waits for all of it. */
+  stop(handle: string): Promise<void> {
     const driver = this.drivers.get(handle);
-    if (!driver || driver.stopping) return driver?.exited;
-    driver.stopping = true;
+    if (!driver) return Promise.resolve();
+    driver.stopped ??= this.stopDriver(handle, driver);
+    return driver.stopped;
+  }
+
+  /** Both process groups, then the profile and the session's directory, then the handle is forgotten. */
+  private async stopDriver(handle: string, driver: RunningDriver): Promise<void> {
     this.browsers.unwatch(handle);
     const { userDataDir } = driver;
     const groups: Group[] = [driver, ...(driver.chromium ? [driver.chromium] : [])];
@@ -261,7 +268,7 @@ export class ChromedriverLauncher implements Launcher {
     const driver = this.drivers.get(handle);
     return (
       driver !== undefined &&
-      !driver.stopping &&
+      driver.stopped === undefined &&
       runs(driver.child) &&
       (driver.chromium === undefined || runs(driver.chromium.child))
     );
