@@ -125,6 +125,31 @@ const containerPorts = {
   }),
 };
 
+const perHour = z.strictObject({ vcpuHour: z.number().nonnegative(), gbHour: z.number().nonnegative() });
+const prices = z.strictObject({
+  region: z.string().min(1).meta({ description: 'AWS Region the tasks run in, e.g. "us-east-1".' }),
+  asOf: z.string().optional().meta({ description: 'When the figures given here were read.' }),
+  fargateX86: perHour
+    .optional()
+    .meta({ description: 'Fargate Linux x86_64, US dollars per vCPU-hour and GB-hour.' }),
+  fargateArm: perHour
+    .optional()
+    .meta({ description: 'Fargate Linux arm64, US dollars per vCPU-hour and GB-hour.' }),
+  spotFactor: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .meta({ description: 'Fargate Spot as a fraction of on-demand.' }),
+  lambdaArmGbSecond: z
+    .number()
+    .nonnegative()
+    .optional()
+    .meta({ description: 'Lambda arm64, per GB-second.' }),
+  lambdaRequest: z.number().nonnegative().optional().meta({ description: 'Lambda, per invocation.' }),
+  restApiRequest: z.number().nonnegative().optional().meta({ description: 'API Gateway REST, per request.' }),
+});
+
 const ecsPool = z
   .strictObject({
     kind: z.literal('ecs'),
@@ -416,6 +441,10 @@ export const configSchema = z
         }),
       })
       .prefault({}),
+    prices: prices.optional().meta({
+      description:
+        "The list prices cloud sessions' estimated costs use (functions/core/prices.ts): the Region's listed ones (us-east-1 is listed), with any figure given here used instead.",
+    }),
     limits: z
       .strictObject({
         maxBodySize: byteSize.prefault('64MB').meta({ description: 'Largest request body.' }),

@@ -1,6 +1,8 @@
 /** Ending a session, whatever the cause: the browser stops, its slot frees, once. */
 import { type GridDeps, poolsNamed } from './grid-deps';
 import type { LogEvent, SessionEndReason, SessionRecord } from './ports';
+import { pricesFor } from './prices';
+import { NO_REQUEST_FEES, sessionCost } from './session-cost';
 import { releaseSlot } from './slots';
 
 const EVENT_BY_REASON: Record<SessionEndReason, LogEvent> = {
@@ -39,12 +41,18 @@ export async function endSession(
   if (!record) return undefined;
   // Once per session, by the one caller that ended it: a command costs no metric line of its own.
   if (record.commands) deps.metrics?.count('Commands', { pool: record.pool }, record.commands);
+  const cost = sessionCost(record, pricesFor(deps.config.prices), deps.requestPricing ?? NO_REQUEST_FEES);
+  // By pool as a metric; by user only in the log line (a user is never a metric dimension).
+  if (cost) deps.metrics?.count('SessionCost', { pool: record.pool }, cost.dollars);
   deps.logger.log(EVENT_BY_REASON[reason], {
     session: key,
     user: record.user,
     pool: record.pool,
     reason,
     durationMs: deps.clock.now() - record.createdAt,
+    ...(cost
+      ? { costDollars: cost.dollars, billedSeconds: cost.billedSeconds, capacity: cost.capacity }
+      : {}),
   });
   return record;
 }

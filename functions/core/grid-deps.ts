@@ -2,6 +2,7 @@
 import { addressAllowed } from './browser-network';
 import type { Config, PoolConfig } from './config';
 import type { Clock, Launcher, Logger, Metrics, SessionStore, UserDirectory } from './ports';
+import type { RequestPricing } from './session-cost';
 import type { SessionTokens } from './session-token';
 import type { SlotQueue } from './slot-queue';
 
@@ -26,6 +27,8 @@ export interface GridDeps {
   logger: Logger;
   /** Counters and timings; none: nothing is measured. */
   metrics?: Metrics;
+  /** What a request passes through where this app runs, for cloud sessions' estimated costs (at the config's prices). */
+  requestPricing?: RequestPricing;
   clock: Clock;
   /** Server version, for /ping and /status. */
   version: string;

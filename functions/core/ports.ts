@@ -30,6 +30,17 @@ export type CreationStage = 'queue' | 'launch' | 'pull' | 'driver' | 'session';
 /** The stages a launcher reports; new-session reports `queue` and `session` itself. */
 export type LaunchStage = Extract<CreationStage, 'launch' | 'pull' | 'driver'>;
 
+/** What a cloud task's bill depends on, as it was placed: kept with the session for its estimated cost. */
+export interface TaskBilling {
+  /** Epoch ms Fargate bills from: the task's image pull began (a warm task's, before it was claimed). */
+  billedFrom: number;
+  /** The capacity provider the task ran on: FARGATE_SPOT or FARGATE. */
+  capacity: 'spot' | 'on-demand';
+  vcpu: number;
+  memoryGb: number;
+  architecture: 'x86_64' | 'arm64';
+}
+
 export interface LaunchedBrowser {
   /** host:port of the browser's WebDriver endpoint. */
   address: string;
@@ -42,6 +53,8 @@ export interface LaunchedBrowser {
    * session's `se:downloadsEnabled`, which chromedriver knows nothing of).
    */
   served?: Capabilities;
+  /** A cloud task's billing facts (ecs); none for browsers gridgate does not pay per task for. */
+  billing?: TaskBilling;
 }
 
 /** A file a session's browser downloaded, as Selenium Grid 4 lists it (times in epoch ms). */
@@ -133,6 +146,8 @@ export interface SessionRecord {
   commands?: number;
   /** The latest command counted, as method and path template without the session, e.g. `POST /element`. */
   lastCommand?: string;
+  /** Its task's billing facts (ecs sessions): with endedAt and commands, what its estimated cost is made of. */
+  billing?: TaskBilling;
 }
 
 /** What a new session asks of the quota: a slot in one pool, counted against the user's limit too. */
@@ -279,6 +294,8 @@ export type MetricName =
   | 'UpstreamErrors'
   /** Commands a session sent, counted once when it ends (per session, never a line per command). */
   | 'Commands'
+  /** A cloud session's estimated cost in US dollars, once when it ends (core/session-cost.ts). */
+  | 'SessionCost'
   /** Levels per pool, measured when asked (each cleanup pass; each Prometheus scrape), never per request. */
   | 'ActiveSessions'
   | 'PoolCapacity'

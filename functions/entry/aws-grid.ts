@@ -55,6 +55,8 @@ export async function awsGrid(
     tokens: new SessionTokens(secret),
     logger,
     metrics,
+    // Behind the CDK app's default front door: API Gateway REST, then the router Lambda.
+    requestPricing: { frontDoor: 'rest', lambda: true },
     clock: systemClock,
     version: packageJson.version,
     configLoadedAt: systemClock.now(),

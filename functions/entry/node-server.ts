@@ -28,6 +28,8 @@ try {
     webSockets: !loaded.webFunction,
     ...(loaded.webFunction ? { loopbackOnly: false } : {}),
     metrics: loaded.webFunction ? await awsAdapters.metrics() : undefined,
+    // A Web Function is reached through its function URL (no per-request fee) and one invocation a request.
+    requestPricing: loaded.webFunction ? { frontDoor: 'function url', lambda: true } : undefined,
   });
   grid = started;
   console.error(`gridgate: WebDriver grid ready at ${started.url} (also ${started.url}/wd/hub)`);

@@ -22,6 +22,7 @@ import { type GridDeps, poolsNamed } from '../core/grid-deps';
 import { runEvery } from '../core/periodic-task';
 import { reportGridGauges } from '../core/pool-gauges';
 import { type Logger, type Metrics, type SessionRecord, systemClock } from '../core/ports';
+import type { RequestPricing } from '../core/session-cost';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { warmTaskTable } from '../core/warm-tasks';
@@ -66,6 +67,8 @@ export interface StartOptions {
   loopbackOnly?: boolean;
   /** The AWS adapters (DynamoDB store, ECS launcher); tests give their own. */
   aws?: AwsAdapters;
+  /** What each request passes through before this server (a Lambda Web Function's URL); none: nothing billed per request. */
+  requestPricing?: RequestPricing;
   /** Where measurements go (EMF in a Lambda Web Function); by default Prometheus series at GET /metrics. */
   metrics?: Metrics;
   /** How often the expiry and stale-slot sweeps run: by default 1 s, 10 s with a shared store. */
@@ -147,6 +150,7 @@ export async function startGrid(
     tokens: new SessionTokens(secret),
     logger,
     metrics,
+    requestPricing: options.requestPricing,
     clock: systemClock,
     version: packageJson.version,
     configLoadedAt: systemClock.now(),

@@ -102,6 +102,7 @@ export async function launchSession(
       lastActivityAt: now,
       ...attempt.limits,
       ...(attempt.color ? { color: attempt.color } : {}),
+      ...(browser.billing ? { billing: browser.billing } : {}),
     });
     if (attempt.signal.aborted) {
       await endSession(

@@ -201,6 +201,7 @@ describe('EcsLauncher.start', () => {
       address: `127.0.0.1:${node.port}`,
       handle: TASK_ID,
       capabilities: { browserName: 'chrome', 'goog:chromeOptions': { args: ['--x'] } },
+      billing: expect.any(Object),
     });
     expect(runTaskInputs()).toEqual([
       {
@@ -288,6 +289,30 @@ describe('EcsLauncher.start', () => {
     expect(stopTaskInputs()).toEqual([
       { cluster: 'gridgate-browsers', task: TASK_ARN, reason: 'gridgate: launch failed' },
     ]);
+  });
+
+  it('returns what the task is billed by: from its pull, at the rate of the provider ECS placed it with', async () => {
+    const { launcher } = harness();
+    const pullStartedAt = new Date(Date.UTC(2025, 0, 1, 12, 0, 2));
+    ecsMock.on(RunTaskCommand).resolves(started);
+    ecsMock
+      .on(DescribeTasksCommand)
+      .resolves({ tasks: [task('RUNNING', { pullStartedAt, capacityProviderName: 'FARGATE_SPOT' })] });
+
+    const browser = await launcher.start(launchRequest(fargatePool({ cpu: 2048, memory: 4096 })));
+
+    expect(browser.billing).toEqual({
+      billedFrom: pullStartedAt.getTime(),
+      capacity: 'spot',
+      vcpu: 2,
+      memoryGb: 4,
+      architecture: 'x86_64',
+    });
+    ecsMock
+      .on(DescribeTasksCommand)
+      .resolves({ tasks: [task('RUNNING', { capacityProviderName: 'FARGATE' })] });
+    const fallback = await launcher.start(launchRequest(fargatePool()));
+    expect(fallback.billing).toMatchObject({ capacity: 'on-demand', vcpu: 1, memoryGb: 2 });
   });
 
   it('runs on-demand Fargate only and with a public IP when the pool says so', async () => {
@@ -750,6 +775,14 @@ describe('EcsLauncher.start: warm pool', () => {
       address: `127.0.0.1:${node.port}`,
       handle: WARM_ID,
       capabilities: { browserName: 'chrome', 'goog:chromeOptions': { args: ['--x'] } },
+      // Billed since the warm task's own launch, ten minutes before the claim.
+      billing: {
+        billedFrom: CLAIM_AT - 10 * 60_000,
+        capacity: 'spot',
+        vcpu: 1,
+        memoryGb: 2,
+        architecture: 'x86_64',
+      },
     });
     expect(stages).toEqual(['driver']);
     expect(runTaskInputs()).toEqual([]);

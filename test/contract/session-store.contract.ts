@@ -370,6 +370,20 @@ export function sessionStoreContract(name: string, factory: StoreFactory): void 
     });
 
     describe('ending sessions', () => {
+      it('keeps a cloud session’s billing facts, running and once ended, for its cost', async () => {
+        const billing = {
+          billedFrom: T0 - 5000,
+          capacity: 'spot',
+          vcpu: 1,
+          memoryGb: 2,
+          architecture: 'x86_64',
+        } as const;
+        await store.add(sampleRecord('s1', { billing }));
+        expect((await store.get('s1'))?.billing).toEqual(billing);
+        expect((await store.end('s1', 'deleted', T0 + 1000))?.billing).toEqual(billing);
+        expect((await store.get('s1'))?.billing).toEqual(billing);
+      });
+
       it('returns the ended record, with when and why, to the caller that ended it', async () => {
         await store.add(sampleRecord('s1'));
         expect(await store.end('s1', 'deleted', T0 + 1000)).toEqual({

@@ -84,4 +84,31 @@ describe('session metrics', () => {
       { name: 'Commands', dimensions: { pool: 'local' }, value: 3 },
     ]);
   });
+
+  it("counts a cloud session's estimated cost once it ends, by pool, and logs it with its user", async () => {
+    const billedFrom = Date.UTC(2025, 0, 1, 11, 59, 0); // the task's pull began a minute before the fake clock
+    grid = startFakeGrid({
+      launcher: { billing: { billedFrom, capacity: 'spot', vcpu: 1, memoryGb: 2, architecture: 'x86_64' } },
+    });
+    const id = await newSession(grid);
+    await grid.app.request(`/session/${id}/title`);
+    grid.clock.advance(120_000);
+    await grid.app.request(`/session/${id}`, { method: 'DELETE' });
+    // 180 s billed × 0.04937 $/h × 0.3 (Spot); behind a Node server no request fees.
+    const [cost] = grid.metrics.counts.filter((count) => count.name === 'SessionCost');
+    expect(cost?.dimensions).toEqual({ pool: 'local' });
+    expect(cost?.value).toBeCloseTo((180 / 3600) * 0.04937 * 0.3, 12);
+    expect(grid.logger.lines.find((line) => line.event === 'SESSION_DELETED')?.fields).toMatchObject({
+      user: 'guest',
+      billedSeconds: 180,
+      capacity: 'spot',
+    });
+  });
+
+  it('counts no cost for a session without a billed task', async () => {
+    grid = startFakeGrid();
+    const id = await newSession(grid);
+    await grid.app.request(`/session/${id}`, { method: 'DELETE' });
+    expect(names(grid.metrics.counts)).not.toContain('SessionCost');
+  });
 });

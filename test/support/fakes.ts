@@ -18,6 +18,7 @@ import type {
   MetricDimensions,
   MetricName,
   Metrics,
+  TaskBilling,
 } from '../../functions/core/ports';
 
 /** A clock that only moves when the test moves it; starts on a whole second. */
@@ -189,6 +190,8 @@ export interface FakeLauncherOptions extends FakeUpstreamOptions {
   failStarts?: boolean | number;
   /** Waits before answering start(); resolves early (rejecting) when the request is aborted. */
   hold?: boolean;
+  /** What each browser is billed by, as a cloud launcher reports it. */
+  billing?: TaskBilling;
 }
 
 /** A Launcher whose browsers are FakeUpstreams; stop() closes the browser, as stopping a real one would. */
@@ -216,7 +219,13 @@ export class FakeLauncher implements Launcher {
     const upstream = await FakeUpstream.start(this.options);
     const handle = `fake-${++this.count}`;
     this.started.push({ handle, request, upstream });
-    return { address: upstream.address, handle, capabilities: { ...request.capabilities } };
+    const billing = this.options.billing;
+    return {
+      address: upstream.address,
+      handle,
+      capabilities: { ...request.capabilities },
+      ...(billing ? { billing } : {}),
+    };
   }
 
   async stop(handle: string): Promise<void> {

@@ -17,7 +17,7 @@
  * one partition too, so each listing is one Query. A partition takes about 1,000 writes per second; a
  * session costs a handful of writes plus one touch per key per touch interval, far below that.
  */
-import type { SessionEndReason, SessionRecord } from '../../core/ports';
+import type { SessionEndReason, SessionRecord, TaskBilling } from '../../core/ports';
 
 export interface ItemKey {
   pk: string;
@@ -66,6 +66,7 @@ export function toRecord(item: Record<string, unknown>): SessionRecord {
   if (typeof item.color === 'string') record.color = item.color;
   if (typeof item.commands === 'number') record.commands = item.commands;
   if (typeof item.lastCommand === 'string') record.lastCommand = item.lastCommand;
+  if (item.billing && typeof item.billing === 'object') record.billing = item.billing as TaskBilling;
   return record;
 }
 

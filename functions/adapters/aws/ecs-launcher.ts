@@ -7,7 +7,15 @@
  */
 
 import { DescribeTasksCommand, type ECSClient, StopTaskCommand, type Task } from '@aws-sdk/client-ecs';
-import type { Clock, LaunchedBrowser, Launcher, LaunchRequest, Metrics, StopContext } from '../../core/ports';
+import type {
+  Clock,
+  LaunchedBrowser,
+  Launcher,
+  LaunchRequest,
+  Metrics,
+  StopContext,
+  TaskBilling,
+} from '../../core/ports';
 import { idleWarmTasks, keepsWarmTasks, type WarmTaskStore } from '../../core/warm-tasks';
 import { type CloudBrowserFailures, cloudBrowserReady } from './cloud-browser-ready';
 import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
@@ -75,14 +83,20 @@ export class EcsLauncher implements Launcher {
       request.onStage?.('launch');
       signal.throwIfAborted();
       const handle = taskIdOf(taskArn);
-      const ip = await this.waitForRunning(pool, taskArn, request);
+      const running = await this.waitForRunning(pool, taskArn, request);
       request.onStage?.('driver');
       const address = await cloudBrowserReady(
         this.options,
-        { pool, ip, startedAt: started, signal },
+        { pool, ip: running.ip, startedAt: started, signal },
         TASK_FAILURES,
       );
-      return { address, handle, capabilities: nodeCapabilities(request.capabilities) };
+      // Fargate bills from the pull's start, at the rate of the provider ECS placed the task with.
+      const billing = taskBilling(
+        pool,
+        running.task.pullStartedAt?.getTime() ?? started,
+        running.task.capacityProviderName === 'FARGATE_SPOT' ? 'spot' : 'on-demand',
+      );
+      return { address, handle, capabilities: nodeCapabilities(request.capabilities), billing };
     } catch (error) {
       await this.stopTask(pool.name, pool.cluster, taskArn, stopReason(error, signal));
       throw error;
@@ -123,6 +137,8 @@ export class EcsLauncher implements Launcher {
       address: task.address,
       handle: task.taskId,
       capabilities: nodeCapabilities(request.capabilities),
+      // Billed since its own launch; the warm-task store keeps no provider, so the pool's first choice.
+      billing: taskBilling(pool, task.startedAt, pool.spot ? 'spot' : 'on-demand'),
     };
   }
 
@@ -148,12 +164,12 @@ export class EcsLauncher implements Launcher {
     await this.stopTask(pool.name, pool.cluster, handle, `gridgate: ${context?.reason}`);
   }
 
-  /** Polls the task until RUNNING and returns its private IP; rejects when it stops first. */
+  /** Polls the task until RUNNING and returns its private IP and itself; rejects when it stops first. */
   private async waitForRunning(
     pool: DeployedEcsPool,
     taskArn: string,
     request: LaunchRequest,
-  ): Promise<string> {
+  ): Promise<{ ip: string; task: Task }> {
     const { signal } = request;
     let missing = 0;
     let pulling = false;
@@ -179,7 +195,7 @@ export class EcsLauncher implements Launcher {
       if (task.lastStatus !== 'RUNNING') continue;
       const ip = privateIpOf(task);
       if (!ip) throw new EcsLaunchFailure('launch', 'the task is RUNNING without a private IPv4 address');
-      return ip;
+      return { ip, task };
     }
   }
 
@@ -231,4 +247,19 @@ function stopReason(error: unknown, signal: AbortSignal): string {
   if (error instanceof EcsLaunchFailure && error.stage === 'driver') return 'gridgate: driver not ready';
   if (error instanceof EcsLaunchFailure) return `gridgate: ${error.stage} failed`;
   return 'gridgate: creation failed';
+}
+
+/** What a task of this pool is billed by (task CPU units and MiB, as the task definition has them). */
+function taskBilling(
+  pool: DeployedEcsPool,
+  billedFrom: number,
+  capacity: TaskBilling['capacity'],
+): TaskBilling {
+  return {
+    billedFrom,
+    capacity,
+    vcpu: pool.cpu / 1024,
+    memoryGb: pool.memory / 1024,
+    architecture: pool.architecture,
+  };
 }

@@ -31,6 +31,8 @@ export const EMF_UNITS: Record<MetricName, Unit> = {
   OrphansReaped: MetricUnit.Count,
   UpstreamErrors: MetricUnit.Count,
   Commands: MetricUnit.Count,
+  // US dollars: CloudWatch has no currency unit.
+  SessionCost: MetricUnit.NoUnit,
   ActiveSessions: MetricUnit.Count,
   PoolCapacity: MetricUnit.Count,
   QueueWaiting: MetricUnit.Count,

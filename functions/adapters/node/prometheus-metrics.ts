@@ -78,6 +78,11 @@ export const PROMETHEUS_SERIES: Record<MetricName, PrometheusSeries> = {
     name: 'gridgate_commands_total',
     help: 'Commands sent by sessions, counted when each session ends, by pool',
   },
+  SessionCost: {
+    kind: 'counter',
+    name: 'gridgate_session_cost_dollars_total',
+    help: 'Estimated cost of ended cloud sessions in US dollars, by pool (docs/metrics.md)',
+  },
   ActiveSessions: { kind: 'gauge', name: 'gridgate_sessions_active', help: 'Slots in use, by pool' },
   PoolCapacity: { kind: 'gauge', name: 'gridgate_pool_capacity', help: 'Sessions a pool may hold at once' },
   QueueWaiting: {
