@@ -260,10 +260,13 @@ async function launchInPools(
 
 /**
  * Errors no other pool would answer differently, so the client hears them at once: a hub's protocol error
- * (502), and a browser refusing the capabilities as `invalid argument` (W3C §7.2: the request is wrong).
+ * (502), a browser refusing the capabilities as `invalid argument` (W3C §7.2: the request is wrong), and
+ * the session store unavailable (503 with Retry-After: recording the session failed, not the pool, and
+ * every other pool meets the same store).
  */
 function answeredAtOnce(pool: PoolConfig, error: unknown): error is WebDriverError {
   if (!(error instanceof WebDriverError)) return false;
+  if (error.status === 503) return true;
   return error.code === 'invalid argument' || (pool.kind === 'hub' && error.status === 502);
 }
 

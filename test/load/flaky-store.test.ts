@@ -45,6 +45,26 @@ async function sessionIdOf(response: Response): Promise<string> {
 }
 
 describe('the Node server over a store that fails for a while', { timeout: 60_000 }, () => {
+  it('answers 503 with Retry-After when the store cannot record a session the hub created, and ends it there', async () => {
+    const store = new FlakyStore();
+    const config = configWithOnePool(
+      'hub',
+      { kind: 'hub', url: `http://${hub.address}`, maxSessions: POOL_SIZE },
+      { port: 0, host: '127.0.0.1', store: { kind: 'dynamodb', table: 'flaky' }, timeouts: { queue: '0s' } },
+    );
+    const { aws } = warmStatusAdapters(undefined as never, { sessionStore: async () => store });
+    grid = await startGrid(config, randomBytes(32), new CollectingLogger(), { aws, reloadPollMs: 0 });
+    store.failing = new Set(['add']);
+    const refused = await newSession(grid.url);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(((await refused.json()) as { value: { error: string } }).value.error).toBe('unknown error');
+    expect(hub.requests.filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual(
+      hub.sessionIds.map((id) => `/session/${id}`),
+    );
+    expect(await store.inner.inUse()).toEqual({});
+  });
+
   it('keeps serving, fails its sweeps without dying, and gets every slot back', async () => {
     const store = new FlakyStore();
     const logger = new CollectingLogger();
