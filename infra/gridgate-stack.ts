@@ -129,7 +129,7 @@ export class GridgateStack extends Stack {
     for (const grantee of [router, this.cleanup.function, this.interruptions.function]) {
       this.sessions.table.grantReadWriteData(grantee);
     }
-    warnOfUnreachableHubs(this, props.config, props.network?.natGateways ?? 0);
+    if (!this.network.internet) warnOfUnreachableHubs(this, props.config);
     const eks = eksPools(props.config);
     if (eks.length > 0) {
       this.eksAccess = new EksClusterAccess(this, 'EksAccess', {
@@ -224,14 +224,13 @@ function browserSessionTimeout(scope: Construct, config: Config, frontDoorIdle: 
 
 const PRIVATE_HOST = /^(10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.)/;
 
-function warnOfUnreachableHubs(scope: Construct, config: Config, natGateways: number): void {
-  if (natGateways > 0) return;
+function warnOfUnreachableHubs(scope: Construct, config: Config): void {
   for (const pool of Object.values(config.pools)) {
     // A private address is reached over peering or VPN, which the stack cannot see: no warning.
     if (pool.kind !== 'hub' || PRIVATE_HOST.test(new URL(pool.url).hostname)) continue;
     Annotations.of(scope).addWarningV2(
       `gridgate:hubWithoutNat:${pool.name}`,
-      `hub pool "${pool.name}" (${pool.url}): the VPC has no NAT gateway, so the router reaches it only inside the VPC or a peered network (network.natGateways)`,
+      `hub pool "${pool.name}" (${pool.url}): the endpoints layout has no NAT, so the router reaches it only inside the VPC or a peered network (-c network=nat-instance)`,
     );
   }
 }

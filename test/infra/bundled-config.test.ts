@@ -8,7 +8,7 @@ import { parseConfig } from '../../functions/core/config';
 import { applyDeployment, parseDeployment } from '../../functions/core/deployment';
 import { readGridConfig } from '../../infra/grid-config';
 import { GridgateStack } from '../../infra/gridgate-stack';
-import { CDK_CONTEXT, logicalId, MULTI_POOL } from './grid-stack-fixture';
+import { CDK_CONTEXT, logicalId, MULTI_POOL, privateSubnets } from './grid-stack-fixture';
 
 /**
  * CloudFormation's answer for each reference in an environment value: names for Refs, a CIDR for the
@@ -86,7 +86,7 @@ describe('the router bundle built from the multi-pool example (esbuild, for real
         kind: 'ecs',
         cluster: `deployed-${logicalId(template, 'AWS::ECS::Cluster', 'BrowsersCluster')}`,
         taskDefinition: `deployed-${logicalId(template, 'AWS::ECS::TaskDefinition', prefix)}`,
-        subnets: Object.keys(template.findResources('AWS::EC2::Subnet')).map((id) => `deployed-${id}`),
+        subnets: privateSubnets(template).map((id) => `deployed-${id}`),
         securityGroups: [
           `deployed-${logicalId(template, 'AWS::EC2::SecurityGroup', 'BrowsersSecurityGroup')}-GroupId`,
         ],

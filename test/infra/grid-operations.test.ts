@@ -6,7 +6,7 @@ import { ACCOUNT_ROLE_RESOURCE_TYPE } from '../../infra/api-gateway-account-role
 import type { FrontDoorKind } from '../../infra/front-door';
 import { readGridConfig } from '../../infra/grid-config';
 import { stageThrottle } from '../../infra/stage-throttle';
-import { gridStack, logicalId, MULTI_POOL, multiPoolTemplate } from './grid-stack-fixture';
+import { gridStack, logicalId, MULTI_POOL, multiPoolTemplate, privateSubnets } from './grid-stack-fixture';
 
 const FUNCTION = 'AWS::Lambda::Function';
 const METHOD = 'AWS::ApiGateway::Method';
@@ -103,7 +103,7 @@ describe('the front door: a REST API streaming from the router Lambda (the defau
             ],
           },
         ],
-        SubnetIds: Object.keys(template.findResources('AWS::EC2::Subnet')).map((id) => ({ Ref: id })),
+        SubnetIds: privateSubnets(template).map((id) => ({ Ref: id })),
       },
     });
     expect(props.Environment.Variables).toMatchObject({

@@ -1,8 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Stack } from 'aws-cdk-lib';
-import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
-import { Vpc } from 'aws-cdk-lib/aws-ec2';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import type { EcsPoolConfig } from '../../functions/core/config';
 import { imageTag } from '../../infra/browser-image-tag';
@@ -154,69 +152,6 @@ describe('the browser security group', () => {
     );
     const group = template.findResources('AWS::EC2::SecurityGroup')[browsers]?.Properties;
     expect(group.SecurityGroupIngress).toBeUndefined();
-  });
-});
-
-describe('the network', () => {
-  const template = multiPoolTemplate();
-
-  it('is a new VPC over two AZs with private subnets only and no NAT gateway', () => {
-    template.resourceCountIs('AWS::EC2::VPC', 1);
-    template.resourceCountIs('AWS::EC2::Subnet', 2);
-    template.resourceCountIs('AWS::EC2::NatGateway', 0);
-    template.resourceCountIs('AWS::EC2::InternetGateway', 0);
-    template.allResourcesProperties('AWS::EC2::Subnet', { MapPublicIpOnLaunch: false });
-  });
-
-  it('reaches ECS, ECR, Logs and Secrets Manager through interface endpoints, S3 and DynamoDB through gateways', () => {
-    // ServiceName is com.amazonaws.<region>.<service>, joined around the Region reference.
-    const services = Object.values(template.findResources('AWS::EC2::VPCEndpoint')).map((endpoint) => {
-      const parts: unknown[] = endpoint.Properties.ServiceName['Fn::Join'][1];
-      return `${endpoint.Properties.VpcEndpointType}:${String(parts.at(-1)).replace(/^\./, '')}`;
-    });
-    expect(services.sort()).toEqual(
-      [
-        'Gateway:dynamodb',
-        'Gateway:s3',
-        'Interface:ecr.api',
-        'Interface:ecr.dkr',
-        'Interface:ecs',
-        'Interface:logs',
-        'Interface:secretsmanager',
-      ].sort(),
-    );
-  });
-
-  it('logs rejected traffic', () => {
-    template.hasResourceProperties('AWS::EC2::FlowLog', { TrafficType: 'REJECT' });
-  });
-
-  it('uses an existing VPC as it is: no VPC, endpoints or flow logs of its own, tasks in its private subnets', () => {
-    const vpc = Vpc.fromVpcAttributes(new Stack(), 'Existing', {
-      vpcId: 'vpc-0123',
-      vpcCidrBlock: '172.31.0.0/16',
-      availabilityZones: ['eu-west-1a', 'eu-west-1b'],
-      privateSubnetIds: ['subnet-a', 'subnet-b'],
-    });
-    const existing = Template.fromStack(gridStack({ configFile: MULTI_POOL, network: { vpc } }));
-    for (const type of ['AWS::EC2::VPC', 'AWS::EC2::VPCEndpoint', 'AWS::EC2::FlowLog'])
-      existing.resourceCountIs(type, 0);
-    existing.hasResourceProperties('AWS::Lambda::Function', {
-      VpcConfig: Match.objectLike({ SubnetIds: ['subnet-a', 'subnet-b'] }),
-    });
-    const router = Object.values(existing.findResources('AWS::Lambda::Function')).find((f) =>
-      String(f.Properties.Description).startsWith('gridgate router'),
-    );
-    expect(router?.Properties.Environment.Variables.GRIDGATE_DEPLOYMENT['Fn::Join'][1].join('')).toContain(
-      '"subnets":["subnet-a","subnet-b"]',
-    );
-  });
-
-  it('adds public subnets and NAT gateways when asked, and then no endpoints are needed for egress', () => {
-    const withNat = multiPoolTemplate({ network: { natGateways: 1, endpoints: false } });
-    withNat.resourceCountIs('AWS::EC2::NatGateway', 1);
-    withNat.resourceCountIs('AWS::EC2::Subnet', 4);
-    withNat.resourceCountIs('AWS::EC2::VPCEndpoint', 0);
   });
 });
 

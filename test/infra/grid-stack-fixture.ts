@@ -17,13 +17,15 @@ export interface FixtureOptions {
    * `cdk synth` does. @default false
    */
   schemaCheck?: boolean;
+  /** More context, e.g. the cached answers of lookups (an existing VPC, an AMI), so none calls AWS. */
+  context?: Record<string, unknown>;
 }
 
 /** `configFile` (default: the built-in defaults) read and validated as the CDK app does. */
 export function gridStack(props: Partial<GridgateStackProps> = {}, options: FixtureOptions = {}) {
   const app = new App({
     // Bundling (esbuild) is skipped here; bundled-config.test.ts bundles for real.
-    context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [] },
+    context: { ...CDK_CONTEXT, 'aws:cdk:bundling-stacks': [], ...options.context },
     builtinCloudFormationValidation: options.schemaCheck ?? false,
   });
   return new GridgateStack(app, 'Gridgate', {
@@ -44,3 +46,45 @@ export function logicalId(template: Template, type: string, prefix: string): str
     throw new Error(`expected one ${type} named ${prefix}*, found ${ids.join(', ') || 'none'}`);
   return ids[0] as string;
 }
+
+/** The logical IDs of the new VPC's private subnets (where the router and the browsers run), not the public ones. */
+export function privateSubnets(template: Template): string[] {
+  return Object.keys(template.findResources('AWS::EC2::Subnet')).filter((id) => id.includes('privateSubnet'));
+}
+
+/** An account and Region, for the lookups a deploy with credentials makes. */
+export const LOOKUP_ENV = { account: '111122223333', region: 'eu-west-1' };
+export const FCK_NAT_AMI = 'ami-0fcknat0000000001';
+/** What `cdk synth` with credentials caches in cdk.context.json for LOOKUP_ENV: no lookup leaves the process. */
+export const LOOKUPS = {
+  'availability-zones:account=111122223333:region=eu-west-1': ['eu-west-1a', 'eu-west-1b', 'eu-west-1c'],
+  'ami:account=111122223333:filters.image-type.0=machine:filters.name.0=fck-nat-al2023-*-arm64-ebs:filters.state.0=available:owners.0=568608671756:region=eu-west-1':
+    FCK_NAT_AMI,
+  'vpc-provider:account=111122223333:filter.vpc-id=vpc-0123456789abcdef0:region=eu-west-1:returnAsymmetricSubnets=true':
+    {
+      vpcId: 'vpc-0123456789abcdef0',
+      vpcCidrBlock: '10.30.0.0/16',
+      ownerAccountId: '111122223333',
+      availabilityZones: [],
+      subnetGroups: [
+        {
+          name: 'Private',
+          type: 'Private',
+          subnets: [
+            {
+              subnetId: 'subnet-0aaa',
+              cidr: '10.30.0.0/20',
+              availabilityZone: 'eu-west-1a',
+              routeTableId: 'rtb-0a',
+            },
+            {
+              subnetId: 'subnet-0bbb',
+              cidr: '10.30.16.0/20',
+              availabilityZone: 'eu-west-1b',
+              routeTableId: 'rtb-0b',
+            },
+          ],
+        },
+      ],
+    },
+};

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { FrontDoorKind } from '../../infra/front-door';
 import { readGridConfig } from '../../infra/grid-config';
 import type { GridgateStackProps } from '../../infra/gridgate-stack';
-import { gridStack, MULTI_POOL, ROOT } from './grid-stack-fixture';
+import { gridStack, LOOKUP_ENV, LOOKUPS, MULTI_POOL, ROOT } from './grid-stack-fixture';
 
 const TABLE = 'AWS::DynamoDB::Table';
 const SECRET = 'AWS::SecretsManager::Secret';
@@ -106,8 +106,10 @@ describe('removal policy', () => {
 });
 
 describe('checks', () => {
-  it('synthesizes without CDK warnings or errors', () => {
-    const annotations = Annotations.fromStack(gridgateStack());
+  it('synthesizes without CDK warnings or errors, as cdk deploy does (credentials: the lookups answer)', () => {
+    const annotations = Annotations.fromStack(
+      gridStack({ env: LOOKUP_ENV }, { schemaCheck: true, context: LOOKUPS }),
+    );
     expect(annotations.findWarning('*', Match.anyValue())).toEqual([]);
     expect(annotations.findError('*', Match.anyValue())).toEqual([]);
   });
@@ -135,24 +137,25 @@ describe('checks', () => {
   it('passes cdk-nag with NAT gateways and a custom domain', () => {
     const stack = gridStack({
       configFile: MULTI_POOL,
-      network: { natGateways: 2 },
+      network: { layout: 'nat-gateway', natGateways: 2 },
       frontDoor: { customDomain: { domainName: 'grid.example.com' } },
     });
     expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
   });
 
-  it('warns that a public hub is unreachable without NAT, and not when NAT is there', () => {
+  it('warns that a public hub is unreachable in the endpoints layout, and not where there is NAT', () => {
     const hub = configFile('public-hub.json', {
       browsers: { firefox: { versions: { latest: { pools: ['cloud'] } } } },
       pools: { cloud: { kind: 'hub', url: 'https://hub.example.com/wd/hub' } },
     });
-    const warnings = (natGateways: number) =>
-      Annotations.fromStack(gridStack({ configFile: hub, network: { natGateways } })).findWarning(
+    const warnings = (layout: 'endpoints' | 'nat-instance' | 'nat-gateway') =>
+      Annotations.fromStack(gridStack({ configFile: hub, network: { layout } })).findWarning(
         '*',
         Match.stringLikeRegexp('hub pool "cloud"'),
       );
-    expect(warnings(0)).toHaveLength(1);
-    expect(warnings(1)).toEqual([]);
+    expect(warnings('endpoints')).toHaveLength(1);
+    expect(warnings('nat-instance')).toEqual([]);
+    expect(warnings('nat-gateway')).toEqual([]);
   });
 
   it('has a cdk-nag check that does find problems (a table without point-in-time recovery)', () => {
