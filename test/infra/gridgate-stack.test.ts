@@ -251,8 +251,20 @@ describe('the CDK app (infra/app.ts, as `cdk synth` runs it)', () => {
     expect(stage.Properties.MethodSettings).toEqual([
       expect.objectContaining({ ThrottlingRateLimit: 1500, ThrottlingBurstLimit: 3000 }),
     ]);
+  });
+
+  it('refuses a throttleRate that is not a whole number', async () => {
     await expect(synth({ throttleRate: 'fast' }, join(dir, 'out-fast'))).rejects.toMatchObject({
       stderr: expect.stringContaining('CDK context "throttleRate"'),
+    });
+  });
+
+  it('refuses an unknown network layout', async () => {
+    await expect(synth({ network: 'vpn' }, join(dir, 'out-vpn'))).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(
+        /CDK context "network"[^]*must be one of nat-instance, nat-gateway, endpoints/,
+      ),
     });
   });
 
