@@ -7,7 +7,12 @@
 import type { EcsPoolConfig } from '../functions/core/config';
 import type { FrontDoorKind } from './front-door';
 import { INTERFACE_ENDPOINTS, type NetworkLayout } from './network-layout';
-import { type DeploymentPrices, HOURS_PER_MONTH, taskPricePerSecond, US_EAST_1_DEPLOYMENT_PRICES } from './prices';
+import {
+  type DeploymentPrices,
+  HOURS_PER_MONTH,
+  taskPricePerSecond,
+  US_EAST_1_DEPLOYMENT_PRICES,
+} from './prices';
 
 export interface NetworkShape {
   layout: NetworkLayout;
@@ -36,7 +41,10 @@ const NAT_INSTANCE_VOLUME_GB = 8;
 const ALARMS = 3;
 
 /** The network's own monthly charge while idle. */
-export function networkMonthly(shape: NetworkShape, prices: DeploymentPrices = US_EAST_1_DEPLOYMENT_PRICES): number {
+export function networkMonthly(
+  shape: NetworkShape,
+  prices: DeploymentPrices = US_EAST_1_DEPLOYMENT_PRICES,
+): number {
   const azs = shape.azs ?? 2;
   const nat = shape.natCount ?? 1;
   switch (shape.layout) {

@@ -8,7 +8,7 @@ import {
   sessionCost,
   TYPICAL_POOL,
 } from '../../infra/deployment-costs';
-import { type Prices, US_EAST_1_PRICES } from '../../infra/prices';
+import { type DeploymentPrices, US_EAST_1_DEPLOYMENT_PRICES } from '../../infra/prices';
 import { ROOT } from './grid-stack-fixture';
 
 describe('what a deployment costs, from infra/prices.ts', () => {
@@ -37,7 +37,7 @@ describe('what a deployment costs, from infra/prices.ts', () => {
   });
 
   it('follows the prices it is given', () => {
-    const dearer: Prices = { ...US_EAST_1_PRICES, natInstanceHour: 1 };
+    const dearer: DeploymentPrices = { ...US_EAST_1_DEPLOYMENT_PRICES, natInstanceHour: 1 };
     expect(costTable(dearer)).not.toEqual(costTable());
   });
 
