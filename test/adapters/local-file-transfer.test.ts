@@ -108,7 +108,8 @@ describe('upload (POST /se/file) into a local session', () => {
     // Headers that claim 10 bytes: counted while inflating, refused, and the partial file removed.
     await expectRefused(
       [{ name: 'liar.bin', data: zeros, deflate: true, claimedSize: 10 }],
-      /corrupt: too many bytes/,
+      /unpacks to more than/,
+      413,
     );
   });
 

@@ -8,8 +8,9 @@
 import { constants } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { createInflateRaw } from 'node:zlib';
 import yauzl from 'yauzl';
 import { invalidArgument, WebDriverError } from '../../core/errors';
 
@@ -17,6 +18,9 @@ import { invalidArgument, WebDriverError } from '../../core/errors';
 const TYPE_MASK = 0o170000;
 const REGULAR_FILE = 0o100000;
 const MADE_ON_UNIX = 3;
+// Compression methods (APPNOTE 4.4.5): what zip tools write; anything else is refused.
+const STORED = 0;
+const DEFLATED = 8;
 // O_NOFOLLOW and O_EXCL: a name that already exists, even as a link, is never written through.
 const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
@@ -57,6 +61,10 @@ async function onlyFile(archive: yauzl.ZipFile, maxBytes: number): Promise<yauzl
   if (fileType(entry) !== REGULAR_FILE)
     throw invalidArgument(`the upload is refused: ${JSON.stringify(entry.fileName)} is not a plain file`);
   if (entry.isEncrypted()) throw invalidArgument('the upload is refused: its file is encrypted');
+  if (entry.compressionMethod !== STORED && entry.compressionMethod !== DEFLATED)
+    throw invalidArgument(
+      `the upload is refused: compression method ${entry.compressionMethod} is not stored or deflate`,
+    );
   if (entry.uncompressedSize > maxBytes) throw tooLarge(maxBytes);
   return entry;
 }
@@ -67,18 +75,18 @@ function tooLarge(maxBytes: number): WebDriverError {
   });
 }
 
-/**
- * Fails once more than `maxBytes` went through: the inflated size, whatever the zip claims. yauzl also holds
- * the data to the size the zip claims (checked against `maxBytes` first); this bound holds without it.
- */
-function countedUpTo(maxBytes: number): Transform {
-  let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      seen += chunk.length;
-      callback(seen > maxBytes ? tooLarge(maxBytes) : null, chunk);
-    },
-  });
+/** Fails once more than `maxBytes` went through: the inflated size, whatever the zip claims; counts them. */
+function countedUpTo(maxBytes: number): Transform & { seen: number } {
+  const counter = Object.assign(
+    new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        counter.seen += chunk.length;
+        callback(counter.seen > maxBytes ? tooLarge(maxBytes) : null, chunk);
+      },
+    }),
+    { seen: 0 },
+  );
+  return counter;
 }
 
 /**
@@ -88,7 +96,7 @@ function countedUpTo(maxBytes: number): Transform {
 export async function unpackUpload(zip: Buffer, parent: string, maxBytes: number): Promise<string> {
   let archive: yauzl.ZipFile;
   try {
-    archive = await yauzl.fromBufferPromise(zip, { strictFileNames: true, validateEntrySizes: true });
+    archive = await yauzl.fromBufferPromise(zip, { strictFileNames: true });
   } catch (error) {
     throw invalidArgument(`the upload is not a zip file: ${(error as Error).message}`);
   }
@@ -96,11 +104,18 @@ export async function unpackUpload(zip: Buffer, parent: string, maxBytes: number
   const directory = await mkdtemp(join(parent, 'upload-'));
   const path = join(directory, entry.fileName);
   try {
-    const input = await archive.openReadStreamPromise(entry);
-    // yauzl's stream can fail again after the pipeline gave up on it (its destroy only unpipes): no crash then.
-    input.on('error', () => {});
+    // The entry's bytes straight from the buffer, inflated by Node's own streams: yauzl's hand-piped
+    // inflate stream could leave a corrupt entry neither failing nor ending.
+    const { fileDataStart } = await archive.readLocalFileHeaderPromise(entry, { minimal: true });
+    const data = zip.subarray(fileDataStart, fileDataStart + entry.compressedSize);
+    const counter = countedUpTo(maxBytes);
     const output = await open(path, CREATE_NEW, 0o600);
-    await pipeline(input, countedUpTo(maxBytes), output.createWriteStream());
+    const input = Readable.from([data]);
+    const file = output.createWriteStream();
+    if (entry.compressionMethod === DEFLATED) await pipeline(input, createInflateRaw(), counter, file);
+    else await pipeline(input, counter, file);
+    if (counter.seen !== entry.uncompressedSize)
+      throw new Error(`it unpacks to ${counter.seen} bytes where it claims ${entry.uncompressedSize}`);
     return path;
   } catch (error) {
     await rm(directory, { recursive: true, force: true });
