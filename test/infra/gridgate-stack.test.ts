@@ -263,7 +263,7 @@ describe('the CDK app (infra/app.ts, as `cdk synth` runs it)', () => {
     await expect(synth({ network: 'vpn' }, join(dir, 'out-vpn'))).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringMatching(
-        /CDK context "network"[^]*must be one of nat-instance, nat-gateway, endpoints/,
+        /CDK context "network"[\s\S]*must be one of nat-instance, nat-gateway, endpoints/,
       ),
     });
   });
