@@ -18,7 +18,8 @@ import { createSession } from './new-session';
 import { userQuota } from './quota';
 import { requestUser } from './request-user';
 import { commandWait, waitSignal } from './runtime-limits';
-import { registerUiRoutes } from './ui/ui-routes';
+import { errorSecurityHeaders } from './ui/ui-page';
+import { acceptsHtml, registerUiRoutes } from './ui/ui-routes';
 import { clientResponseHeaders, createUpstreamAgent } from './upstream-client';
 import { verifySession } from './verify-session';
 import { crossSiteRefusal, nonJsonRefusal, originPolicy, signalsOf } from './web-page-requests';
@@ -195,7 +196,10 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
 
   app.onError((error, c) => {
     if (error instanceof WebDriverError) {
-      return webDriverJson(c, error.toBody(), error.status as 500, error.headers);
+      return webDriverJson(c, error.toBody(), error.status as 500, {
+        ...errorSecurityHeaders(c.req.path, acceptsHtml(c.req.header('accept'))),
+        ...error.headers,
+      });
     }
     deps.logger.log('REQUEST_FAILED', {
       method: c.req.method,
@@ -207,6 +211,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
       c,
       new WebDriverError('unknown error', 'gridgate failed to handle this request').toBody(),
       500,
+      errorSecurityHeaders(c.req.path, acceptsHtml(c.req.header('accept'))),
     );
   });
 

@@ -17,6 +17,10 @@ import {
 } from '../support/fake-grid';
 import { CollectingLogger, type FakeLauncherOptions, FixedClock, jsonAnswer } from '../support/fakes';
 
+/** A status-page error: a W3C body with the page's own headers (no-store). */
+const expectPageError = (response: Response, status: number, error: string, message?: string | RegExp) =>
+  expectW3cError(response, status, error, message, { page: true });
+
 const dir = mkdtempSync(join(tmpdir(), 'gridgate-ui-'));
 const usersFile = join(dir, 'users.htpasswd');
 const sha = (password: string) => `{SHA}${createHash('sha1').update(password).digest('base64')}`;
@@ -89,6 +93,36 @@ async function overviewAs(headers: Record<string, string>): Promise<Overview> {
 const sessionApi = (key: string) => `/ui/api/sessions/${key}`;
 
 describe('the status page itself', () => {
+  it('locks down its error answers as it does the page: 401, 404 and 405 under / and /ui', async () => {
+    startGrid({ guest: null });
+    const page = await app.request('/ui', { headers: ALICE });
+    const errors = [
+      await app.request('/ui', { headers: { authorization: basic('alice:wrong') } }),
+      await app.request('/ui/api/overview'),
+      await app.request(sessionApi('0123456789abcdef'), { headers: ALICE }),
+      await app.request('/ui/api/nothing-here', { headers: ALICE }),
+      await app.request('/ui/api/overview', { method: 'PUT', headers: ALICE }),
+      await app.request('/', { headers: { authorization: basic('alice:wrong'), accept: 'text/html' } }),
+    ];
+    expect(errors.map((response) => response.status)).toEqual([401, 401, 404, 404, 405, 401]);
+    for (const response of errors) {
+      for (const header of [
+        'content-security-policy',
+        'x-content-type-options',
+        'referrer-policy',
+        'cache-control',
+      ]) {
+        expect(response.headers.get(header), `${response.status} ${header}`).toBe(page.headers.get(header));
+      }
+    }
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    // WebDriver's own errors keep W3C's no-cache, with the same protection against sniffing.
+    const webdriver = await app.request('/session/forged/url', { headers: ALICE });
+    expect(webdriver.status).toBe(404);
+    expect(webdriver.headers.get('cache-control')).toBe('no-cache');
+    expect(webdriver.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
   it('serves the page at /ui and at / to browsers, and stays a WebDriver 404 at / for clients', async () => {
     startGrid();
     const page = await app.request('/ui', { headers: ALICE });
@@ -122,26 +156,26 @@ describe('the status page itself', () => {
   it('asks for credentials when guests are off, and on "sign in" when the caller is the guest', async () => {
     startGrid({ guest: null });
     const anonymous = await app.request('/ui');
-    await expectW3cError(anonymous, 401, 'invalid argument', 'authentication required');
+    await expectPageError(anonymous, 401, 'invalid argument', 'authentication required');
     expect(anonymous.headers.get('www-authenticate')).toBe('Basic realm="gridgate"');
-    await expectW3cError(await app.request('/ui/api/overview'), 401, 'invalid argument');
+    await expectPageError(await app.request('/ui/api/overview'), 401, 'invalid argument');
 
     startGrid();
     expect((await app.request('/ui')).status).toBe(200);
     const signIn = await app.request('/ui?signin');
-    await expectW3cError(signIn, 401, 'invalid argument', 'sign in');
+    await expectPageError(signIn, 401, 'invalid argument', 'sign in');
     expect(signIn.headers.get('www-authenticate')).toBe('Basic realm="gridgate"');
     expect((await app.request('/ui?signin', { headers: BOB })).status).toBe(200);
   });
 
   it('refuses other methods with unknown method', async () => {
     startGrid();
-    await expectW3cError(
+    await expectPageError(
       await app.request('/ui/api/overview', { method: 'POST', headers: ALICE }),
       405,
       'unknown method',
     );
-    await expectW3cError(
+    await expectPageError(
       await app.request(sessionApi('abc'), { method: 'PUT', headers: ALICE }),
       405,
       'unknown method',
@@ -277,10 +311,10 @@ describe('GET /ui/api/sessions/{key}', () => {
     expect(session.events.map((event) => event.what).join('; ')).toMatch(/idle timeout.*maximum age/);
 
     expect((await app.request(sessionApi(key), { headers: ROOT })).status).toBe(200);
-    await expectW3cError(await app.request(sessionApi(key), { headers: BOB }), 404, 'invalid session id');
-    await expectW3cError(await app.request(sessionApi(key), { headers: GUEST }), 404, 'invalid session id');
+    await expectPageError(await app.request(sessionApi(key), { headers: BOB }), 404, 'invalid session id');
+    await expectPageError(await app.request(sessionApi(key), { headers: GUEST }), 404, 'invalid session id');
     for (const unknown of ['0123456789abcdef', 'not.a.key', 'x'.repeat(65)]) {
-      await expectW3cError(
+      await expectPageError(
         await app.request(sessionApi(unknown), { headers: ROOT }),
         404,
         'invalid session id',
@@ -310,7 +344,7 @@ describe('GET /ui/api/sessions/{key}/screenshot', () => {
     ]);
     expect((await grid.deps.sessions.get(key))?.lastActivityAt).toBe(grid.clock.now() - 20_000);
 
-    await expectW3cError(
+    await expectPageError(
       await app.request(`${sessionApi(key)}/screenshot`, { headers: BOB }),
       404,
       'invalid session id',
@@ -323,7 +357,7 @@ describe('GET /ui/api/sessions/{key}/screenshot', () => {
     const key = await newSessionAs(ALICE, 'alice');
     grid.launcher.upstream().respond = () =>
       jsonAnswer(500, { value: { error: 'unable to capture screen', message: 'no window', stacktrace: '' } });
-    await expectW3cError(
+    await expectPageError(
       await app.request(`${sessionApi(key)}/screenshot`, { headers: ALICE }),
       502,
       'unknown error',
@@ -354,7 +388,7 @@ describe('DELETE /ui/api/sessions/{key}', () => {
     };
     expect(detail.session.state).toBe('ended');
     expect(detail.session.events.at(-1)?.what).toBe('ended: deleted');
-    await expectW3cError(
+    await expectPageError(
       await app.request(sessionApi(key), { method: 'DELETE', headers: ALICE }),
       404,
       'invalid session id',
@@ -373,7 +407,7 @@ describe('DELETE /ui/api/sessions/{key}', () => {
     startGrid();
     const key = await newSessionAs(ALICE, 'alice');
     for (const headers of [BOB, GUEST]) {
-      await expectW3cError(
+      await expectPageError(
         await app.request(sessionApi(key), { method: 'DELETE', headers }),
         404,
         'invalid session id',

@@ -117,18 +117,23 @@ export async function newSession(grid: FakeGrid, payload: unknown = W3C_CHROME, 
   return body.value.sessionId;
 }
 
-/** Asserts a gridgate error: the status, the W3C body {value:{error,message,stacktrace}} and nothing else. */
+/**
+ * Asserts a gridgate error: the status, the W3C body {value:{error,message,stacktrace}} and nothing else.
+ * `page`: an answer under the status page's paths, which carries the page's `no-store` instead of W3C's
+ * `no-cache`.
+ */
 export async function expectW3cError(
   response: Response,
   status: number,
   error: string,
   message?: string | RegExp,
+  options: { page?: boolean } = {},
 ): Promise<string> {
   const text = await response.text();
   expect(response.status, text).toBe(status);
   // W3C §6.3 "Send a response".
   expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-  expect(response.headers.get('cache-control')).toBe('no-cache');
+  expect(response.headers.get('cache-control')).toBe(options.page ? 'no-store' : 'no-cache');
   const body = JSON.parse(text) as { value: { error: string; message: string; stacktrace: string } };
   expect(Object.keys(body)).toEqual(['value']);
   expect(Object.keys(body.value).sort()).toEqual(['error', 'message', 'stacktrace']);

@@ -105,3 +105,15 @@ export const UI_SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
 };
+
+/**
+ * The headers of gridgate's own error answers. Under the status page's paths (`/ui…`, and `/` asked for
+ * HTML) the page's
+ * own, so a 401 or 404 a browser shows is as locked down as the page; elsewhere the same minus
+ * `no-store`, where W3C WebDriver §6.3 asks for `Cache-Control: no-cache`.
+ */
+export function errorSecurityHeaders(path: string, html: boolean): Record<string, string> {
+  if ((path === '/' && html) || path === '/ui' || path.startsWith('/ui/')) return UI_SECURITY_HEADERS;
+  const { 'cache-control': _page, ...rest } = UI_SECURITY_HEADERS;
+  return rest;
+}
