@@ -18,22 +18,14 @@ import { type Results, runPytest, startWebServer, testDirectories, testFiles } f
 import { type RemoteEnd, startChromedriver, startGridgate } from './remote-ends';
 
 const REPO = resolve(import.meta.dirname, '../..');
-// Where gridgate answers itself (new session, delete, status), and commands it only forwards: navigation,
-// scripts, elements, cookies, windows, timeouts, screenshots, alerts.
+// Where gridgate answers itself (new session, delete, status), and a sample of commands it only forwards.
 const DEFAULT_DIRECTORIES = [
   'new_session',
   'delete_session',
   'status',
   'get_timeouts',
-  'set_timeouts',
-  'navigate_to',
   'get_title',
-  'execute_script',
-  'find_element',
-  'add_cookie',
-  'get_window_rect',
-  'take_screenshot',
-  'accept_alert',
+  'navigate_to',
 ];
 const PYTHON_MODULES = ['pytest', 'pytest_asyncio', 'pytest_timeout', 'websockets'];
 
