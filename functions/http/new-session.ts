@@ -2,9 +2,11 @@
  * POST /session: match the catalog and the user's rule, take a slot (waiting in the queue while the user
  * or every pool is full), launch a browser, answer with the signed session ID.
  */
+
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'hono';
 import type { Dispatcher } from 'undici';
+import { abortAfter } from '../core/abort-after';
 import { parseNewSessionBody } from '../core/capabilities';
 import { orderByWeight } from '../core/catalog';
 import {
@@ -124,6 +126,7 @@ export async function createSession(
     launchMs < deps.config.timeouts.newSession && deadline
       ? { ms: launchMs, source: deadline.source }
       : { ms: deps.config.timeouts.newSession, source: 'timeouts.newSession' };
+  const launchTimeout = abortAfter(launchMs);
   const attempt: LaunchAttempt = {
     key,
     user,
@@ -134,12 +137,14 @@ export async function createSession(
     color,
     // Starting gets the whole new-session timeout, however long the request waited for its slot. The
     // client going away and the deadline both stop the work, and whatever it had started.
-    signal: AbortSignal.any([client, AbortSignal.timeout(launchMs)]),
+    signal: AbortSignal.any([client, launchTimeout.signal]),
   };
-  const created = await launchInPools(deps, agent, pool, slots, attempt, limit).catch((error: unknown) => {
-    failed('session', pool.name); // answered at once: a hub's protocol error, capabilities refused
-    throw error;
-  });
+  const created = await launchInPools(deps, agent, pool, slots, attempt, limit)
+    .catch((error: unknown) => {
+      failed('session', pool.name); // answered at once: a hub's protocol error, capabilities refused
+      throw error;
+    })
+    .finally(launchTimeout.clear);
   if (!('failure' in created) && deps.stopping?.()) {
     // Started while the shutdown ended every session it knew of: end this one too, now.
     const record = await deps.sessions.get(key);
