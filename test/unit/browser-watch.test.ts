@@ -53,6 +53,7 @@ describe('BrowserWatch', () => {
     zombies.add(11);
     processes.set(21, 1);
     await watch.tick();
+    await watch.tick();
     expect(gone.sort()).toEqual(['10', '20']);
     watch.close();
   });
@@ -81,6 +82,7 @@ describe('BrowserWatch', () => {
     expect(gone).toEqual([]);
     failing.now = false;
     watch.unwatch('20');
+    await watch.tick();
     await watch.tick();
     expect(gone).toEqual(['10']);
     watch.close();

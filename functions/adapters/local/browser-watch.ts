@@ -20,6 +20,8 @@ interface Watched {
   driverPid: number;
   /** chromedriver's browser, once it has started one. */
   browserPid?: number;
+  /** Seen gone at the last look. */
+  missing?: boolean;
 }
 
 export class BrowserWatch {
@@ -61,6 +63,12 @@ export class BrowserWatch {
       for (const [handle, entry] of this.watched) {
         if (entry.browserPid === undefined) continue;
         if ((await this.table.parentWhileRunning(entry.browserPid)) === entry.driverPid) continue;
+        // Gone at two looks in a row: a client's own DELETE closes the browser too, and the launcher's
+        // stop() unwatches it right after chromedriver answers, well within one tick.
+        if (!entry.missing) {
+          entry.missing = true;
+          continue;
+        }
         if (this.watched.get(handle) !== entry) continue; // stopped meanwhile
         this.unwatch(handle);
         this.onGone(handle);
