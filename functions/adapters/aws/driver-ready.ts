@@ -4,6 +4,7 @@
  * seconds.
  */
 import { type Dispatcher, getGlobalDispatcher, request } from 'undici';
+import { abortAfter } from '../../core/abort-after';
 import type { Clock } from '../../core/ports';
 import type { Sleep } from './retry-pacing';
 
@@ -54,10 +55,11 @@ export async function driverStatus({
   agent,
 }: Pick<DriverWait, 'address' | 'signal' | 'agent'>): Promise<string> {
   signal.throwIfAborted();
+  const tryTimeout = abortAfter(TRY_TIMEOUT_MS);
   try {
     const response = await request(`http://${address}/status`, {
       dispatcher: agent ?? getGlobalDispatcher(),
-      signal: AbortSignal.any([signal, AbortSignal.timeout(TRY_TIMEOUT_MS)]),
+      signal: AbortSignal.any([signal, tryTimeout.signal]),
       headers: { accept: 'application/json' },
     });
     const text = await response.body.text();
@@ -72,5 +74,7 @@ export async function driverStatus({
     if (signal.aborted) throw signal.reason;
     const cause = (error as Error & { cause?: Error }).cause;
     return (cause as Error | undefined)?.message ?? (error as Error).message;
+  } finally {
+    tryTimeout.clear();
   }
 }

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ECSClient } from '@aws-sdk/client-ecs';
 import type { Dispatcher } from 'undici';
+import { abortAfter } from '../../core/abort-after';
 import { addressAllowed } from '../../core/browser-network';
 import type { Config, EcsPoolConfig } from '../../core/config';
 import { judgeWarmTask, type TaskFacts, type WarmStopReason } from '../../core/orphan-decisions';
@@ -193,8 +194,8 @@ export class WarmPoolPass {
       }
       if (!this.context.dryRun) {
         // Aborted at the deadline, so a throttled or capacity-short RunTask never outlives the pass.
-        const signal =
-          deadline === undefined ? new AbortController().signal : AbortSignal.timeout(deadline - now);
+        const passDeadline = deadline === undefined ? undefined : abortAfter(deadline - now);
+        const signal = passDeadline?.signal ?? new AbortController().signal;
         const order = {
           warm: true as const,
           // A fresh name per task: it is RunTask's idempotency token.
@@ -218,6 +219,8 @@ export class WarmPoolPass {
           // Throttled, no capacity, or out of time: the next pass tries again.
           report.error = `${(error as Error).name}: ${(error as Error).message}`;
           return;
+        } finally {
+          passDeadline?.clear();
         }
       }
       report.started++;

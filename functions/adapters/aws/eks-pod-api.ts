@@ -4,6 +4,7 @@
  * HTTP stack, YAML, OpenID and WebSocket dependencies into every Lambda bundle for these four requests.
  */
 import { Agent, type Dispatcher, request } from 'undici';
+import { abortAfter } from '../../core/abort-after';
 import type { Pod } from './eks-pod-spec';
 import type { TokenProvider } from './eks-token';
 
@@ -110,12 +111,26 @@ export class EksPodApi {
   }
 
   private async call(method: Dispatcher.HttpMethod, path: string, signal?: AbortSignal, body?: unknown) {
-    const timeout = AbortSignal.timeout(this.options.requestTimeoutMs ?? 10_000);
+    // Held until the answer is read: AbortSignal.any holds a bare AbortSignal.timeout too weakly to fire.
+    const timeout = abortAfter(this.options.requestTimeoutMs ?? 10_000);
+    try {
+      return await this.send(
+        method,
+        path,
+        signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
+        body,
+      );
+    } finally {
+      timeout.clear();
+    }
+  }
+
+  private async send(method: Dispatcher.HttpMethod, path: string, signal: AbortSignal, body?: unknown) {
     const { headers, dispatcher } = await this.connection();
     const response = await request(`${this.base}${path}`, {
       method,
       dispatcher,
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      signal,
       headers: {
         ...headers,
         accept: 'application/json',

@@ -24,6 +24,12 @@ export const LAUNCHED_BY_ENV = 'GRIDGATE_LAUNCHED_BY';
 /** Profile directories are named after the gridgate process that owns them: gridgate-chromium-<pid>-…. */
 export const PROFILE_PREFIX = 'gridgate-chromium-';
 const STARTED = /ChromeDriver was started successfully on port (\d+)/;
+/**
+ * Given --port=0, chromedriver takes a free IPv6 port and then asks for the same number on IPv4, which
+ * another process may hold; it exits saying so, and a new chromedriver (a new free port) is the remedy.
+ */
+const PORT_RACE = /Address already in use|port not available/i;
+const PORT_RACE_ATTEMPTS = 3;
 // chromedriver gets this long to end on SIGTERM before its whole group is killed; kept short because
 // shutdown must finish before a supervisor's own kill deadline (often 3 s after SIGTERM).
 const STOP_GRACE_MS = 500;
@@ -195,6 +201,22 @@ export class ChromedriverLauncher implements Launcher {
     warm: boolean,
     onStage?: LaunchRequest['onStage'],
   ): Promise<Omit<ReadyBrowser, 'debuggerAddress'>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.spawnDriverOnce(chromedriver, signal, warm, onStage);
+      } catch (error) {
+        if (!(error instanceof PortRaceError) || attempt === PORT_RACE_ATTEMPTS || signal.aborted)
+          throw error;
+      }
+    }
+  }
+
+  private async spawnDriverOnce(
+    chromedriver: string,
+    signal: AbortSignal,
+    warm: boolean,
+    onStage?: LaunchRequest['onStage'],
+  ): Promise<Omit<ReadyBrowser, 'debuggerAddress'>> {
     const userDataDir = await mkdtemp(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
     if (this.stopped) {
       await rm(userDataDir, { recursive: true, force: true });
@@ -294,6 +316,9 @@ async function stopGroup({ child, exited }: Group): Promise<void> {
   await groupGone(child);
 }
 
+/** chromedriver lost its port to another process between its IPv6 and IPv4 binds. */
+class PortRaceError extends Error {}
+
 function waitForPort(child: ChildProcess, signal: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
     const output: string[] = [];
@@ -315,11 +340,10 @@ function waitForPort(child: ChildProcess, signal: AbortSignal): Promise<number> 
     const onError = (error: Error) =>
       done(() => reject(new Error(`cannot start chromedriver: ${error.message}`)));
     const onExit = (code: number | null) =>
-      done(() =>
-        reject(
-          new Error(`chromedriver exited (code ${code}) before it was ready: ${output.join('').trim()}`),
-        ),
-      );
+      done(() => {
+        const message = `chromedriver exited (code ${code}) before it was ready: ${output.join('').trim()}`;
+        reject(PORT_RACE.test(message) ? new PortRaceError(message) : new Error(message));
+      });
     lines.on('line', (line) => {
       output.push(line);
       const port = STARTED.exec(line)?.[1];
