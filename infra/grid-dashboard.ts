@@ -1,7 +1,8 @@
 /**
  * The CloudWatch dashboard a person reads at a glance: sessions (active, per minute by outcome), how
  * long new sessions take and where (stages, queue), Spot, leaks reaped, the router's health, running
- * browser tasks, and what it all costs per session and per day.
+ * browser tasks, and what it all costs per session and per day: estimated from running tasks and
+ * requests, and as each ended session's record says it cost.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
@@ -178,6 +179,20 @@ export class GridDashboard extends Construct {
             period: hour,
           }),
         ],
+      }),
+      // What each ended ecs session's record says it cost (functions/core/session-cost.ts): billed
+      // seconds at the rate it was placed at, plus its requests; one SessionCost value per session.
+      new GraphWidget({
+        title: 'Recorded cost of ended sessions per hour, by pool (USD)',
+        width: WIDE,
+        period: hour,
+        left: [total('SessionCost', { groupBy: 'pool', period: hour })],
+      }),
+      new GraphWidget({
+        title: 'Recorded cost per ended session, by pool (USD, hourly average)',
+        width: WIDE,
+        period: hour,
+        left: [total('SessionCost', { fn: 'AVG', groupBy: 'pool', period: hour })],
       }),
     ];
   }

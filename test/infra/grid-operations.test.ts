@@ -282,6 +282,8 @@ describe('the dashboard', () => {
         'Running browser tasks',
         'Estimated cost per day (USD)',
         'Estimated cost per session (USD, hourly)',
+        'Recorded cost of ended sessions per hour, by pool (USD)',
+        'Recorded cost per ended session, by pool (USD, hourly average)',
         'Alarms',
       ]),
     );
@@ -334,6 +336,15 @@ describe('the dashboard', () => {
     expect(cost).toContain(`tasks * 86400 * ${perTaskSecond.toFixed(12).replace(/0+$/, '')}`);
     expect(cost).toContain('ECS/ContainerInsights');
     expect(cost).toContain('requests * 0.0000035');
+  });
+
+  it("sums and averages the SessionCost each ended session's record carries, per pool", () => {
+    expect(expressions('Recorded cost of ended sessions per hour, by pool (USD)')).toEqual([
+      'SELECT SUM(SessionCost) FROM gridgate GROUP BY pool',
+    ]);
+    expect(expressions('Recorded cost per ended session, by pool (USD, hourly average)')).toEqual([
+      'SELECT AVG(SessionCost) FROM gridgate GROUP BY pool',
+    ]);
   });
 });
 
