@@ -3,7 +3,7 @@
  * cdk-nag. Context: `config` (the file; default: built-in defaults), `frontDoor` (rest-api | function-url
  * | web-function), `network` (nat-instance | nat-gateway | endpoints, infra/network-layout.ts), `natGateways`
  * (NAT gateways or instances, default 1), `endpointAzs` (endpoints layout: AZs of the endpoints), `alarmEmail`, `throttleRate` (the REST stage's requests per second; default sized
- * from the pools, infra/stage-throttle.ts) and `vpcId` (an existing VPC: needs credentials, see README).
+ * from the pools, infra/stage-throttle.ts) and `vpcId` (an existing VPC: needs credentials, see docs/aws.md).
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';

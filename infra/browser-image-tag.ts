@@ -20,5 +20,5 @@ export function movingTagWarning(pool: string, image: string, mirrored: boolean)
   const effect = mirrored
     ? 'the image mirrored into ECR is built once, so the pool keeps the Chrome of the first deploy and never updates'
     : 'Fargate pulls whatever the tag points at when each task starts, so Chrome changes under running suites without a deploy';
-  return `pool "${pool}" (${image}): a moving tag; ${effect}. Pin a dated tag such as selenium/standalone-chrome:4.39.0-20251202 or a digest, and change it to move to a newer Chrome (README, Running on AWS).`;
+  return `pool "${pool}" (${image}): a moving tag; ${effect}. Pin a dated tag such as selenium/standalone-chrome:4.39.0-20251202 or a digest, and change it to move to a newer Chrome (docs/aws.md).`;
 }

@@ -1,8 +1,8 @@
 /**
  * What a deployment costs, from the list prices in infra/prices.ts: per month while no test runs (the
  * network layout dominates), and per session (the browser task, the router's Lambda time and requests,
- * REST requests, NAT processing). The README's cost table and `npm run preflight` both print these
- * figures, and a test holds the README to them.
+ * REST requests, NAT processing). docs/aws.md's cost table and `npm run preflight` both print these
+ * figures, and a test holds the page to them.
  */
 import type { EcsPoolConfig } from '../functions/core/config';
 import type { FrontDoorKind } from './front-door';
@@ -24,7 +24,7 @@ export interface NetworkShape {
   endpointAzs?: number;
 }
 
-/** The session the per-session figures describe: a 2-minute test, as the README's cost paragraph has it. */
+/** The session the per-session figures describe: a 2-minute test, as docs/aws.md's cost paragraph has it. */
 export const TYPICAL_SESSION = {
   /** Fargate seconds billed: image pull and start (~50 s) and the test (120 s). */
   taskSeconds: 170,
@@ -114,7 +114,7 @@ const LAYOUT_ROWS: Array<{ shape: NetworkShape; name: string; internet: string }
   { shape: { layout: 'existing' }, name: 'existing VPC (`-c vpcId=…`)', internet: 'as it has' },
 ];
 
-/** The README's cost table: idle per month (network, plus what every layout has) and per typical session. */
+/** docs/aws.md's cost table: idle per month (network, plus what every layout has) and per typical session. */
 export function costTable(prices: DeploymentPrices = US_EAST_1_DEPLOYMENT_PRICES): string {
   const fixed = fixedMonthly(prices);
   const rows = LAYOUT_ROWS.map(({ shape, name, internet }) => {

@@ -2,7 +2,7 @@
  * What the grid needs on each existing EKS cluster its `eks` pools name, made without kubectl: an EKS access
  * entry per gridgate function mapping its role to AmazonEKSEditPolicy in the pools' namespaces, and the
  * security-group rules that let those functions reach the API endpoint (443) and the pods' WebDriver port.
- * The namespaces and the nodes stay the cluster owner's (README, "EKS pools with the CDK app").
+ * The namespaces and the nodes stay the cluster owner's (docs/eks.md, "On an existing EKS cluster, with the CDK app").
  */
 import { Annotations, Stack } from 'aws-cdk-lib';
 import { type IConnectable, type ISecurityGroup, Port, SecurityGroup } from 'aws-cdk-lib/aws-ec2';

@@ -1,5 +1,5 @@
 /**
- * The prices the dashboard's cost estimates, the README's cost table and `npm run preflight` use: the same
+ * The prices the dashboard's cost estimates, docs/aws.md's cost table and `npm run preflight` use: the same
  * table the sessions' costs come from (functions/core/prices.ts), and what only the deployment pays for
  * (network, secret, dashboard, alarms): us-east-1 list prices as researched on 2026-11-29 (VPC, EC2,
  * Secrets Manager and CloudWatch pricing pages; medium confidence).

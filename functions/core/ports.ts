@@ -233,7 +233,7 @@ export interface UserDirectory {
   verify(user: string, password: string): Promise<boolean>;
 }
 
-/** A closed set of event names, documented in the README. */
+/** A closed set of event names, documented in docs/metrics.md (Logs). */
 export type LogEvent =
   | 'ORPHANS_REMOVED'
   | 'SERVER_STARTED'
@@ -278,7 +278,7 @@ export interface MetricDimensions {
   color?: string;
 }
 
-/** A closed set of metric names, documented in the README. */
+/** A closed set of metric names, documented in docs/metrics.md. */
 export type MetricName =
   | 'SessionsRequested'
   | 'SessionsCreated'

@@ -1,7 +1,7 @@
 /**
  * The two result sets side by side: per directory, how many tests passed on each side; per test, where the
  * outcomes differ. A test that passes against chromedriver and not through gridgate is a regression, unless
- * it checks something gridgate does differently on purpose (DOCUMENTED_DEVIATIONS, described in the README).
+ * it checks something gridgate does differently on purpose (DOCUMENTED_DEVIATIONS, described in docs/conformance.md).
  */
 import type { Outcome, Results } from './pytest-run';
 

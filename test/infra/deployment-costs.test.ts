@@ -41,8 +41,8 @@ describe('what a deployment costs, from infra/prices.ts', () => {
     expect(costTable(dearer)).not.toEqual(costTable());
   });
 
-  it('is what the README says, figure for figure', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(readme).toContain(costTable());
+  it('is what docs/aws.md says, figure for figure', () => {
+    const page = readFileSync(join(ROOT, 'docs/aws.md'), 'utf8');
+    expect(page).toContain(costTable());
   });
 });

@@ -71,9 +71,9 @@ it('refuses an oversized new-session body the same way, before anything starts',
   expect(lambda.grid.launcher.started).toEqual([]);
 });
 
-it('is the limit the README states', () => {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+it('is the limit the docs state', () => {
+  const doc = (page: string) => readFileSync(new URL(`../../docs/${page}`, import.meta.url), 'utf8');
   const stated = LAMBDA_MAX_BODY_BYTES.toLocaleString('en-US');
-  expect(readme).toContain(`Request bodies up to ${stated} bytes`);
-  expect(readme).toContain(`behind Lambda never more than ${stated} bytes`);
+  expect(doc('aws.md')).toContain(`Request bodies up to ${stated} bytes`);
+  expect(doc('configuration.md')).toContain(`behind Lambda never more than ${stated} bytes`);
 });

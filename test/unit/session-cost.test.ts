@@ -91,7 +91,7 @@ describe('sessionCost', () => {
     expect(cost?.dollars).toBeCloseTo(0.04937 * 0.5, 10);
   });
 
-  it('gives the README’s figure for a 5-minute Spot session with 40 commands behind REST', () => {
+  it('gives the figure docs/metrics.md states for a 5-minute Spot session with 40 commands behind REST', () => {
     const cost = sessionCost(
       {
         billing: { ...ONE_VCPU_2GB, billedFrom: T0, capacity: 'spot' },
@@ -102,9 +102,9 @@ describe('sessionCost', () => {
       US_EAST_1_PRICES,
       REST_LAMBDA,
     );
-    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    const page = readFileSync(join(import.meta.dirname, '../../docs/metrics.md'), 'utf8');
     const dollars = (n = 0, digits = 4) => `$${n.toFixed(digits)}`;
-    expect(readme).toContain(
+    expect(page).toContain(
       `costs\nabout ${dollars(cost?.dollars)} (task ${dollars(cost?.task)}, requests ${dollars(cost?.requests, 5)})`,
     );
   });
