@@ -46,6 +46,14 @@ const poolCommon = {
         "Make the browser send the session's colour on its own requests: true uses colors.header, a string names another header (Chromium only).",
     }),
   maxSessions: z.number().int().positive().default(4).meta({ description: 'Sessions at once in this pool.' }),
+  video: z.boolean().optional().meta({
+    description:
+      "Record a video of every session of this pool (over recording.video); a client's explicit false still wins.",
+  }),
+  log: z.boolean().optional().meta({
+    description:
+      "Keep the browser driver's log of every session of this pool (over recording.log); a client's explicit false still wins.",
+  }),
 };
 
 const localPool = z
@@ -306,6 +314,44 @@ const eksPool = z
 
 const pool = z.discriminatedUnion('kind', [localPool, hubPool, ecsPool, eksPool]);
 
+const videoSize = z
+  .string()
+  .regex(/^\d{2,4}x\d{2,4}$/, 'must be a size such as "1280x720"')
+  .refine((size) => size.split('x').every((side) => Number(side) % 2 === 0), 'both sides must be even')
+  .meta({ description: 'Width x height in pixels; both even (H.264 needs them so).' });
+
+const recording = z
+  .strictObject({
+    video: z.boolean().default(false).meta({
+      description:
+        'Record a video of every session (a client may still say false); else only sessions that ask.',
+    }),
+    log: z.boolean().default(false).meta({
+      description: "Keep the browser driver's log of every session; else only sessions that ask.",
+    }),
+    format: z
+      .enum(['mp4', 'webm'], { error: 'must be "mp4" or "webm"' })
+      .default('mp4')
+      .meta({ description: 'mp4: H.264 in fragmented MP4; webm: VP8.' }),
+    fps: z.number().int().min(1).max(30).default(10).meta({ description: 'Frames per second of a video.' }),
+    size: videoSize.default('1280x720'),
+    directory: z.string().min(1).optional().meta({
+      description:
+        "Where ended sessions' videos and logs are kept on this machine; default: gridgate-recordings in the temporary directory.",
+    }),
+    retention: duration
+      .prefault('24h')
+      .meta({ description: "How long an ended session's video and log are kept." }),
+    maxDiskSize: byteSize.prefault('2GB').meta({
+      description: "Most disk all kept videos and logs may use; the oldest sessions' go first.",
+    }),
+    flushTimeout: duration.prefault('10s').meta({
+      description:
+        'Longest a video may take to be finished once its session ends; then it is cut where it is.',
+    }),
+  })
+  .meta({ description: 'Videos and driver logs of sessions (local pools record them on this machine).' });
+
 const browserVersion = z.strictObject({
   platformName: z.string().default('linux'),
   pools: z.array(name).min(1).meta({ description: 'Pools that serve this version, by name.' }),
@@ -445,6 +491,7 @@ export const configSchema = z
       description:
         "The list prices cloud sessions' estimated costs use (functions/core/prices.ts): the Region's listed ones (us-east-1 is listed), with any figure given here used instead.",
     }),
+    recording: recording.prefault({}),
     limits: z
       .strictObject({
         maxBodySize: byteSize.prefault('64MB').meta({ description: 'Largest request body.' }),
@@ -466,6 +513,7 @@ export type StoreConfig = ParsedConfig['store'];
 export type BrowserConfig = z.output<typeof browser>;
 export type UserConfig = z.output<typeof user>;
 export type ColorsConfig = z.output<typeof colors>;
+export type RecordingConfig = z.output<typeof recording>;
 export type Config = Omit<ParsedConfig, 'pools' | 'browsers'> & {
   browsers: Record<string, BrowserConfig>;
   pools: Record<string, PoolConfig>;

@@ -1,4 +1,5 @@
 /** What gridgate's use cases are built from: the config and one adapter per port. */
+import type { ArtifactSource } from './artifact-ports';
 import { addressAllowed } from './browser-network';
 import type { Config, PoolConfig } from './config';
 import type { Clock, Launcher, Logger, Metrics, SessionStore, UserDirectory } from './ports';
@@ -18,6 +19,8 @@ export interface GridDeps {
   configLoadedAt?: number;
   /** One launcher per pool kind in use. */
   launchers: Partial<Record<PoolConfig['kind'], Launcher>>;
+  /** Where each pool kind's session videos and logs are kept (core/artifact-location.ts); none: not served. */
+  artifacts?: Partial<Record<PoolConfig['kind'], ArtifactSource>>;
   sessions: SessionStore;
   /** New-session requests waiting for a slot; every release must notify() it. */
   queue: SlotQueue;

@@ -2,6 +2,7 @@
 import type { Readable } from 'node:stream';
 import type { Capabilities } from './capabilities';
 import type { PoolConfig } from './config';
+import type { RecordingWish } from './recording-wish';
 
 export interface LaunchRequest {
   pool: PoolConfig;
@@ -19,6 +20,8 @@ export interface LaunchRequest {
   signal: AbortSignal;
   /** Hears each stage the launcher enters, so people watching a long start see where it is. Never throws. */
   onStage?: (stage: LaunchStage) => void;
+  /** Whether the session's video and driver log are recorded, and its test's name; none: nothing recorded. */
+  recording?: RecordingWish;
 }
 
 /**
@@ -110,6 +113,12 @@ export interface Launcher {
   warmCount?(pool: string): number | Promise<number>;
   /** File transfer gridgate serves itself for this launcher's browsers (local); absent: the node serves it. */
   readonly files?: FileTransfer;
+  /**
+   * The browser answered the new-session request with these capabilities: a launcher that records the
+   * session starts here (the local one's screencast needs the browser's DevTools address). A rejection
+   * fails the new session, and the browser is stopped.
+   */
+  opened?(handle: string, capabilities: Capabilities): Promise<void>;
 }
 
 export type SessionEndReason =
@@ -148,6 +157,8 @@ export interface SessionRecord {
   lastCommand?: string;
   /** Its task's billing facts (ecs sessions): with endedAt and commands, what its estimated cost is made of. */
   billing?: TaskBilling;
+  /** The test's name, when the client gave one (se:name, selenoid:options.name). */
+  name?: string;
 }
 
 /** What a new session asks of the quota: a slot in one pool, counted against the user's limit too. */

@@ -76,6 +76,15 @@ export class SessionTokens {
     return check;
   }
 
+  /**
+   * What an ID claims, without checking its signature: only to learn whose session it says it is, so that
+   * an admin's request can then be checked with verify() against that user. Never act on it alone.
+   */
+  unverifiedClaims(token: string): SessionClaims | undefined {
+    const bytes = canonicalBytes(token);
+    return bytes && decodeClaims(bytes.subarray(0, bytes.length - MAC_BYTES));
+  }
+
   private remember(key: string, claims: SessionClaims): void {
     // Oldest first: a Map iterates in insertion order.
     if (this.verified.size >= REMEMBERED) this.verified.delete(this.verified.keys().next().value as string);
@@ -83,14 +92,8 @@ export class SessionTokens {
   }
 
   private check(token: string, user: string): TokenCheck {
-    if (token.length > 400 || !BASE64URL.test(token)) return { ok: false, reason: 'malformed' };
-    const bytes = Buffer.from(token, 'base64url');
-    // Node's decoder ignores a last character's unused bits and a dangling one: only the canonical spelling
-    // of the bytes is this session's ID, so no two strings name one session.
-    if (bytes.toString('base64url') !== token) return { ok: false, reason: 'malformed' };
-    if (bytes.length < 9 + FIELD_ORDER.length + MAC_BYTES || bytes[0] !== VERSION) {
-      return { ok: false, reason: 'malformed' };
-    }
+    const bytes = canonicalBytes(token);
+    if (!bytes) return { ok: false, reason: 'malformed' };
     const payload = bytes.subarray(0, bytes.length - MAC_BYTES);
     if (!timingSafeEqual(this.mac(payload, user), bytes.subarray(payload.length))) {
       return { ok: false, reason: 'signature' };
@@ -107,6 +110,17 @@ export class SessionTokens {
       .digest()
       .subarray(0, MAC_BYTES);
   }
+}
+
+/** The ID's bytes if it is one in its one canonical spelling, of this version and long enough. */
+function canonicalBytes(token: string): Buffer | undefined {
+  if (token.length > 400 || !BASE64URL.test(token)) return undefined;
+  const bytes = Buffer.from(token, 'base64url');
+  // Node's decoder ignores a last character's unused bits and a dangling one: only the canonical spelling
+  // of the bytes is this session's ID, so no two strings name one session.
+  if (bytes.toString('base64url') !== token) return undefined;
+  if (bytes.length < 9 + FIELD_ORDER.length + MAC_BYTES || bytes[0] !== VERSION) return undefined;
+  return bytes;
 }
 
 function encodeField(name: string, value: string): Buffer {

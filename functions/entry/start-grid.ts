@@ -10,6 +10,7 @@ import { eksLauncherByAuth } from '../adapters/aws/eks-auth-launcher';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { HubLauncher } from '../adapters/hub/hub-launcher';
 import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
+import { LocalRecordings } from '../adapters/local/local-recordings';
 import { sweepOrphans } from '../adapters/local/orphan-sweep';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store';
 import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
@@ -37,6 +38,8 @@ const EXPIRY_SWEEP_MS = 1000;
 const SHARED_EXPIRY_SWEEP_MS = 10_000;
 // How soon a reload's new `warm` counts (or a warm browser that died) are acted on.
 const WARM_CHECK_MS = 1000;
+// How often recordings past their retention are removed (the size cap is also kept at each new one).
+const RECORDINGS_PRUNE_MS = 60_000;
 
 export interface RunningGrid {
   url: string;
@@ -119,6 +122,8 @@ export async function startGrid(
         );
     },
   });
+  // Local sessions' videos and logs, on this machine's disk.
+  const recordings = new LocalRecordings(() => deps.config.recording);
   prometheus?.onScrape((into) => reportGridGauges(deps, into));
   // Heads sharing a DynamoDB table claim the warm tasks the cleanup keeps there.
   const warmTable = warmTaskTable(config);
@@ -144,6 +149,7 @@ export async function startGrid(
         }),
       }),
     },
+    artifacts: { local: recordings },
     sessions,
     queue: new SlotQueue(),
     users,
@@ -182,6 +188,9 @@ export async function startGrid(
     // would keep the slot for good: whichever head sweeps first frees it.
     runEvery('stale-slot sweep', sweepMs, () => freeStaleSlots(deps, options.staleSlotGraceMs), logger),
   ];
+  sweeps.push(
+    runEvery('recordings retention', RECORDINGS_PRUNE_MS, () => recordings.prune(Date.now()), logger),
+  );
   launcher.keepWarm(Object.values(deps.config.pools));
   // Reads deps.config at every tick, so a reload that changes or removes a pool's `warm` takes effect.
   sweeps.push(

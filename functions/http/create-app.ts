@@ -5,6 +5,7 @@ import { isHubOrigin } from '../core/browser-network';
 import { endSession } from '../core/end-session';
 import { invalidSessionId, WebDriverError } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
+import { registerArtifactRoutes } from './artifact-routes';
 import {
   deleteDownloadedFiles,
   downloadFile,
@@ -183,6 +184,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
 
   // Read per request, so a config reload changes who is an admin.
   const admins = () => options.admins ?? deps.config.admins;
+  registerArtifactRoutes(app, deps, admins);
   registerUiRoutes(app, deps, {
     admins,
     agent,

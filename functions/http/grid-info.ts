@@ -1,4 +1,6 @@
 /** GET /status (W3C §8.3, with capacity and queue per pool) and GET /ping (ggr-compatible). */
+import { artifactSources } from '../core/artifact-location';
+import type { ArtifactUsage } from '../core/artifact-ports';
 import type { PoolConfig } from '../core/config';
 import { formatDuration } from '../core/duration';
 import type { GridDeps } from '../core/grid-deps';
@@ -7,9 +9,10 @@ import { keepsWarmTasks } from '../core/warm-tasks';
 // /status answers without credentials (load balancers, ggr), so it counts waiting requests but names no user.
 export async function gridStatus(deps: GridDeps) {
   const configured = Object.values(deps.config.pools);
-  const [inUse, warm] = await Promise.all([
+  const [inUse, warm, recordings] = await Promise.all([
     deps.sessions.inUse(),
     Promise.all(configured.map((pool) => warmth(deps, pool))),
+    recordingUsage(deps),
   ]);
   const queue = deps.queue.lengths();
   const pools = configured.map((pool, i) => ({
@@ -36,8 +39,20 @@ export async function gridStatus(deps: GridDeps) {
       build: { version: deps.version },
       waiting: queue.waiting,
       pools,
+      ...(recordings.length ? { recordings } : {}),
     },
   };
+}
+
+/**
+ * What kept videos and logs use where this server keeps them, against the bounds (`recording.maxDiskSize`,
+ * `recording.retention`); a source that cannot say is left out, so /status still answers.
+ */
+async function recordingUsage(deps: GridDeps): Promise<ArtifactUsage[]> {
+  const usages = await Promise.all(
+    artifactSources(deps).map((source) => source.usage?.().catch(() => undefined)),
+  );
+  return usages.filter((usage): usage is ArtifactUsage => usage !== undefined);
 }
 
 export interface RequestCounter {

@@ -11,6 +11,7 @@ import { invalidArgument, WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
 import { LaunchFailure } from '../core/host-choice';
 import type { CreationStage, LaunchedBrowser } from '../core/ports';
+import { type RecordingAsk, recordingWish } from '../core/recording-wish';
 import type { SessionLimits } from '../core/session-limits';
 import { colorHeaderName, sendColorHeader } from './color-header';
 
@@ -25,6 +26,8 @@ export interface LaunchAttempt {
   color?: string;
   /** Aborted when the client goes away or the new-session deadline passes. */
   signal: AbortSignal;
+  /** What the client asked to have recorded (video, log) and its test's name. */
+  recording?: RecordingAsk;
 }
 
 export interface CreatedSession {
@@ -48,6 +51,7 @@ export async function launchSession(
   if (!launcher) throw new Error(`no launcher for ${pool.kind} pools`);
   const onStage = stageMarker(deps, attempt.key);
   onStage('launch');
+  const recording = recordingWish(deps.config, pool, attempt.recording ?? {});
   const browser = await launcher.start({
     pool,
     key: attempt.key,
@@ -57,6 +61,7 @@ export async function launchSession(
     browserVersion: attempt.browserVersion,
     signal: attempt.signal,
     onStage,
+    recording,
   });
   let upstreamId = '';
   try {
@@ -65,6 +70,7 @@ export async function launchSession(
       forwardNewSession(agent, pool, browser, signal),
     );
     upstreamId = created.sessionId;
+    await launcher.opened?.(browser.handle, created.capabilities);
     const header = colorHeaderName(pool, deps.config.colors);
     if (header && attempt.color) {
       const target = {
@@ -103,6 +109,7 @@ export async function launchSession(
       ...attempt.limits,
       ...(attempt.color ? { color: attempt.color } : {}),
       ...(browser.billing ? { billing: browser.billing } : {}),
+      ...(recording.name ? { name: recording.name } : {}),
     });
     if (attempt.signal.aborted) {
       await endSession(

@@ -24,6 +24,7 @@ import type { GridDeps } from '../core/grid-deps';
 import { LaunchFailure, NO_FAILURES, nextCandidates, recordFailure } from '../core/host-choice';
 import { hostProgramRefusal } from '../core/host-programs';
 import { noMetrics } from '../core/ports';
+import { recordingAsk } from '../core/recording-wish';
 import { GRIDGATE_OPTIONS, queueTimeout, sessionLimits } from '../core/session-limits';
 import { releaseSlot, type SlotRequest, takeSlot, trySlot } from '../core/slots';
 import { matchForUser, userRule } from '../core/user-rules';
@@ -58,6 +59,7 @@ export async function createSession(
   const match = matchForUser(deps.config, user, request.candidates);
   const { [GRIDGATE_OPTIONS]: options, ...capabilities } = match.capabilities;
   const limits = sessionLimits(deps.config, options);
+  const recording = recordingAsk(capabilities, options);
   const deadline = requestDeadline(c.env);
   const waitMs = untilDeadline(deadline, queueTimeout(deps.config, options));
   const { browserName, browserVersion } = match;
@@ -135,6 +137,7 @@ export async function createSession(
     capabilities,
     limits,
     color,
+    recording,
     // Starting gets the whole new-session timeout, however long the request waited for its slot. The
     // client going away and the deadline both stop the work, and whatever it had started.
     signal: AbortSignal.any([client, launchTimeout.signal]),

@@ -1,0 +1,79 @@
+/**
+ * The port for a session's recordings (its video and its browser driver's log): where they are kept and how
+ * people get them. One source per pool kind (GridDeps.artifacts, chosen by core/artifact-location.ts): local
+ * pools keep them on this machine's disk; other kinds may keep them in a bucket (a presigned redirect) or
+ * pass the request on to the hub that recorded them.
+ */
+import type { Readable } from 'node:stream';
+
+export type ArtifactKind = 'video' | 'log';
+
+/** Which session's recordings, by what its session ID carries and whose it is. */
+export interface ArtifactSession {
+  key: string;
+  user: string;
+  pool: string;
+  /** host:port of the browser's WebDriver endpoint (a hub's, for hub pools). */
+  address: string;
+  /** The browser's own session ID (what a hub names its recordings by). */
+  upstreamId: string;
+  handle: string;
+}
+
+/** What a request for an artifact gets. */
+export type Artifact =
+  /** Bytes on this machine's disk; `live` while the session still runs (a log as far as it is written). */
+  | {
+      kind: 'file';
+      path: string;
+      size: number;
+      contentType: string;
+      fileName: string;
+      live: boolean;
+    }
+  /** Somewhere else the client fetches it itself from, e.g. a short-lived presigned URL. */
+  | { kind: 'redirect'; location: string }
+  /** An answer passed through as it comes (a hub's). */
+  | { kind: 'stream'; status: number; headers: Record<string, string>; body: Readable };
+
+/** An ended (or ending) session that has recordings, as the status page lists it. */
+export interface RecordedSession {
+  key: string;
+  user: string;
+  pool: string;
+  browserName: string;
+  browserVersion: string;
+  /** The test's name (se:name, selenoid:options.name). */
+  name?: string;
+  createdAt: number;
+  endedAt?: number;
+  endReason?: string;
+  video?: { size: number; format: 'mp4' | 'webm'; fileName: string };
+  log?: { size: number; fileName: string };
+  /** Whether the last frame the browser showed was kept (as JPEG). */
+  screenshot?: boolean;
+}
+
+/** What recordings use where they are kept, against the config's bounds. */
+export interface ArtifactUsage {
+  /** Where, for people: "disk /tmp/gridgate-recordings", a bucket's name. */
+  where: string;
+  bytes: number;
+  sessions: number;
+  maxBytes: number;
+  retentionMs: number;
+}
+
+export interface ArtifactSource {
+  /**
+   * The session's artifact, or undefined when there is none to give (never recorded, not finished yet,
+   * expired). The caller has already checked that the asker may have it.
+   */
+  find(session: ArtifactSession, kind: ArtifactKind | 'screenshot'): Promise<Artifact | undefined>;
+  /** The recorded session of this key, if this source keeps it: whose it is, for an admin asking. */
+  recorded?(key: string): Promise<RecordedSession | undefined>;
+  /** Every recorded session kept here, newest first, for the status page. */
+  list?(): Promise<RecordedSession[]>;
+  /** Space used, for /status. */
+  usage?(): Promise<ArtifactUsage>;
+}

@@ -1,0 +1,76 @@
+/**
+ * Selenoid's paths to a session's recordings, so its tooling works unchanged: `GET /video/{sessionId}.mp4`
+ * and `GET /logs/{sessionId}.log` (ggr's `/video/{sessionId}` and `/logs/{sessionId}` too), answered from
+ * where the session's pool keeps them (core/artifact-location.ts). Only the session's owner or an admin gets
+ * them; anyone else, and any ID that is not a session's, gets the same 404, so nothing can be learnt by
+ * trying IDs. Unlike commands, a session's recordings outlive its maximum age: the retention bounds them.
+ */
+import type { Context, Hono } from 'hono';
+import { artifactSourceFor } from '../core/artifact-location';
+import type { ArtifactKind, ArtifactSession } from '../core/artifact-ports';
+import { invalidSessionId, WebDriverError } from '../core/errors';
+import type { GridDeps } from '../core/grid-deps';
+import { artifactResponse } from './artifact-response';
+import type { Viewer } from './ui/ui-data';
+
+type Env = { Variables: { user: string } };
+
+const PATHS: { prefix: string; kind: ArtifactKind; file: RegExp }[] = [
+  { prefix: '/video', kind: 'video', file: /^([A-Za-z0-9_-]+?)(?:\.mp4|\.webm)?$/ },
+  { prefix: '/logs', kind: 'log', file: /^([A-Za-z0-9_-]+?)(?:\.log)?$/ },
+];
+
+const NOT_VALID = 'no such session: the session ID is not valid for this user';
+
+export function registerArtifactRoutes(
+  app: Hono<Env>,
+  deps: GridDeps,
+  admins: () => readonly string[],
+): void {
+  for (const { prefix, kind, file } of PATHS) {
+    const serve = async (c: Context<Env>) => {
+      const token = file.exec(c.req.param('file') ?? '')?.[1];
+      const user = c.get('user');
+      const session = await artifactSession(deps, token, { user, admin: admins().includes(user) });
+      const artifact = await artifactSourceFor(deps, session.pool)?.find(session, kind);
+      if (!artifact) throw invalidSessionId(missing(kind));
+      return artifactResponse(c, artifact);
+    };
+    app.get(`${prefix}/:file`, serve);
+    app.on('HEAD', `${prefix}/:file`, serve);
+    app.all(`${prefix}/:file`, (c) => {
+      throw new WebDriverError('unknown method', `${c.req.method} is not allowed on ${c.req.path}`);
+    });
+  }
+}
+
+/**
+ * The session a session ID names, if the viewer may have its recordings: the owner's ID verifies for them;
+ * an admin's request is verified against the owner the ID claims (its signature decides, not the claim).
+ */
+export async function artifactSession(
+  deps: GridDeps,
+  token: string | undefined,
+  viewer: Viewer,
+): Promise<ArtifactSession> {
+  if (!token) throw invalidSessionId(NOT_VALID);
+  const own = deps.tokens.verify(token, viewer.user);
+  if (own.ok) return { ...own.claims, user: viewer.user };
+  const claimed = viewer.admin ? deps.tokens.unverifiedClaims(token) : undefined;
+  const owner = claimed && (await ownerOf(deps, claimed.key, claimed.pool));
+  const check = owner ? deps.tokens.verify(token, owner) : undefined;
+  if (owner && check?.ok) return { ...check.claims, user: owner };
+  deps.logger.log('SESSION_ID_REJECTED', { user: viewer.user, reason: 'artifact', id: token.slice(0, 24) });
+  throw invalidSessionId(NOT_VALID);
+}
+
+async function ownerOf(deps: GridDeps, key: string, pool: string): Promise<string | undefined> {
+  const record = await deps.sessions.get(key).catch(() => undefined);
+  if (record) return record.user;
+  return (await artifactSourceFor(deps, pool)?.recorded?.(key))?.user;
+}
+
+function missing(kind: ArtifactKind): string {
+  const what = kind === 'video' ? 'video' : 'log';
+  return `no ${what} of this session: it was not recorded, is not finished yet, or is no longer kept`;
+}

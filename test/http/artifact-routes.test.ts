@@ -1,0 +1,201 @@
+/**
+ * Selenoid's /video/{id}.mp4 and /logs/{id}.log through the whole app, over the local disk store: the owner
+ * and an admin get them (with byte ranges for a video element), everyone else and every unknown ID the same
+ * 404, and /status shows the disk they use.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LocalRecordings } from '../../functions/adapters/local/local-recordings';
+import type { UserDirectory } from '../../functions/core/ports';
+import {
+  expectW3cError,
+  type FakeGrid,
+  jsonRequest,
+  type NewSessionAnswer,
+  startFakeGrid,
+  W3C_CHROME,
+} from '../support/fake-grid';
+
+const users: UserDirectory = { verify: async (user, password) => password === `${user}-pw` };
+const as = (user: string) => ({
+  authorization: `Basic ${Buffer.from(`${user}:${user}-pw`).toString('base64')}`,
+});
+
+let root: string;
+let grid: FakeGrid;
+let recordings: LocalRecordings;
+let live: Record<string, string>;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'gridgate-artifacts-http-'));
+  grid = startFakeGrid({ config: { usersFile: 'users.htpasswd', admins: ['root'], guest: null }, users });
+  live = {};
+  recordings = new LocalRecordings(
+    () => ({ ...grid.deps.config.recording, directory: join(root, 'kept') }),
+    (key) => (live[key] ? { path: live[key] as string, fileName: `${key}.log` } : undefined),
+  );
+  grid.deps.artifacts = { local: recordings };
+});
+afterEach(async () => {
+  await grid.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function sessionOf(user: string): Promise<{ id: string; key: string }> {
+  const response = await grid.app.request('/session', jsonRequest('POST', W3C_CHROME, as(user)));
+  const body = (await response.json()) as NewSessionAnswer;
+  expect(response.status).toBe(200);
+  const id = body.value.sessionId;
+  const claims = grid.deps.tokens.verify(id, user);
+  if (!claims.ok) throw new Error('the new session ID does not verify');
+  return { id, key: claims.claims.key };
+}
+
+/** Ends the session and keeps a video and a log for it, as the local launcher does when a session ends. */
+async function endWithRecordings(
+  user: string,
+  { id, key }: { id: string; key: string },
+  video: Buffer,
+  log: string,
+) {
+  await grid.app.request(`/session/${id}`, { method: 'DELETE', headers: as(user) });
+  const videoPath = join(root, `${key}.mp4`);
+  const logPath = join(root, `${key}.log`);
+  writeFileSync(videoPath, video);
+  writeFileSync(logPath, log);
+  const now = grid.clock.now();
+  await recordings.keep({
+    session: {
+      key,
+      user,
+      pool: 'local',
+      browserName: 'chrome',
+      browserVersion: '156',
+      createdAt: now - 5000,
+      endedAt: now,
+    },
+    video: { path: videoPath, format: 'mp4', fileName: 'login.mp4' },
+    log: { path: logPath, fileName: `${key}.log` },
+  });
+}
+
+describe('recordings on Selenoid’s paths', () => {
+  const video = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
+
+  it('serves the owner the video and the log of an ended session, with ggr’s paths too', async () => {
+    const session = await sessionOf('alice');
+    const { id } = session;
+    await endWithRecordings('alice', session, video, 'INFO: COMMAND Navigate\n');
+    const answer = await grid.app.request(`/video/${id}.mp4`, { headers: as('alice') });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('video/mp4');
+    expect(answer.headers.get('content-disposition')).toBe('inline; filename="login.mp4"');
+    expect(answer.headers.get('content-length')).toBe('1000');
+    expect(Buffer.from(await answer.arrayBuffer()).equals(video)).toBe(true);
+    const log = await grid.app.request(`/logs/${id}.log`, { headers: as('alice') });
+    expect(log.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await log.text()).toBe('INFO: COMMAND Navigate\n');
+    expect((await grid.app.request(`/video/${id}`, { headers: as('alice') })).status).toBe(200);
+    expect((await grid.app.request(`/logs/${id}`, { headers: as('alice') })).status).toBe(200);
+  });
+
+  it('answers one byte range, as a video element seeking asks', async () => {
+    const session = await sessionOf('alice');
+    const { id } = session;
+    await endWithRecordings('alice', session, video, '');
+    const part = await grid.app.request(`/video/${id}.mp4`, {
+      headers: { ...as('alice'), range: 'bytes=10-19' },
+    });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe('bytes 10-19/1000');
+    expect(Buffer.from(await part.arrayBuffer()).equals(video.subarray(10, 20))).toBe(true);
+    const tail = await grid.app.request(`/video/${id}.mp4`, {
+      headers: { ...as('alice'), range: 'bytes=-5' },
+    });
+    expect(Buffer.from(await tail.arrayBuffer()).equals(video.subarray(995))).toBe(true);
+    const outside = await grid.app.request(`/video/${id}.mp4`, {
+      headers: { ...as('alice'), range: 'bytes=5000-' },
+    });
+    expect(outside.status).toBe(416);
+    expect(outside.headers.get('content-range')).toBe('bytes */1000');
+  });
+
+  it('serves an admin any session’s recordings, and nobody else', async () => {
+    const session = await sessionOf('alice');
+    const { id } = session;
+    await endWithRecordings('alice', session, video, 'log');
+    expect((await grid.app.request(`/video/${id}.mp4`, { headers: as('root') })).status).toBe(200);
+    expect(await (await grid.app.request(`/logs/${id}.log`, { headers: as('root') })).text()).toBe('log');
+    const bob = await grid.app.request(`/video/${id}.mp4`, { headers: as('bob') });
+    await expectW3cError(bob, 404, 'invalid session id');
+    expect(grid.logger.fieldsOf('SESSION_ID_REJECTED').at(-1)).toMatchObject({
+      user: 'bob',
+      reason: 'artifact',
+    });
+  });
+
+  it('answers an unknown, forged or missing ID exactly as another user’s', async () => {
+    const session = await sessionOf('alice');
+    const { id } = session;
+    await endWithRecordings('alice', session, video, 'log');
+    const forged = `${id.slice(0, -4)}${id.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`;
+    const bodies = new Set<string>();
+    for (const path of [
+      `/video/${forged}.mp4`,
+      '/video/nothing.mp4',
+      `/logs/${forged}.log`,
+      '/video/..%2Fmeta.json',
+    ]) {
+      for (const user of ['bob', 'root']) {
+        const answer = await grid.app.request(path, { headers: as(user) });
+        expect(answer.status, path).toBe(404);
+        bodies.add(await answer.text());
+      }
+    }
+    bodies.add(await (await grid.app.request(`/video/${id}.mp4`, { headers: as('bob') })).text());
+    expect(bodies.size).toBe(1);
+  });
+
+  it('says a session has no video when it recorded none, and refuses other methods', async () => {
+    const { id } = await sessionOf('alice');
+    const none = await grid.app.request(`/video/${id}.mp4`, { headers: as('alice') });
+    await expectW3cError(none, 404, 'invalid session id', /no video of this session/);
+    await expectW3cError(
+      await grid.app.request(`/video/${id}.mp4`, { method: 'POST', headers: as('alice') }),
+      405,
+      'unknown method',
+    );
+  });
+
+  it('serves a running session’s log as far as it is written', async () => {
+    const { id, key } = await sessionOf('alice');
+    live[key] = join(root, 'live.log');
+    writeFileSync(live[key] as string, 'first line\n');
+    expect(await (await grid.app.request(`/logs/${id}.log`, { headers: as('alice') })).text()).toBe(
+      'first line\n',
+    );
+    writeFileSync(live[key] as string, 'first line\nsecond line\n');
+    expect(await (await grid.app.request(`/logs/${id}.log`, { headers: as('alice') })).text()).toBe(
+      'first line\nsecond line\n',
+    );
+  });
+
+  it('shows in /status what the kept recordings use and may use', async () => {
+    const session = await sessionOf('alice');
+    const { key } = session;
+    await endWithRecordings('alice', session, video, 'abc');
+    const status = (await (await grid.app.request('/status')).json()) as { value: { recordings: unknown[] } };
+    expect(status.value.recordings).toEqual([
+      {
+        where: `disk ${join(root, 'kept')}`,
+        bytes: 1003,
+        sessions: 1,
+        maxBytes: 2 * 1024 ** 3,
+        retentionMs: 24 * 3600_000,
+      },
+    ]);
+    expect(readFileSync(join(root, 'kept', key, 'video.mp4')).equals(video)).toBe(true);
+  });
+});
