@@ -276,6 +276,10 @@ const eksPool = z
       .meta({ description: 'Browser image of the pods (a docker-selenium standalone image).' }),
     cpu: quantity.default('1').meta({ description: 'CPU request (and limit) of each browser pod.' }),
     memory: quantity.default('2Gi').meta({ description: 'Memory request (and limit) of each browser pod.' }),
+    fargate: z.boolean().default(false).meta({
+      description:
+        "The pods run on an EKS Fargate profile: each ended session's record carries its estimated cost (the pod billed as Fargate sizes it, on-demand). Pods on nodes have none: their price is the node's.",
+    }),
     nodeSelector: z
       .record(labelKey, labelValue)
       .default({})

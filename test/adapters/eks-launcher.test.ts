@@ -151,6 +151,19 @@ describe('EksLauncher.start', () => {
     expect(kube.pods.size).toBe(1);
   });
 
+  it('carries the billing of a pod on an EKS Fargate profile, sized as Fargate sizes it, and none on nodes', async () => {
+    const onFargate = await launch(spotPool({ fargate: true, cpu: '1', memory: '2Gi' }));
+    // 2 GiB + Fargate's 256 MB for Kubernetes' components does not fit 1 vCPU / 2 GB: billed as 1 vCPU / 3 GB.
+    expect(onFargate.billing).toEqual({
+      billedFrom: Date.UTC(2025, 0, 1, 12),
+      capacity: 'on-demand',
+      architecture: 'x86_64',
+      vcpu: 1,
+      memoryGb: 3,
+    });
+    expect((await launch()).billing).toBeUndefined();
+  });
+
   it('keeps its API reads per session bounded by the deadline, however long the pod stays Pending', async () => {
     kube.behaviours.push('unschedulable');
     await failure(launch());

@@ -32,6 +32,7 @@ describe('eks pools in the config', () => {
       image: 'selenium/standalone-chrome:latest',
       cpu: '1',
       memory: '2Gi',
+      fargate: false,
       nodeSelector: {},
       tolerations: [],
       labels: {},

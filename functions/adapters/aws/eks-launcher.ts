@@ -6,7 +6,15 @@
  * of the whole namespace).
  */
 
-import type { Clock, LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
+import { fargatePodSize } from '../../core/eks-fargate-size';
+import type {
+  Clock,
+  LaunchedBrowser,
+  Launcher,
+  LaunchRequest,
+  StopContext,
+  TaskBilling,
+} from '../../core/ports';
 import { type CloudBrowserFailures, cloudBrowserReady } from './cloud-browser-ready';
 import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
 import { EksLaunchFailure } from './eks-launch-stage';
@@ -65,7 +73,13 @@ export class EksLauncher implements Launcher {
         { pool, ip, startedAt: started, signal },
         POD_FAILURES,
       );
-      return { address, handle: name, capabilities: nodeCapabilities(request.capabilities) };
+      const billing = pool.fargate ? fargateBilling(pool, started) : undefined;
+      return {
+        address,
+        handle: name,
+        capabilities: nodeCapabilities(request.capabilities),
+        ...(billing ? { billing } : {}),
+      };
     } catch (error) {
       // Also after a failed create: a POST that timed out may still have made the pod.
       await this.deletePod(api, pool, name);
@@ -202,4 +216,13 @@ function isTransient(error: unknown): boolean {
 
 function describe(error: unknown): string {
   return `${(error as Error).name}: ${(error as Error).message}`;
+}
+
+/**
+ * A Fargate pod's billing: the size Fargate gives its requests, on-demand (EKS on Fargate has no Spot),
+ * x86_64, from its creation (Fargate bills from the image pull, a little later: a slight overestimate).
+ */
+function fargateBilling(pool: DeployedEksPool, created: number): TaskBilling | undefined {
+  const size = fargatePodSize(pool.cpu, pool.memory);
+  return size && { billedFrom: created, capacity: 'on-demand', architecture: 'x86_64', ...size };
 }
