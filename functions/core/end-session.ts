@@ -29,6 +29,12 @@ export async function endSession(
   reason: SessionEndReason,
 ): Promise<SessionRecord | undefined> {
   const record = await deps.sessions.end(key, reason, deps.clock.now());
+  // From now on its commands are refused here, before the browser stops: none reaches a hub that ended it.
+  // The caller that ended it says why; a later caller (a head without the record) only if none did.
+  if (record || !deps.ended.recall(key)) {
+    const { idleTimeoutMs, maxAgeMs } = record ?? {};
+    deps.ended.remember(key, { reason, idleTimeoutMs, maxAgeMs });
+  }
   try {
     const poolConfig = poolsNamed(deps, pool)[0];
     if (poolConfig)

@@ -2,6 +2,7 @@
 import type { ArtifactSource } from './artifact-ports';
 import { addressAllowed } from './browser-network';
 import type { Config, PoolConfig } from './config';
+import type { EndedSessions } from './ended-sessions';
 import type { Clock, Launcher, Logger, Metrics, SessionStore, UserDirectory } from './ports';
 import type { RequestPricing } from './session-cost';
 import type { SessionTokens } from './session-token';
@@ -22,6 +23,8 @@ export interface GridDeps {
   /** Where each pool kind's session videos and logs are kept (core/artifact-location.ts); none: not served. */
   artifacts?: Partial<Record<PoolConfig['kind'], ArtifactSource>>;
   sessions: SessionStore;
+  /** The sessions this router ended lately: their commands are refused here, with the reason. */
+  ended: EndedSessions;
   /** New-session requests waiting for a slot; every release must notify() it. */
   queue: SlotQueue;
   /** Checks Basic-auth credentials; present exactly when the config names a usersFile. */

@@ -4,6 +4,7 @@ import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-direct
 import { HubLauncher } from '../adapters/hub/hub-launcher';
 import { JsonLogger } from '../adapters/node/json-logger';
 import { isHubOrigin } from '../core/browser-network';
+import { EndedSessions } from '../core/ended-sessions';
 import type { GridDeps } from '../core/grid-deps';
 import { systemClock } from '../core/ports';
 import { SessionTokens } from '../core/session-token';
@@ -49,6 +50,7 @@ export async function awsGrid(
     launchers,
     sessions: await adapters.sessionStore(table, logger),
     queue: new SlotQueue(),
+    ended: new EndedSessions(),
     users: config.usersFile
       ? HtpasswdUserDirectory.open(config.usersFile, { clock: systemClock, logger })
       : undefined,

@@ -18,6 +18,7 @@ import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import { isHubOrigin } from '../core/browser-network';
 import type { Config } from '../core/config';
 import { endAllSessions, endSession, expireSessions } from '../core/end-session';
+import { EndedSessions } from '../core/ended-sessions';
 import { freeStaleSlots } from '../core/free-stale-slots';
 import { type GridDeps, poolsNamed } from '../core/grid-deps';
 import { runEvery } from '../core/periodic-task';
@@ -152,6 +153,7 @@ export async function startGrid(
     artifacts: { local: recordings },
     sessions,
     queue: new SlotQueue(),
+    ended: new EndedSessions(),
     users,
     tokens: new SessionTokens(secret),
     logger,

@@ -1,9 +1,10 @@
 /** What to tell a client whose browser cannot be reached: why the session is gone, when we know. */
-import { formatDuration } from '../core/duration';
+
 import { endSession } from '../core/end-session';
+import { describeEnd } from '../core/ended-sessions';
 import { invalidSessionId, type WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
-import type { Reclaim, SessionRecord } from '../core/ports';
+import type { Reclaim } from '../core/ports';
 import type { SessionClaims } from '../core/session-token';
 
 const UNREACHABLE = new Set([
@@ -36,7 +37,10 @@ export async function sessionGone(deps: GridDeps, claims: SessionClaims): Promis
   if (record && record.endReason === undefined) {
     await endSession(deps, claims, reclaim ? 'reclaimed' : 'browser exited');
   }
-  return invalidSessionId(`session ended: ${reclaim ? describeReclaim(reclaim) : describeEnd(record)}`);
+  const why = reclaim
+    ? describeReclaim(reclaim)
+    : describeEnd(record && { ...record, reason: record.endReason });
+  return invalidSessionId(`session ended: ${why}`);
 }
 
 function describeReclaim(reclaim: Reclaim): string {
@@ -45,21 +49,4 @@ function describeReclaim(reclaim: Reclaim): string {
   return spot
     ? `the browser was reclaimed by Fargate Spot at ${when} (${reclaim.reason})`
     : `the browser was stopped by its platform at ${when} (${reclaim.reason})`;
-}
-
-function describeEnd(record: SessionRecord | undefined): string {
-  switch (record?.endReason) {
-    case 'deleted':
-      return 'it was deleted';
-    case 'idle timeout':
-      return `no command for ${formatDuration(record.idleTimeoutMs)} (idle timeout)`;
-    case 'max age':
-      return `it reached its maximum age of ${formatDuration(record.maxAgeMs)}`;
-    case 'server shutdown':
-      return 'the grid shut down';
-    case 'reclaimed':
-      return 'its platform took the browser back (a Fargate Spot interruption)';
-    default:
-      return 'the browser exited or crashed';
-  }
 }

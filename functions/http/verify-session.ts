@@ -1,5 +1,6 @@
 /** Turns a session ID from the URL into trusted claims, or W3C `invalid session id` without touching the network. */
 import { formatDuration } from '../core/duration';
+import { describeEnd } from '../core/ended-sessions';
 import { invalidSessionId } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import type { SessionClaims } from '../core/session-token';
@@ -23,5 +24,8 @@ export function verifySession(deps: GridDeps, token: string, user: string): Sess
       `session ended: it reached its maximum age of ${formatDuration(claims.maxAgeMs)}`,
     );
   }
+  // Ended here: refused without the network, with the reason (a hub's own 404 could not give it).
+  const ended = deps.ended.recall(claims.key);
+  if (ended) throw reject('ended', `session ended: ${describeEnd(ended)}`);
   return claims;
 }

@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import { HubLauncher } from '../../functions/adapters/hub/hub-launcher';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { parseConfig } from '../../functions/core/config';
+import { EndedSessions } from '../../functions/core/ended-sessions';
 import type { GridDeps } from '../../functions/core/grid-deps';
 import type { SessionStore, UserDirectory } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
@@ -64,6 +65,7 @@ export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
     launchers: { local: launcher, hub: new HubLauncher() },
     sessions,
     queue: new SlotQueue(),
+    ended: new EndedSessions(),
     users: options.users,
     tokens: new SessionTokens(TEST_SECRET),
     logger,

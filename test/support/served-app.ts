@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { endAllSessions } from '../../functions/core/end-session';
+import { EndedSessions } from '../../functions/core/ended-sessions';
 import type { GridDeps } from '../../functions/core/grid-deps';
 import { systemClock } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
@@ -28,6 +29,7 @@ export async function serveApp(
   const deps: GridDeps = {
     ...parts,
     queue: new SlotQueue(),
+    ended: new EndedSessions(),
     tokens: new SessionTokens(randomBytes(32)),
     clock: systemClock,
     version: '0.0.0-test',

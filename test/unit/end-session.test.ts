@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { parseConfig } from '../../functions/core/config';
 import { endAllSessions, endSession, expireSessions } from '../../functions/core/end-session';
+import { EndedSessions } from '../../functions/core/ended-sessions';
 import type { GridDeps } from '../../functions/core/grid-deps';
 import type { SessionRecord } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
@@ -19,6 +20,7 @@ function setup() {
     launchers: { local: launcher },
     sessions,
     queue: new SlotQueue(),
+    ended: new EndedSessions(),
     tokens: new SessionTokens(Buffer.alloc(32, 1)),
     logger,
     clock,
