@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HtpasswdUserDirectory } from '../../functions/adapters/htpasswd/htpasswd-user-directory';
+import { pricesFor } from '../../functions/core/prices';
 import type { createApp } from '../../functions/http/create-app';
 import type { Overview, SessionDetail } from '../../functions/http/ui/ui-data';
 import {
@@ -308,6 +309,8 @@ describe('GET /ui/api/sessions/{key}', () => {
     const { session } = (await response.json()) as { session: SessionDetail };
     expect(session).toMatchObject({ key, user: 'alice', poolKind: 'local', state: 'running', ageMs: 5_000 });
     expect(session.events[0]).toEqual({ at: createdAt, what: 'created' });
+    // A local browser is not billed per session: no cost on its page.
+    expect(session.cost).toBeUndefined();
     expect(session.events.map((event) => event.what).join('; ')).toMatch(/idle timeout.*maximum age/);
 
     expect((await app.request(sessionApi(key), { headers: ROOT })).status).toBe(200);
@@ -320,6 +323,44 @@ describe('GET /ui/api/sessions/{key}', () => {
         'invalid session id',
       );
     }
+  });
+});
+
+describe('a cloud session’s estimated cost on its page', () => {
+  // A 1 vCPU / 2 GB x86 task on Spot, as the ecs launcher reports one.
+  const billing = { capacity: 'spot', vcpu: 1, memoryGb: 2, architecture: 'x86_64' } as const;
+  const { fargateX86, spotFactor } = pricesFor(undefined);
+  const perSecond = ((fargateX86.vcpuHour + 2 * fargateX86.gbHour) / 3600) * spotFactor;
+
+  it('shows the cost so far while it runs and the whole of it once ended', async () => {
+    const clock = new FixedClock();
+    startGrid({}, { billing: { ...billing, billedFrom: clock.now() } });
+    const created = await app.request('/session', jsonRequest('POST', W3C_CHROME, ALICE));
+    const { sessionId } = ((await created.json()) as NewSessionAnswer).value;
+    const check = grid.deps.tokens.verify(sessionId, 'alice');
+    if (!check.ok) throw new Error('not alice’s session ID');
+    const { key } = check.claims;
+    const detail = async () =>
+      ((await (await app.request(sessionApi(key), { headers: ALICE })).json()) as { session: SessionDetail })
+        .session;
+
+    // Fargate's one-minute minimum, then per second.
+    grid.clock.advance(5_000);
+    expect((await detail()).cost).toEqual({
+      dollars: expect.closeTo(60 * perSecond, 12),
+      billedSeconds: 60,
+      capacity: 'spot',
+      final: false,
+    });
+    grid.clock.advance(85_000);
+    const ended = await app.request(`/session/${sessionId}`, { method: 'DELETE', headers: ALICE });
+    expect(ended.status).toBe(200);
+    expect((await detail()).cost).toEqual({
+      dollars: expect.closeTo(90 * perSecond, 12),
+      billedSeconds: 90,
+      capacity: 'spot',
+      final: true,
+    });
   });
 });
 

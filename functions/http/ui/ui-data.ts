@@ -6,6 +6,8 @@ import { formatDuration } from '../../core/duration';
 import { invalidSessionId } from '../../core/errors';
 import { type GridDeps, poolsNamed } from '../../core/grid-deps';
 import type { CreationStage, SessionRecord } from '../../core/ports';
+import { pricesFor } from '../../core/prices';
+import { NO_REQUEST_FEES, sessionCost } from '../../core/session-cost';
 import { gridStatus } from '../grid-info';
 import type { RecentFailures, SessionFailure } from './recent-failures';
 
@@ -67,6 +69,11 @@ export interface SessionDetail extends SessionView {
   events: SessionEvent[];
   /** A live VNC view through gridgate (its noVNC page's password); none: the page shows screenshots. */
   vnc?: { password: string };
+  /**
+   * What a cloud session cost (core/session-cost.ts): so far while it runs, in all once it ended; none
+   * for local and hub sessions, whose browsers are not billed per session.
+   */
+  cost?: { dollars: number; billedSeconds: number; capacity: 'spot' | 'on-demand'; final: boolean };
 }
 
 /** What every page shows at its top. */
@@ -229,10 +236,19 @@ export function sessionDetail(
   } else {
     events.push({ at: record.endedAt, what: `ended: ${record.endReason ?? 'unknown reason'}` });
   }
+  const final = record.endedAt !== undefined;
+  const cost = sessionCost(
+    { ...record, endedAt: record.endedAt ?? now },
+    pricesFor(deps.config.prices),
+    deps.requestPricing ?? NO_REQUEST_FEES,
+  );
   return {
     ...sessionView(deps, record, now),
     poolKind: poolsNamed(deps, record.pool)[0]?.kind,
     events: events.sort((a, b) => a.at - b.at),
     ...(vnc ? { vnc } : {}),
+    ...(cost
+      ? { cost: { dollars: cost.dollars, billedSeconds: cost.billedSeconds, capacity: cost.capacity, final } }
+      : {}),
   };
 }

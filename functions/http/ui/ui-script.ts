@@ -193,6 +193,10 @@ export const UI_SCRIPT = `(function () {
       detail(list, 'Idle timeout', duration(s.idleTimeoutMs));
       detail(list, 'Maximum age', duration(s.maxAgeMs));
       detail(list, 'Commands', s.commands + (s.lastCommand ? ' (last: ' + s.lastCommand + ')' : ''));
+      if (s.cost) {
+        detail(list, 'Estimated cost', '$' + s.cost.dollars.toFixed(4) + (s.cost.final ? '' : ' so far') +
+          ' (' + duration(s.cost.billedSeconds * 1000) + ' billed, ' + s.cost.capacity + ')');
+      }
       var events = $('events');
       events.textContent = '';
       s.events.forEach(function (event) {
