@@ -1,10 +1,11 @@
 /**
  * Tells requests a web page made apart from those of WebDriver clients, and refuses the first kind
  * (DESIGN invariant 7): a page on any site, open in a browser that can reach the grid, must not start
- * or drive sessions. WebDriver clients send no `Origin` and no `Sec-Fetch-*` headers and always say
- * their bodies are JSON; a browser marks every cross-origin request it sends with `Origin`, and cannot
- * send `Content-Type: application/json` to another origin without a CORS preflight, which gridgate
- * never answers. The same checks as chromedriver's `--allowed-origins` and Selenium Grid's.
+ * or drive sessions. WebDriver clients send no `Origin` and no `Sec-Fetch-*` headers, and say their
+ * bodies are JSON or say nothing; a browser marks every cross-origin request it sends with `Origin`
+ * (the Fetch standard sends it on every POST, no-cors and beacons included), and cannot send
+ * `Content-Type: application/json` to another origin without a CORS preflight, which gridgate never
+ * answers. The same checks as chromedriver's `--allowed-origins` and Selenium Grid's.
  */
 import type { Config } from '../core/config';
 import { invalidArgument, type WebDriverError } from '../core/errors';
@@ -74,16 +75,24 @@ export function crossSiteRefusal(request: RequestSignals, policy: OriginPolicy):
 }
 
 /**
- * Refuses a POST to a WebDriver path whose body does not say it is JSON. W3C WebDriver §6.3: a
- * command's body is JSON, and one that is not is an invalid argument. HTML forms can send only
- * text/plain, urlencoded and multipart bodies, so this alone stops a forged form.
+ * Refuses a POST to a WebDriver path whose body says it is something other than JSON. W3C WebDriver
+ * §6.3 reads a command's body as JSON whatever its headers say, and some clients (the WebDriver
+ * conformance tests' own) send no Content-Type at all, so only a type that is not JSON is refused: HTML
+ * forms always send one (text/plain, urlencoded or multipart), so this alone stops a forged form. A
+ * body with no type can come from a page only through fetch or a beacon, which carry `Origin`.
  */
 export function nonJsonRefusal(request: RequestSignals): WebDriverError | undefined {
-  if (request.method !== 'POST' || !WEBDRIVER_PATH.test(request.path) || isJson(request.contentType)) {
+  const { contentType } = request;
+  if (
+    request.method !== 'POST' ||
+    !WEBDRIVER_PATH.test(request.path) ||
+    contentType === undefined ||
+    isJson(contentType)
+  ) {
     return undefined;
   }
   return invalidArgument(
-    `WebDriver requests must send JSON (Content-Type: application/json), not ${request.contentType ?? 'no Content-Type'}`,
+    `WebDriver requests must send JSON (Content-Type: application/json), not ${contentType}`,
   );
 }
 

@@ -53,6 +53,29 @@ describe('a web page’s requests', () => {
     expect(g.launcher.started).toEqual([]);
   });
 
+  it('serves a client that sends its JSON with no Content-Type, as the W3C conformance tests’ client does', async () => {
+    const g = grid();
+    const request = new Request('http://localhost:4444/session', {
+      method: 'POST',
+      body: new TextEncoder().encode(JSON.stringify(W3C_CHROME)),
+    });
+    expect(request.headers.get('content-type')).toBeNull();
+    const response = await g.app.request(request);
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(g.launcher.started).toHaveLength(1);
+  });
+
+  it('refuses a beacon-like POST with no Content-Type from another site’s page by its Origin', async () => {
+    const g = grid();
+    const response = await g.app.request('http://localhost:4444/session', {
+      method: 'POST',
+      headers: { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' },
+      body: new TextEncoder().encode(FORGED_BODY),
+    });
+    await expectW3cError(response, 403, 'invalid argument', /evil\.example/);
+    expect(g.launcher.started).toEqual([]);
+  });
+
   it('refuses another site’s page with 403 before any password is checked', async () => {
     const checked: string[] = [];
     const users: UserDirectory = {
