@@ -30,7 +30,11 @@ export async function ensureServerBuild() {
   // esbuild is loaded only to build: a server started from a current build never loads it.
   const { build } = await import('esbuild');
   const result = await build({
-    entryPoints: { 'node-server': join(root, 'functions/entry/node-server.ts') },
+    entryPoints: {
+      'node-server': join(root, 'functions/entry/node-server.ts'),
+      // The password-checking thread's code (password-workers.ts looks for it beside the entry).
+      'password-check-worker': join(root, 'functions/adapters/htpasswd/password-check-worker.ts'),
+    },
     outdir: dirname(SERVER_ENTRY),
     outExtension: { '.js': '.mjs' },
     // The AWS SDK and the Kubernetes client sit in chunks loaded only by the pools and stores that use

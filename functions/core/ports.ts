@@ -240,8 +240,12 @@ export interface Reclaim {
 
 /** Who may use the grid, by name and password (HTTP Basic auth); an htpasswd file in the Node server. */
 export interface UserDirectory {
-  /** True when the password is this user's; false for a wrong password or an unknown user. Never throws. */
-  verify(user: string, password: string): Promise<boolean>;
+  /**
+   * True when the password is this user's; false for a wrong password or an unknown user. `client` is
+   * who asks (an address): a directory may refuse a client with too many checks under way, with a
+   * WebDriverError carrying Retry-After, but never refuses a user by name.
+   */
+  verify(user: string, password: string, client: string): Promise<boolean>;
 }
 
 /** A closed set of event names, documented in docs/metrics.md (Logs). */

@@ -51,8 +51,9 @@ export async function awsGrid(
     sessions: await adapters.sessionStore(table, logger),
     queue: new SlotQueue(),
     ended: new EndedSessions(),
+    // A Lambda environment serves one request at a time: a check on its event loop holds up nobody.
     users: config.usersFile
-      ? HtpasswdUserDirectory.open(config.usersFile, { clock: systemClock, logger })
+      ? HtpasswdUserDirectory.open(config.usersFile, { clock: systemClock, logger, threads: 0 })
       : undefined,
     tokens: new SessionTokens(secret),
     logger,

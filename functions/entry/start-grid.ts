@@ -223,7 +223,7 @@ export async function startGrid(
       logger.log('SERVER_STOPPING', { sessions: running?.length ?? null });
       for (const sweep of sweeps) sweep.stop();
       reloader.close();
-      users?.close();
+      await users?.close();
       const closed = new Promise((resolve) => server.close(resolve));
       // With a shared store, sessions in ecs and hub pools outlive this router: others serve them.
       await endAllSessions(deps, 'server shutdown', shared ? runsHere : () => true).catch((error: unknown) =>

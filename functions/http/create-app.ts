@@ -6,6 +6,7 @@ import { endSession } from '../core/end-session';
 import { invalidSessionId, WebDriverError } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import { registerArtifactRoutes } from './artifact-routes';
+import { clientAddress } from './client-address';
 import {
   deleteDownloadedFiles,
   downloadFile,
@@ -15,7 +16,6 @@ import {
 } from './file-transfer';
 import { forwardCommand, sessionEndpoint, translateUpstreamError } from './forward-command';
 import { gridPing, gridStatus, type RequestCounter } from './grid-info';
-import { passToHub, SELENOID_PREFIXES, selenoidRequest } from './hub-passthrough';
 import { createSession } from './new-session';
 import { userQuota } from './quota';
 import { requestUser } from './request-user';
@@ -79,7 +79,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
       // Before the password check: another site's page gets nothing, not even a bcrypt round.
       const crossSite = crossSiteRefusal(signals, originPolicy(deps.config, options.loopbackOnly ?? false));
       if (crossSite) throw crossSite;
-      c.set('user', await requestUser(deps, c.req.header('authorization')));
+      c.set('user', await requestUser(deps, c.req.header('authorization'), clientAddress(c.env)));
       const notJson = nonJsonRefusal(signals);
       if (notJson) throw notJson;
     }
@@ -148,13 +148,6 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
         throw new WebDriverError('unknown method', `${c.req.method} is not allowed on ${c.req.path}`);
       });
     }
-  }
-
-  // Selenoid's paths, at the root only, as Selenoid and ggr serve them.
-  for (const prefix of SELENOID_PREFIXES) {
-    app.all(`${prefix}/*`, (c) =>
-      passToHub(c, deps, agent, selenoidRequest(deps, new URL(c.req.url).pathname, c.get('user'))),
-    );
   }
 
   function claimsOf(c: Context<Env>) {

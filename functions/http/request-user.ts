@@ -13,14 +13,22 @@ export interface BasicCredentials {
 const BASIC = /^Basic +([A-Za-z0-9+/]+=*) *$/i;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-export async function requestUser(deps: GridDeps, authorization: string | undefined | null): Promise<string> {
+/** `client`: the caller's address, so that one sender of many wrong passwords is slowed and nobody else. */
+export async function requestUser(
+  deps: GridDeps,
+  authorization: string | undefined | null,
+  client: string | undefined,
+): Promise<string> {
   // Without a users file there is nobody to sign in as: credentials mean nothing and everyone is the guest.
   const credentials = deps.users ? basicCredentials(authorization) : undefined;
   if (credentials === undefined) {
     if (deps.config.guest === null) throw unauthorized('authentication required');
     return deps.config.guest;
   }
-  if (credentials !== null && (await deps.users?.verify(credentials.user, credentials.password))) {
+  if (
+    credentials !== null &&
+    (await deps.users?.verify(credentials.user, credentials.password, client ?? 'unknown'))
+  ) {
     return credentials.user;
   }
   throw unauthorized('wrong user name or password');

@@ -115,7 +115,7 @@ export async function vncGrid(
   });
   const app = new Hono<{ Variables: { user: string } }>();
   app.use(async (c, next) => {
-    c.set('user', await requestUser(grid.deps, c.req.header('authorization')));
+    c.set('user', await requestUser(grid.deps, c.req.header('authorization'), undefined));
     await next();
   });
   registerUiRoutes(app, grid.deps, {

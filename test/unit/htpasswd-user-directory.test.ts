@@ -127,7 +127,7 @@ describe('HtpasswdUserDirectory', () => {
   it('stops reading the file once closed', async () => {
     writeFileSync(path, `${line.sha('alice', 'a-pw')}\n`);
     const directory = open();
-    directory.close();
+    await directory.close();
     replaceFile(`${line.sha('bob', 'b-pw')}\n`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS * 10));
     expect(await directory.verify('bob', 'b-pw')).toBe(false);

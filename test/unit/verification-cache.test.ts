@@ -30,7 +30,32 @@ describe('VerificationCache', () => {
     expect(check.calls).toBe(2);
   });
 
-  it('does not remember a failed check', async () => {
+  it('remembers a wrong password for the failure time, counted from when it was known', async () => {
+    const clock = new FixedClock();
+    const cache = new VerificationCache(clock, TTL, 30_000);
+    const check = counting(false);
+    expect(await cache.verify('alice', 'wrong', check.run)).toBe(false);
+    clock.advance(29_999);
+    expect(await cache.verify('alice', 'wrong', check.run)).toBe(false);
+    expect(check.calls).toBe(1);
+    clock.advance(1);
+    expect(await cache.verify('alice', 'wrong', check.run)).toBe(false);
+    expect(check.calls).toBe(2);
+    // Another password is another check: the remembered failure is of this password only.
+    const right = counting(true);
+    expect(await cache.verify('alice', 'right', right.run)).toBe(true);
+    expect(right.calls).toBe(1);
+  });
+
+  it('forgets a refused check at once even with a failure time, so the next try is checked', async () => {
+    const cache = new VerificationCache(new FixedClock(), TTL, 30_000);
+    await expect(cache.verify('alice', 'pw', async () => Promise.reject(new Error('busy')))).rejects.toThrow(
+      'busy',
+    );
+    expect(cache.size).toBe(0);
+  });
+
+  it('does not remember a failed check without a failure time', async () => {
     const cache = new VerificationCache(new FixedClock(), TTL);
     const check = counting(false);
     expect(await cache.verify('alice', 'wrong', check.run)).toBe(false);

@@ -3,12 +3,20 @@
  *
  * Changes are found by polling the file's stat every two seconds (see file-fingerprint.ts for why not
  * fs.watch): editors and `htpasswd` itself replace the file by rename.
+ *
+ * Sign-ins cannot stall the server: checks are remembered (right and wrong ones), run on worker threads
+ * through a bounded, per-client fair queue, and an unknown name costs what a known one does.
  */
+
+import { availableParallelism } from 'node:os';
 import { type PeriodicTask, runEvery } from '../../core/periodic-task';
 import type { Clock, Logger, UserDirectory } from '../../core/ports';
 import { fingerprint, fingerprintSync } from '../node/file-fingerprint';
+import { dummyHashLike } from './dummy-hash';
 import { readHtpasswdFile, readHtpasswdFileSync, UsersFileError } from './htpasswd-file';
+import { PasswordCheckQueue, type PasswordCheckRunner } from './password-check-queue';
 import { verifyPassword } from './password-hash';
+import { PasswordWorkers } from './password-workers';
 import { VerificationCache } from './verification-cache';
 
 export interface HtpasswdOptions {
@@ -18,14 +26,30 @@ export interface HtpasswdOptions {
   pollMs?: number;
   /** How long a successful check is remembered (a reload forgets every one at once). */
   cacheMs?: number;
+  /** How long a wrong password is remembered, so sending it again costs no check. */
+  failureCacheMs?: number;
+  /**
+   * Threads that check passwords; 0 checks on the event loop, for a runtime that serves one request at
+   * a time (Lambda), where there is no other request to hold up. Default: the cores but one, 1 to 4.
+   */
+  threads?: number;
+  /** Checks that may wait for a thread, over all clients (default 64). */
+  maxWaiting?: number;
+  /** Checks one client address may have waiting or running (default 4). */
+  perClient?: number;
 }
 
 const DEFAULT_POLL_MS = 2000;
 const DEFAULT_CACHE_MS = 60_000;
+const DEFAULT_FAILURE_CACHE_MS = 30_000;
+const DEFAULT_THREADS = Math.min(4, Math.max(1, availableParallelism() - 1));
 
 export class HtpasswdUserDirectory implements UserDirectory {
   private readonly cache: VerificationCache;
   private readonly polling: PeriodicTask | undefined;
+  private readonly workers: PasswordWorkers | undefined;
+  private readonly checks: PasswordCheckQueue;
+  private dummyHash: string;
 
   /** Reads the file now; a missing, unreadable or invalid file throws UsersFileError naming it. */
   static open(path: string, options: HtpasswdOptions): HtpasswdUserDirectory {
@@ -40,21 +64,41 @@ export class HtpasswdUserDirectory implements UserDirectory {
     private fingerprint: string,
     private readonly options: HtpasswdOptions,
   ) {
-    this.cache = new VerificationCache(options.clock, options.cacheMs ?? DEFAULT_CACHE_MS);
+    this.cache = new VerificationCache(
+      options.clock,
+      options.cacheMs ?? DEFAULT_CACHE_MS,
+      options.failureCacheMs ?? DEFAULT_FAILURE_CACHE_MS,
+    );
+    const threads = options.threads ?? DEFAULT_THREADS;
+    this.workers = threads > 0 ? new PasswordWorkers(threads) : undefined;
+    const run: PasswordCheckRunner = this.workers
+      ? (password, hash) => (this.workers as PasswordWorkers).run(password, hash)
+      : verifyPassword;
+    this.checks = new PasswordCheckQueue(run, {
+      running: Math.max(1, threads),
+      waiting: options.maxWaiting ?? 64,
+      perClient: options.perClient ?? 4,
+    });
+    this.dummyHash = dummyHashLike(users.values());
     options.logger.log('USERS_LOADED', { path, users: users.size, reload: false });
     const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     if (pollMs > 0) this.polling = runEvery('users poll', pollMs, () => this.poll(), options.logger);
   }
 
-  verify(user: string, password: string): Promise<boolean> {
+  /** Throws (rejects with) a W3C error with Retry-After when `client` or the grid has too many checks waiting. */
+  verify(user: string, password: string, client = 'unknown'): Promise<boolean> {
     const hash = this.users.get(user);
-    if (hash === undefined) return Promise.resolve(false);
-    return this.cache.verify(user, password, () => verifyPassword(password, hash));
+    return this.cache.verify(user, password, async () => {
+      // An unknown name is checked too, against a hash no password matches, so it takes as long.
+      const ok = await this.checks.check(client, password, hash ?? this.dummyHash);
+      return ok && hash !== undefined;
+    });
   }
 
-  /** Stops watching the file. */
-  close(): void {
+  /** Stops watching the file and the checking threads (a later check starts a thread again). */
+  async close(): Promise<void> {
     this.polling?.stop();
+    await this.workers?.close();
   }
 
   private async poll(): Promise<void> {
@@ -70,6 +114,7 @@ export class HtpasswdUserDirectory implements UserDirectory {
     const { logger } = this.options;
     try {
       this.users = await readHtpasswdFile(this.path);
+      this.dummyHash = dummyHashLike(this.users.values());
     } catch (error) {
       const reason = error instanceof UsersFileError ? error.problems.join('; ') : String(error);
       logger.log('USERS_RELOAD_FAILED', { path: this.path, error: reason, users: this.users.size });

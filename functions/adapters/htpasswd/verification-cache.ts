@@ -1,6 +1,7 @@
 /**
- * Remembers successful password checks for a short while: a bcrypt check costs ~100 ms by design, and
- * a WebDriver client sends thousands of commands with the same credentials.
+ * Remembers password checks for a short while: a bcrypt check costs ~100 ms by design, a WebDriver
+ * client sends thousands of commands with the same credentials, and a client that sends the same wrong
+ * password again and again (a misconfigured job, a flood) must not cost a check each time.
  */
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../core/ports';
@@ -15,9 +16,11 @@ const PRUNE_ABOVE = 1024;
 export class VerificationCache {
   private readonly entries = new Map<string, Entry>();
 
+  /** `ttlMs`: how long a success is remembered; `failureTtlMs`: how long a wrong password is (0: not at all). */
   constructor(
     private readonly clock: Clock,
     private readonly ttlMs: number,
+    private readonly failureTtlMs = 0,
   ) {}
 
   /**
@@ -35,11 +38,14 @@ export class VerificationCache {
     if (this.entries.size >= PRUNE_ABOVE) this.prune(now);
     const entry: Entry = { expiresAt: now + this.ttlMs, result: check() };
     this.entries.set(key, entry);
-    // Only successes are kept: a failure is forgotten as soon as it is known.
-    const forgetFailure = (ok: boolean) => {
-      if (!ok && this.entries.get(key) === entry) this.entries.delete(key);
+    const settle = (ok: boolean | undefined) => {
+      if (ok || this.entries.get(key) !== entry) return;
+      // A wrong password is remembered for failureTtlMs from when it was known; a check that could not
+      // answer (a refused or failed check) is forgotten at once, so the next try is checked again.
+      if (ok === false && this.failureTtlMs > 0) entry.expiresAt = this.clock.now() + this.failureTtlMs;
+      else this.entries.delete(key);
     };
-    entry.result.then(forgetFailure, () => forgetFailure(false));
+    entry.result.then(settle, () => settle(undefined));
     return entry.result;
   }
 
