@@ -2,8 +2,8 @@
 import { ECSClient } from '@aws-sdk/client-ecs';
 import type { Context } from 'aws-lambda';
 import { eksPodApis } from '../adapters/aws/eks-pod-apis';
-import { type CleanupReport, runOrphanCleanup } from '../adapters/aws/orphan-cleanup';
 import { systemClock } from '../core/ports';
+import { type CleanupReport, runOrphanCleanup } from './aws-cleanup';
 import { jobWiring } from './aws-job-wiring';
 
 // Room after the last StopTask to write the store, log the report and return before Lambda's timeout.

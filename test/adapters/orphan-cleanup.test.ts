@@ -1,10 +1,10 @@
 import { DescribeTasksCommand, ListTasksCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type OrphanCleanupOptions, runOrphanCleanup } from '../../functions/adapters/aws/orphan-cleanup';
 import { STARTED_BY } from '../../functions/adapters/aws/task-tags';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { parseConfig } from '../../functions/core/config';
 import type { SessionRecord } from '../../functions/core/ports';
+import { type OrphanCleanupOptions, runOrphanCleanup } from '../../functions/entry/aws-cleanup';
 import { sampleRecord } from '../contract/session-store.contract';
 import { EcsTasksMock, ecsError, gridgateTags, type ModelTask } from '../support/ecs-tasks-mock';
 import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes';

@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EksPodApi } from '../../functions/adapters/aws/eks-pod-api';
+import { EksFleet } from '../../functions/adapters/aws/eks-fleet';
+import { type EksPodApi, KubernetesApiError } from '../../functions/adapters/aws/eks-pod-api';
 import { podManifest } from '../../functions/adapters/aws/eks-pod-spec';
-import { type CleanupReport, runOrphanCleanup } from '../../functions/adapters/aws/orphan-cleanup';
-import { reapOrphanPods } from '../../functions/adapters/aws/pod-cleanup';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import type { EksPoolConfig } from '../../functions/core/config';
 import type { SessionRecord } from '../../functions/core/ports';
+import { runOrphanCleanup } from '../../functions/entry/aws-cleanup';
+import { type CleanupPassOptions, runCleanupPass } from '../../functions/use-cases/cleanup-pass';
 import { sampleRecord } from '../contract/session-store.contract';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes';
@@ -35,15 +36,11 @@ function setup() {
   const pool = config.pools.pods as EksPoolConfig;
   const clock = new FixedClock(T0);
   const sessions = new MemorySessionStore(clock);
-  const deps = { pods: () => api, sessions, config, logger: new CollectingLogger(), clock };
-  const report = (): CleanupReport => ({
-    dryRun: false,
-    reaped: {},
-    total: 0,
-    items: [],
-    clusters: [],
-    deferred: 0,
-  });
+  const logger = new CollectingLogger();
+  const deps = { pods: () => api, sessions, config, logger, clock };
+  /** One cleanup pass over the pods alone. */
+  const sweep = (options: CleanupPassOptions = {}) =>
+    runCleanupPass({ ...deps, metrics: new RecordingMetrics() }, [new EksFleet(deps.pods)], options);
 
   /** A pod gridgate launched `ageMs` ago for session `key`. */
   async function pod(key: string, ageMs: number): Promise<string> {
@@ -72,14 +69,14 @@ function setup() {
     await sessions.add(record);
     return record;
   }
-  return { deps, sessions, clock, report, pod, session };
+  return { deps, sessions, clock, logger, sweep, pod, session };
 }
 
 const names = () => [...kube.pods.values()].map((fake) => fake.pod.metadata.name).sort();
 
-describe('reapOrphanPods', () => {
+describe('the cleanup pass over EKS pods', () => {
   it('lists the grid pods by label once and deletes those no session needs, by the same rules as tasks', async () => {
-    const { deps, sessions, report, pod, session } = setup();
+    const { sessions, sweep, pod, session } = setup();
     await pod('creating', 10 * SECOND);
     await pod('nosession', 3 * MINUTE);
     await session('live', await pod('live', 5 * MINUTE));
@@ -89,8 +86,7 @@ describe('reapOrphanPods', () => {
     await session('expired', await pod('expired', 61 * MINUTE), { createdAt: T0 - 61 * MINUTE });
     kube.calls.length = 0;
 
-    const result = report();
-    await reapOrphanPods(deps, {}, result);
+    const result = await sweep();
 
     expect(kube.callsOf('GET')).toEqual([
       { path: '/api/v1/namespaces/gridgate/pods?labelSelector=gridgate%3Dtrue&limit=500' },
@@ -104,7 +100,7 @@ describe('reapOrphanPods', () => {
   });
 
   it('ends a running record whose pod is gone or finished, then deletes the finished pod on the next pass', async () => {
-    const { deps, sessions, report, pod, session } = setup();
+    const { sessions, sweep, pod, session } = setup();
     await session('gone', 'gg-gone');
     await session('crashed', await pod('crashed', 5 * MINUTE));
     (kube.pods.get('gridgate/gg-crashed') as { pod: { status: unknown } }).pod.status = {
@@ -112,39 +108,87 @@ describe('reapOrphanPods', () => {
       reason: 'OOMKilled',
     };
 
-    const first = report();
-    await reapOrphanPods(deps, {}, first);
+    const first = await sweep();
     expect(first.reaped).toEqual({ 'browser exited': 2 });
     expect((await sessions.get('crashed'))?.endReason).toBe('browser exited');
     expect(names()).toEqual(['gg-crashed']);
 
-    const second = report();
-    await reapOrphanPods(deps, {}, second);
+    const second = await sweep();
     expect(second.reaped).toEqual({ 'session ended': 1 });
     expect(names()).toEqual([]);
   });
 
   it('decides without deleting or writing in a dry run', async () => {
-    const { deps, sessions, report, pod, session } = setup();
+    const { sessions, sweep, pod, session } = setup();
     await pod('nosession', 3 * MINUTE);
     await session('gone', 'gg-gone');
-    const result = { ...report(), dryRun: true };
-    await reapOrphanPods(deps, { dryRun: true }, result);
+    const result = await sweep({ dryRun: true });
     expect(result.reaped).toEqual({ 'no session': 1, 'browser exited': 1 });
     expect(kube.callsOf('DELETE')).toEqual([]);
     expect((await sessions.get('gone'))?.endedAt).toBeUndefined();
   });
 
   it('reports a throttled cluster and leaves its pods for the next pass', async () => {
-    const { deps, report, pod } = setup();
+    const { sweep, pod } = setup();
     await pod('nosession', 3 * MINUTE);
     kube.throttleNext = 1;
-    const result = report();
-    await reapOrphanPods(deps, {}, result);
+    const result = await sweep();
     expect(result.clusters).toEqual([
       { cluster: 'browsers/gridgate', tasks: 0, status: 'throttled', error: expect.stringContaining('429') },
     ]);
     expect(names()).toEqual(['gg-nosession']);
+  });
+
+  it('logs the end of each session it ends, as for ECS tasks', async () => {
+    const { logger, sweep, pod, session } = setup();
+    await session('gone', 'gg-gone');
+    await session('expired', await pod('expired', 61 * MINUTE), { createdAt: T0 - 61 * MINUTE });
+    await sweep();
+    expect(logger.fieldsOf('SESSION_ENDED')).toEqual([
+      expect.objectContaining({
+        session: 'gone',
+        pool: 'pods',
+        reason: 'browser exited',
+        durationMs: 5 * MINUTE,
+      }),
+    ]);
+    expect(logger.fieldsOf('SESSION_TIMED_OUT')).toEqual([
+      expect.objectContaining({ session: 'expired', pool: 'pods', reason: 'max age' }),
+    ]);
+  });
+
+  it('leaves the rest of a namespace for the next pass when a delete is throttled, and counts it deferred', async () => {
+    const { deps, sessions, pod } = setup();
+    await pod('first', 3 * MINUTE);
+    await pod('second', 3 * MINUTE);
+    const throttled: EksPodApi = Object.assign(Object.create(api), {
+      delete: async () => {
+        throw new KubernetesApiError(429, 'TooManyRequests', 'Too many requests, please try again later.');
+      },
+    });
+    const fleet = new EksFleet(() => throttled);
+    const result = await runCleanupPass({ ...deps, sessions, metrics: new RecordingMetrics() }, [fleet]);
+    expect(result.clusters).toEqual([
+      { cluster: 'browsers/gridgate', tasks: 2, status: 'throttled', error: expect.stringContaining('429') },
+    ]);
+    expect(result.deferred).toBe(2);
+    expect(result.reaped).toEqual({});
+    expect(names()).toEqual(['gg-first', 'gg-second']);
+  });
+
+  it('names the pool of each pod from its label', async () => {
+    const { sweep, pod } = setup();
+    await pod('nosession', 3 * MINUTE);
+    const result = await sweep({ dryRun: true });
+    expect(result.items).toEqual([
+      {
+        cluster: 'browsers/gridgate',
+        reason: 'no session',
+        task: 'gg-nosession',
+        session: 'nosession',
+        pool: 'pods',
+      },
+    ]);
   });
 });
 

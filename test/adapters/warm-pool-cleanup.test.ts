@@ -19,9 +19,9 @@ import {
 } from '@aws-sdk/client-ecs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type OrphanCleanupOptions, runOrphanCleanup } from '../../functions/adapters/aws/orphan-cleanup';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import type { SessionStart, WarmTask } from '../../functions/core/warm-tasks';
+import { type OrphanCleanupOptions, runOrphanCleanup } from '../../functions/entry/aws-cleanup';
 import { sampleRecord } from '../contract/session-store.contract';
 import { useBrowserNodeStatus } from '../support/browser-node-status';
 import {

@@ -11,8 +11,8 @@ import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-
 import { DynamoSessionStarts } from '../../functions/adapters/aws/dynamo-warm-demand';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
 import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
-import { type CleanupReport, runOrphanCleanup } from '../../functions/adapters/aws/orphan-cleanup';
 import { noMetrics, systemClock } from '../../functions/core/ports';
+import { type CleanupReport, runOrphanCleanup } from '../../functions/entry/aws-cleanup';
 import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { FakeEcsApi, type FakeTask } from '../support/fake-ecs-api';

@@ -6,7 +6,8 @@
  * comes from DescribeTasks.
  */
 import { DescribeTasksCommand, type ECSClient, paginateListTasks, type Task } from '@aws-sdk/client-ecs';
-import type { TaskFacts, TaskFate } from '../../core/orphan-decisions';
+import type { FleetBrowser } from '../../core/browser-fleet';
+import type { TaskFate } from '../../core/orphan-decisions';
 import { privateIpOf } from './ecs-task-address';
 import { STARTED_BY, TASK_TAGS, WARM_CLAIMED, WARM_UNCLAIMED } from './task-tags';
 
@@ -14,8 +15,8 @@ import { STARTED_BY, TASK_TAGS, WARM_CLAIMED, WARM_UNCLAIMED } from './task-tags
 export const ECS_PAGE_SIZE = 100;
 
 /** A task gridgate started that is meant to run, with what its tags say. */
-export interface ListedTask extends TaskFacts {
-  /** The bare task ID: what session records keep as their handle. */
+export interface ListedTask extends FleetBrowser {
+  /** The bare task ID: what session records keep as their handle (and the fleet's `id`). */
   taskId: string;
   /** The pool tag, for logs and warm pools. */
   pool: string | undefined;
@@ -82,8 +83,11 @@ export function taskIdOf(taskArn: string): string {
 function listedTask(task: Task, taskArn: string): ListedTask {
   const tags = new Map((task.tags ?? []).map(({ key, value }) => [key, value]));
   const warm = tags.get(TASK_TAGS.warm);
+  const taskId = taskIdOf(taskArn);
   return {
-    taskId: taskIdOf(taskArn),
+    taskId,
+    id: taskId,
+    alive: true,
     launchedAt: epochMs(tags.get(TASK_TAGS.createdAt)) ?? task.createdAt?.getTime(),
     sessionKey: tags.get(TASK_TAGS.session) || undefined,
     pool: tags.get(TASK_TAGS.pool) || undefined,

@@ -10,9 +10,10 @@ import { randomUUID } from 'node:crypto';
 import type { ECSClient } from '@aws-sdk/client-ecs';
 import type { Dispatcher } from 'undici';
 import { abortAfter } from '../../core/abort-after';
+import type { FleetWarmPass, WarmJudgement, WarmPoolReport } from '../../core/browser-fleet';
 import { addressAllowed } from '../../core/browser-network';
 import type { Config, EcsPoolConfig } from '../../core/config';
-import { judgeWarmTask, type TaskFacts, type WarmStopReason } from '../../core/orphan-decisions';
+import { judgeWarmTask, type WarmStopReason } from '../../core/orphan-decisions';
 import { type Clock, type LaunchRequest, noMetrics, type SessionStore } from '../../core/ports';
 import { warmPoolTarget, warmTasksToStart } from '../../core/warm-pool-size';
 import type { SessionStarts, WarmTask, WarmTaskStore } from '../../core/warm-tasks';
@@ -34,26 +35,6 @@ export interface WarmPoolDeps {
   random?: () => number;
 }
 
-export interface WarmPoolReport {
-  /** Idle tasks the pool should hold, from recent demand within [min, max]. */
-  target: number;
-  /** Registered idle tasks kept (including those registered this pass). */
-  idle: number;
-  /** Started but not ready yet. */
-  starting: number;
-  registered: number;
-  /** RunTask calls that started a task (or, in a dry run, would have). */
-  started: number;
-  stopped: Partial<Record<WarmStopReason, number>>;
-  /** Why the top-up stopped short (throttled, no capacity, the deadline). */
-  error?: string;
-}
-
-export type WarmJudgement =
-  | { kind: 'session'; facts: TaskFacts }
-  | { kind: 'stop'; reason: WarmStopReason }
-  | { kind: 'keep' };
-
 interface PassContext {
   ecs: ECSClient;
   sessions: SessionStore;
@@ -72,7 +53,7 @@ const DEFAULT_INTERVALS = 10;
 const STARTS_PER_PASS = 10;
 const STATUS_TIMEOUT_MS = 2000;
 
-export class WarmPoolPass {
+export class WarmPoolPass implements FleetWarmPass<ListedTask> {
   readonly report: Record<string, WarmPoolReport> = {};
   private readonly entries = new Map<string, Map<string, WarmTask>>();
 

@@ -1,0 +1,53 @@
+/**
+ * Import rules `npm run lint` checks (dependency-cruiser): no import cycles, and imports that point
+ * inward, as docs/architecture.md draws the layers: entry → http, use-cases, adapters → core.
+ */
+const layer = (name) => `^functions/${name}/`;
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycle',
+      severity: 'error',
+      comment: 'Modules that import each other are one concept in two files, or two concepts tangled.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'core-is-pure',
+      severity: 'error',
+      comment: 'core/ is the pure rules and the ports: it imports no other layer of gridgate.',
+      from: { path: layer('core') },
+      to: { path: layer('(http|use-cases|adapters|entry)') },
+    },
+    {
+      name: 'use-cases-over-ports',
+      severity: 'error',
+      comment: 'Use cases work over ports: no HTTP, no adapter, no wiring.',
+      from: { path: layer('use-cases') },
+      to: { path: layer('(http|adapters|entry)') },
+    },
+    {
+      name: 'adapters-implement-ports',
+      severity: 'error',
+      comment:
+        'An adapter implements a port of core/; it knows neither the use cases, HTTP nor the wiring. ' +
+        'Except the runtimes the app is served on (node/ WebSockets, lambda/ streaming), which carry HTTP.',
+      from: { path: layer('adapters'), pathNot: layer('adapters/(node|lambda)') },
+      to: { path: layer('(http|use-cases|entry)') },
+    },
+    {
+      name: 'http-translates',
+      severity: 'error',
+      comment: "http/ translates HTTP to use cases; the adapters and the wiring are the entries' to choose.",
+      from: { path: layer('http') },
+      to: { path: layer('(adapters|entry)') },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.json'] },
+  },
+};
