@@ -16,6 +16,7 @@ import {
 } from './file-transfer';
 import { forwardCommand, sessionEndpoint, translateUpstreamError } from './forward-command';
 import { gridPing, gridStatus, type RequestCounter } from './grid-info';
+import { passToHub, SELENOID_PREFIXES, selenoidRequest } from './hub-passthrough';
 import { createSession } from './new-session';
 import { userQuota } from './quota';
 import { requestUser } from './request-user';
@@ -148,6 +149,13 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
         throw new WebDriverError('unknown method', `${c.req.method} is not allowed on ${c.req.path}`);
       });
     }
+  }
+
+  // Selenoid's paths, at the root only, as Selenoid and ggr serve them.
+  for (const prefix of SELENOID_PREFIXES) {
+    app.all(`${prefix}/*`, (c) =>
+      passToHub(c, deps, agent, selenoidRequest(deps, new URL(c.req.url).pathname, c.get('user'))),
+    );
   }
 
   function claimsOf(c: Context<Env>) {

@@ -16,7 +16,7 @@ import type { SessionClaims } from '../core/session-token';
 import { byteLimit, checkDeclaredLength } from './request-body';
 import { commandWait, waitSignal } from './runtime-limits';
 import { isUnreachable, sessionGone } from './session-gone';
-import { clientResponseHeaders, upstreamRequestHeaders } from './upstream-client';
+import { clientResponseHeaders, upstreamRequestHeaders, webResponseHeaders } from './upstream-client';
 import { mayMeanSessionGone, upstreamSessionGone } from './upstream-session-gone';
 
 export interface Command {
@@ -187,10 +187,7 @@ async function forwardPortably(c: Context, deps: GridDeps, agent: Dispatcher, co
     const gone = await upstreamSessionGone(deps, command.claims, heldBody);
     if (gone) throw gone;
   }
-  const responseHeaders = new Headers();
-  for (const [name, value] of Object.entries(clientResponseHeaders(response.headers))) {
-    for (const item of Array.isArray(value) ? value : [value]) responseHeaders.append(name, item);
-  }
+  const responseHeaders = webResponseHeaders(clientResponseHeaders(response.headers));
   const empty = response.statusCode === 204 || response.statusCode === 304 || request.method === 'HEAD';
   const answer = heldBody ?? (Readable.toWeb(response.body) as ReadableStream);
   return new Response(empty ? null : answer, {

@@ -41,11 +41,21 @@ export interface CreatedSession {
  * new-session value, its session ID replaced by gridgate's signed one. On failure or abort it stops
  * what it started and throws; freeing the slot is the caller's job.
  */
+/** How this attempt stands among the request's others. */
+export interface AttemptPlace {
+  /**
+   * Another pool is left to try after this one: a busy Selenoid hub is then asked to refuse at once
+   * (X-Selenoid-No-Wait, as ggr sends it whenever more than one host is left) instead of queueing the request.
+   */
+  othersLeft: boolean;
+}
+
 export async function launchSession(
   deps: GridDeps,
   agent: Dispatcher,
   pool: PoolConfig,
   attempt: LaunchAttempt,
+  place: AttemptPlace,
 ): Promise<CreatedSession> {
   const launcher = deps.launchers[pool.kind];
   if (!launcher) throw new Error(`no launcher for ${pool.kind} pools`);
@@ -67,7 +77,7 @@ export async function launchSession(
   try {
     onStage('session');
     const created = await withAttemptTimeout(pool, attempt.signal, (signal) =>
-      forwardNewSession(agent, pool, browser, signal),
+      forwardNewSession(agent, pool, browser, signal, place),
     );
     upstreamId = created.sessionId;
     await launcher.opened?.(browser.handle, created.capabilities);
@@ -177,6 +187,7 @@ async function forwardNewSession(
   pool: PoolConfig,
   browser: LaunchedBrowser,
   signal: AbortSignal,
+  place: AttemptPlace,
 ): Promise<CreatedSession> {
   const endpoint = upstreamEndpoint(pool, browser.address);
   const headers: Record<string, string> = {
@@ -185,6 +196,9 @@ async function forwardNewSession(
     // Hubs behind proxies answered gzip that nobody decoded (ggr #294): ask for none, decode anyway.
     'accept-encoding': 'identity',
   };
+  // Selenoid answers 429 at once to a request with this header (any value) when it is full; other hubs
+  // ignore it. Empty, as ggr sends it.
+  if (pool.kind === 'hub' && place.othersLeft) headers['x-selenoid-no-wait'] = '';
   if (endpoint.authorization) headers.authorization = endpoint.authorization;
   let response: Dispatcher.ResponseData;
   let text: string;

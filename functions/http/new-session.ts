@@ -220,10 +220,13 @@ async function launchInPools(
   let stage = 'launch';
   let state = NO_FAILURES;
   let pool: PoolConfig | undefined = first;
+  // The pools this attempt's was chosen from (it among them).
+  let candidates = slots.pools;
   while (pool) {
     attempts++;
     try {
-      return { pool, session: await launchSession(deps, agent, pool, attempt) };
+      const place = { othersLeft: candidates.length > 1 };
+      return { pool, session: await launchSession(deps, agent, pool, attempt, place) };
     } catch (error) {
       await releaseSlot(deps, attempt.key);
       if (answeredAtOnce(pool, error)) {
@@ -246,6 +249,7 @@ async function launchInPools(
     }
     const remaining = nextCandidates(slots.pools, state);
     if (remaining.length === 0) break;
+    candidates = remaining;
     const next = await trySlot(deps, { ...slots, pools: remaining });
     pool = 'taken' in next ? next.taken : undefined;
     if ('refused' in next) {

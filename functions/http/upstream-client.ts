@@ -59,6 +59,15 @@ export function clientResponseHeaders(
   return forwardable(headers, NONE);
 }
 
+/** Node-style headers (a value may be a list) as a web Headers object, for a web Response. */
+export function webResponseHeaders(headers: Record<string, string | string[]>): Headers {
+  const out = new Headers();
+  for (const [name, value] of Object.entries(headers)) {
+    for (const item of Array.isArray(value) ? value : [value]) out.append(name, item);
+  }
+  return out;
+}
+
 function forwardable(
   headers: Record<string, HeaderValue>,
   dropped: Set<string>,

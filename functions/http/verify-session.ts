@@ -5,19 +5,10 @@ import { invalidSessionId } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import type { SessionClaims } from '../core/session-token';
 
+/** The claims of a running session of this user's. */
 export function verifySession(deps: GridDeps, token: string, user: string): SessionClaims {
-  const check = deps.tokens.verify(token, user);
-  const reject = (reason: string, message: string) => {
-    deps.logger.log('SESSION_ID_REJECTED', { user, reason, id: token.slice(0, 24) });
-    return invalidSessionId(message);
-  };
-  // Forged, altered, truncated and other users' IDs all fail the same check and get the same answer.
-  if (!check.ok) throw reject(check.reason, 'no such session: the session ID is not valid for this user');
-  const { claims } = check;
-  // A pool a reload removed or changed stays reachable, as it was, for the sessions still in it.
-  if (!sessionPool(deps, claims)) {
-    throw reject('pool', `no such session: its pool "${claims.pool}" is not served here`);
-  }
+  const claims = verifySessionOwner(deps, token, user);
+  const reject = (reason: string, message: string) => rejected(deps, user, token, reason, message);
   if (deps.clock.now() - claims.createdAt >= claims.maxAgeMs) {
     throw reject(
       'max age',
@@ -28,4 +19,26 @@ export function verifySession(deps: GridDeps, token: string, user: string): Sess
   const ended = deps.ended.recall(claims.key);
   if (ended) throw reject('ended', `session ended: ${describeEnd(ended)}`);
   return claims;
+}
+
+/**
+ * The claims of a session of this user's, running or ended: what its recordings, logs and downloads are
+ * served by after it ended (maximum age included). Only the ID is checked: its signature, its user, its pool.
+ */
+export function verifySessionOwner(deps: GridDeps, token: string, user: string): SessionClaims {
+  const check = deps.tokens.verify(token, user);
+  const reject = (reason: string, message: string) => rejected(deps, user, token, reason, message);
+  // Forged, altered, truncated and other users' IDs all fail the same check and get the same answer.
+  if (!check.ok) throw reject(check.reason, 'no such session: the session ID is not valid for this user');
+  const { claims } = check;
+  // A pool a reload removed or changed stays reachable, as it was, for the sessions still in it.
+  if (!sessionPool(deps, claims)) {
+    throw reject('pool', `no such session: its pool "${claims.pool}" is not served here`);
+  }
+  return claims;
+}
+
+function rejected(deps: GridDeps, user: string, token: string, reason: string, message: string) {
+  deps.logger.log('SESSION_ID_REJECTED', { user, reason, id: token.slice(0, 24) });
+  return invalidSessionId(message);
 }

@@ -2,7 +2,8 @@
  * WebSocket upgrades for BiDi (webSocketUrl) and CDP (se:cdp), proxied with `ws` after the same
  * session-ID check as every command; messages either way count as activity for the idle timeout. Also
  * the status page's live VNC view (noVNC's websockify socket), after the same checks as the session's
- * page; watching is not activity.
+ * page; watching is not activity. And Selenoid's own sockets of hub sessions, `/devtools/{id}/…` and `/vnc/{id}`,
+ * relayed to the hub as ggr relays them (core/selenoid-paths.ts).
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -11,6 +12,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { WebDriverError } from '../../core/errors';
 import type { GridDeps } from '../../core/grid-deps';
 import { sessionEndpoint } from '../../http/forward-command';
+import { hubTarget, selenoidRequest } from '../../http/hub-passthrough';
 import { requestUser } from '../../http/request-user';
 import { visibleSession } from '../../http/ui/ui-data';
 import { requireVncTarget } from '../../http/ui/ui-vnc';
@@ -22,6 +24,8 @@ import { isWebSocketUpgrade, serveAsHttp } from './non-websocket-upgrade';
 const SESSION_PATH = /^(?:\/wd\/hub)?\/session\/([A-Za-z0-9_-]+)(\/[^?]*)?$/;
 // The status page's VNC view of a session (functions/http/ui/ui-routes.ts VNC_PREFIX).
 const VNC_PATH = /^\/ui\/api\/sessions\/([A-Za-z0-9_-]{1,64})\/vnc\/websockify$/;
+// Selenoid's WebSocket paths (the rest of the path is checked by parseSelenoidPath).
+const SELENOID_SOCKET = /^\/(?:devtools|vnc)\//;
 const CONNECT_TIMEOUT_MS = 10_000;
 
 interface Upstream {
@@ -54,7 +58,12 @@ export function attachWebSocketProxy(
     );
     if (refusal) return refuse(socket, refusal);
     const vnc = VNC_PATH.exec(url.pathname);
-    (vnc ? connectVnc(req, deps, vnc[1] as string) : connect(req, url, deps))
+    const connecting = vnc
+      ? connectVnc(req, deps, vnc[1] as string)
+      : SELENOID_SOCKET.test(url.pathname)
+        ? connectHub(req, url, deps)
+        : connect(req, url, deps);
+    connecting
       .then((upstream) => {
         if (socket.destroyed) return upstream.socket.terminate(); // the client gave up meanwhile
         clients.handleUpgrade(req, socket, head, (client) => relay(client, upstream));
@@ -81,6 +90,22 @@ async function connect(req: IncomingMessage, url: URL, deps: GridDeps): Promise<
   return { socket, onMessage: () => deps.sessions.touch(claims.key, deps.clock.now()) };
 }
 
+/** A hub session's DevTools or VNC socket at its hub, with the hub's credentials. */
+async function connectHub(req: IncomingMessage, url: URL, deps: GridDeps): Promise<Upstream> {
+  const user = await requestUser(deps, req.headers.authorization);
+  const { path, claims } = selenoidRequest(deps, url.pathname, user);
+  const target = hubTarget(deps, path, claims);
+  const wsOrigin = target.endpoint.origin.replace(/^http/, 'ws');
+  // Selenoid and ggr take these with golang.org/x/net/websocket's Handler, which refuses a handshake
+  // without a parseable Origin (403): the hub is told its own, as a page of its own would say.
+  const socket = await open(`${wsOrigin}${target.path}${url.search}`, req, target.endpoint.authorization, {
+    origin: target.endpoint.origin,
+  });
+  // DevTools traffic drives the browser (activity, as se:cdp's); watching over VNC does not.
+  const touch = () => deps.sessions.touch(claims.key, deps.clock.now());
+  return { socket, ...(path.kind === 'devtools' ? { onMessage: touch } : {}) };
+}
+
 /** The session's noVNC socket, for its owner or an admin (the page's origin was checked on upgrade). */
 async function connectVnc(req: IncomingMessage, deps: GridDeps, key: string): Promise<Upstream> {
   const user = await requestUser(deps, req.headers.authorization, req.socket.remoteAddress);
@@ -90,15 +115,26 @@ async function connectVnc(req: IncomingMessage, deps: GridDeps, key: string): Pr
 }
 
 /** Opens the upstream socket with the client's subprotocols, resolving once it is open. */
-async function open(target: string, req: IncomingMessage, authorization?: string): Promise<WebSocket> {
+async function open(
+  target: string,
+  req: IncomingMessage,
+  authorization?: string,
+  extra: { origin?: string } = {},
+): Promise<WebSocket> {
   const protocols = req.headers['sec-websocket-protocol']?.split(',').map((p) => p.trim());
   const socket = new WebSocket(target, protocols, {
+    ...extra,
     perMessageDeflate: false,
     handshakeTimeout: CONNECT_TIMEOUT_MS,
     headers: authorization ? { authorization } : {},
   });
   await new Promise<void>((resolve, reject) => {
-    socket.once('open', resolve);
+    // Held until the relay listens: a server that speaks first (VNC's RFB greeting, a DevTools
+    // event) would otherwise say it to nobody while the client's upgrade completes.
+    socket.once('open', () => {
+      socket.pause();
+      resolve();
+    });
     socket.once('error', reject);
     socket.once('unexpected-response', (_req, res) =>
       reject(
@@ -129,6 +165,7 @@ function relay(client: WebSocket, upstream: Upstream): void {
   };
   pipe(client, upstream.socket);
   pipe(upstream.socket, client);
+  upstream.socket.resume();
 }
 
 function closeQuietly(socket: WebSocket, code: number, reason: Buffer): void {
