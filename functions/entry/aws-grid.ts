@@ -1,11 +1,12 @@
 import type { Dispatcher } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
+import { HubArtifacts } from '../adapters/hub/hub-artifacts';
 import { HubLauncher } from '../adapters/hub/hub-launcher';
 import { JsonLogger } from '../adapters/node/json-logger';
 import { isHubOrigin } from '../core/browser-network';
 import { EndedSessions } from '../core/ended-sessions';
-import type { GridDeps } from '../core/grid-deps';
+import { type GridDeps, sessionPool } from '../core/grid-deps';
 import { systemClock } from '../core/ports';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
@@ -48,6 +49,10 @@ export async function awsGrid(
   const deps: GridDeps = {
     config,
     launchers,
+    // Hub sessions' videos and logs, from their hubs.
+    ...(kinds.has('hub')
+      ? { artifacts: { hub: new HubArtifacts((session) => sessionPool(deps, session), agent) } }
+      : {}),
     sessions: await adapters.sessionStore(table, logger),
     queue: new SlotQueue(),
     ended: new EndedSessions(),

@@ -8,6 +8,7 @@ import { serve } from '@hono/node-server';
 import packageJson from '../../package.json' with { type: 'json' };
 import { eksLauncherByAuth } from '../adapters/aws/eks-auth-launcher';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
+import { HubArtifacts } from '../adapters/hub/hub-artifacts';
 import { HubLauncher } from '../adapters/hub/hub-launcher';
 import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
 import { LocalRecordings } from '../adapters/local/local-recordings';
@@ -20,7 +21,7 @@ import type { Config } from '../core/config';
 import { endAllSessions, endSession, expireSessions } from '../core/end-session';
 import { EndedSessions } from '../core/ended-sessions';
 import { freeStaleSlots } from '../core/free-stale-slots';
-import { type GridDeps, poolsNamed } from '../core/grid-deps';
+import { type GridDeps, poolsNamed, sessionPool } from '../core/grid-deps';
 import { runEvery } from '../core/periodic-task';
 import { reportGridGauges } from '../core/pool-gauges';
 import { type Logger, type Metrics, type SessionRecord, systemClock } from '../core/ports';
@@ -150,7 +151,7 @@ export async function startGrid(
         }),
       }),
     },
-    artifacts: { local: recordings },
+    artifacts: { local: recordings, hub: new HubArtifacts((session) => sessionPool(deps, session), agent) },
     sessions,
     queue: new SlotQueue(),
     ended: new EndedSessions(),

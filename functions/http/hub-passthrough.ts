@@ -1,10 +1,10 @@
 /**
- * Selenoid's paths for a hub pool's sessions (`/video/`, `/logs/`, `/download/`, `/clipboard/`, `/devtools/`),
- * passed through to the hub as ggr does: any method, the query kept, the answer streamed back unchanged.
+ * Selenoid's paths for a hub pool's sessions (`/download/`, `/clipboard/`, `/devtools/`), passed through to
+ * the hub as ggr does: any method, the query kept, the answer streamed back unchanged.
  * Unlike ggr, the ID is gridgate's signed one, checked for the caller (a forged or another user's ID never
- * reaches a hub), and the hub hears its own credentials, never the client's. Running or ended sessions
- * alike: Selenoid keeps a session's video and log after it. WebSockets (devtools, VNC) are the Node
- * server's (adapters/node/websocket-proxy.ts).
+ * reaches a hub), and the hub hears its own credentials, never the client's; running or ended sessions
+ * alike. Videos and logs are served by the recordings' routes (adapters/hub/hub-artifacts.ts for hub
+ * pools); WebSockets (devtools, VNC) by the Node server (adapters/node/websocket-proxy.ts).
  */
 import { pipeline, Readable } from 'node:stream';
 import type { Context } from 'hono';
@@ -19,7 +19,7 @@ import { clientResponseHeaders, upstreamRequestHeaders, webResponseHeaders } fro
 import { verifySessionOwner } from './verify-session';
 
 /** The prefixes served here, each followed by a session ID. */
-export const SELENOID_PREFIXES = ['/video', '/logs', '/download', '/clipboard', '/devtools'] as const;
+export const SELENOID_PREFIXES = ['/download', '/clipboard', '/devtools'] as const;
 
 /** A Selenoid path and the session it names, or W3C `unknown command` / `invalid session id`. */
 export function selenoidRequest(

@@ -48,13 +48,16 @@ describe('a Selenium Grid 4 hub beside a full Selenoid', { timeout: TEST_MS }, (
       expect(await (hub as SeleniumGrid).sessions()).toBe(1);
       expect(await driver.getTitle()).toBe('');
 
-      // Grid 4 records no video: its own 404 comes back through gridgate.
+      // Grid 4 records no video: its 404 is gridgate's "no video".
       const video = await fetch(`${url}/video/${sessionId}.mp4`);
-      const text = await video.text();
-      expect(video.status, text).toBe(404);
-      // Grid 4's own words, naming the path it was asked for: its own session ID in gridgate's place.
+      expect(video.status).toBe(404);
+      expect(((await video.json()) as { value: { message: string } }).value.message).toMatch(/^no video/);
+      // Nor does it serve Selenoid's downloads: its own words come back, naming its own session ID.
+      const download = await fetch(`${url}/download/${sessionId}/report.txt`);
+      const text = await download.text();
+      expect(download.status, text).toBe(404);
       const { message } = (JSON.parse(text) as { value: { message: string } }).value;
-      expect(message).toMatch(/^Unable to find handler for \(GET\) \/video\/[0-9a-f]{32}\.mp4$/);
+      expect(message).toMatch(/^Unable to find handler for \(GET\) \/download\/[0-9a-f]{32}\/report\.txt$/);
       // A forged ID is gridgate's own W3C refusal.
       const forged = await fetch(`${url}/logs/forged-id.log`);
       expect(forged.status).toBe(404);

@@ -1,10 +1,11 @@
 /** The whole gridgate app in-process (createApp) with fake browsers, a fixed clock and an in-memory store. */
 import { expect } from 'vitest';
+import { HubArtifacts } from '../../functions/adapters/hub/hub-artifacts';
 import { HubLauncher } from '../../functions/adapters/hub/hub-launcher';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { parseConfig } from '../../functions/core/config';
 import { EndedSessions } from '../../functions/core/ended-sessions';
-import type { GridDeps } from '../../functions/core/grid-deps';
+import { type GridDeps, sessionPool } from '../../functions/core/grid-deps';
 import type { SessionStore, UserDirectory } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
 import { SlotQueue } from '../../functions/core/slot-queue';
@@ -60,9 +61,11 @@ export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
   const logger = new CollectingLogger();
   const metrics = new RecordingMetrics();
   const sessions = options.sessions ?? new MemorySessionStore(clock);
+  const agent = new LoopbackOnlyAgent();
   const deps: GridDeps = {
     config,
     launchers: { local: launcher, hub: new HubLauncher() },
+    artifacts: { hub: new HubArtifacts((session) => sessionPool(deps, session), agent) },
     sessions,
     queue: new SlotQueue(),
     ended: new EndedSessions(),
@@ -73,7 +76,6 @@ export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
     clock,
     version: '9.9.9-test',
   };
-  const agent = new LoopbackOnlyAgent();
   const app = createApp(deps, { agent });
   return {
     app,
