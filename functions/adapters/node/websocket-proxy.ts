@@ -92,7 +92,7 @@ async function connect(req: IncomingMessage, url: URL, deps: GridDeps): Promise<
 
 /** A hub session's DevTools or VNC socket at its hub, with the hub's credentials. */
 async function connectHub(req: IncomingMessage, url: URL, deps: GridDeps): Promise<Upstream> {
-  const user = await requestUser(deps, req.headers.authorization);
+  const user = await requestUser(deps, req.headers.authorization, req.socket.remoteAddress);
   const { path, claims } = selenoidRequest(deps, url.pathname, user);
   const target = hubTarget(deps, path, claims);
   const wsOrigin = target.endpoint.origin.replace(/^http/, 'ws');
