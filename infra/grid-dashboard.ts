@@ -16,8 +16,11 @@ import {
   Metric,
   SingleValueWidget,
   Stats,
+  LogQueryVisualizationType,
+  LogQueryWidget,
   TextWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type { EcsPoolConfig } from '../functions/core/config';
@@ -34,6 +37,11 @@ export interface GridDashboardProps {
   routerMemoryMb?: number;
   /** The REST API, when that is the front door (requests, 4XX/5XX, cost). */
   api?: RestApi;
+  /**
+   * The log groups of whatever ends sessions (the router, the cleanup): each ended cloud session's log
+   * line carries its user, pool and costDollars, summed per user and pool in a table.
+   */
+  sessionLogGroups?: ILogGroup[];
   /** Shown in an alarm-status row. */
   alarms?: Alarm[];
   /** @default US_EAST_1_PRICES */
@@ -125,6 +133,9 @@ export class GridDashboard extends Construct {
       }),
     );
     this.dashboard.addWidgets(...this.routerWidgets(props), ...this.costWidgets(props));
+    if (props.sessionLogGroups && props.sessionLogGroups.length > 0) {
+      this.dashboard.addWidgets(costByUser(props.sessionLogGroups));
+    }
     if (props.alarms && props.alarms.length > 0) {
       this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', width: 24, alarms: props.alarms }));
     }
@@ -270,6 +281,27 @@ function estimatedCost(props: GridDashboardProps, period: Duration): MathExpress
     usingMetrics,
     label: 'USD',
     period,
+  });
+}
+
+/**
+ * Costs per user are read from the log, never a metric: a user is no metric dimension (cardinality).
+ * Every ended session with a cost logs one line with `user`, `pool` and `costDollars`.
+ */
+function costByUser(logGroups: ILogGroup[]): LogQueryWidget {
+  return new LogQueryWidget({
+    title: 'Recorded cost of ended sessions by user and pool (USD, the time range shown)',
+    width: 24,
+    height: 6,
+    view: LogQueryVisualizationType.TABLE,
+    logGroupNames: logGroups.map((group) => group.logGroupName),
+    queryLines: [
+      'fields user, pool, costDollars',
+      'filter ispresent(costDollars)',
+      'stats sum(costDollars) as dollars, count(*) as sessions by user, pool',
+      'sort dollars desc',
+      'limit 100',
+    ],
   });
 }
 

@@ -165,6 +165,11 @@ export class GridgateStack extends Stack {
       routerFunction: this.frontDoor.routerFunction,
       routerMemoryMb: props.frontDoor?.memorySize,
       api: this.frontDoor.api,
+      sessionLogGroups: [
+        this.cleanup.function.logGroup,
+        ...(this.frontDoor.routerFunction ? [this.frontDoor.routerFunction.logGroup] : []),
+        ...(this.frontDoor.webFunction ? [this.frontDoor.webFunction.logGroup] : []),
+      ],
       alarms: this.alarms.all,
     });
 

@@ -54,6 +54,8 @@ const ENTRY_POINT = 'index.mjs';
 
 export class RouterWebFunction extends Construct {
   readonly function: WebFunction;
+  /** Where its log lines go (the dashboard reads ended sessions' costs there). */
+  readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: RouterWebFunctionProps) {
     super(scope, id);
@@ -67,6 +69,7 @@ export class RouterWebFunction extends Construct {
         securityGroups: [props.securityGroup],
       }),
     });
+    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention ?? RetentionDays.ONE_MONTH });
     this.function = new WebFunction(this, 'Function', {
       runtime: WebFunctionRuntime.NODEJS_24_X,
       entryPoint: ENTRY_POINT,
@@ -103,7 +106,7 @@ export class RouterWebFunction extends Construct {
       egressNetworkConnector: connector,
       timeout: props.timeout,
       maxConcurrencyPerEnvironment: props.maxConcurrencyPerEnvironment ?? 128,
-      logGroup: new LogGroup(this, 'Logs', { retention: props.logRetention ?? RetentionDays.ONE_MONTH }),
+      logGroup: this.logGroup,
       environment: {
         GRIDGATE_CONFIG: BUNDLED_CONFIG_PATH,
         NODE_OPTIONS: '--enable-source-maps',

@@ -338,6 +338,31 @@ describe('the dashboard', () => {
     expect(cost).toContain('requests * 0.0000035');
   });
 
+  it('sums the costs per user and pool from the log lines of the router and the cleanup', () => {
+    const table = body.widgets.find((w) => w.type === 'log');
+    expect(table?.properties.title).toBe(
+      'Recorded cost of ended sessions by user and pool (USD, the time range shown)',
+    );
+    expect(table?.properties.view).toBe('table');
+    const query = String(table?.properties.query).replace(/\s+/g, ' ');
+    expect(query).toMatch(/^SOURCE 'REF' \| SOURCE 'REF' \| fields user, pool, costDollars/);
+    expect(query).toContain(
+      'filter ispresent(costDollars) | stats sum(costDollars) as dollars, count(*) as sessions by user, pool',
+    );
+    // The two sources are the log groups the router and the cleanup functions write to.
+    const raw = JSON.stringify(
+      Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]?.Properties.DashboardBody,
+    );
+    for (const prefix of ['FrontDoorRouter', 'CleanupFunction']) {
+      const [, fn] = Object.entries(template.findResources('AWS::Lambda::Function')).find(([id]) =>
+        id.startsWith(prefix),
+      ) ?? [undefined, undefined];
+      const group = fn?.Properties.LoggingConfig.LogGroup.Ref;
+      expect(group).toMatch(new RegExp(`^${prefix}Logs`));
+      expect(raw).toContain(`SOURCE '",{"Ref":"${group}"}`);
+    }
+  });
+
   it("sums and averages the SessionCost each ended session's record carries, per pool", () => {
     expect(expressions('Recorded cost of ended sessions per hour, by pool (USD)')).toEqual([
       'SELECT SUM(SessionCost) FROM gridgate GROUP BY pool',
