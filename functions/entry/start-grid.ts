@@ -11,8 +11,10 @@ import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-direct
 import { HubArtifacts } from '../adapters/hub/hub-artifacts';
 import { HubLauncher } from '../adapters/hub/hub-launcher';
 import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
+import { ffmpegInstaller } from '../adapters/local/ensure-ffmpeg';
 import { LocalRecordings } from '../adapters/local/local-recordings';
 import { sweepOrphans } from '../adapters/local/orphan-sweep';
+import { SessionRecordings } from '../adapters/local/session-recordings';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store';
 import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
@@ -109,7 +111,19 @@ export async function startGrid(
   if (orphans.processes)
     metrics.count('OrphansReaped', { reason: 'process left running' }, orphans.processes);
   if (orphans.profiles) metrics.count('OrphansReaped', { reason: 'profile left behind' }, orphans.profiles);
+  // Local sessions' videos and logs, on this machine's disk; a running session's log is served as it grows.
+  const recordingSettings = () => deps.config.recording;
+  const recordings: LocalRecordings = new LocalRecordings(recordingSettings, (key) =>
+    sessionRecordings.liveLog(key),
+  );
+  const sessionRecordings: SessionRecordings = new SessionRecordings({
+    store: recordings,
+    settings: recordingSettings,
+    ffmpeg: ffmpegInstaller(logger),
+    logger,
+  });
   const launcher = new ChromedriverLauncher({
+    recordings: sessionRecordings,
     onUnexpectedExit: (handle, exit) => {
       logger.log('BROWSER_EXITED', { handle, ...exit });
       // The store may be down just now: the session then ends at its idle timeout, by the sweep.
@@ -124,8 +138,6 @@ export async function startGrid(
         );
     },
   });
-  // Local sessions' videos and logs, on this machine's disk.
-  const recordings = new LocalRecordings(() => deps.config.recording);
   prometheus?.onScrape((into) => reportGridGauges(deps, into));
   // Heads sharing a DynamoDB table claim the warm tasks the cleanup keeps there.
   const warmTable = warmTaskTable(config);

@@ -6,6 +6,7 @@ import { type UpstreamEndpoint, upstreamEndpoint } from '../core/browser-network
 import { type Capabilities, isObject } from '../core/capabilities';
 import type { PoolConfig } from '../core/config';
 import { stageRank } from '../core/creation-stages';
+import { devtoolsAddress } from '../core/devtools-address';
 import { endSession } from '../core/end-session';
 import { invalidArgument, WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
@@ -305,12 +306,4 @@ function decode(bytes: Buffer, encoding: string | string[] | undefined): string 
   if (name === 'deflate') return inflateSync(bytes).toString('utf8');
   if (name === 'br') return brotliDecompressSync(bytes).toString('utf8');
   return bytes.toString('utf8');
-}
-
-/** Chromium's DevTools address from chromedriver's answer ("localhost:41575" → "127.0.0.1:41575"). */
-function devtoolsAddress(capabilities: Capabilities): string {
-  const options = capabilities['goog:chromeOptions'];
-  const address =
-    isObject(options) && typeof options.debuggerAddress === 'string' ? options.debuggerAddress : '';
-  return address.replace(/^localhost:/, '127.0.0.1:');
 }

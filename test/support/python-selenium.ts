@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('../e2e/python/drive_grid.py', import.meta.url));
 const UPLOAD_SCRIPT = fileURLToPath(new URL('../e2e/python/upload_file.py', import.meta.url));
+const RECORD_SCRIPT = fileURLToPath(new URL('../e2e/python/record_session.py', import.meta.url));
 export const PYTHON_SCRIPT_TIMEOUT_MS = 140_000;
 
 export interface ScriptRun {
@@ -22,6 +23,11 @@ export function runPythonScript(gridUrl: string, pageUrl: string): Promise<Scrip
 /** Runs test/e2e/python/upload_file.py: send_keys of a local file into the page's file input. */
 export function runPythonUpload(gridUrl: string, pageUrl: string, localPath: string): Promise<ScriptRun> {
   return runPython(UPLOAD_SCRIPT, [gridUrl, pageUrl, localPath]);
+}
+
+/** Runs test/e2e/python/record_session.py: a session asking for its video and log with selenoid:options. */
+export function runPythonRecordedSession(gridUrl: string, pageUrl: string): Promise<ScriptRun> {
+  return runPython(RECORD_SCRIPT, [gridUrl, pageUrl]);
 }
 
 function runPython(script: string, args: string[]): Promise<ScriptRun> {

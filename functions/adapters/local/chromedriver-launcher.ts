@@ -9,14 +9,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Capabilities } from '../../core/capabilities';
 import type { PoolConfig } from '../../core/config';
-import type { LaunchedBrowser, Launcher, LaunchRequest } from '../../core/ports';
+import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
 import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
 import { BrowserWatch } from './browser-watch';
 import { chromiumCapabilities, wantsDownloads } from './chromium-capabilities';
 import { launchChromium, warmChromiumArgs } from './chromium-process';
 import { LocalFileTransfer } from './local-file-transfer';
+import { type Group, stopGroup } from './process-group';
 import { SessionDirectories } from './session-directories';
+import type { SessionRecordings } from './session-recordings';
 import { type ReadyBrowser, WarmBrowsers } from './warm-browsers';
 
 /** Set in the environment of every chromedriver (and so Chromium) gridgate starts. */
@@ -30,16 +33,6 @@ const STARTED = /ChromeDriver was started successfully on port (\d+)/;
  */
 const PORT_RACE = /Address already in use|port not available/i;
 const PORT_RACE_ATTEMPTS = 3;
-// chromedriver gets this long to end on SIGTERM before its whole group is killed; kept short because
-// shutdown must finish before a supervisor's own kill deadline (often 3 s after SIGTERM).
-const STOP_GRACE_MS = 500;
-const GROUP_EXIT_WAIT_MS = 2000;
-
-/** A process group gridgate started: chromedriver's, or a warm browser's Chromium. */
-interface Group {
-  child: ChildProcess;
-  exited: Promise<void>;
-}
 
 interface RunningDriver {
   child: ChildProcess;
@@ -66,6 +59,8 @@ export interface UnexpectedExit {
 export interface ChromedriverLauncherOptions {
   /** Called when a session's chromedriver or Chromium ends without being stopped (a crash, or killed from outside). */
   onUnexpectedExit?: (handle: string, exit: UnexpectedExit) => void;
+  /** Records the sessions that ask for a video or a log; none: nothing is recorded. */
+  recordings?: SessionRecordings;
 }
 
 export class ChromedriverLauncher implements Launcher {
@@ -99,15 +94,22 @@ export class ChromedriverLauncher implements Launcher {
 
   constructor(private readonly options: ChromedriverLauncherOptions = {}) {}
 
-  async start({ pool, capabilities, signal, onStage }: LaunchRequest): Promise<LaunchedBrowser> {
+  async start(request: LaunchRequest): Promise<LaunchedBrowser> {
+    const { pool, capabilities, signal, onStage } = request;
     if (pool.kind !== 'local') throw new Error(`ChromedriverLauncher cannot start a ${pool.kind} pool`);
     signal.throwIfAborted();
     const runningAsRoot = isRoot();
-    // A request that needs launch-time options leaves the warm browsers to those that do not.
+    // A request that needs launch-time options leaves the warm browsers to those that do not; so does
+    // one that wants chromedriver's log, which chromedriver writes only where it was told at its start.
     const warm =
-      launchNeeds(pool, capabilities, runningAsRoot) === undefined ? await this.warm.take(pool) : undefined;
+      launchNeeds(pool, capabilities, runningAsRoot) === undefined && !request.recording?.log
+        ? await this.warm.take(pool)
+        : undefined;
+    const recordings = this.options.recordings;
+    const recording = await recordings?.begin(request);
     if (warm) {
       onStage?.('driver');
+      recordings?.track(warm.handle, recording);
       if (signal.aborted) {
         await this.stop(warm.handle);
         throw signal.reason;
@@ -118,7 +120,17 @@ export class ChromedriverLauncher implements Launcher {
         capabilities: attachCapabilities(capabilities, warm.debuggerAddress),
       };
     }
-    const driver = await this.spawnDriver(pool.chromedriver, signal, false, onStage);
+    const driver = await this.spawnDriver(
+      pool.chromedriver,
+      signal,
+      false,
+      onStage,
+      recording?.driverArgs,
+    ).catch(async (error: unknown) => {
+      await recordings?.discard(recording);
+      throw error;
+    });
+    recordings?.track(driver.handle, recording);
     let downloadDirectory: string | undefined;
     try {
       signal.throwIfAborted();
@@ -200,10 +212,11 @@ export class ChromedriverLauncher implements Launcher {
     signal: AbortSignal,
     warm: boolean,
     onStage?: LaunchRequest['onStage'],
+    driverArgs: string[] = [],
   ): Promise<Omit<ReadyBrowser, 'debuggerAddress'>> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.spawnDriverOnce(chromedriver, signal, warm, onStage);
+        return await this.spawnDriverOnce(chromedriver, signal, warm, onStage, driverArgs);
       } catch (error) {
         if (!(error instanceof PortRaceError) || attempt === PORT_RACE_ATTEMPTS || signal.aborted)
           throw error;
@@ -215,7 +228,8 @@ export class ChromedriverLauncher implements Launcher {
     chromedriver: string,
     signal: AbortSignal,
     warm: boolean,
-    onStage?: LaunchRequest['onStage'],
+    onStage: LaunchRequest['onStage'],
+    driverArgs: string[],
   ): Promise<Omit<ReadyBrowser, 'debuggerAddress'>> {
     const userDataDir = await mkdtemp(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
     if (this.stopped) {
@@ -223,7 +237,7 @@ export class ChromedriverLauncher implements Launcher {
       throw new Error('gridgate is stopping: no browser is started');
     }
     onStage?.('launch');
-    const child = spawn(chromedriver, ['--port=0'], {
+    const child = spawn(chromedriver, ['--port=0', ...driverArgs], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: launchedEnv(),
@@ -252,21 +266,33 @@ export class ChromedriverLauncher implements Launcher {
     }
   }
 
+  /** The session's browser answered its new-session request: its recording starts. */
+  async opened(handle: string, capabilities: Capabilities): Promise<void> {
+    await this.options.recordings?.opened(handle, capabilities);
+  }
+
   /** Stops the browser; every caller, the first or one arriving meanwhile (a shutdown), waits for all of it. */
-  stop(handle: string): Promise<void> {
+  stop(handle: string, context?: StopContext): Promise<void> {
     const driver = this.drivers.get(handle);
     if (!driver) return Promise.resolve();
-    driver.stopped ??= this.stopDriver(handle, driver);
+    driver.stopped ??= this.stopDriver(handle, driver, context);
     return driver.stopped;
   }
 
-  /** Both process groups, then the profile and the session's directory, then the handle is forgotten. */
-  private async stopDriver(handle: string, driver: RunningDriver): Promise<void> {
+  /**
+   * The video first, while the browser still shows its last page; both process groups; what the session
+   * recorded, once chromedriver has written its log; the profile and the session's directory; then the
+   * handle is forgotten.
+   */
+  private async stopDriver(handle: string, driver: RunningDriver, context?: StopContext): Promise<void> {
     this.browsers.unwatch(handle);
+    const recordings = this.options.recordings;
+    await recordings?.stopVideo(handle);
     const { userDataDir } = driver;
     const groups: Group[] = [driver, ...(driver.chromium ? [driver.chromium] : [])];
     await Promise.all(groups.map(stopGroup));
     await Promise.all([
+      recordings?.keep(handle, context?.reason),
       rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 }),
       this.directories.remove(handle),
     ]);
@@ -305,16 +331,6 @@ const runs = (child: ChildProcess) => child.exitCode === null && child.signalCod
 
 // Inherited by Chromium too: tells gridgate's browsers from others on the machine.
 const launchedEnv = (): NodeJS.ProcessEnv => ({ ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) });
-
-/** SIGTERM, a short grace, then SIGKILL for whatever of the group is left, and wait until none is. */
-async function stopGroup({ child, exited }: Group): Promise<void> {
-  killGroup(child, 'SIGTERM');
-  const gone = await exitsWithin(exited, STOP_GRACE_MS);
-  // Chromium outlives a chromedriver that is killed, so the whole group goes, now without asking.
-  killGroup(child, 'SIGKILL');
-  if (!gone) await exited;
-  await groupGone(child);
-}
 
 /** chromedriver lost its port to another process between its IPv6 and IPv4 binds. */
 class PortRaceError extends Error {}
@@ -355,38 +371,4 @@ function waitForPort(child: ChildProcess, signal: AbortSignal): Promise<number> 
     // Aborted while the profile directory was made: an abort event will not come again.
     if (signal.aborted) onAbort();
   });
-}
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
-
-/** Waits (briefly) until no process of the group is left, so "stopped" means stopped. */
-async function groupGone(child: ChildProcess): Promise<void> {
-  for (let waited = 0; waited < GROUP_EXIT_WAIT_MS && child.pid !== undefined; waited += 20) {
-    try {
-      process.kill(-child.pid, 0);
-    } catch {
-      return;
-    }
-    await delay(20);
-  }
-}
-
-// These timers stay referenced: at shutdown they are what keeps Node alive until the browsers are gone.
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function exitsWithin(exited: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  const result = await Promise.race([exited.then(() => true), timedOut]);
-  clearTimeout(timer);
-  return result;
 }

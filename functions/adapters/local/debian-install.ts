@@ -1,0 +1,63 @@
+/**
+ * Installs Debian packages a local pool needs (Chromium and chromedriver; ffmpeg for videos) when their
+ * binaries are missing: with apt-get, as root or through sudo; otherwise it says how to install them.
+ */
+import { spawn } from 'node:child_process';
+import { access, constants } from 'node:fs/promises';
+import type { Logger } from '../../core/ports';
+
+export interface DebianPackages {
+  /** What they are, for messages: "Chromium and chromedriver". */
+  what: string;
+  packages: string[];
+  /** Where Debian puts their binaries. */
+  binaries: string[];
+  /** What to do on a system without apt-get. */
+  otherwise: string;
+}
+
+/** Installs the packages unless every binary is there; throws with the command to run when it cannot. */
+export async function installMissing(
+  wanted: DebianPackages,
+  logger: Logger,
+  log = console.error,
+): Promise<void> {
+  const present = await Promise.all(wanted.binaries.map(isExecutable));
+  if (present.every(Boolean)) return;
+  const install = `apt-get update && apt-get install -y ${wanted.packages.join(' ')}`;
+  const asRoot = process.getuid?.() === 0;
+  const hasApt = await isExecutable('/usr/bin/apt-get');
+  const hasSudo = !asRoot && (await isExecutable('/usr/bin/sudo'));
+  if (!hasApt || (!asRoot && !hasSudo)) {
+    throw new Error(
+      `gridgate needs ${wanted.what} at ${wanted.binaries.join(' and ')}. ` +
+        (hasApt ? `Install them with: sudo sh -c '${install}'` : wanted.otherwise),
+    );
+  }
+  const command = asRoot ? ['sh', '-c', install] : ['sudo', 'sh', '-c', install];
+  logger.log('BROWSER_INSTALL', { missing: wanted.binaries, command: command.join(' ') });
+  log(
+    `gridgate: ${wanted.what} missing; installing Debian's ${wanted.packages.join(' and ')} with: ${command.join(' ')}`,
+  );
+  await run(command, install, wanted.what);
+}
+
+export async function isExecutable(path: string): Promise<boolean> {
+  return access(path, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
+function run([command, ...args]: string[], install: string, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command as string, args, {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`installing ${what} failed (exit ${code}); run: ${install}`)),
+    );
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * Ending what gridgate started on this machine within bounds: a process group (chromedriver's and every
+ * Chromium process under it) stopped with a short grace, and waiting for a child up to a deadline, since
+ * shutdown and a video's flush must finish before a supervisor's own kill.
+ */
+import type { ChildProcess } from 'node:child_process';
+
+// chromedriver gets this long to end on SIGTERM before its whole group is killed; kept short because
+// shutdown must finish before a supervisor's own kill deadline (often 3 s after SIGTERM).
+const STOP_GRACE_MS = 500;
+const GROUP_EXIT_WAIT_MS = 2000;
+
+/** A process group gridgate started: chromedriver's, or a warm browser's Chromium. */
+export interface Group {
+  child: ChildProcess;
+  exited: Promise<void>;
+}
+
+/** SIGTERM, a short grace, then SIGKILL for whatever of the group is left, and wait until none is. */
+export async function stopGroup({ child, exited }: Group): Promise<void> {
+  killGroup(child, 'SIGTERM');
+  const gone = await exitsWithin(exited, STOP_GRACE_MS);
+  // Chromium outlives a chromedriver that is killed, so the whole group goes, now without asking.
+  killGroup(child, 'SIGKILL');
+  if (!gone) await exited;
+  await groupGone(child);
+}
+
+/** Whether `exited` settles within `ms`. */
+export async function exitsWithin(exited: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const result = await Promise.race([exited.then(() => true), timedOut]);
+  clearTimeout(timer);
+  return result;
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/** Waits (briefly) until no process of the group is left, so "stopped" means stopped. */
+async function groupGone(child: ChildProcess): Promise<void> {
+  for (let waited = 0; waited < GROUP_EXIT_WAIT_MS && child.pid !== undefined; waited += 20) {
+    try {
+      process.kill(-child.pid, 0);
+    } catch {
+      return;
+    }
+    await delay(20);
+  }
+}
+
+// These timers stay referenced: at shutdown they are what keeps Node alive until the browsers are gone.
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

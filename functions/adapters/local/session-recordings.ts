@@ -1,0 +1,166 @@
+/**
+ * The recordings of local sessions while they run: each session that asked gets a directory of its own
+ * (named like the session directories, so the start-up sweep removes one a dead gridgate left) holding the
+ * chromedriver log (`--log-path`) and the video ffmpeg writes from the screencast. However the session ends
+ * (DELETE, idle timeout, a crashed browser, shutdown), the video is finished within the flush time and both
+ * move into the kept recordings (LocalRecordings) with the session's record; a session that never opened
+ * (its creation failed) keeps nothing.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Capabilities } from '../../core/capabilities';
+import type { RecordingConfig } from '../../core/config';
+import { devtoolsAddress } from '../../core/devtools-address';
+import type { LaunchRequest, Logger, SessionEndReason } from '../../core/ports';
+import type { RecordingWish } from '../../core/recording-wish';
+import type { LocalRecordings } from './local-recordings';
+import { ScreencastRecorder } from './screencast-recorder';
+import { SESSION_DIRECTORY_PREFIX } from './session-directories';
+
+const LOG_FILE = 'driver.log';
+
+/** A session's recording, from before its chromedriver starts until it is kept. */
+export interface PendingRecording {
+  key: string;
+  user: string;
+  pool: string;
+  browserName: string;
+  browserVersion: string;
+  wish: RecordingWish;
+  directory: string;
+  /** chromedriver's arguments for the log, if asked. */
+  driverArgs: string[];
+  openedAt?: number;
+  recorder?: ScreencastRecorder;
+  format?: 'mp4' | 'webm';
+}
+
+export interface SessionRecordingsOptions {
+  store: LocalRecordings;
+  settings: () => RecordingConfig;
+  /** The ffmpeg binary, installed on first use. */
+  ffmpeg: () => Promise<string>;
+  logger: Logger;
+}
+
+export class SessionRecordings {
+  private readonly running = new Map<string, PendingRecording>();
+
+  constructor(private readonly options: SessionRecordingsOptions) {}
+
+  /** For a session that asked for a video or a log: its directory, and chromedriver's log arguments. */
+  async begin(request: LaunchRequest): Promise<PendingRecording | undefined> {
+    const wish = request.recording;
+    if (!wish || (!wish.video && !wish.log)) return undefined;
+    const directory = await mkdtemp(join(tmpdir(), `${SESSION_DIRECTORY_PREFIX}${process.pid}-`));
+    const browserName = request.capabilities.browserName;
+    return {
+      key: request.key,
+      user: request.user,
+      pool: request.pool.name,
+      browserName: typeof browserName === 'string' ? browserName : 'chrome',
+      browserVersion: request.browserVersion ?? '',
+      wish,
+      directory,
+      driverArgs: wish.log ? [`--log-path=${join(directory, LOG_FILE)}`, '--log-level=INFO'] : [],
+    };
+  }
+
+  /** A recording whose browser never started: its directory goes. */
+  async discard(pending: PendingRecording | undefined): Promise<void> {
+    if (pending) await rm(pending.directory, { recursive: true, force: true });
+  }
+
+  /** The browser of this handle records into `pending` (or, with none, nothing). */
+  track(handle: string, pending: PendingRecording | undefined): void {
+    if (pending) this.running.set(handle, pending);
+  }
+
+  /** The session is open: its video starts now, from the browser's DevTools address in its capabilities. */
+  async opened(handle: string, capabilities: Capabilities): Promise<void> {
+    const pending = this.running.get(handle);
+    if (!pending) return;
+    pending.openedAt = Date.now();
+    if (!pending.wish.video) return;
+    const settings = this.options.settings();
+    const [width, height] = settings.size.split('x').map(Number) as [number, number];
+    const format = settings.format;
+    pending.format = format;
+    const devtools = devtoolsAddress(capabilities);
+    if (!devtools)
+      throw new Error('the browser did not say where its DevTools listen, so its screen cannot be recorded');
+    pending.recorder = await ScreencastRecorder.start({
+      ffmpeg: await this.options.ffmpeg(),
+      devtools,
+      output: join(pending.directory, `video.${format}`),
+      format,
+      fps: settings.fps,
+      width,
+      height,
+    });
+  }
+
+  /** Finishes the video while the browser still runs (its last frames), within the flush time. */
+  async stopVideo(handle: string): Promise<void> {
+    await this.running.get(handle)?.recorder?.finish(this.options.settings().flushTimeout);
+  }
+
+  /** After the browser stopped (chromedriver's log is complete): keeps what the session recorded, then clears up. */
+  async keep(handle: string, reason: SessionEndReason | undefined): Promise<void> {
+    const pending = this.running.get(handle);
+    if (!pending) return;
+    this.running.delete(handle);
+    try {
+      if (pending.openedAt !== undefined) await this.store(pending, reason);
+    } catch (error) {
+      this.options.logger.log('BACKGROUND_TASK_FAILED', {
+        task: 'keep recording',
+        session: pending.key,
+        error: String(error),
+      });
+    } finally {
+      await rm(pending.directory, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
+    }
+  }
+
+  /** A running session's log so far, by its key. */
+  liveLog(key: string): { path: string; fileName: string } | undefined {
+    for (const pending of this.running.values()) {
+      if (pending.key === key && pending.wish.log && pending.openedAt !== undefined)
+        return { path: join(pending.directory, LOG_FILE), fileName: pending.wish.logName ?? `${key}.log` };
+    }
+    return undefined;
+  }
+
+  private async store(pending: PendingRecording, reason: SessionEndReason | undefined): Promise<void> {
+    const video = pending.recorder && (await pending.recorder.finish(this.options.settings().flushTimeout));
+    const { key, user, pool, browserName, browserVersion, wish, format = 'mp4' } = pending;
+    await this.options.store.keep({
+      session: {
+        key,
+        user,
+        pool,
+        browserName,
+        browserVersion,
+        ...(wish.name ? { name: wish.name } : {}),
+        createdAt: pending.openedAt ?? Date.now(),
+        endedAt: Date.now(),
+        ...(reason ? { endReason: reason } : {}),
+      },
+      ...(pending.recorder
+        ? {
+            video: {
+              path: join(pending.directory, `video.${format}`),
+              format,
+              fileName: wish.videoName ?? `${key}.${format}`,
+            },
+          }
+        : {}),
+      ...(wish.log
+        ? { log: { path: join(pending.directory, LOG_FILE), fileName: wish.logName ?? `${key}.log` } }
+        : {}),
+      ...(video?.lastFrame ? { screenshot: video.lastFrame } : {}),
+    });
+  }
+}
