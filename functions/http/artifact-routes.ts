@@ -1,11 +1,12 @@
 /**
  * Selenoid's paths to a session's recordings, so its tooling works unchanged: `GET /video/{sessionId}.mp4`
  * and `GET /logs/{sessionId}.log` (ggr's `/video/{sessionId}` and `/logs/{sessionId}` too), answered from
- * where the session's pool keeps them (core/artifact-location.ts). Only the session's owner or an admin gets
+ * where the session's pool kind keeps them (core/artifact-location.ts); a video is served in the format it
+ * was recorded in (its Content-Type says which). Only the session's owner or an admin gets
  * them; anyone else, and any ID that is not a session's, gets the same 404, so nothing can be learnt by
  * trying IDs. Unlike commands, a session's recordings outlive its maximum age: the retention bounds them.
  */
-import type { Context, Hono } from 'hono';
+import type { Context, Hono, Next } from 'hono';
 import { artifactSourceFor } from '../core/artifact-location';
 import type { ArtifactKind, ArtifactSession } from '../core/artifact-ports';
 import { invalidSessionId, WebDriverError } from '../core/errors';
@@ -15,31 +16,32 @@ import type { Viewer } from './ui/ui-data';
 
 type Env = { Variables: { user: string } };
 
+// Selenoid's `/video/{id}.mp4` and `/logs/{id}.log`, and ggr's without the extension.
 const PATHS: { prefix: string; kind: ArtifactKind; file: RegExp }[] = [
-  { prefix: '/video', kind: 'video', file: /^([A-Za-z0-9_-]+?)(?:\.mp4|\.webm)?$/ },
+  { prefix: '/video', kind: 'video', file: /^([A-Za-z0-9_-]+?)(?:\.mp4)?$/ },
   { prefix: '/logs', kind: 'log', file: /^([A-Za-z0-9_-]+?)(?:\.log)?$/ },
 ];
 
 const NOT_VALID = 'no such session: the session ID is not valid for this user';
 
+/** A session whose pool kind keeps no recordings anywhere gridgate knows goes on to the routes registered after these. */
 export function registerArtifactRoutes(
   app: Hono<Env>,
   deps: GridDeps,
   admins: () => readonly string[],
 ): void {
   for (const { prefix, kind, file } of PATHS) {
-    const serve = async (c: Context<Env>) => {
+    app.all(`${prefix}/:file`, async (c: Context<Env>, next: Next) => {
       const token = file.exec(c.req.param('file') ?? '')?.[1];
       const user = c.get('user');
       const session = await artifactSession(deps, token, { user, admin: admins().includes(user) });
-      const artifact = await artifactSourceFor(deps, session.pool)?.find(session, kind);
+      const source = artifactSourceFor(deps, session.pool);
+      if (!source) return next();
+      if (c.req.method !== 'GET' && c.req.method !== 'HEAD')
+        throw new WebDriverError('unknown method', `${c.req.method} is not allowed on ${c.req.path}`);
+      const artifact = await source.find(session, kind);
       if (!artifact) throw invalidSessionId(missing(kind));
       return artifactResponse(c, artifact);
-    };
-    app.get(`${prefix}/:file`, serve);
-    app.on('HEAD', `${prefix}/:file`, serve);
-    app.all(`${prefix}/:file`, (c) => {
-      throw new WebDriverError('unknown method', `${c.req.method} is not allowed on ${c.req.path}`);
     });
   }
 }

@@ -151,7 +151,12 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     }
   }
 
-  // Selenoid's paths, at the root only, as Selenoid and ggr serve them.
+  // Read per request, so a config reload changes who is an admin.
+  const admins = () => options.admins ?? deps.config.admins;
+  // Selenoid's /video/ and /logs/, at the root only, as Selenoid and ggr serve them: the recordings gridgate
+  // keeps itself; a session whose pool kind has none here goes on to the routes registered after these.
+  registerArtifactRoutes(app, deps, admins);
+  // Selenoid's other paths, at the root only, as Selenoid and ggr serve them.
   for (const prefix of SELENOID_PREFIXES) {
     app.all(`${prefix}/*`, (c) =>
       passToHub(c, deps, agent, selenoidRequest(deps, new URL(c.req.url).pathname, c.get('user'))),
@@ -191,9 +196,6 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     return handler(c, { files, handle: claims.handle, maxBodySize, maxUploadSize });
   }
 
-  // Read per request, so a config reload changes who is an admin.
-  const admins = () => options.admins ?? deps.config.admins;
-  registerArtifactRoutes(app, deps, admins);
   registerUiRoutes(app, deps, {
     admins,
     agent,
