@@ -1,6 +1,8 @@
 # A gridgate router head: the Node server's production build (`npm run build`, dist/server/), the same
 # program `npm start` runs, on Node.js 22. It reads its config from GRIDGATE_CONFIG (mount one there);
-# the CDK app's service front door adds the deployment's config to this image (infra/head-image.ts).
+# the CDK app's service front door adds the deployment's config to this image (infra/head-image.ts). A
+# container is reached through its published port, so its config must set "host": "0.0.0.0" (the
+# default, 127.0.0.1, is the container's own loopback).
 #   docker build -t gridgate .
 #   docker run -p 4444:4444 -v "$PWD/gridgate.json:/etc/gridgate/gridgate.json:ro" -e GRIDGATE_SECRET=… gridgate
 FROM node:22-bookworm-slim AS build

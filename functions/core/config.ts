@@ -142,7 +142,10 @@ export const configSchema = z
   .strictObject({
     $schema: z.string().optional(),
     port: z.number().int().min(0).max(65535).default(4444),
-    host: z.string().default('0.0.0.0').meta({ description: 'Address the Node server listens on.' }),
+    host: z.string().default('127.0.0.1').meta({
+      description:
+        'Address the Node server listens on. The default, loopback, lets only programs on this machine in (as chromedriver does); "0.0.0.0" listens on every interface (as Selenium Grid does), for a grid other machines use: turn the guest off with a users file before that.',
+    }),
     publicUrl: z.url().optional().meta({
       description: 'Base URL clients use, when a proxy in front hides it (else taken from each request).',
     }),

@@ -2,6 +2,7 @@
 import { JsonLogger } from '../adapters/node/json-logger';
 import { awsAdapters } from './aws-adapters';
 import { loadConfig } from './load-config';
+import { reachNotice } from './reach-notice';
 import { type RunningGrid, startGrid } from './start-grid';
 
 const logger = new JsonLogger();
@@ -33,6 +34,8 @@ try {
   });
   grid = started;
   console.error(`gridgate: WebDriver grid ready at ${started.url} (also ${started.url}/wd/hub)`);
+  // Who can reach it and as whom, said where the person who started it looks (docs/security.md).
+  console.error(`gridgate: ${reachNotice(started.deps.config)}`);
   if (reloadWhenStarted) reload(started);
   // `on`, not `once`: a second signal (a process group kill plus a relay) must not end Node mid-shutdown.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

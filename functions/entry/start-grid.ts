@@ -36,6 +36,7 @@ import { createUpstreamAgent } from '../http/upstream-client';
 import { isLoopbackAddress } from '../http/web-page-requests';
 import { type AwsAdapters, awsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
 import { ConfigReloader, type ReloadTrigger } from './config-reloader';
+import { reachNotice } from './reach-notice';
 
 const EXPIRY_SWEEP_MS = 1000;
 // A shared store is a table every router reads: sweep it less often (idle limits are minutes).
@@ -223,7 +224,11 @@ export async function startGrid(
   });
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  logger.log('SERVER_STARTED', { url: `http://${host}:${port}`, version: deps.version });
+  logger.log('SERVER_STARTED', {
+    url: `http://${host}:${port}`,
+    version: deps.version,
+    reach: reachNotice(config),
+  });
 
   let closing: Promise<void> | undefined;
   deps.stopping = () => closing !== undefined;

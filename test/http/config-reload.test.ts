@@ -108,9 +108,9 @@ describe('reloading the config file', () => {
     expect(await reloader.reload('SIGHUP')).toBe(true);
     expect(grid.logger.fieldsOf('CONFIG_RESTART_NEEDED')).toEqual([
       { path, key: 'port', running: 4444, configured: 9999 },
-      { path, key: 'host', running: '0.0.0.0', configured: '127.0.0.2' },
+      { path, key: 'host', running: '127.0.0.1', configured: '127.0.0.2' },
     ]);
-    expect(grid.deps.config).toMatchObject({ port: 4444, host: '0.0.0.0' });
+    expect(grid.deps.config).toMatchObject({ port: 4444, host: '127.0.0.1' });
     expect(grid.deps.config.timeouts.idle).toBe(60_000);
   });
 

@@ -19,6 +19,8 @@ export interface NodeServerProcess {
   /** Every JSON log line so far. */
   lines: { event: string; [field: string]: unknown }[];
   exited: Promise<number | null>;
+  /** What it wrote to stderr so far (the lines meant for people). */
+  stderr(): string;
   /** Kills it if it still runs (SIGKILL) and removes its config file. */
   dispose(): void;
 }
@@ -51,6 +53,7 @@ export function startNodeServer(config: unknown, env: NodeJS.ProcessEnv = {}): N
     url,
     lines,
     exited,
+    stderr: () => stderr,
     dispose() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });

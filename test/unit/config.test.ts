@@ -24,11 +24,11 @@ describe('parseConfig defaults', () => {
     ['no file', undefined],
     ['null', null],
     ['an empty object', {}],
-  ])('serves one local Chromium pool as guest on port 4444 for %s', (_, input) => {
+  ])('serves one local Chromium pool as guest on port 4444 of loopback only for %s', (_, input) => {
     const config = parseConfig(input, DEFAULTS);
     expect(config).toMatchObject({
       port: 4444,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       guest: 'guest',
       users: {},
       defaultBrowser: 'chrome',
