@@ -12,16 +12,16 @@ import {
   Dashboard,
   GraphWidget,
   type IMetric,
+  LogQueryVisualizationType,
+  LogQueryWidget,
   MathExpression,
   Metric,
   SingleValueWidget,
   Stats,
-  LogQueryVisualizationType,
-  LogQueryWidget,
   TextWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { EcsPoolConfig } from '../functions/core/config';
 import { percentile, summedSearch, total } from './grid-metrics';
