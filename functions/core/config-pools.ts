@@ -36,7 +36,8 @@ export const hubPool = z
     username: z.string().optional().meta({ description: 'Basic auth user sent to this hub only.' }),
     password: z.string().optional().meta({ description: 'Basic auth password sent to this hub only.' }),
     timeout: duration.optional().meta({
-      description: 'Longest one new-session attempt at this hub may take before the next hub is tried.',
+      description:
+        'Longest one new-session attempt at this hub may take before the next hub is tried; default: an equal share of timeouts.newSession per hub (and other pool) the version could try, none when there is nothing else to try.',
     }),
   })
   .meta({ description: 'An existing WebDriver hub (Selenium Grid, Selenoid, ggr) that gridgate routes to.' });

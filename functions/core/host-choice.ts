@@ -63,3 +63,15 @@ export class LaunchFailure extends Error {
     this.name = 'LaunchFailure';
   }
 }
+
+/**
+ * The most one new-session attempt at a hub without a `timeout` of its own may take: an equal share of
+ * the time the request has for starting, one share per upstream it could try (each distinct hub, each
+ * other pool), so a hub that takes the connection and never answers leaves time for the others, as ggr
+ * bounds every attempt (its -timeout). Undefined when there is nothing else to try: the request's own
+ * deadline is then the only bound.
+ */
+export function hubAttemptShare(pools: readonly PoolConfig[], launchMs: number): number | undefined {
+  const upstreams = new Set(pools.map((pool) => hubOf(pool) ?? `pool ${pool.name}`)).size;
+  return upstreams > 1 ? Math.floor(launchMs / upstreams) : undefined;
+}

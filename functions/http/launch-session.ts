@@ -29,6 +29,8 @@ export interface LaunchAttempt {
   signal: AbortSignal;
   /** What the client asked to have recorded (video, log) and its test's name. */
   recording?: RecordingAsk;
+  /** The most one attempt at a hub without a `timeout` of its own may take (core/host-choice's share). */
+  hubAttemptMs?: number;
 }
 
 export interface CreatedSession {
@@ -77,7 +79,7 @@ export async function launchSession(
   let upstreamId = '';
   try {
     onStage('session');
-    const created = await withAttemptTimeout(pool, attempt.signal, (signal) =>
+    const created = await withAttemptTimeout(pool, attempt, (signal) =>
       forwardNewSession(agent, pool, browser, signal, place),
     );
     upstreamId = created.sessionId;
@@ -161,17 +163,18 @@ function stageMarker(deps: GridDeps, key: string): (stage: CreationStage) => voi
 const STRAY_DELETE_MS = 5000;
 
 /**
- * A hub's per-attempt timeout (ggr's -timeout): a hub that is too slow counts as unreachable. A timer of
- * our own, cleared once the answer is in, rather than AbortSignal.timeout, which nothing would hold.
+ * A hub's per-attempt timeout (ggr's -timeout): its `timeout`, else its share of the time for starting; a
+ * hub that is too slow counts as unreachable and the next one is tried. A timer of our own, cleared once
+ * the answer is in, rather than AbortSignal.timeout, which nothing would hold.
  */
 async function withAttemptTimeout<T>(
   pool: PoolConfig,
-  signal: AbortSignal,
+  { signal, hubAttemptMs }: LaunchAttempt,
   work: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  if (pool.kind !== 'hub' || pool.timeout === undefined) return work(signal);
+  const ms = pool.kind === 'hub' ? (pool.timeout ?? hubAttemptMs) : undefined;
+  if (ms === undefined) return work(signal);
   const timer = new AbortController();
-  const ms = pool.timeout;
   const handle = setTimeout(
     () => timer.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')),
     ms,

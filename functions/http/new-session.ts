@@ -21,7 +21,13 @@ import { formatDuration } from '../core/duration';
 import { endSession } from '../core/end-session';
 import { invalidArgument, sessionNotCreated, WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
-import { LaunchFailure, NO_FAILURES, nextCandidates, recordFailure } from '../core/host-choice';
+import {
+  hubAttemptShare,
+  LaunchFailure,
+  NO_FAILURES,
+  nextCandidates,
+  recordFailure,
+} from '../core/host-choice';
 import { hostProgramRefusal } from '../core/host-programs';
 import { noMetrics } from '../core/ports';
 import { recordingAsk } from '../core/recording-wish';
@@ -141,6 +147,7 @@ export async function createSession(
     // Starting gets the whole new-session timeout, however long the request waited for its slot. The
     // client going away and the deadline both stop the work, and whatever it had started.
     signal: AbortSignal.any([client, launchTimeout.signal]),
+    hubAttemptMs: hubAttemptShare(slots.pools, launchMs),
   };
   const created = await launchInPools(deps, agent, pool, slots, attempt, limit)
     .catch((error: unknown) => {

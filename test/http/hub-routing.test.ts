@@ -69,13 +69,14 @@ const hubPool = (address: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-function startGrid(pools: Record<string, unknown>, browser: Record<string, unknown> = {}) {
+function startGrid(pools: Record<string, unknown>, browser: Record<string, unknown> = {}, timeouts = {}) {
   grid = startFakeGrid({
     config: {
       browsers: {
         chrome: { defaultVersion: '156.0', versions: { '156.0': { pools: Object.keys(pools) } }, ...browser },
       },
       pools,
+      timeouts,
     },
   });
   return grid;
@@ -287,6 +288,18 @@ describe('hub pools: retries the ggr way', () => {
       live: hubPool(live.address, { region: 'b' }),
     });
     await created(await postSession());
+    expect(newSessionPosts(live)).toHaveLength(1);
+  });
+
+  it('tries the next hub after a share of timeouts.newSession when one takes the connection and never answers', async () => {
+    const hung = await FakeUpstream.start({});
+    hubs.push(hung);
+    hung.respond = () => new Promise<FakeAnswer>(() => {});
+    const live = await startHub();
+    const pools = { hung: hubPool(hung.address, { weight: 1e6 }), live: hubPool(live.address) };
+    startGrid(pools, {}, { newSession: '4s' });
+    await created(await postSession());
+    expect(newSessionPosts(hung)).toHaveLength(1);
     expect(newSessionPosts(live)).toHaveLength(1);
   });
 

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { type PoolConfig, parseConfig } from '../../functions/core/config';
-import { NO_FAILURES, nextCandidates, recordFailure } from '../../functions/core/host-choice';
+import {
+  hubAttemptShare,
+  NO_FAILURES,
+  nextCandidates,
+  recordFailure,
+} from '../../functions/core/host-choice';
 
 function pools(spec: Record<string, { region?: string; hub?: string }>): PoolConfig[] {
   const config = parseConfig(
@@ -67,5 +72,22 @@ describe('nextCandidates', () => {
     let state = NO_FAILURES;
     for (const pool of all) state = recordFailure(state, pool, 'refused');
     expect(nextCandidates(all, state)).toEqual([]);
+  });
+});
+
+describe('hubAttemptShare', () => {
+  it('gives each upstream an equal share of the time for starting: every distinct hub, every other pool', () => {
+    const three = pools({ a: { hub: 'a:4444' }, b: { hub: 'b:4444' }, local: {} });
+    expect(hubAttemptShare(three, 60_000)).toBe(20_000);
+  });
+
+  it('counts pools on one hub once, since one failure there takes them all out', () => {
+    const oneHubTwice = pools({ a: { hub: 'h:4444' }, b: { hub: 'h:4444' }, c: { hub: 'c:4444' } });
+    expect(hubAttemptShare(oneHubTwice, 60_000)).toBe(30_000);
+  });
+
+  it('bounds nothing when there is nothing else to try', () => {
+    expect(hubAttemptShare(pools({ a: { hub: 'a:4444' } }), 60_000)).toBeUndefined();
+    expect(hubAttemptShare(pools({ a: { hub: 'h:4444' }, b: { hub: 'h:4444' } }), 60_000)).toBeUndefined();
   });
 });
