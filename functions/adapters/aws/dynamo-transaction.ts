@@ -1,5 +1,6 @@
 /** Reading why DynamoDB cancelled a TransactWriteItems call, and when trying again is the answer. */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type Backoff, backoffMs } from '../../core/backoff';
 
 export interface CancellationReason {
   Code?: string;
@@ -27,6 +28,9 @@ export const conflicted = (reasons: CancellationReason[]): boolean =>
 export const MAX_ATTEMPTS = 10;
 
 /** Full jitter over an exponential ceiling: 0–50 ms, then 0–100 ms, … capped at 1 s. */
+const CONFLICT_BACKOFF: Backoff = { firstMs: 50, maxMs: 1000, factor: 2, jitter: 'full' };
+
+/** Waits before try `attempt + 1` (attempts count from 1). */
 export async function backoff(attempt: number): Promise<void> {
-  await sleep(Math.random() * Math.min(1000, 25 * 2 ** attempt));
+  await sleep(backoffMs(CONFLICT_BACKOFF, attempt - 1));
 }

@@ -1,6 +1,6 @@
 /**
  * gridgate's own retry pacing for the cloud APIs it calls (ECS, Kubernetes) and for browsers coming up:
- * jittered, capped backoff and an abortable sleep. The injected clients' own retries come first.
+ * jittered, capped backoff (core/backoff.ts) and an abortable sleep. The injected clients' own retries come first.
  */
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
@@ -26,17 +26,5 @@ export const realSleep: Sleep = (ms, signal) =>
     signal.addEventListener('abort', onAbort, { once: true });
   });
 
-export interface Backoff {
-  firstMs: number;
-  maxMs: number;
-  factor: number;
-}
-
-/**
- * The wait before try `n` (0-based) after a failure: growing from firstMs to maxMs, then scaled by a
- * random factor in [0.5, 1) ("equal jitter") so many launches spread out yet none polls in a tight loop.
- */
-export function backoffMs(backoff: Backoff, n: number, random: () => number): number {
-  const ceiling = Math.min(backoff.maxMs, backoff.firstMs * backoff.factor ** n);
-  return Math.round(ceiling * (0.5 + random() / 2));
-}
+// The one backoff (core/backoff.ts), here with the sleep the launchers wait it out with.
+export { type Backoff, backoffMs } from '../../core/backoff';

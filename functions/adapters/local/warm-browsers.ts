@@ -5,6 +5,7 @@
  * that ask nothing of the launch take one (the launcher decides, see attach-capabilities.ts). A warm
  * browser is taken by exactly one session and replaced once it is handed over, in the background.
  */
+import { type Backoff, backoffMs } from '../../core/backoff';
 import type { PoolConfig } from '../../core/config';
 import { answers } from './http-probe';
 
@@ -46,8 +47,8 @@ interface PoolWarmth {
 
 // A chromedriver or Chromium that does not answer this fast is not handed out: a cold start is safer.
 const PROBE_TIMEOUT_MS = 2000;
-const RETRY_BASE_MS = 1000;
-const RETRY_MAX_MS = 30_000;
+// After failed starts in a row: 1 s, 2 s, 4 s … up to 30 s (one pool's own schedule: nobody to spread from).
+const RETRY_BACKOFF: Backoff = { firstMs: 1000, maxMs: 30_000, factor: 2, jitter: 'none' };
 
 export class WarmBrowsers {
   private readonly pools = new Map<string, PoolWarmth>();
@@ -198,7 +199,7 @@ export class WarmBrowsers {
 
   private failed(state: PoolWarmth): void {
     state.failures++;
-    state.retryAt = this.now() + Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (state.failures - 1));
+    state.retryAt = this.now() + backoffMs(RETRY_BACKOFF, state.failures - 1);
   }
 }
 
