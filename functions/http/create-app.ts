@@ -68,13 +68,14 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
   }
   const agent = options.agent ?? createUpstreamAgent((origin) => isHubOrigin(deps.config.pools, origin));
   const newSessionMode = { webSockets: options.webSockets ?? true };
-  const counter: RequestCounter = { startedAt: deps.clock.now(), requests: 0 };
+  const counter: RequestCounter = { startedAt: deps.clock.now(), requests: 0, sessions: 0 };
   const app = new Hono<Env>();
 
   app.use(async (c, next) => {
-    counter.requests++;
     // Health checks (load balancers, ggr's /ping) work without credentials, as in ggr.
     const open = PUBLIC_PATHS.has(c.req.path) || (options.metricsPage && c.req.path === METRICS_PATH);
+    // As ggr's numRequests: what clients ask of the grid, not health checks (an unknown path is taken back).
+    if (!open) counter.requests++;
     if (!open) {
       const signals = signalsOf(c.req.method, new URL(c.req.url), (name) => c.req.header(name));
       // Before the password check: another site's page gets nothing, not even a bcrypt round.
@@ -88,7 +89,11 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
   });
 
   for (const base of BASE_PATHS) {
-    app.post(`${base}/session`, (c) => createSession(c, deps, agent, base, newSessionMode));
+    app.post(`${base}/session`, async (c) => {
+      const created = await createSession(c, deps, agent, base, newSessionMode);
+      counter.sessions++; // a refusal throws: ggr's numSessions counts sessions created
+      return created;
+    });
     app.delete(`${base}/session/:id`, async (c) => {
       const claims = verifySession(deps, c.req.param('id'), c.get('user'));
       // Under a runtime's limits (Lambda) the browser's answer is awaited only while there is time to
@@ -204,6 +209,8 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
   });
 
   app.notFound((c) => {
+    // ggr counts none of the requests its router has no route for.
+    counter.requests--;
     throw new WebDriverError('unknown command', `unknown command: ${c.req.method} ${c.req.path}`);
   });
 

@@ -55,17 +55,26 @@ async function recordingUsage(deps: GridDeps): Promise<ArtifactUsage[]> {
   return usages.filter((usage): usage is ArtifactUsage => usage !== undefined);
 }
 
+/** What this app has served since it started, for /ping. */
 export interface RequestCounter {
   startedAt: number;
+  /** Requests clients made of the grid: sessions, commands, /host, /quota…; not /status, /ping or /metrics. */
   requests: number;
+  /** Sessions created. */
+  sessions: number;
 }
 
+/**
+ * ggr's /ping, with ggr's meanings (its `numRequests` and `numSessions` count since start, which a
+ * monitor turns into rates), and the sessions open now under a name of their own.
+ */
 export async function gridPing(deps: GridDeps, counter: RequestCounter) {
   return {
     uptime: formatDuration(deps.clock.now() - counter.startedAt),
     lastReloadTime: new Date(deps.configLoadedAt ?? counter.startedAt).toISOString(),
     numRequests: counter.requests,
-    numSessions: (await deps.sessions.running()).length,
+    numSessions: counter.sessions,
+    openSessions: (await deps.sessions.running()).length,
     version: deps.version,
   };
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectW3cError, type FakeGrid, newSession, startFakeGrid } from '../support/fake-grid';
+import { expectW3cError, type FakeGrid, jsonRequest, newSession, startFakeGrid } from '../support/fake-grid';
 
 let grid: FakeGrid;
 afterEach(() => grid.close());
@@ -114,24 +114,45 @@ describe('GET /ping', () => {
     grid = startFakeGrid();
     const startedAt = grid.clock.now();
     await newSession(grid);
-    await grid.app.request('/nope');
     grid.clock.advance(90_000);
     const response = await grid.app.request('/ping');
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       uptime: '1m30s',
       lastReloadTime: new Date(startedAt).toISOString(),
-      numRequests: 3,
+      numRequests: 1,
       numSessions: 1,
+      openSessions: 1,
       version: '9.9.9-test',
+    });
+  });
+
+  it('counts as ggr does: sessions created since start, and requests but not health checks or unknown paths', async () => {
+    grid = startFakeGrid();
+    const first = await newSession(grid);
+    await newSession(grid);
+    await grid.app.request(`/session/${first}/url`);
+    await grid.app.request(`/session/${first}`, { method: 'DELETE' });
+    const refused = await grid.app.request(
+      '/session',
+      jsonRequest('POST', { capabilities: { alwaysMatch: { browserName: 'mosaic' } } }),
+    );
+    expect(refused.status).toBe(500);
+    await grid.app.request('/quota');
+    for (const path of ['/status', '/wd/hub/status', '/ping', '/nope']) await grid.app.request(path);
+    expect(await (await grid.app.request('/wd/hub/ping')).json()).toMatchObject({
+      numRequests: 6,
+      numSessions: 2,
+      openSessions: 1,
     });
   });
 
   it('answers under /wd/hub as well', async () => {
     grid = startFakeGrid();
     expect(await (await grid.app.request('/wd/hub/ping')).json()).toMatchObject({
-      numRequests: 1,
+      numRequests: 0,
       numSessions: 0,
+      openSessions: 0,
     });
   });
 });
