@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Builder, type WebDriver } from 'selenium-webdriver';
+import { Builder, By, until, type WebDriver } from 'selenium-webdriver';
 import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LocalRecordings } from '../../functions/adapters/local/local-recordings';
@@ -16,6 +16,7 @@ import { devtoolsPort, launchedProcesses } from '../support/launched-processes';
 import { runPythonRecordedSession } from '../support/python-selenium';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { probeVideo } from '../support/video-probe';
+import { sessionClaims } from './session-ended';
 
 const TEST_MS = 150_000;
 const WAIT = { timeout: 30_000, interval: 200 };
@@ -75,6 +76,35 @@ async function expectPlayableVideo(sessionId: string) {
   return video;
 }
 
+/** A person's Chromium finds the session by its test's name on the status page and plays its video there. */
+async function expectPlayedOnStatusPage(sessionId: string, search: string) {
+  const { key } = sessionClaims(grid, sessionId);
+  const viewer = await session({});
+  try {
+    await viewer.get(`${grid.url}/ui`);
+    await viewer.findElement(By.id('recordings-search')).sendKeys(search);
+    const row = await viewer.wait(
+      until.elementLocated(By.css(`#recordings tr[data-key="${key}"]`)),
+      WAIT.timeout,
+    );
+    expect(await row.getText()).toContain('checkout works');
+    const played = await viewer.executeAsyncScript<string | number>(PLAY_VIDEO, key);
+    expect(played).toBeGreaterThan(0);
+  } finally {
+    await viewer.quit();
+  }
+}
+
+// Plays the row's video muted until it has shown some of itself; answers how far it got, or the error.
+const PLAY_VIDEO = `
+const done = arguments[arguments.length - 1];
+const video = document.querySelector('#recordings tr[data-key="' + arguments[0] + '"] video');
+video.muted = true;
+video.onerror = () => done('error ' + (video.error && video.error.code));
+video.ontimeupdate = () => { if (video.currentTime > 0) done(video.currentTime); };
+video.play().catch((error) => done('play refused: ' + error.message));
+`;
+
 describe('videos and logs of local sessions', { timeout: TEST_MS }, () => {
   it('records a session that asks with se:recordVideo (selenium-webdriver), and its log with selenoid:options', async () => {
     const driver = await session({
@@ -96,6 +126,7 @@ describe('videos and logs of local sessions', { timeout: TEST_MS }, () => {
     const log = await fetched(`/logs/${sessionId}.log`);
     expect(log.status).toBe(200);
     expect(await log.text()).toMatch(/COMMAND ExecuteScript[\s\S]*COMMAND Quit/);
+    await expectPlayedOnStatusPage(sessionId, 'checkout');
   });
 
   it('records a Python selenium session asking with selenoid:options {enableVideo, enableLog, name, videoName}', async () => {

@@ -40,6 +40,18 @@ const OVERVIEW = `
     <tbody></tbody>
   </table>
   <p class="meta">New sessions this server failed to create lately (kept in its memory only).</p>
+</section>
+<section>
+  <h2>Ended sessions with recordings</h2>
+  <p><input id="recordings-search" type="search" placeholder="Search by test name, user or session"
+    aria-label="Search ended sessions by test name, user or session"></p>
+  <table id="recordings">
+    <thead><tr><th>Ended</th><th>Test</th><th>User</th><th>Browser</th><th>Ended by</th><th>Video</th>
+      <th>Log</th><th>Last screen</th></tr></thead>
+    <tbody></tbody>
+  </table>
+  <p class="meta">Videos and logs sessions asked for, kept for the configured retention. The last screen is
+    shown for sessions that did not end by their own DELETE (an idle timeout, a crashed browser, a shutdown).</p>
 </section>`;
 
 const SESSION = `
@@ -77,6 +89,7 @@ export function statusPage(options: PageOptions): string {
 <title>gridgate status</title>
 <link rel="stylesheet" href="ui/style.css">
 <script src="ui/app.js" defer></script>
+${options.view === 'overview' ? '<script src="ui/recordings.js" defer></script>' : ''}
 </head>
 <body data-view="${options.view}" data-refresh-ms="${UI_REFRESH_MS}">
 <header>
@@ -100,7 +113,7 @@ export function statusPage(options: PageOptions): string {
  */
 export const UI_SECURITY_HEADERS = {
   'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; media-src 'self'; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',

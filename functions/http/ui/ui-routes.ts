@@ -10,6 +10,8 @@ import { recentFailures } from './recent-failures';
 import { endFromPage, takeScreenshot } from './ui-browser';
 import { overview, pageHeader, sessionDetail, type Viewer, visibleSession } from './ui-data';
 import { statusPage, UI_SECURITY_HEADERS } from './ui-page';
+import { registerRecordingRoutes } from './ui-recordings';
+import { UI_RECORDINGS_SCRIPT } from './ui-recordings-script';
 import { UI_SCRIPT } from './ui-script';
 import { UI_STYLE } from './ui-style';
 import { requireVncTarget, vncFile, vncTarget } from './ui-vnc';
@@ -62,6 +64,13 @@ export function registerUiRoutes(app: Hono<UiEnv>, deps: GridDeps, options: UiOp
       'content-type': 'text/javascript; charset=utf-8',
     }),
   );
+  app.get('/ui/recordings.js', (c) =>
+    c.body(UI_RECORDINGS_SCRIPT, 200, {
+      ...UI_SECURITY_HEADERS,
+      'content-type': 'text/javascript; charset=utf-8',
+    }),
+  );
+  registerRecordingRoutes(app, deps, viewer);
   app.get('/ui/style.css', (c) =>
     c.body(UI_STYLE, 200, { ...UI_SECURITY_HEADERS, 'content-type': 'text/css; charset=utf-8' }),
   );
@@ -100,6 +109,7 @@ export function registerUiRoutes(app: Hono<UiEnv>, deps: GridDeps, options: UiOp
   for (const path of [
     '/ui',
     '/ui/app.js',
+    '/ui/recordings.js',
     '/ui/style.css',
     '/ui/api/overview',
     `${SESSION_API}/screenshot`,

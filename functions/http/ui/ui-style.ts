@@ -31,6 +31,9 @@ ol.events { margin: 0; padding-left: 20px; }
 button { font: inherit; padding: 6px 14px; border-radius: 4px; border: 1px solid var(--bad);
   background: var(--bad); color: #fff; cursor: pointer; }
 button:disabled { opacity: 0.5; cursor: default; }
+video.recording { width: 240px; max-width: 100%; background: #000; }
+img.last-frame { width: 160px; border: 1px solid var(--line); }
+#recordings-search { font: inherit; padding: 4px 8px; width: min(420px, 100%); }
 footer { margin-top: 32px; color: var(--muted); }
 footer a { color: var(--accent); }
 `;
