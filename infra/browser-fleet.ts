@@ -142,6 +142,13 @@ export class BrowserFleet extends Construct {
     }
   }
 
+  /** Admits each pool's noVNC port (the status page's live view) from `router`: heads that carry WebSockets. */
+  allowVncFrom(router: IConnectable): void {
+    for (const port of new Set(this.pools.flatMap((pool) => (pool.vncPort ? [pool.vncPort] : [])))) {
+      this.securityGroup.connections.allowFrom(router, Port.tcp(port), 'noVNC from the gridgate heads');
+    }
+  }
+
   /** GRIDGATE_DEPLOYMENT's `pools`: where and how each pool's tasks start (functions/core/deployment.ts). */
   deploymentFacts(networks: string[]): Record<string, EcsPoolDeployment> {
     return Object.fromEntries(

@@ -11,7 +11,7 @@ import type { GridgateStackProps } from './gridgate-stack';
 import { NETWORK_LAYOUTS, type NetworkLayout } from './network-layout';
 import { ACCOUNT_BURST_LIMIT } from './stage-throttle';
 
-export const FRONT_DOORS: FrontDoorKind[] = ['rest-api', 'function-url', 'web-function'];
+export const FRONT_DOORS: FrontDoorKind[] = ['rest-api', 'function-url', 'web-function', 'service'];
 const NEW_VPC_LAYOUTS = NETWORK_LAYOUTS.filter((layout) => layout !== 'existing');
 
 export interface DeployOptions {

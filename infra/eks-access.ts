@@ -19,6 +19,8 @@ export interface EksClient {
   connections: IConnectable;
   /** It talks WebDriver to the pods (the router), not only to the Kubernetes API (the cleanup). */
   webDriver: boolean;
+  /** Reaches the pods' noVNC port too (heads behind the service front door). */
+  vnc: boolean;
 }
 
 export interface EksClusterAccessProps {
@@ -91,6 +93,12 @@ export class EksClusterAccess extends Construct {
           client.connections,
           Port.tcp(pool.port),
           `WebDriver from the gridgate ${client.id}`,
+        );
+      if (client.vnc && pool.vncPort)
+        group.connections.allowFrom(
+          client.connections,
+          Port.tcp(pool.vncPort),
+          `noVNC from the gridgate ${client.id}`,
         );
       group.connections.allowFrom(
         client.connections,

@@ -1,6 +1,7 @@
 /**
  * The grid's front door: the router Lambda and what exposes it — an API Gateway REST API with response
- * streaming (the default), a Lambda function URL, or a Lambda Web Function running the Node server.
+ * streaming (the default), a Lambda function URL, a Lambda Web Function running the Node server, or Node
+ * server heads as a Fargate service behind a load balancer (infra/router-service.ts).
  */
 import { Annotations, CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
 import {
@@ -28,6 +29,7 @@ import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
 import { Construct } from 'constructs';
 import { ApiGatewayAccountRole } from './api-gateway-account-role';
 import { routerFunction } from './grid-function';
+import { ALB_MAX_IDLE, RouterService, type RouterServiceProps } from './router-service';
 import { RouterWebFunction } from './router-web-function';
 
 /**
@@ -47,8 +49,12 @@ import { RouterWebFunction } from './router-web-function';
  *   listening on AWS_LAMBDA_HTTP_ENDPOINT): up to 128 requests share one environment, billed on active
  *   CPU rather than wall time — the router mostly waits on browsers, so this may cost least. VPC egress
  *   through a NetworkConnector; nodejs24.x only; no WebSockets. New in 2026: pricing and limits unverified.
+ * - `service`: the Node server (the production build, in a container image built from the repository's
+ *   Dockerfile) as ECS Fargate heads behind an Application Load Balancer: WebSockets (BiDi, CDP, live VNC),
+ *   no per-request fee, request bodies up to limits.maxBodySize; idle it costs the load balancer and the
+ *   minimum heads (the config's `heads`).
  */
-export type FrontDoorKind = 'rest-api' | 'function-url' | 'web-function';
+export type FrontDoorKind = 'rest-api' | 'function-url' | 'web-function' | 'service';
 
 /**
  * The Lambda developer guide (response streaming) says function URLs do not support response streaming
@@ -66,6 +72,8 @@ export const FRONT_DOOR_IDLE_LIMIT: Record<FrontDoorKind, Duration> = {
   // Function URLs and Web Functions are bounded only by the function's timeout.
   'function-url': Duration.minutes(15),
   'web-function': Duration.minutes(15),
+  // The load balancer's idle timeout, set from the config up to its maximum (infra/router-service.ts).
+  service: ALB_MAX_IDLE,
 };
 
 export interface CustomDomainProps {
@@ -112,6 +120,8 @@ export interface FrontDoorProps {
   /** REST only. */
   customDomain?: CustomDomainProps;
   logRetention?: RetentionDays;
+  /** Service: the config (its `heads`, port and timeouts), the browsers' cluster, the load balancer's subnets. */
+  service?: Pick<RouterServiceProps, 'config' | 'cluster' | 'publicSubnets' | 'deployment'>;
 }
 
 export class FrontDoor extends Construct {
@@ -123,6 +133,7 @@ export class FrontDoor extends Construct {
   readonly api?: RestApi;
   readonly functionUrl?: FunctionUrl;
   readonly webFunction?: RouterWebFunction;
+  readonly routerService?: RouterService;
   /** Who gets the router's permissions. */
   readonly grantee: IGrantable;
   /** The base URL clients use, ending in '/'. */
@@ -138,6 +149,23 @@ export class FrontDoor extends Construct {
       description: 'gridgate router: out to browsers, hubs and AWS endpoints',
       allowAllOutbound: true,
     });
+
+    if (this.kind === 'service') {
+      if (!props.service) throw new Error('FrontDoor: the service front door needs the service props');
+      this.routerService = new RouterService(this, 'Heads', {
+        ...props.service,
+        vpc: props.vpc,
+        subnets: props.subnets,
+        securityGroup: this.securityGroup,
+        configFile: props.configFile,
+        usersFile: props.usersFile,
+        environment: { GRIDGATE_SECRET_ARN: props.environment.GRIDGATE_SECRET_ARN as string },
+        logRetention: props.logRetention,
+      });
+      this.grantee = this.routerService.taskDefinition.taskRole;
+      this.url = this.routerService.url;
+      return;
+    }
 
     if (this.kind === 'web-function') {
       this.webFunction = new RouterWebFunction(this, 'Router', {

@@ -5,7 +5,7 @@
 import { Annotations, CfnOutput, Duration, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import type { Config, EcsPoolConfig, EksPoolConfig } from '../functions/core/config';
+import { type Config, ConfigError, type EcsPoolConfig, type EksPoolConfig } from '../functions/core/config';
 import { BrowserFleet, type BrowserFleetProps } from './browser-fleet';
 import { EksClusterAccess } from './eks-access';
 import { FRONT_DOOR_IDLE_LIMIT, FrontDoor, type FrontDoorProps } from './front-door';
@@ -13,6 +13,7 @@ import { GridAlarms, type GridAlarmsProps } from './grid-alarms';
 import { GridDashboard, type GridDashboardProps } from './grid-dashboard';
 import { GridNetwork, type GridNetworkProps } from './grid-network';
 import { OrphanCleanup, type OrphanCleanupProps } from './orphan-cleanup';
+import { serviceFrontDoorProblems } from './router-service';
 import { SessionTable } from './session-table';
 import { SigningKey } from './signing-key';
 import { SpotInterruptions } from './spot-interruptions';
@@ -70,7 +71,9 @@ export class GridgateStack extends Stack {
 
     this.network = new GridNetwork(this, 'Network', {
       ...props.network,
-      publicSubnets: props.network?.publicSubnets ?? pools.some((pool) => pool.assignPublicIp),
+      // The service front door's load balancer sits in public subnets.
+      publicSubnets:
+        props.network?.publicSubnets ?? (kind === 'service' || pools.some((pool) => pool.assignPublicIp)),
     });
     const { vpc, privateSubnets } = this.network;
     this.sessions = new SessionTable(this, 'Sessions', { removalPolicy });
@@ -85,14 +88,20 @@ export class GridgateStack extends Stack {
     });
 
     // What only the deployment knows, resolved by CloudFormation (functions/core/deployment.ts).
-    const environment = {
-      GRIDGATE_DEPLOYMENT: this.toJsonString({
-        table: this.sessions.table.tableName,
-        pools: this.browsers.deploymentFacts(this.network.networks),
-        // `blue.<domain>` then asks for colour blue (the wildcard certificate covers it).
-        ...(props.frontDoor?.customDomain ? { baseDomains: [props.frontDoor.customDomain.domainName] } : {}),
-      }),
+    const customDomain = props.frontDoor?.customDomain?.domainName ?? props.config.heads?.domainName;
+    const deployment = {
+      table: this.sessions.table.tableName,
+      pools: this.browsers.deploymentFacts(this.network.networks),
+      // `blue.<domain>` then asks for colour blue (the wildcard certificate covers it).
+      ...(customDomain ? { baseDomains: [customDomain] } : {}),
     };
+    const environment = { GRIDGATE_DEPLOYMENT: this.toJsonString(deployment) };
+    if (kind === 'service') {
+      const problems = serviceFrontDoorProblems(props.config);
+      if (problems.length > 0) {
+        throw new ConfigError(`${configFile ?? 'built-in defaults'} (with -c frontDoor=service)`, problems);
+      }
+    }
     this.frontDoor = new FrontDoor(this, 'FrontDoor', {
       ...props.frontDoor,
       kind,
@@ -103,6 +112,15 @@ export class GridgateStack extends Stack {
       configFile,
       usersFile: props.config.usersFile,
       environment: { ...environment, GRIDGATE_SECRET_ARN: this.signingKey.secret.secretArn },
+      service:
+        kind === 'service'
+          ? {
+              config: props.config,
+              cluster: this.browsers.cluster,
+              publicSubnets: vpc.publicSubnets,
+              deployment,
+            }
+          : undefined,
     });
     this.cleanup = new OrphanCleanup(this, 'Cleanup', {
       ...props.cleanup,
@@ -121,6 +139,8 @@ export class GridgateStack extends Stack {
 
     const router = this.frontDoor.grantee;
     this.browsers.allowWebDriverFrom(this.frontDoor.securityGroup);
+    // Heads carry WebSockets: the status page's live view reaches each browser's noVNC through them.
+    if (kind === 'service') this.browsers.allowVncFrom(this.frontDoor.securityGroup);
     this.browsers.allowWebDriverFrom(this.cleanup.securityGroup);
     this.browsers.grantLaunch(router);
     this.browsers.grantCleanup(this.cleanup.function);
@@ -136,12 +156,19 @@ export class GridgateStack extends Stack {
         pools: eks,
         configFile,
         clients: [
-          { id: 'Router', role: roleOf(router), connections: this.frontDoor.securityGroup, webDriver: true },
+          {
+            id: 'Router',
+            role: roleOf(router),
+            connections: this.frontDoor.securityGroup,
+            webDriver: true,
+            vnc: kind === 'service',
+          },
           {
             id: 'Cleanup',
             role: roleOf(this.cleanup.function),
             connections: this.cleanup.securityGroup,
             webDriver: false,
+            vnc: false,
           },
         ],
       });

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { localPool, pool } from './config-pools';
 import { checkReferences } from './config-references';
 import { byteSize, DEFAULT_RESERVED_COLORS, duration, headerName, name } from './config-values';
+import { headsSchema } from './heads-config';
 
 const perHour = z.strictObject({ vcpuHour: z.number().nonnegative(), gbHour: z.number().nonnegative() });
 const prices = z.strictObject({
@@ -208,6 +209,7 @@ export const configSchema = z
         "The list prices cloud sessions' estimated costs use (functions/core/prices.ts): the Region's listed ones (us-east-1 is listed), with any figure given here used instead.",
     }),
     recording: recording.prefault({}),
+    heads: headsSchema.optional(),
     limits: z
       .strictObject({
         maxBodySize: byteSize.prefault('64MB').meta({ description: 'Largest request body.' }),

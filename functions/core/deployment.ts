@@ -23,6 +23,8 @@ export const deploymentSchema = z.strictObject({
   pools: z.record(z.string(), ecsPoolDeployment).default({}),
   /** The custom domain, whose one-label subdomains are colours unless the file names its own base domains. */
   baseDomains: z.array(z.string().min(1)).optional(),
+  /** The load balancer's URL in front of router heads, for the WebSocket URLs they hand out (publicUrl). */
+  publicUrl: z.url().optional(),
 });
 
 export type Deployment = z.output<typeof deploymentSchema>;
@@ -67,6 +69,7 @@ export function applyDeployment(raw: unknown, deployment: Deployment): unknown {
     ...config,
     ...(Object.keys(pools).length > 0 ? { pools } : {}),
     ...(deployment.table ? { store: { kind: 'dynamodb', table: deployment.table } } : {}),
+    ...(deployment.publicUrl && config.publicUrl === undefined ? { publicUrl: deployment.publicUrl } : {}),
     ...(deployment.baseDomains && colors.baseDomains === undefined
       ? { colors: { ...colors, baseDomains: deployment.baseDomains } }
       : {}),

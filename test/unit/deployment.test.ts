@@ -66,3 +66,13 @@ describe('applyDeployment and colours', () => {
     });
   });
 });
+
+describe('applyDeployment and the public URL', () => {
+  it("gives router heads the load balancer's URL as publicUrl unless the file names its own", () => {
+    const deployed = parseDeployment(JSON.stringify({ publicUrl: 'https://grid.example.com' }));
+    expect(applyDeployment({}, deployed)).toEqual({ publicUrl: 'https://grid.example.com' });
+    const own = { publicUrl: 'https://cdn.example.com' };
+    expect(applyDeployment(own, deployed)).toEqual(own);
+    expect(() => parseDeployment(JSON.stringify({ publicUrl: 'not a url' }))).toThrow(/publicUrl/);
+  });
+});
