@@ -10,6 +10,7 @@ import { type PoolConfig, parseConfig } from '../../functions/core/config';
 import type { LaunchedBrowser, LaunchRequest } from '../../functions/core/ports';
 import { devtoolsPort, type LaunchedProcess, launchedProcesses } from '../support/launched-processes';
 import { processGroupAlive } from '../support/processes';
+import { until } from '../support/until';
 
 // Real processes on a busy machine: generous waits, no timing asserted.
 const WAIT_MS = 30_000;
@@ -26,13 +27,7 @@ function localPool(warm: number, name = 'local', args: string[] = []): LocalPool
 
 const pids = (name: 'chromedriver' | 'chromium') => launchedProcesses(name).map((p) => p.pid);
 
-async function eventually(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const eventually = (check: () => boolean, what: string) => until(check, what, { timeoutMs: WAIT_MS });
 
 function launch(
   launcher: ChromedriverLauncher,

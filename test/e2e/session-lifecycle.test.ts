@@ -5,6 +5,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { until } from '../support/until';
 
 let grid: TestGrid;
 
@@ -34,14 +35,6 @@ async function command(sessionId: string, path = '/title') {
     status: response.statusCode,
     body: (await response.body.json()) as { value: { error: string; message: string } },
   };
-}
-
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000) {
-  for (const started = Date.now(); Date.now() - started < timeoutMs; ) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 const processesUsing = (userDataDir: string) => {

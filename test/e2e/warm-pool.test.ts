@@ -18,6 +18,7 @@ import { devtoolsPort, type LaunchedProcess, launchedProcesses } from '../suppor
 import { processGroupAlive } from '../support/processes';
 import { runPythonScript, sessionIdIn } from '../support/python-selenium';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import { until as waitUntil } from '../support/until';
 import { expectSessionEnded, sessionClaims } from './session-ended';
 
 // Real Chromium on a busy 2-core machine: generous waits, no timing asserted.
@@ -56,11 +57,9 @@ async function warmInStatus(): Promise<number | undefined> {
 }
 
 async function untilWarm(count: number): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while ((await warmInStatus()) !== count) {
-    if (Date.now() > deadline) throw new Error(`/status never showed ${count} warm`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await waitUntil(async () => (await warmInStatus()) === count, `/status shows ${count} warm`, {
+    timeoutMs: WAIT_MS,
+  });
 }
 
 interface WarmBrowser {
@@ -74,14 +73,17 @@ async function theWarmBrowser(): Promise<WarmBrowser> {
   await untilWarm(1);
   expect(grid.launcher.running()).toEqual([]);
   // A browser stopped a moment ago (a session's, or one a reload dismissed) may still be exiting.
-  const deadline = Date.now() + WAIT_MS;
   let drivers = launchedProcesses('chromedriver');
   let browsers = launchedProcesses('chromium');
-  while ((drivers.length !== 1 || browsers.length !== 1) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    drivers = launchedProcesses('chromedriver');
-    browsers = launchedProcesses('chromium');
-  }
+  await waitUntil(
+    () => {
+      drivers = launchedProcesses('chromedriver');
+      browsers = launchedProcesses('chromium');
+      return drivers.length === 1 && browsers.length === 1;
+    },
+    'one chromedriver and one Chromium run',
+    { timeoutMs: WAIT_MS },
+  ).catch(() => undefined); // the expectations below say what is running instead
   expect(drivers).toHaveLength(1);
   expect(browsers).toHaveLength(1);
   const chromium = browsers[0] as LaunchedProcess;

@@ -5,6 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { installLambdaRuntime, startInvocation } from '../support/lambda-stream-harness';
+import { until } from '../support/until';
 import { functionUrlEvent, restEvent } from './lambda-events';
 import { jsonBody, type LambdaGrid, startLambdaGrid } from './lambda-grid';
 
@@ -21,11 +22,6 @@ afterEach(async () => {
 });
 
 const NEW_CHROME = JSON.stringify({ capabilities: { alwaysMatch: { browserName: 'chrome' } } });
-
-async function until(condition: () => boolean, what: string) {
-  for (let i = 0; i < 200 && !condition(); i++) await sleep(10);
-  if (!condition()) throw new Error(`timed out waiting for ${what}`);
-}
 
 it('stops the browser when the client disconnects while the session is being created', async () => {
   let newSessionAsked = false;

@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { type FakeGrid, type FakeGridOptions, startFakeGrid } from '../support/fake-grid';
 
 export interface ServedFakeGrid extends FakeGrid {
@@ -40,17 +40,8 @@ export async function serveFakeGrid(options: FakeGridOptions = {}): Promise<Serv
 }
 
 /** Waits until `check` passes (it throws until then), at most `ms`; the last failure is the error. */
-export async function eventually(check: () => void | Promise<void>, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+export function eventually(check: () => void | Promise<void>, ms = 5000): Promise<void> {
+  return vi.waitFor(check, { timeout: ms, interval: 20 });
 }
 
 /** Every slot back, nothing queued, no session running, every browser started was stopped. */
