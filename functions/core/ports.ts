@@ -103,8 +103,12 @@ export interface StopContext {
 export interface Launcher {
   /** Starts a browser ready for one new-session request; on abort it stops what it started and rejects. */
   start(request: LaunchRequest): Promise<LaunchedBrowser>;
-  /** Stops the browser and frees what it held. Idempotent; never throws for an unknown handle. */
-  stop(handle: string, context?: StopContext): Promise<void>;
+  /**
+   * Stops the browser and frees what it held. Idempotent; never throws for an unknown handle. The context is
+   * required: a cloud browser is found by its pool (an ECS task by its cluster, a pod by its namespace), so
+   * a stop without it could only log and leave the browser running.
+   */
+  stop(handle: string, context: StopContext): Promise<void>;
   /**
    * Browsers of this pool started ahead of demand, ready for a new session now (launchers that keep some).
    * Asked only for pools with a `warm` setting; a count kept elsewhere (an ecs pool's warm tasks in the

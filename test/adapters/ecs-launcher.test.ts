@@ -710,10 +710,14 @@ describe('EcsLauncher.stop', () => {
     ]);
   });
 
-  it('does nothing without an ecs pool to find the task in', async () => {
+  it('stops nothing, and says so, for a pool with no cluster to find the task in', async () => {
     const { launcher, logger } = harness();
 
-    await launcher.stop(TASK_ID);
+    await launcher.stop(TASK_ID, {
+      pool: fargatePool({ cluster: undefined }),
+      reason: 'deleted',
+      upstreamId: '',
+    });
 
     expect(ecsMock.calls()).toHaveLength(0);
     expect(logger.events()).toEqual(['BROWSER_STOP_FAILED']);

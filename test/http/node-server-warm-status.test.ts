@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
+import type { PoolConfig } from '../../functions/core/config';
 import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
 import { CollectingLogger } from '../support/fakes';
 import { useFreshSessionTable } from '../support/fresh-session-table';
@@ -62,7 +63,11 @@ describe('Node server: /status and warm ecs tasks', () => {
     expect(made.launchers).toEqual([]);
 
     // A session's need still makes it, with the table to claim warm tasks from.
-    await grid.deps.launchers.ecs?.stop('0123456789abcdef0123456789abcdef');
+    await grid.deps.launchers.ecs?.stop('0123456789abcdef0123456789abcdef', {
+      pool: grid.deps.config.pools.fargate as PoolConfig,
+      reason: 'deleted',
+      upstreamId: '',
+    });
     expect(made.launchers).toEqual([{ warmTable: table.table }]);
   });
 });

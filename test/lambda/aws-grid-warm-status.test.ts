@@ -10,6 +10,9 @@ import type { ECSClient } from '@aws-sdk/client-ecs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
 import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
+import type { PoolConfig } from '../../functions/core/config';
+import type { GridDeps } from '../../functions/core/grid-deps';
+import type { StopContext } from '../../functions/core/ports';
 import type { WarmTask } from '../../functions/core/warm-tasks';
 import { awsGrid } from '../../functions/entry/aws-grid';
 import { gridStatus } from '../../functions/http/grid-info';
@@ -56,6 +59,11 @@ function env(warm: Record<string, unknown> | undefined, tableName = table.table)
 }
 
 const adapters = () => warmStatusAdapters(table.client);
+const stopping = (deps: GridDeps): StopContext => ({
+  pool: deps.config.pools.fargate as PoolConfig,
+  reason: 'deleted',
+  upstreamId: '',
+});
 
 function idleTask(taskId: string, readyAt = Date.now() - 5000): WarmTask {
   return {
@@ -97,11 +105,11 @@ describe('awsGrid: /status and warm ecs tasks', () => {
     expect((await gridStatus(deps)).value.pools[0]?.warm).toBe(0);
     expect(made.launchers).toEqual([]);
 
-    await deps.launchers.ecs?.stop('0123456789abcdef0123456789abcdef');
+    await deps.launchers.ecs?.stop('0123456789abcdef0123456789abcdef', stopping(deps));
     expect(made.launchers).toEqual([{ warmTable: table.table }]);
     // Made once: later counts still read the table, and sessions keep the launcher made.
     await gridStatus(deps);
-    await deps.launchers.ecs?.stop('0123456789abcdef0123456789abcdef');
+    await deps.launchers.ecs?.stop('0123456789abcdef0123456789abcdef', stopping(deps));
     expect(made.launchers).toHaveLength(1);
   });
 

@@ -32,7 +32,9 @@ describe('HubLauncher', () => {
       handle: '',
       capabilities: { browserName: 'chrome', browserVersion: '1.0' },
     });
-    await expect(new HubLauncher().stop('')).resolves.toBeUndefined();
+    await expect(
+      new HubLauncher().stop('', { pool, reason: 'deleted', upstreamId: '' }),
+    ).resolves.toBeUndefined();
   });
 
   it('never asks for an empty version', () => {

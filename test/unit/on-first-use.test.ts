@@ -3,9 +3,16 @@
  * answers without making the launcher (so /status never loads the ECS SDK).
  */
 import { describe, expect, it } from 'vitest';
-import type { Launcher } from '../../functions/core/ports';
+import { parseConfig } from '../../functions/core/config';
+import type { Launcher, StopContext } from '../../functions/core/ports';
 import type { WarmTask, WarmTaskStore } from '../../functions/core/warm-tasks';
 import { type AwsAdapters, ecsWarmCount, onFirstUse } from '../../functions/entry/aws-adapters';
+
+const STOPPING: StopContext = {
+  pool: Object.values(parseConfig({}, { localBrowserVersion: '1' }).pools)[0] as StopContext['pool'],
+  reason: 'deleted',
+  upstreamId: '',
+};
 
 function countingMaker(launcher: Partial<Launcher> = {}) {
   const made = { times: 0 };
@@ -62,7 +69,7 @@ describe('onFirstUse', () => {
     const launcher = onFirstUse(make, async (pool) => (pool === 'fargate' ? 2 : 0));
     expect(await launcher.warmCount?.('fargate')).toBe(2);
     expect(made.times).toBe(0);
-    await launcher.stop('handle');
+    await launcher.stop('handle', STOPPING);
     expect(await launcher.warmCount?.('fargate')).toBe(2);
     expect(made.times).toBe(1);
   });
@@ -71,7 +78,7 @@ describe('onFirstUse', () => {
     const counting = countingMaker({ warmCount: async () => 3 });
     const launcher = onFirstUse(counting.make);
     expect(launcher.warmCount).toBeUndefined();
-    await launcher.stop('handle');
+    await launcher.stop('handle', STOPPING);
     expect(counting.made.times).toBe(1);
   });
 
@@ -82,8 +89,8 @@ describe('onFirstUse', () => {
       if (tries === 1) throw new Error('SDK failed to load');
       return countingMaker().make();
     });
-    await expect(launcher.stop('handle')).rejects.toThrow('SDK failed to load');
-    await launcher.stop('handle');
+    await expect(launcher.stop('handle', STOPPING)).rejects.toThrow('SDK failed to load');
+    await launcher.stop('handle', STOPPING);
     expect(tries).toBe(2);
   });
 });

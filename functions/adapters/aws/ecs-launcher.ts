@@ -152,16 +152,16 @@ export class EcsLauncher implements Launcher {
   }
 
   /** Never throws: a task already stopped or unknown is fine, anything else is logged. */
-  async stop(handle: string, context?: StopContext): Promise<void> {
-    const pool = context?.pool;
-    if (pool?.kind !== 'ecs' || pool.cluster === undefined || handle === '') {
+  async stop(handle: string, { pool, reason }: StopContext): Promise<void> {
+    if (pool.kind !== 'ecs' || pool.cluster === undefined || handle === '') {
       this.options.logger?.log('BROWSER_STOP_FAILED', {
         handle,
-        reason: 'an ECS task is stopped by its pool, and none was given',
+        pool: pool.name,
+        reason: 'an ECS task is stopped by its deployed ecs pool, and this is not one',
       });
       return;
     }
-    await this.stopTask(pool.name, pool.cluster, handle, `gridgate: ${context?.reason}`);
+    await this.stopTask(pool.name, pool.cluster, handle, `gridgate: ${reason}`);
   }
 
   /** Polls the task until RUNNING and returns its private IP and itself; rejects when it stops first. */

@@ -10,6 +10,6 @@ export function eksLauncherByAuth(launchers: { aws: Launcher; kubeconfig: Launch
     pool?.kind === 'eks' && pool.auth === 'kubeconfig' ? launchers.kubeconfig : launchers.aws;
   return {
     start: (request) => of(request.pool).start(request),
-    stop: (handle, context) => of(context?.pool).stop(handle, context),
+    stop: (handle, context) => of(context.pool).stop(handle, context),
   };
 }

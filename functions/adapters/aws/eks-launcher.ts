@@ -88,12 +88,12 @@ export class EksLauncher implements Launcher {
   }
 
   /** Never throws: a pod already gone is fine, anything else is logged for the cleanup to finish. */
-  async stop(handle: string, context?: StopContext): Promise<void> {
-    const pool = context?.pool;
-    if (pool?.kind !== 'eks' || !isDeployedEks(pool) || !POD_NAME.test(handle)) {
+  async stop(handle: string, { pool }: StopContext): Promise<void> {
+    if (pool.kind !== 'eks' || !isDeployedEks(pool) || !POD_NAME.test(handle)) {
       this.options.logger?.log('BROWSER_STOP_FAILED', {
         handle,
-        reason: 'a pod is deleted by its name and its eks pool, and none was given',
+        pool: pool.name,
+        reason: 'a pod is deleted by its name and its deployed eks pool, and these are not',
       });
       return;
     }

@@ -26,8 +26,8 @@ export class HubLauncher implements Launcher {
    * age, shutdown, a client gone mid-creation — so the hub's slot does not wait for the hub's own
    * timeout. A client's DELETE was already forwarded to the hub, so that one is not sent twice.
    */
-  async stop(_handle: string, context?: StopContext): Promise<void> {
-    if (context?.pool.kind !== 'hub' || context.reason === 'deleted' || !context.upstreamId) return;
+  async stop(_handle: string, context: StopContext): Promise<void> {
+    if (context.pool.kind !== 'hub' || context.reason === 'deleted' || !context.upstreamId) return;
     const endpoint = upstreamEndpoint(context.pool, hubAddress(context.pool.url));
     const response = await request(
       `${endpoint.origin}${endpoint.basePath}/session/${encodeURIComponent(context.upstreamId)}`,
