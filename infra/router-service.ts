@@ -114,7 +114,8 @@ export class RouterService extends Construct {
       portMappings: [{ containerPort: port }],
       environment: {
         ...props.environment,
-        GRIDGATE_DEPLOYMENT: Stack.of(this).toJsonString({ ...props.deployment, publicUrl }),
+        // Every interface of the container: the load balancer cannot reach its loopback, gridgate's default.
+        GRIDGATE_DEPLOYMENT: Stack.of(this).toJsonString({ ...props.deployment, publicUrl, host: '0.0.0.0' }),
       },
       logging: LogDrivers.awsLogs({
         streamPrefix: 'head',
@@ -221,11 +222,6 @@ export function serviceFrontDoorProblems(config: Config): string[] {
         `pools.${pool.name}: local pools cannot run in a head on Fargate (no Chromium in its image)`,
       );
     }
-  }
-  if (/^(127\.|localhost$|::1$)/.test(config.host)) {
-    problems.push(
-      `host: "${config.host}" is loopback, where the load balancer cannot reach a head; leave it out`,
-    );
   }
   return problems;
 }

@@ -25,6 +25,11 @@ export const deploymentSchema = z.strictObject({
   baseDomains: z.array(z.string().min(1)).optional(),
   /** The load balancer's URL in front of router heads, for the WebSocket URLs they hand out (publicUrl). */
   publicUrl: z.url().optional(),
+  /**
+   * Where a head in a container listens, over the file's `host`: its load balancer reaches it through the
+   * container's interface, never its loopback (the default listen address).
+   */
+  host: z.string().min(1).optional(),
 });
 
 export type Deployment = z.output<typeof deploymentSchema>;
@@ -48,7 +53,8 @@ export function parseDeployment(text: string): Deployment {
 
 /**
  * The raw config (as read from its file, before parseConfig) with the deployment's facts laid over it:
- * the table becomes the store, and each deployed pool gets its cluster, task definition and network.
+ * the table becomes the store, each deployed pool gets its cluster, task definition and network, and a
+ * head in a container its listen address.
  * A deployed pool the config does not name is a mismatch between stack and file, and refused.
  */
 export function applyDeployment(raw: unknown, deployment: Deployment): unknown {
@@ -70,6 +76,7 @@ export function applyDeployment(raw: unknown, deployment: Deployment): unknown {
     ...(Object.keys(pools).length > 0 ? { pools } : {}),
     ...(deployment.table ? { store: { kind: 'dynamodb', table: deployment.table } } : {}),
     ...(deployment.publicUrl && config.publicUrl === undefined ? { publicUrl: deployment.publicUrl } : {}),
+    ...(deployment.host ? { host: deployment.host } : {}),
     ...(deployment.baseDomains && colors.baseDomains === undefined
       ? { colors: { ...colors, baseDomains: deployment.baseDomains } }
       : {}),

@@ -109,6 +109,8 @@ describe('the service front door', () => {
     expect(environment).toContain('GRIDGATE_SECRET_ARN');
     expect(environment).toContain(logicalId(template, 'AWS::DynamoDB::Table', 'Sessions'));
     expect(environment).toContain(`\\"publicUrl\\":\\"http://",{"Fn::GetAtt":["${balancer}","DNSName"]}`);
+    // Heads listen where the load balancer reaches them, not on the loopback a config file gets by default.
+    expect(environment).toContain('\\"host\\":\\"0.0.0.0\\"');
   });
 
   it('puts an internet-facing load balancer in the public subnets, idle long enough for a cold start and a quiet session', () => {
@@ -273,16 +275,15 @@ describe('a config for the service front door', () => {
       },
     });
 
-  it('without heads, or with local pools or a loopback host, fails synthesis naming each key', async () => {
+  it('without heads, or with local pools, fails synthesis naming each key', async () => {
     const lacking = configFile('lacking.json', {
-      host: '127.0.0.1',
       browsers: { chrome: { versions: { stable: { pools: ['here'] } } } },
       pools: { here: { kind: 'local' } },
     });
     await expect(synth(lacking)).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringMatching(
-        /\(with -c frontDoor=service\) is not a valid gridgate config:\n {2}- heads: the service front door needs the heads section[\s\S]*- pools\.here: local pools cannot run in a head[\s\S]*- host: "127\.0\.0\.1" is loopback/,
+        /\(with -c frontDoor=service\) is not a valid gridgate config:\n {2}- heads: the service front door needs the heads section[\s\S]*- pools\.here: local pools cannot run in a head/,
       ),
     });
   });

@@ -35,6 +35,15 @@ describe('applyDeployment', () => {
     );
   });
 
+  it('makes a head in a container listen where its deployment says, over the file and the loopback default', () => {
+    const deployment = parseDeployment(JSON.stringify({ host: '0.0.0.0' }));
+    const parse = (file: object) =>
+      parseConfig(applyDeployment(file, deployment), { localBrowserVersion: 'stable' }).host;
+    expect(parse(FILE)).toBe('0.0.0.0');
+    expect(parse({ ...FILE, host: '127.0.0.1' })).toBe('0.0.0.0');
+    expect(parseConfig(FILE, { localBrowserVersion: 'stable' }).host).toBe('127.0.0.1');
+  });
+
   it('leaves a config alone when nothing is deployed', () => {
     expect(applyDeployment(FILE, parseDeployment('{}'))).toEqual(FILE);
   });
