@@ -1,0 +1,168 @@
+/**
+ * The session records of the DynamoDB session store: running ones in one partition, ended ones kept a
+ * while so later commands can say why, activity written at most once per touch interval, and the marks
+ * of browsers their platform took back.
+ */
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Reclaim, SessionEndReason, SessionRecord } from '../../core/ports';
+import type { DynamoActivity } from './dynamo-activity';
+import {
+  endedKey,
+  expiresAt,
+  isLive,
+  RUNNING,
+  reclaimKey,
+  runningKey,
+  toRecord,
+} from './dynamo-session-items';
+import type { DynamoTable } from './dynamo-table';
+import {
+  backoff,
+  cancellationReasons,
+  conditionFailed,
+  conflicted,
+  MAX_ATTEMPTS,
+} from './dynamo-transaction';
+
+export class DynamoSessionRecords {
+  constructor(
+    private readonly table: DynamoTable,
+    private readonly activity: DynamoActivity,
+    private readonly retentionMs: number,
+  ) {}
+
+  /** A running record may go (TTL) once past its max age by the retention: by then the cleanup has ended it. */
+  async add(record: SessionRecord): Promise<void> {
+    return this.table.edge(async () => {
+      await this.table.doc.send(
+        new PutCommand({
+          TableName: this.table.name,
+          Item: {
+            ...record,
+            ...runningKey(record.key),
+            expiresAt: expiresAt(record.createdAt + record.maxAgeMs + this.retentionMs),
+          },
+        }),
+      );
+    });
+  }
+
+  async get(key: string): Promise<SessionRecord | undefined> {
+    return this.table.edge(async () => {
+      const [running, ended] = await Promise.all([
+        this.table.item(runningKey(key)),
+        this.table.item(endedKey(key)),
+      ]);
+      const item = running ?? ended;
+      return item && toRecord(item);
+    });
+  }
+
+  async running(): Promise<SessionRecord[]> {
+    return this.table.edge(async () => {
+      const records: SessionRecord[] = [];
+      const now = this.table.clock.now();
+      for await (const item of this.table.partition(RUNNING))
+        if (isLive(item, now)) records.push(toRecord(item));
+      return records;
+    });
+  }
+
+  /**
+   * Cheap and synchronous: at most one write per session per touch interval, with the commands counted
+   * since the last one (DynamoActivity says why and how).
+   */
+  touch(key: string, at: number, method?: string, path?: string): void {
+    this.activity.touch(key, at, method, path);
+  }
+
+  /** Waits for the touch writes under way (tests; a server shutting down). */
+  async settled(): Promise<void> {
+    await this.activity.settled();
+  }
+
+  /**
+   * Moves the record from the running partition to its ended item in one transaction. The delete is
+   * conditional on the activity time that was read, so exactly one of concurrent callers wins, and the
+   * ended record carries the latest activity (a touch in between makes the caller read again).
+   */
+  async end(key: string, reason: SessionEndReason, at: number): Promise<SessionRecord | undefined> {
+    return this.table.edge(async () => {
+      for (let attempt = 1; ; attempt++) {
+        const item = await this.table.item(runningKey(key));
+        if (!item) return undefined;
+        const ended: SessionRecord = { ...toRecord(item), endedAt: at, endReason: reason };
+        // Commands this head counted since its last write: the record has no later chance to get them.
+        const unwritten = this.activity.unwritten(key);
+        if (unwritten) {
+          ended.commands = (ended.commands ?? 0) + unwritten.commands;
+          ended.lastCommand = unwritten.lastCommand;
+        }
+        try {
+          await this.table.doc.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Delete: {
+                    TableName: this.table.name,
+                    Key: runningKey(key),
+                    // Also the count read: a command count another head added meanwhile makes us read again.
+                    ConditionExpression:
+                      typeof item.commands === 'number'
+                        ? 'lastActivityAt = :seen AND commands = :commands'
+                        : 'lastActivityAt = :seen AND attribute_not_exists(commands)',
+                    ExpressionAttributeValues: {
+                      ':seen': item.lastActivityAt,
+                      ...(typeof item.commands === 'number' ? { ':commands': item.commands } : {}),
+                    },
+                  },
+                },
+                {
+                  Put: {
+                    TableName: this.table.name,
+                    Item: { ...ended, ...endedKey(key), expiresAt: expiresAt(at + this.retentionMs) },
+                  },
+                },
+              ],
+            }),
+          );
+          this.activity.forget(key);
+          return ended;
+        } catch (error) {
+          const reasons = cancellationReasons(error);
+          if (!reasons || attempt >= MAX_ATTEMPTS) throw error;
+          // Ended by another caller (the next read finds nothing) or touched since the read: read again.
+          if (conditionFailed(reasons[0])) continue;
+          if (!conflicted(reasons)) throw error;
+          await backoff(attempt);
+        }
+      }
+    });
+  }
+
+  /** The mark with the latest `at` wins, whatever order the platform's events arrive in. */
+  async markReclaimed(handle: string, { at, reason }: Reclaim): Promise<void> {
+    return this.table.edge(async () => {
+      try {
+        await this.table.doc.send(
+          new PutCommand({
+            TableName: this.table.name,
+            Item: { ...reclaimKey(handle), at, reason, expiresAt: expiresAt(at + this.retentionMs) },
+            ConditionExpression: 'attribute_not_exists(pk) OR #at <= :at',
+            ExpressionAttributeNames: { '#at': 'at' },
+            ExpressionAttributeValues: { ':at': at },
+          }),
+        );
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      }
+    });
+  }
+
+  async reclaimed(handle: string): Promise<Reclaim | undefined> {
+    return this.table.edge(async () => {
+      const item = await this.table.item(reclaimKey(handle));
+      return item && { at: Number(item.at), reason: String(item.reason) };
+    });
+  }
+}
