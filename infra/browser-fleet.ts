@@ -23,6 +23,7 @@ import { TASK_TAGS } from '../functions/adapters/aws/task-tags';
 import type { EcsPoolConfig } from '../functions/core/config';
 import type { EcsPoolDeployment } from '../functions/core/deployment';
 import { movingTagWarning } from './browser-image-tag';
+import { type RecordingsBucket, VIDEO_PREFIX } from './recordings-bucket';
 
 export interface BrowserFleetProps {
   vpc: IVpc;
@@ -52,6 +53,8 @@ export interface BrowserFleetProps {
    * metrics while tasks run. @default ContainerInsights.ENABLED
    */
   containerInsights?: ContainerInsights;
+  /** Where pools with a `recorder` upload their videos; needed by (and only by) such pools. */
+  recordings?: RecordingsBucket;
 }
 
 /** Fargate lets a container at most 120 s to stop; a Spot interruption gives exactly 120 s of notice. */
@@ -122,6 +125,7 @@ export class BrowserFleet extends Construct {
       stopTimeout: SPOT_STOP_TIMEOUT,
       logging: LogDrivers.awsLogs({ streamPrefix: pool.name, logGroup: this.logGroup }),
     });
+    if (pool.recorder) this.addVideoRecorder(definition, pool, pool.recorder.image);
     Validations.of(definition).acknowledge({
       id: 'AwsSolutions-ECS2',
       reason:
@@ -133,6 +137,54 @@ export class BrowserFleet extends Construct {
         'ecr:GetAuthorizationToken, which Fargate needs to pull the image, has no resource-level permissions.',
     });
     return definition;
+  }
+
+  /**
+   * docker-selenium's video recorder as a second, non-essential container: it watches the browser
+   * container's /status (tasks share one network namespace: localhost), records its X display while a
+   * session that asked (se:recordVideo, which gridgate sets) runs, and uploads `{se:videoName}.mp4` with rclone
+   * to videos/ in the recordings bucket with the task role's credentials. The browser's end ends the task.
+   */
+  private addVideoRecorder(definition: FargateTaskDefinition, pool: EcsPoolConfig, image: string): void {
+    const { recordings } = this.props;
+    if (!recordings)
+      throw new Error(`pool "${pool.name}" has a recorder but the stack has no recordings bucket`);
+    const arm = pool.architecture === 'arm64';
+    const mirrored = this.props.mirrorImages ?? true;
+    definition.addContainer('VideoRecorder', {
+      containerName: 'video',
+      essential: false,
+      image: mirrored
+        ? ContainerImage.fromAsset(join(import.meta.dirname, 'browser-image'), {
+            buildArgs: { IMAGE: image },
+            platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64,
+          })
+        : ContainerImage.fromRegistry(image),
+      environment: {
+        SE_VIDEO_RECORD_STANDALONE: 'true',
+        DISPLAY_CONTAINER_NAME: 'localhost',
+        SE_NODE_PORT: String(pool.port),
+        // The name gridgate gives (se:videoName: the session's key), without the recorder's ID suffix.
+        SE_VIDEO_FILE_NAME: 'auto',
+        SE_VIDEO_FILE_NAME_SUFFIX: 'false',
+        SE_VIDEO_UPLOAD_ENABLED: 'true',
+        SE_UPLOAD_DESTINATION_PREFIX: `s3://${recordings.bucket.bucketName}/${VIDEO_PREFIX.slice(0, -1)}`,
+        // rclone's S3 remote: the task role's credentials; no bucket check, no listing, no HEAD after the
+        // upload (the role may only put objects); ACLs are off on the bucket, so only this one is accepted.
+        RCLONE_CONFIG_S3_TYPE: 's3',
+        RCLONE_CONFIG_S3_PROVIDER: 'AWS',
+        RCLONE_CONFIG_S3_ENV_AUTH: 'true',
+        RCLONE_CONFIG_S3_REGION: Stack.of(this).region,
+        RCLONE_CONFIG_S3_NO_CHECK_BUCKET: 'true',
+        RCLONE_CONFIG_S3_NO_HEAD: 'true',
+        RCLONE_CONFIG_S3_ACL: 'bucket-owner-full-control',
+        SE_UPLOAD_OPTS: '--cutoff-mode SOFT --inplace --no-check-dest',
+      },
+      // A Spot interruption gives 120 s; the recorder finishes and uploads within them.
+      stopTimeout: SPOT_STOP_TIMEOUT,
+      logging: LogDrivers.awsLogs({ streamPrefix: pool.name, logGroup: this.logGroup }),
+    });
+    recordings.grantUpload(definition.taskRole);
   }
 
   /** Admits each pool's WebDriver port from `router` (its security group), and nothing else. */

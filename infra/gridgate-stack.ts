@@ -13,6 +13,7 @@ import { GridAlarms, type GridAlarmsProps } from './grid-alarms';
 import { GridDashboard, type GridDashboardProps } from './grid-dashboard';
 import { GridNetwork, type GridNetworkProps } from './grid-network';
 import { OrphanCleanup, type OrphanCleanupProps } from './orphan-cleanup';
+import { RecordingsBucket } from './recordings-bucket';
 import { serviceFrontDoorProblems } from './router-service';
 import { SessionTable } from './session-table';
 import { SigningKey } from './signing-key';
@@ -50,6 +51,8 @@ export class GridgateStack extends Stack {
   readonly config: Config;
   readonly network: GridNetwork;
   readonly browsers: BrowserFleet;
+  /** Where ecs sessions' videos go; only when some ecs pool has a recorder. */
+  readonly recordings?: RecordingsBucket;
   readonly sessions: SessionTable;
   readonly signingKey: SigningKey;
   readonly frontDoor: FrontDoor;
@@ -78,8 +81,16 @@ export class GridgateStack extends Stack {
     const { vpc, privateSubnets } = this.network;
     this.sessions = new SessionTable(this, 'Sessions', { removalPolicy });
     this.signingKey = new SigningKey(this, 'SigningKey', { removalPolicy });
+    // Only pools with a video recorder need the bucket.
+    this.recordings = pools.some((pool) => pool.recorder)
+      ? new RecordingsBucket(this, 'Recordings', {
+          retention: Duration.millis(props.config.recording.retention),
+          removalPolicy,
+        })
+      : undefined;
     this.browsers = new BrowserFleet(this, 'Browsers', {
       ...props.browsers,
+      recordings: this.recordings,
       vpc,
       privateSubnets,
       publicSubnets: vpc.publicSubnets,
@@ -92,6 +103,7 @@ export class GridgateStack extends Stack {
     const deployment = {
       table: this.sessions.table.tableName,
       pools: this.browsers.deploymentFacts(this.network.networks),
+      ...(this.recordings ? { recordingsBucket: this.recordings.bucket.bucketName } : {}),
       // `blue.<domain>` then asks for colour blue (the wildcard certificate covers it).
       ...(customDomain ? { baseDomains: [customDomain] } : {}),
     };
@@ -146,6 +158,7 @@ export class GridgateStack extends Stack {
     this.browsers.grantCleanup(this.cleanup.function);
     this.browsers.grantTaskControl(this.interruptions.function);
     this.signingKey.secret.grantRead(router);
+    this.recordings?.grantRead(router);
     for (const grantee of [router, this.cleanup.function, this.interruptions.function]) {
       this.sessions.table.grantReadWriteData(grantee);
     }

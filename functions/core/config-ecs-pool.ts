@@ -20,6 +20,14 @@ const ecsWarm = z
   .refine((warm) => warm.min <= warm.max, { message: 'min must not be above max', path: ['min'] })
   .meta({ description: 'Pre-started tasks of an ecs pool, sized from recent demand within [min, max].' });
 
+/** The docker-selenium video recorder sidecar of an ecs pool's tasks. */
+const videoRecorder = z.strictObject({
+  image: z.string().min(1).default('selenium/video:latest').meta({
+    description:
+      "The recorder's image (selenium/video); pin it to the release of the browser image (e.g. ffmpeg-7.1-20250606 beside 4.33.0-20250606).",
+  }),
+});
+
 export const ecsPool = z
   .strictObject({
     kind: z.literal('ecs'),
@@ -77,6 +85,10 @@ export const ecsPool = z
     warm: ecsWarm.optional().meta({
       description:
         'Idle tasks kept RUNNING and driver-ready by the cleanup, each claimed by one new session; absent or max 0 keeps none.',
+    }),
+    recorder: videoRecorder.optional().meta({
+      description:
+        "docker-selenium's video recorder beside the browser in every task, uploading the videos of sessions that ask (or of all, with video) to the stack's recordings bucket; absent: no videos.",
     }),
   })
   .meta({ description: 'One AWS Fargate task per session (Spot first), started with ECS RunTask.' });
