@@ -5,6 +5,9 @@
  * benchmark's client, as a grid runs apart from a test, and can be profiled on its own (--cpu-prof).
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromiumVersion } from '../functions/adapters/local/ensure-chromium';
 import { JsonLogger } from '../functions/adapters/node/json-logger';
 import { parseConfig } from '../functions/core/config';
@@ -30,7 +33,12 @@ const json = new JsonLogger((line) => process.stderr.write(`gridgate: ${line}`))
 const logger: Logger = { log: (event, fields) => ROUTINE.has(event) || json.log(event, fields) };
 
 const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
-const config = parseConfig({ port: 0, host: '127.0.0.1' }, { localBrowserVersion: version });
+// Recorded sessions' videos go to a directory of this run's own, removed when it stops.
+const recordings = await mkdtemp(join(tmpdir(), 'gridgate-bench-recordings-'));
+const config = parseConfig(
+  { port: 0, host: '127.0.0.1', recording: { directory: recordings } },
+  { localBrowserVersion: version },
+);
 const warm = Number(process.argv[2] ?? 0);
 // The built-in pool with only `warm` changed, so both variants ask for Chromium the same way.
 if (warm > 0 && config.pools.local?.kind === 'local') config.pools.local = { ...config.pools.local, warm };
@@ -40,13 +48,16 @@ let closing = false;
 const close = () => {
   if (closing) return;
   closing = true;
-  grid.close().then(
-    () => process.exit(0),
-    (error: Error) => {
-      console.error(`gridgate: close failed: ${error.message}`);
-      process.exit(1);
-    },
-  );
+  grid
+    .close()
+    .then(() => rm(recordings, { recursive: true, force: true }))
+    .then(
+      () => process.exit(0),
+      (error: Error) => {
+        console.error(`gridgate: close failed: ${error.message}`);
+        process.exit(1);
+      },
+    );
 };
 process.on('message', (message) => {
   if (message === 'stop') close();

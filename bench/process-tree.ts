@@ -12,6 +12,21 @@ function parentOf(pid: number): number | undefined {
   }
 }
 
+// Linux counts /proc CPU times in clock ticks of 1/100 s (USER_HZ; getconf CLK_TCK) on every usual build.
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) the process has used so far, in seconds; 0 once it is gone. */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After "pid (comm) ": state is field 3, utime 14 and stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
 /** Every process below `root`, at any depth. */
 export function descendants(root: number): number[] {
   const children = new Map<number, number[]>();

@@ -13,6 +13,7 @@ import { type BenchOptions, parseOptions } from './options';
 import { measureProxy, PROXY_PLANS } from './proxy-benchmark';
 import { takeBrowserlessPart } from './proxy-options';
 import { formatProxyReport, PROXY_TARGETS, type ProxyReport, proxyReport } from './proxy-report';
+import { formatRecordingCost, measureRecordingCost, type RecordingCost } from './recording-cost';
 import {
   type CommandReport,
   commandReport,
@@ -57,7 +58,7 @@ try {
   console.log(formatEnvironment(options.preset, environment));
 
   let commands: CommandReport | undefined;
-  if (grid && options.only !== 'new-session') {
+  if (grid && (options.only === 'all' || options.only === 'commands')) {
     const pair = await openSessionPair(client, grid, pool);
     await warmRuntimes(client, pair.paths, options.commands.runtimeWarmup);
     const cpuBefore = await grid.cpuMicros();
@@ -68,10 +69,15 @@ try {
     console.log(`\n${formatCommandReport(commands)}`);
   }
   let newSession: NewSessionReport | undefined;
-  if (grid && options.only !== 'commands') {
+  if (grid && (options.only === 'all' || options.only === 'new-session')) {
     const run = await measureNewSessionLatency(client, grid.origin, pool, options.newSession);
     newSession = newSessionReport(run, options.newSession, options.warm);
     console.log(`\n${formatNewSessionReport(newSession)}`);
+  }
+  let recording: RecordingCost | undefined;
+  if (grid && (options.only === 'all' || options.only === 'recording')) {
+    recording = await measureRecordingCost(client, grid, options.recording);
+    console.log(`\n${formatRecordingCost(recording)}`);
   }
   // Stopped before the proxy part, so that its browsers do not load the machine meanwhile.
   await grid?.stop();
@@ -109,6 +115,7 @@ try {
     targets: { ...TARGETS, proxy: PROXY_TARGETS, scale: SCALE_TARGETS },
     commands,
     newSession,
+    recording,
     proxy,
     scale,
     lambdaBundle,

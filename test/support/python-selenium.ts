@@ -30,7 +30,8 @@ export function runPythonRecordedSession(gridUrl: string, pageUrl: string): Prom
   return runPython(RECORD_SCRIPT, [gridUrl, pageUrl]);
 }
 
-function runPython(script: string, args: string[]): Promise<ScriptRun> {
+/** Runs any Python file (a docs example written out) with Debian's Python selenium, on loopback only. */
+export function runPython(script: string, args: string[]): Promise<ScriptRun> {
   // No proxy from the environment: every request must stay on the loopback interface.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/_proxy$/i.test(name)));
   return new Promise((resolve) => {
