@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import { request } from 'undici';
 import WebSocket, { WebSocketServer } from 'ws';
 import { WebDriverError } from '../../core/errors';
-import type { GridDeps } from '../../core/grid-deps';
+import { type GridDeps, sessionPool } from '../../core/grid-deps';
 import { sessionEndpoint } from '../../http/forward-command';
 import { hubTarget, selenoidRequest } from '../../http/hub-passthrough';
 import { requestUser } from '../../http/request-user';
@@ -86,7 +86,8 @@ async function connect(req: IncomingMessage, url: URL, deps: GridDeps): Promise<
     rest === '/se/cdp' && claims.devtools
       ? await browserDevtoolsUrl(claims.devtools)
       : `${wsBase}/session/${claims.upstreamId}${rest}${url.search}`;
-  const socket = await open(target, req, endpoint.authorization);
+  const hub = sessionPool(deps, claims)?.kind === 'hub';
+  const socket = await open(target, req, endpoint.authorization, { refusedBy: hub ? 'hub' : 'browser' });
   return { socket, onMessage: () => deps.sessions.touch(claims.key, deps.clock.now()) };
 }
 
@@ -100,6 +101,7 @@ async function connectHub(req: IncomingMessage, url: URL, deps: GridDeps): Promi
   // without a parseable Origin (403): the hub is told its own, as a page of its own would say.
   const socket = await open(`${wsOrigin}${target.path}${url.search}`, req, target.endpoint.authorization, {
     origin: target.endpoint.origin,
+    refusedBy: 'hub',
   });
   // DevTools traffic drives the browser (activity, as se:cdp's); watching over VNC does not.
   const touch = () => deps.sessions.touch(claims.key, deps.clock.now());
@@ -119,7 +121,7 @@ async function open(
   target: string,
   req: IncomingMessage,
   authorization?: string,
-  extra: { origin?: string } = {},
+  { refusedBy = 'browser', ...extra }: { origin?: string; refusedBy?: 'browser' | 'hub' } = {},
 ): Promise<WebSocket> {
   const protocols = req.headers['sec-websocket-protocol']?.split(',').map((p) => p.trim());
   const socket = new WebSocket(target, protocols, {
@@ -136,13 +138,21 @@ async function open(
       resolve();
     });
     socket.once('error', reject);
-    socket.once('unexpected-response', (_req, res) =>
-      reject(
-        new WebDriverError('invalid session id', `the browser refused the WebSocket (${res.statusCode})`),
-      ),
-    );
+    socket.once('unexpected-response', (_req, res) => reject(refusal(refusedBy, res.statusCode)));
   });
   return socket;
+}
+
+/**
+ * The upstream answered the upgrade with an HTTP status. A browser that does so no longer has the session;
+ * a hub that does is a gateway failing (W3C has no code for it): 502, as for a hub that cannot be reached,
+ * never `invalid session id` for a session the hub may well still run.
+ */
+function refusal(refusedBy: 'browser' | 'hub', status: number | undefined): WebDriverError {
+  if (refusedBy === 'browser') {
+    return new WebDriverError('invalid session id', `the browser refused the WebSocket (${status})`);
+  }
+  return new WebDriverError('unknown error', `the hub refused the WebSocket (${status})`, { status: 502 });
 }
 
 /** Chromium's browser-wide DevTools socket, found the way CDP clients find it. */
