@@ -179,7 +179,14 @@ export interface SlotClaim {
 export type SlotAnswer = { ok: true } | { ok: false; full: 'user' | 'pool'; held: number };
 
 /** Quota slots and session records. In memory locally; DynamoDB on AWS. */
-export interface SessionStore {
+/**
+ * Where sessions are kept, along its three jobs: quota slots, session records, and marks of browsers
+ * their platform took back. One adapter serves all three (in memory; DynamoDB on AWS).
+ */
+export type SessionStore = SlotLedger & SessionRecords & ReclaimMarks;
+
+/** Quota slots: each session holds one of its pool's and one of its user's, taken and given back once. */
+export interface SlotLedger {
   /**
    * In one atomic step, takes a slot if the user holds fewer than `userLimit` and the pool fewer than
    * `poolLimit` slots; when both are full the answer names the user's limit. Idempotent per key: a key
@@ -202,6 +209,10 @@ export interface SessionStore {
    * move forward, so a late or repeated mark changes nothing; a key without a slot is ignored, never an error.
    */
   markStage(key: string, stage: CreationStage, at: number): Promise<void>;
+}
+
+/** Session records: what each running session is, for the cleanup, the status page and expiry. */
+export interface SessionRecords {
   add(record: SessionRecord): Promise<void>;
   get(key: string): Promise<SessionRecord | undefined>;
   /** Running sessions (ended ones are kept for a while so later commands can say why). */
@@ -214,6 +225,10 @@ export interface SessionStore {
   touch(key: string, at: number, method?: string, path?: string): void;
   /** Marks the session ended; returns the record only to the first caller, so a session ends once. */
   end(key: string, reason: SessionEndReason, at: number): Promise<SessionRecord | undefined>;
+}
+
+/** Browsers their platform took back, so a later command's error can say so. */
+export interface ReclaimMarks {
   /**
    * Notes that the platform took a browser back (a Fargate Spot interruption), by its launcher handle,
    * so a later command's error can say so. Kept about as long as ended records.

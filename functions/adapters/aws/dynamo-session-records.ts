@@ -4,7 +4,13 @@
  * of browsers their platform took back.
  */
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { Reclaim, SessionEndReason, SessionRecord } from '../../core/ports';
+import type {
+  Reclaim,
+  ReclaimMarks,
+  SessionEndReason,
+  SessionRecord,
+  SessionRecords,
+} from '../../core/ports';
 import type { DynamoActivity } from './dynamo-activity';
 import {
   endedKey,
@@ -24,7 +30,7 @@ import {
   MAX_ATTEMPTS,
 } from './dynamo-transaction';
 
-export class DynamoSessionRecords {
+export class DynamoSessionRecords implements SessionRecords, ReclaimMarks {
   constructor(
     private readonly table: DynamoTable,
     private readonly activity: DynamoActivity,

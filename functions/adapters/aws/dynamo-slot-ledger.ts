@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CREATION_STAGES, stageRank } from '../../core/creation-stages';
-import type { CreationStage, HeldSlot, SlotAnswer, SlotClaim } from '../../core/ports';
+import type { CreationStage, HeldSlot, SlotAnswer, SlotClaim, SlotLedger } from '../../core/ports';
 import {
   COUNTERS,
   type ItemKey,
@@ -26,7 +26,7 @@ import {
   MAX_ATTEMPTS,
 } from './dynamo-transaction';
 
-export class DynamoSlotLedger {
+export class DynamoSlotLedger implements SlotLedger {
   constructor(private readonly table: DynamoTable) {}
 
   /**
