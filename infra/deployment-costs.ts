@@ -83,9 +83,10 @@ export function sessionCost(
 ): number {
   const session = TYPICAL_SESSION;
   const task = taskPricePerSecond(pool as EcsPoolConfig, prices) * session.taskSeconds;
-  // A Web Function bills active CPU, not wall time: its share is not modelled here, so none is counted.
+  // A Web Function bills active CPU, not wall time: its share is not modelled here, so none is counted;
+  // heads cost by the hour (serviceFrontDoorMonthly), not by the session.
   const router =
-    frontDoor === 'web-function'
+    frontDoor === 'web-function' || frontDoor === 'service'
       ? 0
       : session.commands * prices.lambdaRequest +
         session.routerSeconds * (routerMemoryMb / 1024) * prices.lambdaArmGbSecond;
@@ -127,5 +128,56 @@ export function costTable(prices: DeploymentPrices = US_EAST_1_DEPLOYMENT_PRICES
     '| network (`-c network=…`) | internet for browsers | network, per month idle | whole stack, per month idle | per session, Spot | per session, on-demand |',
     '|---|---|---|---|---|---|',
     ...rows,
+  ].join('\n');
+}
+
+/** The service front door's heads, priced as the config's `heads` has them. */
+export interface HeadsShape {
+  min: number;
+  onDemand: number;
+  cpu: number;
+  memory: number;
+}
+
+/** The config schema's defaults: 2 heads, one on demand, 0.5 vCPU and 1 GB each. */
+export const TYPICAL_HEADS: HeadsShape = { min: 2, onDemand: 1, cpu: 512, memory: 1024 };
+
+/**
+ * The service front door while idle: the load balancer's hours and its public IPv4 address in each AZ,
+ * and the minimum heads running (the on-demand base at the on-demand rate, the rest on Spot).
+ */
+export function serviceFrontDoorMonthly(
+  heads: HeadsShape,
+  prices: DeploymentPrices = US_EAST_1_DEPLOYMENT_PRICES,
+  azs = 2,
+): number {
+  const head = (spot: boolean) =>
+    taskPricePerSecond(
+      { cpu: heads.cpu, memory: heads.memory, architecture: 'x86_64', spot } as EcsPoolConfig,
+      prices,
+    ) *
+    3600 *
+    HOURS_PER_MONTH;
+  const balancer = (prices.albHour + azs * prices.publicIpv4Hour) * HOURS_PER_MONTH;
+  return balancer + heads.onDemand * head(false) + (heads.min - heads.onDemand) * head(true);
+}
+
+/** docs/front-doors.md's table: what each front door costs idle and per session, on the default network. */
+export function frontDoorTable(prices: DeploymentPrices = US_EAST_1_DEPLOYMENT_PRICES): string {
+  const perSession = (kind: FrontDoorKind) =>
+    dollars(sessionCost(TYPICAL_POOL, kind, 'nat-instance', prices));
+  const rows = [
+    ['`rest-api` (default)', dollars(0), perSession('rest-api')],
+    ['`function-url`', dollars(0), perSession('function-url')],
+    [
+      '`service`: ALB and 2 heads (1 on demand, 1 Spot)',
+      dollars(serviceFrontDoorMonthly(TYPICAL_HEADS, prices)),
+      perSession('service'),
+    ],
+  ];
+  return [
+    '| front door (`-c frontDoor=…`) | front door, per month idle | per session, Spot browser |',
+    '|---|---|---|',
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
   ].join('\n');
 }

@@ -6,7 +6,13 @@
  */
 import type { EcsPoolConfig } from '../functions/core/config';
 import { type DeployOptions, networkLayout } from './deploy-options';
-import { dollars, fixedMonthly, networkMonthly, sessionCost } from './deployment-costs';
+import {
+  dollars,
+  fixedMonthly,
+  networkMonthly,
+  serviceFrontDoorMonthly,
+  sessionCost,
+} from './deployment-costs';
 import { ACCOUNT_RATE_LIMIT, gridCapacity, stageThrottle } from './stage-throttle';
 
 /** What the synthesized stack holds: resources by CloudFormation type, and its assets. */
@@ -97,6 +103,10 @@ function accountNeeds(options: DeployOptions, facts: SynthesizedFacts): string[]
 
 function serviceLinkedRoles(options: DeployOptions): string[] {
   const roles = ['AWSServiceRoleForECS (the cluster and its capacity providers)'];
+  if (options.frontDoor === 'service') {
+    roles.push("AWSServiceRoleForElasticLoadBalancing (the heads' load balancer)");
+    roles.push('AWSServiceRoleForApplicationAutoScaling_ECSService (scaling the heads)');
+  }
   if (!options.vpcId && options.layout === 'nat-instance') {
     roles.push("AWSServiceRoleForAutoScaling (the NAT instance's Auto Scaling group)");
   }
@@ -119,8 +129,10 @@ function costLines(options: DeployOptions): string[] {
   const shape = { layout, natCount: options.natGateways, endpointAzs: options.endpointAzs };
   const network = networkMonthly(shape);
   const fixed = fixedMonthly();
+  const heads = options.frontDoor === 'service' ? options.config.heads : undefined;
+  const frontDoor = heads ? serviceFrontDoorMonthly(heads) : 0;
   const lines = [
-    `idle: ${dollars(network + fixed)} a month (network ${dollars(network)}, secret, dashboard and alarms ${dollars(fixed)}), plus ECR storage of the images and logs`,
+    `idle: ${dollars(network + fixed + frontDoor)} a month (network ${dollars(network)}, secret, dashboard and alarms ${dollars(fixed)}${heads ? `, load balancer and ${heads.min} heads ${dollars(frontDoor)}` : ''}), plus ECR storage of the images and logs`,
   ];
   for (const pool of ecsPools(options)) {
     const onDemand = sessionCost({ ...pool, spot: false }, options.frontDoor, layout);

@@ -19,6 +19,8 @@ export interface NetworkPrices {
   publicIpv4Hour: number;
   /** An interface VPC endpoint, per AZ and hour (gateway endpoints for S3 and DynamoDB are free). */
   interfaceEndpointAzHour: number;
+  /** An Application Load Balancer, per hour (LCUs beyond: per use, nothing while idle). */
+  albHour: number;
   /** Secrets Manager, per secret and month; a CloudWatch dashboard (beyond three) and a standard alarm, per month. */
   secretMonth: number;
   dashboardMonth: number;
@@ -35,6 +37,7 @@ export const US_EAST_1_DEPLOYMENT_PRICES: DeploymentPrices = {
   ebsGp3GbMonth: 0.08,
   publicIpv4Hour: 0.005,
   interfaceEndpointAzHour: 0.01,
+  albHour: 0.0225,
   secretMonth: 0.4,
   dashboardMonth: 3,
   alarmMonth: 0.1,

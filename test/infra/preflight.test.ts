@@ -3,13 +3,13 @@
  * the config and the synthesized stack, it connects to nothing, and docs/aws-deploy.md shows its real output.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EcsPoolConfig } from '../../functions/core/config';
-import { dollars, fixedMonthly, networkMonthly } from '../../infra/deployment-costs';
+import { dollars, fixedMonthly, networkMonthly, serviceFrontDoorMonthly } from '../../infra/deployment-costs';
 import { readGridConfig } from '../../infra/grid-config';
 import { stageThrottle } from '../../infra/stage-throttle';
 import { MULTI_POOL, multiPoolTemplate, ROOT } from './grid-stack-fixture';
@@ -79,6 +79,20 @@ describe('npm run preflight', () => {
     expect(stdout).toContain(`network ${dollars(networkMonthly({ layout: 'nat-gateway' }))}`);
     expect(stdout).not.toContain('AWSServiceRoleForAutoScaling');
     expect(stdout).toContain('the stage takes 900 a second (burst 1800)');
+  });
+
+  it('for the service front door, adds the heads: their image, the roles they need, their idle cost', async () => {
+    const config = join(dir, 'service.json');
+    const heads = { min: 3, max: 5, onDemand: 1, cpu: 1024, memory: 2048 };
+    writeFileSync(
+      config,
+      JSON.stringify({ ...JSON.parse(readFileSync(MULTI_POOL, 'utf8')), host: '0.0.0.0', heads }),
+    );
+    const { stdout } = await preflight(['-c', `config=${config}`, '-c', 'frontDoor=service']);
+    expect(stdout).toContain('3 container image asset(s)');
+    expect(stdout).toContain('AWSServiceRoleForElasticLoadBalancing');
+    expect(stdout).not.toContain('"Concurrent executions"');
+    expect(stdout).toContain(`load balancer and 3 heads ${dollars(serviceFrontDoorMonthly(heads))}`);
   });
 
   it('fails as cdk synth would on a bad option, naming it', async () => {
