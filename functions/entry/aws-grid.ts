@@ -4,6 +4,7 @@ import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-direct
 import { HubArtifacts } from '../adapters/hub/hub-artifacts';
 import { HubLauncher } from '../adapters/hub/hub-launcher';
 import { JsonLogger } from '../adapters/node/json-logger';
+import type { ArtifactSource } from '../core/artifact-ports';
 import { isHubOrigin } from '../core/browser-network';
 import { EndedSessions } from '../core/ended-sessions';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
@@ -13,7 +14,7 @@ import { SlotQueue } from '../core/slot-queue';
 import { warmTaskTable } from '../core/warm-tasks';
 import { createUpstreamAgent } from '../http/upstream-client';
 import { type AwsAdapters, awsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
-import { readDeployedConfig } from './deployed-config';
+import { readDeployedConfig, recordingsBucketOf } from './deployed-config';
 import { signingSecret } from './signing-secret';
 
 export interface AwsGrid {
@@ -46,13 +47,15 @@ export async function awsGrid(
     );
   }
   if (kinds.has('eks')) launchers.eks = onFirstUse(() => adapters.eksLauncher({ agent, logger, metrics }));
+  const bucket = recordingsBucketOf(env);
   const deps: GridDeps = {
     config,
     launchers,
-    // Hub sessions' videos and logs, from their hubs.
-    ...(kinds.has('hub')
-      ? { artifacts: { hub: new HubArtifacts((session) => sessionPool(deps, session), agent) } }
-      : {}),
+    // ecs sessions' videos in the recordings bucket; hub sessions' videos and logs from their hubs.
+    artifacts: {
+      ...(bucket ? { ecs: lazyS3Recordings(bucket) } : {}),
+      ...(kinds.has('hub') ? { hub: new HubArtifacts((session) => sessionPool(deps, session), agent) } : {}),
+    },
     sessions: await adapters.sessionStore(table, logger),
     queue: new SlotQueue(),
     ended: new EndedSessions(),
@@ -70,4 +73,17 @@ export async function awsGrid(
     configLoadedAt: systemClock.now(),
   };
   return { deps, agent };
+}
+
+/** The recordings bucket's videos, the S3 SDK loaded with the first one asked for (not on every cold start). */
+function lazyS3Recordings(bucket: string): ArtifactSource {
+  let source: Promise<ArtifactSource> | undefined;
+  return {
+    async find(session, kind) {
+      source ??= Promise.all([import('../adapters/aws/s3-recordings'), import('@aws-sdk/client-s3')]).then(
+        ([{ S3Recordings }, { S3Client }]) => new S3Recordings(new S3Client({}), bucket),
+      );
+      return (await source).find(session, kind);
+    },
+  };
 }

@@ -22,6 +22,11 @@ export function undeployedSettings(config: Config): string[] {
   );
 }
 
+/** The recordings bucket the stack made for ecs pools' videos, if any (GRIDGATE_DEPLOYMENT). */
+export function recordingsBucketOf(env: NodeJS.ProcessEnv): string | undefined {
+  return env.GRIDGATE_DEPLOYMENT ? parseDeployment(env.GRIDGATE_DEPLOYMENT).recordingsBucket : undefined;
+}
+
 export function readDeployedConfig(env: NodeJS.ProcessEnv): Config {
   const path = env.GRIDGATE_CONFIG;
   if (!path)

@@ -1,5 +1,7 @@
 /** What a cloud browser's node is asked for in the new-session request, whether it runs in a task or a pod. */
 import type { Capabilities } from '../../core/capabilities';
+import type { EcsPoolConfig } from '../../core/config';
+import type { LaunchRequest } from '../../core/ports';
 
 /**
  * The client's capabilities without browserVersion. The catalog has matched the version already and the
@@ -9,4 +11,18 @@ import type { Capabilities } from '../../core/capabilities';
 export function nodeCapabilities(requested: Capabilities): Capabilities {
   const { browserVersion: _version, ...rest } = requested;
   return rest;
+}
+
+/**
+ * What an ecs task's node is asked for: with a video recorder beside it, whether to record this session
+ * (se:recordVideo, read by docker-selenium's recorder; always said, so the recorder's own default never
+ * decides) and under what name (se:videoName: the session's key, which the recordings bucket keys it by).
+ */
+export function taskCapabilities(
+  pool: EcsPoolConfig,
+  request: Pick<LaunchRequest, 'capabilities' | 'key' | 'recording'>,
+): Capabilities {
+  const asked = nodeCapabilities(request.capabilities);
+  if (!pool.recorder) return asked;
+  return { ...asked, 'se:recordVideo': request.recording?.video ?? false, 'se:videoName': request.key };
 }
