@@ -90,6 +90,15 @@ describe('the recordings bucket', () => {
   });
 });
 
+describe('docs/video-and-logs.md', () => {
+  it('shows the example config as it is in infra/examples', () => {
+    const page = readFileSync(join(ROOT, 'docs/video-and-logs.md'), 'utf8');
+    const section = page.slice(page.indexOf('## ecs pools'));
+    const block = /```json\n([\s\S]*?)\n```/.exec(section)?.[1];
+    expect(JSON.parse(block ?? 'null')).toEqual(JSON.parse(readFileSync(EXAMPLE, 'utf8')));
+  });
+});
+
 describe('the video recorder sidecar', () => {
   const definition = template.findResources(TASK_DEFINITION)[
     logicalId(template, TASK_DEFINITION, 'BrowsersPoolchromespot')
