@@ -16,6 +16,7 @@ import { LocalRecordings } from '../adapters/local/local-recordings';
 import { sweepOrphans } from '../adapters/local/orphan-sweep';
 import { SessionRecordings } from '../adapters/local/session-recordings';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store';
+import { answerClientErrors } from '../adapters/node/client-errors';
 import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import { isHubOrigin } from '../core/browser-network';
@@ -193,6 +194,7 @@ export async function startGrid(
   // New sessions may take as long as the config allows; Node's 300 s default would cut longer ones.
   server.requestTimeout = 0;
   attachWebSocketProxy(server, deps, { loopbackOnly });
+  answerClientErrors(server);
   const isLocal = (record: SessionRecord) => poolsNamed(deps, record.pool)[0]?.kind === 'local';
   const runsHere = (record: SessionRecord) => isLocal(record) && launcher.running().includes(record.handle);
   // With a shared store, any router may end an ecs or hub session, but a local one only where it runs.

@@ -4,12 +4,12 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connect } from 'node:net';
 import { serve } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attachWebSocketProxy } from '../../functions/adapters/node/websocket-proxy';
 import { createApp } from '../../functions/http/create-app';
 import { type FakeGrid, startFakeGrid } from '../support/fake-grid';
+import { exchange } from '../support/raw-exchange';
 
 let grid: FakeGrid;
 let server: Server | undefined;
@@ -30,20 +30,6 @@ async function listen(): Promise<number> {
   });
   attachWebSocketProxy(server, grid.deps);
   return (server.address() as AddressInfo).port;
-}
-
-/** Writes `raw` on one connection and reads until the server closes it. */
-function exchange(port: number, raw: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(raw));
-    let answer = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => {
-      answer += chunk;
-    });
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
-  });
 }
 
 // What java.net.http sends on a new connection (Selenium 4.48's Java client).

@@ -18,8 +18,8 @@ import { visibleSession } from '../../http/ui/ui-data';
 import { requireVncTarget } from '../../http/ui/ui-vnc';
 import { verifySession } from '../../http/verify-session';
 import { crossSiteRefusal, originPolicy, signalsOf } from '../../http/web-page-requests';
-import { WEBDRIVER_HEADERS } from '../../http/webdriver-json';
 import { isWebSocketUpgrade, serveAsHttp } from './non-websocket-upgrade';
+import { asUpstreamError, writeRawError } from './raw-error-answer';
 
 const SESSION_PATH = /^(?:\/wd\/hub)?\/session\/([A-Za-z0-9_-]+)(\/[^?]*)?$/;
 // The status page's VNC view of a session (functions/http/ui/ui-routes.ts VNC_PREFIX).
@@ -186,18 +186,5 @@ function closeQuietly(socket: WebSocket, code: number, reason: Buffer): void {
 }
 
 function refuse(socket: Duplex, error: unknown): void {
-  const wire =
-    error instanceof WebDriverError
-      ? error
-      : new WebDriverError('unknown error', `cannot reach the browser: ${(error as Error).message}`, {
-          status: 502,
-        });
-  const body = JSON.stringify(wire.toBody());
-  const headers = Object.entries({ ...WEBDRIVER_HEADERS, ...wire.headers })
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  socket.end(
-    `HTTP/1.1 ${wire.status} ${wire.code}\r\n${headers}` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
+  writeRawError(socket, asUpstreamError(error));
 }
