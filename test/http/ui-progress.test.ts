@@ -85,7 +85,8 @@ describe('the stage of a session being created', () => {
   });
 
   it('marks the launch before the launcher reports anything, and the session while the browser opens it', async () => {
-    let answer: () => void = () => {};
+    // Set once the browser has the new-session request: the stage says 'session' a moment before that.
+    let answer: (() => void) | undefined;
     const g = grid({
       newSession: async () => {
         await new Promise<void>((resolve) => {
@@ -105,7 +106,8 @@ describe('the stage of a session being created', () => {
     await expect.poll(() => startingStage(g)).toBe('driver');
     driver.go();
     await expect.poll(() => startingStage(g)).toBe('session');
-    answer();
+    await expect.poll(() => answer !== undefined).toBe(true);
+    answer?.();
     expect((await created).status).toBe(200);
   });
 
