@@ -23,6 +23,7 @@ import { TASK_TAGS } from '../functions/adapters/aws/task-tags';
 import type { EcsPoolConfig } from '../functions/core/config';
 import type { EcsPoolDeployment } from '../functions/core/deployment';
 import { movingTagWarning } from './browser-image-tag';
+import { acknowledgeImagePull } from './image-pull-permissions';
 import { type RecordingsBucket, VIDEO_PREFIX } from './recordings-bucket';
 
 export interface BrowserFleetProps {
@@ -131,11 +132,7 @@ export class BrowserFleet extends Construct {
       reason:
         'The environment holds docker-selenium settings (session counts, timeouts, browser flags), no secrets; they belong with the image they configure.',
     });
-    Validations.of(definition.obtainExecutionRole()).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'ecr:GetAuthorizationToken, which Fargate needs to pull the image, has no resource-level permissions.',
-    });
+    acknowledgeImagePull(definition);
     return definition;
   }
 

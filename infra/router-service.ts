@@ -26,6 +26,7 @@ import { Construct } from 'constructs';
 import type { Config } from '../functions/core/config';
 import type { HeadsConfig } from '../functions/core/heads-config';
 import { headImage } from './head-image';
+import { acknowledgeImagePull } from './image-pull-permissions';
 
 export interface RouterServiceProps {
   vpc: IVpc;
@@ -200,11 +201,7 @@ export class RouterService extends Construct {
       reason:
         "The environment holds no secret: the deployment's resource names and the signing key's ARN, which the head reads from Secrets Manager with its task role.",
     });
-    Validations.of(this.taskDefinition.obtainExecutionRole()).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'ecr:GetAuthorizationToken, which Fargate needs to pull the image, has no resource-level permissions.',
-    });
+    acknowledgeImagePull(this.taskDefinition);
   }
 }
 
