@@ -100,6 +100,7 @@ export async function runPytest(options: {
     '-o',
     'asyncio_mode=auto',
     `--timeout=${TEST_TIMEOUT_S}`,
+    '--continue-on-collection-errors',
     ...files,
   ];
   const child = spawn(python, args, { cwd: join(wpt, 'webdriver'), env, stdio: ['ignore', 'pipe', 'pipe'] });
