@@ -39,11 +39,6 @@ export interface CreatedSession {
   [key: string]: unknown;
 }
 
-/**
- * Starts the session in the pool (whose slot the caller holds) and answers with the browser's
- * new-session value, its session ID replaced by gridgate's signed one. On failure or abort it stops
- * what it started and throws; freeing the slot is the caller's job.
- */
 /** How this attempt stands among the request's others. */
 export interface AttemptPlace {
   /**
@@ -53,6 +48,11 @@ export interface AttemptPlace {
   othersLeft: boolean;
 }
 
+/**
+ * Starts the session in the pool (whose slot the caller holds) and answers with the browser's
+ * new-session value, its session ID replaced by gridgate's signed one. On failure or abort it stops
+ * what it started and throws; freeing the slot is the caller's job.
+ */
 export async function launchSession(
   deps: GridDeps,
   agent: Dispatcher,
