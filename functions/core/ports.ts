@@ -123,6 +123,13 @@ export interface Launcher {
    * fails the new session, and the browser is stopped.
    */
   opened?(handle: string, capabilities: Capabilities): Promise<void>;
+  /**
+   * Ends what the pool's remote end still runs for sessions whose creation was abandoned (a head that died
+   * between taking the slot and recording the session, so nobody knows the browser's session ID): a hub's
+   * sessions asked for under these keys. Answers the key each ended upstream session was asked under, by
+   * its ID. Absent: such a browser ends with the head that started it, or the scheduled cleanup finds it.
+   */
+  endAbandoned?(pool: PoolConfig, keys: readonly string[]): Promise<Map<string, string>>;
 }
 
 export type SessionEndReason =

@@ -1,6 +1,8 @@
 import { Builder, By } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { HubLauncher } from '../../functions/adapters/hub/hub-launcher';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
+import { upstreamEndpoint } from '../../functions/core/browser-network';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { hubPoolConfig, type SeleniumGrid, START_MS, startSeleniumGrid } from '../support/selenium-grid';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
@@ -53,5 +55,49 @@ describe('a Selenium Grid 4 hub through gridgate', { timeout: TEST_MS }, () => {
       interval: 200,
     });
     expect(grid.logger.events()).toContain('SESSION_DELETED');
+  });
+
+  it("finds in the hub's /status a session whose creation was abandoned, by its key, and ends only that one", async () => {
+    const pool = grid.deps.config.pools.selenium;
+    if (pool?.kind !== 'hub') throw new Error('no hub pool');
+    const launcher = new HubLauncher();
+    const endpoint = upstreamEndpoint(pool, '');
+    // Asked for as a head asks, which then dies before it hears the answer: nobody knows the session's ID.
+    const ask = async (key: string) => {
+      const launched = await launcher.start({
+        pool,
+        key,
+        user: 'guest',
+        idleTimeoutMs: 60_000,
+        capabilities: { browserName: 'chrome' },
+        signal: new AbortController().signal,
+      });
+      const created = await fetch(`${endpoint.origin}${endpoint.basePath}/session`, {
+        method: 'POST',
+        headers: {
+          authorization: endpoint.authorization ?? '',
+          'content-type': 'application/json; charset=utf-8',
+        },
+        body: JSON.stringify({ capabilities: { alwaysMatch: launched.capabilities } }),
+      });
+      expect(created.status).toBe(200);
+      return ((await created.json()) as { value: { sessionId: string } }).value.sessionId;
+    };
+    const abandoned = await ask('abandoned-key');
+    const kept = await ask('kept-key');
+    expect(await (hub as SeleniumGrid).sessions()).toBe(2);
+
+    expect(await launcher.endAbandoned(pool, ['abandoned-key', 'never-asked'])).toEqual(
+      new Map([[abandoned, 'abandoned-key']]),
+    );
+    await vi.waitFor(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(1), {
+      timeout: 10_000,
+      interval: 200,
+    });
+    await launcher.stop('', { pool, reason: 'creation failed', upstreamId: kept });
+    await vi.waitFor(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(0), {
+      timeout: 10_000,
+      interval: 200,
+    });
   });
 });

@@ -152,7 +152,11 @@ describe('hub pools: new sessions', () => {
       }),
     );
     const asked = JSON.parse(newSessionPosts(hub)[0]?.body ?? '{}').capabilities.alwaysMatch;
-    expect(asked).toEqual({ browserName: 'chrome' });
+    // Beside the client's capabilities only gridgate's key, by which a session a dead head asked for is found.
+    expect(asked).toEqual({
+      browserName: 'chrome',
+      'gridgate:creation': expect.stringMatching(/^[0-9a-f]{16}$/),
+    });
   });
 
   it('reads a gzip answer from a hub', async () => {

@@ -1,10 +1,12 @@
 /**
  * Two router heads on one DynamoDB table (dynalite on loopback), one of them killed (SIGKILL) while it
  * creates a session: the slot it took has no session and never will, and the other head frees it on its
- * own (its stale-slot sweep), so the pool serves at full size again without the cleanup Lambda. The
- * killed head is `npm start` pointed at the table as docs/heads.md says (AWS_ENDPOINT_URL_DYNAMODB,
- * GRIDGATE_SECRET); the other is `startGrid` in this process, with its sweeps shortened. A hub pool on a
- * fake remote end, whose first new session hangs, stands in for browsers.
+ * own (its stale-slot sweep), so the pool serves at full size again without the cleanup Lambda, and the
+ * hub session the killed head asked for, whose ID no head knows, is found in the hub's /status by the key
+ * it was asked under and ended there. The killed head is `npm start` pointed at the table as docs/heads.md
+ * says (AWS_ENDPOINT_URL_DYNAMODB, GRIDGATE_SECRET); the other is `startGrid` in this process, with its
+ * sweeps shortened. A hub pool on a fake remote end that lists its sessions in /status as Selenium Grid 4
+ * does (with the capabilities each was asked for), and whose first new session hangs, stands in for browsers.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,7 +14,13 @@ import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-
 import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { jsonRequest, W3C_CHROME } from '../support/fake-grid';
-import { CollectingLogger, type FakeAnswer, FakeUpstream, jsonAnswer } from '../support/fakes';
+import {
+  CollectingLogger,
+  type FakeAnswer,
+  FakeUpstream,
+  jsonAnswer,
+  type RecordedRequest,
+} from '../support/fakes';
 import { type NodeServerProcess, startNodeServer } from '../support/node-server-process';
 import { configWithOnePool } from '../support/one-pool-config';
 import { warmStatusAdapters } from '../support/warm-status-adapters';
@@ -31,19 +39,42 @@ let answerHeld: () => void = () => {};
 /** Set: the next new session hangs until answerHeld(); the others are answered at once. */
 let holdNext = false;
 
-async function hubNewSession(): Promise<FakeAnswer> {
-  const answer = jsonAnswer(200, {
-    value: { sessionId: randomUUID(), capabilities: { browserName: 'chrome', browserVersion: '156.0' } },
-  });
-  if (!holdNext) return answer;
+/** The hub's running sessions: the capabilities each was asked for, by its ID. */
+let hubSessions = new Map<string, Record<string, unknown>>();
+
+async function hubNewSession(request: RecordedRequest): Promise<FakeAnswer> {
+  const asked = (JSON.parse(request.body) as { capabilities: { alwaysMatch: Record<string, unknown> } })
+    .capabilities.alwaysMatch;
+  const start = () => {
+    const sessionId = randomUUID();
+    hubSessions.set(sessionId, asked);
+    return jsonAnswer(200, {
+      value: { sessionId, capabilities: { browserName: 'chrome', browserVersion: '156.0' } },
+    });
+  };
+  if (!holdNext) return start();
   holdNext = false;
   return new Promise((resolve) => {
-    answerHeld = () => resolve(answer);
+    answerHeld = () => resolve(start());
   });
+}
+
+/** Selenium Grid 4's /status (one node, a slot per running session) and DELETE; other commands `null`. */
+function hubCommand(request: RecordedRequest): FakeAnswer {
+  if (request.method === 'GET' && request.path === '/status') {
+    const slots = [...hubSessions].map(([sessionId, capabilities]) => ({
+      session: { sessionId, capabilities: { ...capabilities, browserVersion: '156.0' } },
+    }));
+    return jsonAnswer(200, { value: { ready: true, nodes: [{ slots: [...slots, { session: null }] }] } });
+  }
+  const deleted = /^\/session\/([^/]+)$/.exec(request.path);
+  if (request.method === 'DELETE' && deleted) hubSessions.delete(deleted[1] as string);
+  return jsonAnswer(200, { value: null });
 }
 
 beforeEach(async () => {
   [dynamo, hub] = await Promise.all([startDynalite(), FakeUpstream.start({ newSession: hubNewSession })]);
+  hub.respond = hubCommand;
   table = await dynamo.createSessionTable();
 });
 afterEach(async () => {
@@ -54,6 +85,7 @@ afterEach(async () => {
   await Promise.all([dynamo.close(), hub.close()]);
   killed = survivor = undefined;
   holdNext = false;
+  hubSessions = new Map();
 });
 
 describe('heads sharing a DynamoDB table', { timeout: 90_000 }, () => {
@@ -88,7 +120,7 @@ describe('heads sharing a DynamoDB table', { timeout: 90_000 }, () => {
     expect(await store.inUse()).toEqual({});
   });
 
-  it('free the slot of a head killed while it created a session', async () => {
+  it('free the slot and end the hub session of a head killed while it created a session', async () => {
     const settings = {
       port: 0,
       host: '127.0.0.1',
@@ -136,9 +168,18 @@ describe('heads sharing a DynamoDB table', { timeout: 90_000 }, () => {
     killed.child.kill('SIGKILL');
     expect(await killed.exited).toBe(null);
     expect(await creating).toBe('connection closed');
+    // The hub goes on to start the session it was asked for; its answer reaches nobody.
+    answerHeld();
+    await eventually(() => expect(hubSessions.size).toBe(1));
+    const [orphan] = [...hubSessions.keys()];
 
-    // Past the new-session timeout no session can come for that slot: the surviving head frees it.
+    // Past the new-session timeout no session can come for that slot: the surviving head frees it, and
+    // ends the hub's session it finds asked for under that slot's key.
     await eventually(async () => expect(await store.inUse()).toEqual({}), 30_000);
+    expect(hub.requests.filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual([
+      `/session/${orphan}`,
+    ]);
+    expect(hubSessions.size).toBe(0);
     const created = await fetch(`${survivor.url}/session`, jsonRequest('POST', W3C_CHROME));
     expect(created.status).toBe(200);
     const { sessionId } = ((await created.json()) as { value: { sessionId: string } }).value;

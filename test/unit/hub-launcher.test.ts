@@ -30,11 +30,23 @@ describe('HubLauncher', () => {
     expect(launched).toEqual({
       address: 'grid.example.com:443',
       handle: '',
-      capabilities: { browserName: 'chrome', browserVersion: '1.0' },
+      capabilities: { browserName: 'chrome', browserVersion: '1.0', 'gridgate:creation': 'k1' },
     });
     await expect(
       new HubLauncher().stop('', { pool, reason: 'deleted', upstreamId: '' }),
     ).resolves.toBeUndefined();
+  });
+
+  it("asks under the session's key, whatever key the client gave", async () => {
+    const launched = await new HubLauncher().start({
+      pool: hubPool({ url: 'http://127.0.0.1:4444' }),
+      key: 'k2',
+      user: 'guest',
+      idleTimeoutMs: 300_000,
+      capabilities: { browserName: 'chrome', 'gridgate:creation': 'someone-elses-key' },
+      signal: new AbortController().signal,
+    });
+    expect(launched.capabilities['gridgate:creation']).toBe('k2');
   });
 
   it('never asks for an empty version', () => {

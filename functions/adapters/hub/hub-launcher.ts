@@ -1,24 +1,51 @@
 /**
  * Launcher for hub pools: an existing WebDriver hub starts the browser itself, so starting here only
- * says where the hub is and what to ask it for; stopping ends the hub's session unless the client did.
+ * says where the hub is and what to ask it for; stopping ends the hub's session unless the client did, and
+ * a session whose creation a dead head abandoned is found by its key and ended (abandoned-hub-sessions.ts).
  */
 
 import { request } from 'undici';
 import { hubAddress, upstreamEndpoint } from '../../core/browser-network';
 import type { Capabilities } from '../../core/capabilities';
+import type { PoolConfig } from '../../core/config';
 import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
+import { abandonedSessions, CREATION_TAG } from './abandoned-hub-sessions';
 
 const STOP_TIMEOUT_MS = 10_000;
 
 export class HubLauncher implements Launcher {
-  async start({ pool, capabilities, browserVersion, signal }: LaunchRequest): Promise<LaunchedBrowser> {
+  async start({ pool, key, capabilities, browserVersion, signal }: LaunchRequest): Promise<LaunchedBrowser> {
     if (pool.kind !== 'hub') throw new Error(`HubLauncher cannot start a ${pool.kind} pool`);
     signal.throwIfAborted();
     return {
       address: hubAddress(pool.url),
       handle: '',
-      capabilities: hubCapabilities(capabilities, browserVersion),
+      // The key goes last, so a client's own `gridgate:creation` cannot name another session.
+      capabilities: { ...hubCapabilities(capabilities, browserVersion), [CREATION_TAG]: key },
     };
+  }
+
+  /**
+   * Ends the hub's sessions asked for under these keys, which no head will record: the hub's /status lists
+   * them (Selenium Grid 4's does, with the capabilities asked); a hub that lists nothing ends nothing here.
+   */
+  async endAbandoned(pool: PoolConfig, keys: readonly string[]): Promise<Map<string, string>> {
+    if (pool.kind !== 'hub' || keys.length === 0) return new Map();
+    const endpoint = upstreamEndpoint(pool, hubAddress(pool.url));
+    const response = await request(`${endpoint.origin}${endpoint.basePath}/status`, {
+      headers: endpoint.authorization ? { authorization: endpoint.authorization } : {},
+      headersTimeout: STOP_TIMEOUT_MS,
+      bodyTimeout: STOP_TIMEOUT_MS,
+    });
+    if (response.statusCode !== 200) {
+      await response.body.dump();
+      throw new Error(`the hub answered ${response.statusCode} to GET /status`);
+    }
+    const abandoned = abandonedSessions(await response.body.json(), new Set(keys));
+    for (const upstreamId of abandoned.keys()) {
+      await this.stop('', { pool, reason: 'creation failed', upstreamId });
+    }
+    return abandoned;
   }
 
   /**
