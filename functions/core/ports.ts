@@ -294,6 +294,8 @@ export type LogEvent =
   | 'BROWSER_STOP_FAILED'
   | 'UPSTREAM_ERROR'
   | 'REQUEST_FAILED'
+  /** A client left in the middle of its request (its body cut off): nobody to answer. */
+  | 'CLIENT_GONE'
   | 'BACKGROUND_TASK_FAILED'
   | 'USERS_LOADED'
   | 'USERS_RELOAD_FAILED'

@@ -221,6 +221,12 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
         ...error.headers,
       });
     }
+    // A client that left mid-request (its body cut off) is an everyday event, not a failure of gridgate's;
+    // nobody is left to answer.
+    if (clientLeft(error, c.req.raw)) {
+      deps.logger.log('CLIENT_GONE', { method: c.req.method, path: c.req.path });
+      return c.body(null, 400);
+    }
     deps.logger.log('REQUEST_FAILED', {
       method: c.req.method,
       path: c.req.path,
@@ -236,4 +242,14 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
   });
 
   return app;
+}
+
+/**
+ * Whether the error is the client's going away: the request's signal aborted (the Node adapter aborts it
+ * when the connection closes first), or the body's stream failing as Node fails it then ("aborted",
+ * ECONNRESET), which can come before the signal.
+ */
+function clientLeft(error: Error, request: Request): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return request.signal.aborted || (code === 'ECONNRESET' && error.message === 'aborted');
 }
