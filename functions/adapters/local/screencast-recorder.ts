@@ -177,10 +177,12 @@ export function ffmpegArgs({ format, fps, width, height, output }: RecorderSetti
     format === 'mp4'
       ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '30', '-g', keyframes]
       : ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '1M', '-g', keyframes];
+  // Each fragment is written out once finished (-flush_packets 1): held in ffmpeg's 32 KB output buffer, a
+  // still page's minute of video would be lost with an ffmpeg that is killed.
   const container =
     format === 'mp4'
-      ? ['-movflags', '+frag_keyframe+empty_moov+default_base_moof', '-f', 'mp4']
-      : ['-f', 'webm'];
+      ? ['-movflags', '+frag_keyframe+empty_moov+default_base_moof', '-flush_packets', '1', '-f', 'mp4']
+      : ['-flush_packets', '1', '-f', 'webm'];
   return [
     ...['-hide_banner', '-loglevel', 'error'],
     ...['-f', 'image2pipe', '-c:v', 'mjpeg', '-framerate', String(fps), '-i', 'pipe:0'],
