@@ -12,6 +12,7 @@ import { HubArtifacts } from '../adapters/hub/hub-artifacts';
 import { HubLauncher } from '../adapters/hub/hub-launcher';
 import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
 import { ffmpegInstaller } from '../adapters/local/ensure-ffmpeg';
+import { keepInterruptedRecordings } from '../adapters/local/interrupted-recordings';
 import { LocalRecordings } from '../adapters/local/local-recordings';
 import { sweepOrphans } from '../adapters/local/orphan-sweep';
 import { SessionRecordings } from '../adapters/local/session-recordings';
@@ -108,6 +109,8 @@ export async function startGrid(
   // Measurements go where the caller says (EMF in a Lambda Web Function), else to GET /metrics.
   const metrics = options.metrics ?? new PrometheusMetrics();
   const prometheus = metrics instanceof PrometheusMetrics ? metrics : undefined;
+  // What a killed gridgate was recording is kept before the sweep removes its directories.
+  await keepRecordingsOfKilledServers(config, logger);
   const orphans = await sweepOrphans();
   if (orphans.processes + orphans.profiles > 0) logger.log('ORPHANS_REMOVED', { ...orphans });
   if (orphans.processes)
@@ -262,3 +265,24 @@ export async function startGrid(
 }
 
 /** The table warm ECS tasks are claimed from: the shared store's, when some ecs pool keeps warm tasks. */
+
+/** Keeps the recordings of sessions a gridgate process that was killed outright was running, ended so. */
+async function keepRecordingsOfKilledServers(config: Config, logger: Logger): Promise<void> {
+  const kept = await keepInterruptedRecordings({
+    store: new LocalRecordings(() => config.recording),
+    ffmpeg: ffmpegInstaller(logger),
+    flushMs: config.recording.flushTimeout,
+    logger,
+  });
+  for (const session of kept) {
+    logger.log('SESSION_ENDED', {
+      session: session.key,
+      user: session.user,
+      pool: session.pool,
+      reason: session.endReason,
+      durationMs: (session.endedAt ?? session.createdAt) - session.createdAt,
+      video: session.video !== undefined,
+      log: session.log !== undefined,
+    });
+  }
+}

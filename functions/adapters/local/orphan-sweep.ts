@@ -66,7 +66,8 @@ async function removeOrphanedProfiles(directory: string): Promise<number> {
   return removed;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process of this pid exists (one of another user's counts). */
+export function isAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);

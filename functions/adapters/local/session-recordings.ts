@@ -4,9 +4,11 @@
  * chromedriver log (`--log-path`) and the video ffmpeg writes from the screencast. However the session ends
  * (DELETE, idle timeout, a crashed browser, shutdown), the video is finished within the flush time and both
  * move into the kept recordings (LocalRecordings) with the session's record; a session that never opened
- * (its creation failed) keeps nothing.
+ * (its creation failed) keeps nothing. The directory also holds the session's record as far as it is known
+ * (`recording.json`), so what a gridgate killed outright was recording is kept at its next start
+ * (interrupted-recordings.ts).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Capabilities } from '../../core/capabilities';
@@ -14,11 +16,20 @@ import type { RecordingConfig } from '../../core/config';
 import { devtoolsAddress } from '../../core/devtools-address';
 import type { LaunchRequest, Logger, SessionEndReason } from '../../core/ports';
 import type { RecordingWish } from '../../core/recording-wish';
-import type { LocalRecordings } from './local-recordings';
+import type { EndedRecording, LocalRecordings } from './local-recordings';
 import { ScreencastRecorder } from './screencast-recorder';
 import { SESSION_DIRECTORY_PREFIX } from './session-directories';
 
-const LOG_FILE = 'driver.log';
+/** chromedriver's log in a recording directory. */
+export const DRIVER_LOG = 'driver.log';
+/** A running session's record in its recording directory, read back only if gridgate dies before it ends. */
+export const RUNNING_RECORD = 'recording.json';
+
+/** What a running recording's directory says of its session (RUNNING_RECORD). */
+export type RunningRecord = Pick<
+  PendingRecording,
+  'key' | 'user' | 'pool' | 'browserName' | 'browserVersion' | 'wish' | 'openedAt' | 'format'
+>;
 
 /** A session's recording, from before its chromedriver starts until it is kept. */
 export interface PendingRecording {
@@ -55,7 +66,7 @@ export class SessionRecordings {
     if (!wish || (!wish.video && !wish.log)) return undefined;
     const directory = await mkdtemp(join(tmpdir(), `${SESSION_DIRECTORY_PREFIX}${process.pid}-`));
     const browserName = request.capabilities.browserName;
-    return {
+    const pending: PendingRecording = {
       key: request.key,
       user: request.user,
       pool: request.pool.name,
@@ -63,8 +74,10 @@ export class SessionRecordings {
       browserVersion: request.browserVersion ?? '',
       wish,
       directory,
-      driverArgs: wish.log ? [`--log-path=${join(directory, LOG_FILE)}`, '--log-level=INFO'] : [],
+      driverArgs: wish.log ? [`--log-path=${join(directory, DRIVER_LOG)}`, '--log-level=INFO'] : [],
     };
+    await writeRunningRecord(pending);
+    return pending;
   }
 
   /** A recording whose browser never started: its directory goes. */
@@ -82,11 +95,13 @@ export class SessionRecordings {
     const pending = this.running.get(handle);
     if (!pending) return;
     pending.openedAt = Date.now();
-    if (!pending.wish.video) return;
+    if (!pending.wish.video) return writeRunningRecord(pending);
     const settings = this.options.settings();
     const [width, height] = settings.size.split('x').map(Number) as [number, number];
     const format = settings.format;
     pending.format = format;
+    // Written before the video starts: a video on disk always has a record beside it saying whose it is.
+    await writeRunningRecord(pending);
     const devtools = devtoolsAddress(capabilities);
     if (!devtools)
       throw new Error('the browser did not say where its DevTools listen, so its screen cannot be recorded');
@@ -128,39 +143,64 @@ export class SessionRecordings {
   liveLog(key: string): { path: string; fileName: string } | undefined {
     for (const pending of this.running.values()) {
       if (pending.key === key && pending.wish.log && pending.openedAt !== undefined)
-        return { path: join(pending.directory, LOG_FILE), fileName: pending.wish.logName ?? `${key}.log` };
+        return { path: join(pending.directory, DRIVER_LOG), fileName: pending.wish.logName ?? `${key}.log` };
     }
     return undefined;
   }
 
   private async store(pending: PendingRecording, reason: SessionEndReason | undefined): Promise<void> {
     const video = pending.recorder && (await pending.recorder.finish(this.options.settings().flushTimeout));
-    const { key, user, pool, browserName, browserVersion, wish, format = 'mp4' } = pending;
-    await this.options.store.keep({
-      session: {
-        key,
-        user,
-        pool,
-        browserName,
-        browserVersion,
-        ...(wish.name ? { name: wish.name } : {}),
-        createdAt: pending.openedAt ?? Date.now(),
+    await this.options.store.keep(
+      endedRecording(pending, pending.directory, {
         endedAt: Date.now(),
-        ...(reason ? { endReason: reason } : {}),
-      },
-      ...(pending.recorder
-        ? {
-            video: {
-              path: join(pending.directory, `video.${format}`),
-              format,
-              fileName: wish.videoName ?? `${key}.${format}`,
-            },
-          }
-        : {}),
-      ...(wish.log
-        ? { log: { path: join(pending.directory, LOG_FILE), fileName: wish.logName ?? `${key}.log` } }
-        : {}),
-      ...(video?.lastFrame ? { screenshot: video.lastFrame } : {}),
-    });
+        reason,
+        video: pending.recorder !== undefined,
+        screenshot: video?.lastFrame,
+      }),
+    );
   }
+}
+
+/** What a recording directory leaves to keep once its session ended, however it is known to have ended. */
+export function endedRecording(
+  running: RunningRecord,
+  directory: string,
+  ended: { endedAt: number; reason: string | undefined; video: boolean; screenshot?: Buffer },
+): EndedRecording {
+  const { key, user, pool, browserName, browserVersion, wish, format = 'mp4' } = running;
+  return {
+    session: {
+      key,
+      user,
+      pool,
+      browserName,
+      browserVersion,
+      ...(wish.name ? { name: wish.name } : {}),
+      createdAt: running.openedAt ?? ended.endedAt,
+      endedAt: ended.endedAt,
+      ...(ended.reason ? { endReason: ended.reason } : {}),
+    },
+    ...(ended.video
+      ? {
+          video: {
+            path: join(directory, `video.${format}`),
+            format,
+            fileName: wish.videoName ?? `${key}.${format}`,
+          },
+        }
+      : {}),
+    ...(wish.log
+      ? { log: { path: join(directory, DRIVER_LOG), fileName: wish.logName ?? `${key}.log` } }
+      : {}),
+    ...(ended.screenshot ? { screenshot: ended.screenshot } : {}),
+  };
+}
+
+/** Writes the running record whole or not at all (a rename), so a kill mid-write leaves the previous one. */
+async function writeRunningRecord(pending: PendingRecording): Promise<void> {
+  const { key, user, pool, browserName, browserVersion, wish, openedAt, format } = pending;
+  const record: RunningRecord = { key, user, pool, browserName, browserVersion, wish, openedAt, format };
+  const path = join(pending.directory, RUNNING_RECORD);
+  await writeFile(`${path}.new`, JSON.stringify(record), { mode: 0o600 });
+  await rename(`${path}.new`, path);
 }
