@@ -144,3 +144,9 @@ export function unservedMessage(choice: PoolChoice, message: string): string {
 export function metricColor(choice: PoolChoice): string | undefined {
   return choice.rule === 'colored' ? choice.color : undefined;
 }
+
+/** The header a pool's browsers send the colour in, or undefined when the pool does not colour traffic. */
+export function colorHeaderName(pool: PoolConfig, colors: ColorsConfig): string | undefined {
+  if (pool.colorHeader === true) return colors.header;
+  return typeof pool.colorHeader === 'string' ? pool.colorHeader : undefined;
+}

@@ -9,16 +9,9 @@
  * fails there rather than run without it.
  */
 import type { Dispatcher } from 'undici';
-import type { UpstreamEndpoint } from '../core/browser-network';
 import { type Capabilities, isObject } from '../core/capabilities';
-import type { ColorsConfig, PoolConfig } from '../core/config';
 import { LaunchFailure } from '../core/host-choice';
-
-/** The header a pool's browsers send the colour in, or undefined when the pool does not colour traffic. */
-export function colorHeaderName(pool: PoolConfig, colors: ColorsConfig): string | undefined {
-  if (pool.colorHeader === true) return colors.header;
-  return typeof pool.colorHeader === 'string' ? pool.colorHeader : undefined;
-}
+import type { ColorHeaderTarget } from '../core/upstream-webdriver';
 
 // The driver's vendor prefix of its CDP command: chromedriver's "goog", msedgedriver's "ms".
 function cdpVendor(capabilities: Capabilities): string | undefined {
@@ -27,14 +20,6 @@ function cdpVendor(capabilities: Capabilities): string | undefined {
   // A hub may answer without capabilities: then the command itself says whether the browser has CDP.
   if (['', 'chrome', 'chromium', 'chrome-headless-shell'].includes(name)) return 'goog';
   return undefined;
-}
-
-export interface ColorHeaderTarget {
-  endpoint: UpstreamEndpoint;
-  /** The browser's own session ID. */
-  upstreamId: string;
-  /** What the browser answered the new session with. */
-  capabilities: Capabilities;
 }
 
 /**

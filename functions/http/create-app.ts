@@ -2,9 +2,9 @@
 import { type Context, Hono } from 'hono';
 import type { Dispatcher } from 'undici';
 import { isHubOrigin } from '../core/browser-network';
-import { endSession } from '../core/end-session';
 import { invalidSessionId, WebDriverError } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
+import { endSession } from '../use-cases/end-session';
 import { registerArtifactRoutes } from './artifact-routes';
 import { clientAddress } from './client-address';
 import {
@@ -17,7 +17,7 @@ import {
 import { forwardCommand, sessionEndpoint, translateUpstreamError } from './forward-command';
 import { gridPing, gridStatus, type RequestCounter } from './grid-info';
 import { passToHub, SELENOID_PREFIXES, selenoidRequest } from './hub-passthrough';
-import { createSession } from './new-session';
+import { newSessionRoute } from './new-session';
 import { userQuota } from './quota';
 import { requestUser } from './request-user';
 import { commandWait, waitSignal } from './runtime-limits';
@@ -90,7 +90,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
 
   for (const base of BASE_PATHS) {
     app.post(`${base}/session`, async (c) => {
-      const created = await createSession(c, deps, agent, base, newSessionMode);
+      const created = await newSessionRoute(c, deps, agent, base, newSessionMode);
       counter.sessions++; // a refusal throws: ggr's numSessions counts sessions created
       return created;
     });

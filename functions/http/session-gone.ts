@@ -1,11 +1,11 @@
 /** What to tell a client whose browser cannot be reached: why the session is gone, when we know. */
 
-import { endSession } from '../core/end-session';
 import { describeEnd } from '../core/ended-sessions';
 import { invalidSessionId, type WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
 import type { Reclaim } from '../core/ports';
 import type { SessionClaims } from '../core/session-token';
+import { endSession } from '../use-cases/end-session';
 
 const UNREACHABLE = new Set([
   'ECONNREFUSED',

@@ -3,8 +3,8 @@
  * nothing of idle timeouts or DELETEs, and a command for a session that is over needs no hub.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expireSessions } from '../../functions/core/end-session';
 import { EndedSessions } from '../../functions/core/ended-sessions';
+import { expireSessions } from '../../functions/use-cases/expire-sessions';
 import {
   expectW3cError,
   type FakeGrid,

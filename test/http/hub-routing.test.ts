@@ -1,7 +1,7 @@
 /** Pools of kind hub: ggr's routing behaviours, against fake hubs on 127.0.0.1 under /wd/hub. */
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { expireSessions } from '../../functions/core/end-session';
+import { expireSessions } from '../../functions/use-cases/expire-sessions';
 import {
   expectW3cError,
   type FakeGrid,

@@ -1,7 +1,7 @@
 /** Quotas and queueing through the whole app: users' rules, pool capacity, waiting for a slot, /status. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { expireSessions } from '../../functions/core/end-session';
 import type { UserDirectory } from '../../functions/core/ports';
+import { expireSessions } from '../../functions/use-cases/expire-sessions';
 import {
   expectW3cError,
   type FakeGrid,

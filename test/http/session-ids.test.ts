@@ -1,7 +1,7 @@
 /** DESIGN invariant 2: a session ID that is not this user's, exactly as signed, never reaches the network. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expireSessions } from '../../functions/core/end-session';
 import { type SessionClaims, SessionTokens } from '../../functions/core/session-token';
+import { expireSessions } from '../../functions/use-cases/expire-sessions';
 import { expectW3cError, type FakeGrid, jsonRequest, newSession, startFakeGrid } from '../support/fake-grid';
 import type { FakeUpstream } from '../support/fakes';
 

@@ -6,7 +6,7 @@
  *     ends the session, stopping the browser ends the request, and the client gets a W3C error.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { expireSessions } from '../../functions/core/end-session';
+import { expireSessions } from '../../functions/use-cases/expire-sessions';
 import { expectW3cError, jsonRequest, W3C_CHROME } from '../support/fake-grid';
 import type { FakeAnswer } from '../support/fakes';
 import { eventually, expectNothingLeft, type ServedFakeGrid, serveFakeGrid } from './served-fake-grid';

@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { endAllSessions } from '../../functions/core/end-session';
 import { EndedSessions } from '../../functions/core/ended-sessions';
 import type { GridDeps } from '../../functions/core/grid-deps';
 import { systemClock } from '../../functions/core/ports';
@@ -14,6 +13,7 @@ import { SessionTokens } from '../../functions/core/session-token';
 import { SlotQueue } from '../../functions/core/slot-queue';
 import { createApp } from '../../functions/http/create-app';
 import { createUpstreamAgent } from '../../functions/http/upstream-client';
+import { endAllSessions } from '../../functions/use-cases/expire-sessions';
 
 export interface ServedApp {
   /** http://127.0.0.1:<port> */

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { parseConfig } from '../../functions/core/config';
-import { endAllSessions, endSession, expireSessions } from '../../functions/core/end-session';
 import { EndedSessions } from '../../functions/core/ended-sessions';
 import type { GridDeps } from '../../functions/core/grid-deps';
 import type { SessionRecord } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
 import { SlotQueue } from '../../functions/core/slot-queue';
+import { endSession } from '../../functions/use-cases/end-session';
+import { endAllSessions, expireSessions } from '../../functions/use-cases/expire-sessions';
 import { sampleRecord } from '../contract/session-store.contract';
 import { CollectingLogger, FakeLauncher, FixedClock } from '../support/fakes';
 

@@ -4,10 +4,10 @@
  */
 import type { Dispatcher } from 'undici';
 import { upstreamEndpoint } from '../../core/browser-network';
-import { endSession } from '../../core/end-session';
 import { invalidSessionId, WebDriverError } from '../../core/errors';
 import { type GridDeps, sessionPool } from '../../core/grid-deps';
 import type { SessionRecord } from '../../core/ports';
+import { endSession } from '../../use-cases/end-session';
 
 // A person is watching: a browser that takes longer than this is better shown as "no picture" than waited for.
 const SCREENSHOT_TIMEOUT_MS = 10_000;

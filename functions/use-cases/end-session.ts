@@ -1,9 +1,9 @@
 /** Ending a session, whatever the cause: the browser stops, its slot frees, once. */
-import { type GridDeps, poolsNamed } from './grid-deps';
-import type { LogEvent, SessionEndReason, SessionRecord } from './ports';
-import { pricesFor } from './prices';
-import { NO_REQUEST_FEES, sessionCost } from './session-cost';
-import { releaseSlot } from './slots';
+import { type GridDeps, poolsNamed } from '../core/grid-deps';
+import type { LogEvent, SessionEndReason, SessionRecord } from '../core/ports';
+import { pricesFor } from '../core/prices';
+import { NO_REQUEST_FEES, sessionCost } from '../core/session-cost';
+import { releaseSlot } from '../core/slots';
 
 const EVENT_BY_REASON: Record<SessionEndReason, LogEvent> = {
   deleted: 'SESSION_DELETED',
@@ -61,33 +61,4 @@ export async function endSession(
       : {}),
   });
   return record;
-}
-
-/**
- * Ends sessions past their idle timeout or maximum age, of those `mine` accepts (a router sharing its
- * store ends only what it can stop); run every few seconds by the Node server.
- */
-export async function expireSessions(
-  deps: GridDeps,
-  mine: (record: SessionRecord) => boolean = () => true,
-): Promise<number> {
-  const now = deps.clock.now();
-  const running = (await deps.sessions.running()).filter(mine);
-  const expired = running.flatMap((record): [SessionRecord, SessionEndReason][] => {
-    if (now - record.createdAt >= record.maxAgeMs) return [[record, 'max age']];
-    if (now - record.lastActivityAt >= record.idleTimeoutMs) return [[record, 'idle timeout']];
-    return [];
-  });
-  await Promise.all(expired.map(([record, reason]) => endSession(deps, record, reason)));
-  return expired.length;
-}
-
-/** Ends every running session `mine` accepts, e.g. when the server shuts down. */
-export async function endAllSessions(
-  deps: GridDeps,
-  reason: SessionEndReason,
-  mine: (record: SessionRecord) => boolean = () => true,
-): Promise<void> {
-  const running = (await deps.sessions.running()).filter(mine);
-  await Promise.all(running.map((record) => endSession(deps, record, reason)));
 }

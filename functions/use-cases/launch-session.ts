@@ -1,0 +1,182 @@
+/**
+ * One try at a session in one pool: start a browser, open the WebDriver session on it, record the session,
+ * sign its ID. On failure or abort it stops what it started; freeing the slot is the caller's job.
+ */
+
+import { upstreamEndpoint } from '../core/browser-network';
+import type { Capabilities } from '../core/capabilities';
+import { colorHeaderName } from '../core/color-choice';
+import type { PoolConfig } from '../core/config';
+import { stageRank } from '../core/creation-stages';
+import { devtoolsAddress } from '../core/devtools-address';
+import type { GridDeps } from '../core/grid-deps';
+import type { CreationStage } from '../core/ports';
+import { type RecordingAsk, recordingWish } from '../core/recording-wish';
+import type { SessionLimits } from '../core/session-limits';
+import type { CreatedSession, UpstreamWebDriver } from '../core/upstream-webdriver';
+import { endSession } from './end-session';
+
+export interface LaunchAttempt {
+  key: string;
+  user: string;
+  browserName: string;
+  browserVersion: string;
+  capabilities: Capabilities;
+  limits: SessionLimits;
+  /** The environment colour the request carries, if any: recorded, and sent by browsers whose pool says so. */
+  color?: string;
+  /** Aborted when the client goes away or the new-session deadline passes. */
+  signal: AbortSignal;
+  /** What the client asked to have recorded (video, log) and its test's name. */
+  recording?: RecordingAsk;
+  /** The most one attempt at a hub without a `timeout` of its own may take (core/host-choice's share). */
+  hubAttemptMs?: number;
+}
+
+/** How this attempt stands among the request's others. */
+export interface AttemptPlace {
+  /**
+   * Another pool is left to try after this one: a busy Selenoid hub is then asked to refuse at once
+   * (X-Selenoid-No-Wait, as ggr sends it whenever more than one host is left) instead of queueing the request.
+   */
+  othersLeft: boolean;
+}
+
+/**
+ * Starts the session in the pool (whose slot the caller holds) and answers with the browser's
+ * new-session value, its session ID replaced by gridgate's signed one. On failure or abort it stops
+ * what it started and throws.
+ */
+export async function launchSession(
+  deps: GridDeps,
+  upstream: UpstreamWebDriver,
+  pool: PoolConfig,
+  attempt: LaunchAttempt,
+  place: AttemptPlace,
+): Promise<CreatedSession> {
+  const launcher = deps.launchers[pool.kind];
+  if (!launcher) throw new Error(`no launcher for ${pool.kind} pools`);
+  const onStage = stageMarker(deps, attempt.key);
+  onStage('launch');
+  const recording = recordingWish(deps.config, pool, attempt.recording ?? {});
+  const browser = await launcher.start({
+    pool,
+    key: attempt.key,
+    user: attempt.user,
+    idleTimeoutMs: attempt.limits.idleTimeoutMs,
+    capabilities: attempt.capabilities,
+    browserVersion: attempt.browserVersion,
+    signal: attempt.signal,
+    onStage,
+    recording,
+  });
+  let upstreamId = '';
+  try {
+    onStage('session');
+    const endpoint = upstreamEndpoint(pool, browser.address);
+    const hub = pool.kind === 'hub';
+    const created = await withAttemptTimeout(pool, attempt, (signal) =>
+      upstream.newSession({
+        endpoint,
+        capabilities: browser.capabilities,
+        hub,
+        noWait: hub && place.othersLeft,
+        signal,
+      }),
+    );
+    upstreamId = created.sessionId;
+    await launcher.opened?.(browser.handle, created.capabilities);
+    const header = colorHeaderName(pool, deps.config.colors);
+    if (header && attempt.color) {
+      const target = { endpoint, upstreamId, capabilities: created.capabilities };
+      await upstream.sendColorHeader(target, header, attempt.color, attempt.signal);
+    }
+    const now = deps.clock.now();
+    const { handle } = browser;
+    const sessionId = deps.tokens.sign(
+      {
+        key: attempt.key,
+        pool: pool.name,
+        address: browser.address,
+        upstreamId: created.sessionId,
+        handle,
+        devtools: pool.kind === 'local' ? devtoolsAddress(created.capabilities) : '',
+        createdAt: now,
+        maxAgeMs: attempt.limits.maxAgeMs,
+      },
+      attempt.user,
+    );
+    await deps.sessions.add({
+      key: attempt.key,
+      user: attempt.user,
+      pool: pool.name,
+      browserName: attempt.browserName,
+      browserVersion: attempt.browserVersion,
+      address: browser.address,
+      handle,
+      upstreamId: created.sessionId,
+      createdAt: now,
+      lastActivityAt: now,
+      ...attempt.limits,
+      ...(attempt.color ? { color: attempt.color } : {}),
+      ...(browser.billing ? { billing: browser.billing } : {}),
+      ...(recording.name ? { name: recording.name } : {}),
+    });
+    if (attempt.signal.aborted) {
+      await endSession(
+        deps,
+        { key: attempt.key, pool: pool.name, handle, upstreamId: created.sessionId },
+        'client gone',
+      );
+      throw attempt.signal.reason;
+    }
+    const capabilities = browser.served
+      ? { ...created.capabilities, ...browser.served }
+      : created.capabilities;
+    return { ...created, sessionId, capabilities };
+  } catch (error) {
+    // With the upstream's session ID, a hub ends the session it had created too.
+    await launcher.stop(browser.handle, { pool, reason: 'creation failed', upstreamId });
+    throw error;
+  }
+}
+
+/**
+ * Notes each stage on the session's slot for the status page, forward only: a launcher repeating a stage
+ * (or reporting one already passed) costs no store write. Never throws and is never awaited: progress
+ * shown to people must neither fail nor slow the creation it describes, and a store in trouble says so
+ * on the creation's own writes (its slot, its record) anyway.
+ */
+function stageMarker(deps: GridDeps, key: string): (stage: CreationStage) => void {
+  let reached = -1;
+  return (stage) => {
+    const index = stageRank(stage);
+    if (index <= reached) return;
+    reached = index;
+    deps.sessions.markStage(key, stage, deps.clock.now()).catch(() => {});
+  };
+}
+
+/**
+ * A hub's per-attempt timeout (ggr's -timeout): its `timeout`, else its share of the time for starting; a
+ * hub that is too slow counts as unreachable and the next one is tried. A timer of our own, cleared once
+ * the answer is in, rather than AbortSignal.timeout, which nothing would hold.
+ */
+async function withAttemptTimeout<T>(
+  pool: PoolConfig,
+  { signal, hubAttemptMs }: LaunchAttempt,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const ms = pool.kind === 'hub' ? (pool.timeout ?? hubAttemptMs) : undefined;
+  if (ms === undefined) return work(signal);
+  const timer = new AbortController();
+  const handle = setTimeout(
+    () => timer.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')),
+    ms,
+  );
+  try {
+    return await work(AbortSignal.any([signal, timer.signal]));
+  } finally {
+    clearTimeout(handle);
+  }
+}

@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'vitest';
+import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
+import { parseConfig } from '../../functions/core/config';
+import { EndedSessions } from '../../functions/core/ended-sessions';
+import { invalidArgument } from '../../functions/core/errors';
+import type { GridDeps } from '../../functions/core/grid-deps';
+import { LaunchFailure } from '../../functions/core/host-choice';
+import type { LaunchedBrowser, Launcher, LaunchRequest } from '../../functions/core/ports';
+import { SessionTokens } from '../../functions/core/session-token';
+import { SlotQueue } from '../../functions/core/slot-queue';
+import type {
+  CreatedSession,
+  UpstreamNewSession,
+  UpstreamWebDriver,
+} from '../../functions/core/upstream-webdriver';
+import { createSession, type NewSessionRequest } from '../../functions/use-cases/create-session';
+import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes';
+
+/** Browsers that are only addresses: nothing starts, each start and stop is remembered. */
+class InMemoryLauncher implements Launcher {
+  readonly started: LaunchRequest[] = [];
+  readonly stops: string[] = [];
+  async start(request: LaunchRequest): Promise<LaunchedBrowser> {
+    request.signal.throwIfAborted();
+    this.started.push(request);
+    const n = this.started.length;
+    return { address: `127.0.0.1:${9000 + n}`, handle: `browser-${n}`, capabilities: request.capabilities };
+  }
+  async stop(handle: string): Promise<void> {
+    this.stops.push(handle);
+  }
+}
+
+/** The upstream exchange as a function of the request: `answer` decides what each browser says. */
+class InMemoryUpstream implements UpstreamWebDriver {
+  readonly requests: UpstreamNewSession[] = [];
+  constructor(private readonly answer: (request: UpstreamNewSession) => Promise<CreatedSession>) {}
+  newSession(request: UpstreamNewSession): Promise<CreatedSession> {
+    this.requests.push(request);
+    return this.answer(request);
+  }
+  async sendColorHeader(): Promise<void> {}
+}
+
+const opened = async (request: UpstreamNewSession): Promise<CreatedSession> => ({
+  sessionId: `upstream-of-${request.endpoint.origin}`,
+  capabilities: { browserName: 'chrome', browserVersion: '156.0.1' },
+});
+
+function setup(upstream = new InMemoryUpstream(opened), pools = ['first']) {
+  const launcher = new InMemoryLauncher();
+  const sessions = new MemorySessionStore();
+  const logger = new CollectingLogger();
+  const metrics = new RecordingMetrics();
+  const clock = new FixedClock();
+  let stopping = false;
+  const config = parseConfig(
+    {
+      browsers: { chrome: { defaultVersion: '156', versions: { '156': { pools } } } },
+      pools: Object.fromEntries(pools.map((name) => [name, { kind: 'local', maxSessions: 2 }])),
+    },
+    { localBrowserVersion: 'unused' },
+  );
+  const deps: GridDeps = {
+    config,
+    launchers: { local: launcher },
+    sessions,
+    queue: new SlotQueue(),
+    ended: new EndedSessions(),
+    tokens: new SessionTokens(Buffer.alloc(32, 3)),
+    logger,
+    metrics,
+    clock,
+    version: 'test',
+    stopping: () => stopping,
+  };
+  const client = new AbortController();
+  const request = (body: unknown, rest: Partial<NewSessionRequest> = {}): NewSessionRequest => ({
+    user: 'guest',
+    body: JSON.stringify(body),
+    signal: client.signal,
+    ...rest,
+  });
+  const shutDown = () => {
+    stopping = true;
+  };
+  return { deps, upstream, launcher, sessions, logger, metrics, client, request, shutDown };
+}
+
+const W3C_CHROME = { capabilities: { alwaysMatch: { browserName: 'chrome' } } };
+
+describe('createSession', () => {
+  it('starts a browser, opens its session, records it and hands back a signed ID', async () => {
+    const { deps, upstream, launcher, sessions, logger, request } = setup();
+    const created = await createSession(deps, upstream, request(W3C_CHROME));
+    expect(created).toMatchObject({ protocol: 'w3c', pool: { name: 'first' }, platformName: 'linux' });
+    expect(upstream.requests).toHaveLength(1);
+    expect(upstream.requests[0]).toMatchObject({
+      endpoint: { origin: 'http://127.0.0.1:9001' },
+      capabilities: { browserName: 'chrome' },
+      hub: false,
+      noWait: false,
+    });
+    const check = deps.tokens.verify(created.session.sessionId, 'guest');
+    expect(check.ok && check.claims).toMatchObject({
+      pool: 'first',
+      address: '127.0.0.1:9001',
+      upstreamId: 'upstream-of-http://127.0.0.1:9001',
+      handle: 'browser-1',
+    });
+    expect(created.session.capabilities).toEqual({ browserName: 'chrome', browserVersion: '156.0.1' });
+    const key = check.ok ? check.claims.key : '';
+    expect(await sessions.get(key)).toMatchObject({ user: 'guest', pool: 'first', handle: 'browser-1' });
+    expect(await sessions.inUse()).toEqual({ first: 1 });
+    expect(launcher.stops).toEqual([]);
+    expect(logger.events()).toEqual(['SESSION_REQUESTED', 'SESSION_CREATED']);
+  });
+
+  it('reads a JSON Wire request and says so, for the answer’s shape', async () => {
+    const { deps, upstream, request } = setup();
+    const created = await createSession(
+      deps,
+      upstream,
+      request({ desiredCapabilities: { browserName: 'chrome' } }),
+    );
+    expect(created.protocol).toBe('jsonwire');
+  });
+
+  it('tries the next pool when a browser refuses the session, stopping the one that refused', async () => {
+    const upstream = new InMemoryUpstream(async (request) => {
+      if (request.endpoint.origin.endsWith(':9001')) throw new LaunchFailure('refused', 'no', 'no');
+      return opened(request);
+    });
+    const { deps, launcher, sessions, metrics, request } = setup(upstream, ['first', 'second']);
+    const created = await createSession(deps, upstream, request(W3C_CHROME));
+    expect(launcher.started.map((start) => start.pool.name)).toHaveLength(2);
+    expect(launcher.stops).toEqual(['browser-1']);
+    expect(created.pool.name).toBe(launcher.started[1]?.pool.name);
+    expect(await sessions.inUse()).toEqual({ [created.pool.name]: 1 });
+    expect(metrics.counts.map((count) => count.name)).toEqual(['SessionsRequested', 'SessionsCreated']);
+  });
+
+  it('answers a refusal of the capabilities at once, leaving no browser and no slot', async () => {
+    const upstream = new InMemoryUpstream(async () => {
+      throw invalidArgument('unknown capability goog:nonsense');
+    });
+    const { deps, launcher, sessions, logger, request } = setup(upstream, ['first', 'second']);
+    await expect(createSession(deps, upstream, request(W3C_CHROME))).rejects.toMatchObject({
+      code: 'invalid argument',
+      message: 'unknown capability goog:nonsense',
+    });
+    expect(launcher.started).toHaveLength(1);
+    expect(launcher.stops).toEqual(['browser-1']);
+    expect(await sessions.inUse()).toEqual({});
+    expect(logger.fieldsOf('SESSION_FAILED')).toMatchObject([{ reason: 'unknown capability goog:nonsense' }]);
+  });
+
+  it('stops what it started when the client goes away while the session opens', async () => {
+    const { deps, launcher, sessions, client, request } = setup();
+    const upstream = new InMemoryUpstream(async (req) => {
+      client.abort();
+      req.signal.throwIfAborted();
+      return opened(req);
+    });
+    await expect(createSession(deps, upstream, request(W3C_CHROME))).rejects.toMatchObject({
+      code: 'session not created',
+      message: expect.stringContaining('the client went away'),
+    });
+    expect(launcher.stops).toEqual(['browser-1']);
+    expect(await sessions.inUse()).toEqual({});
+    expect(await sessions.running()).toEqual([]);
+  });
+
+  it('ends a session created while the grid shuts down, and refuses it', async () => {
+    const { deps, launcher, sessions, request, shutDown } = setup();
+    const upstream = new InMemoryUpstream(async (req) => {
+      shutDown();
+      return opened(req);
+    });
+    await expect(createSession(deps, upstream, request(W3C_CHROME))).rejects.toMatchObject({
+      code: 'session not created',
+      message: 'cannot create a chrome 156 session: the grid is shutting down',
+    });
+    expect(launcher.stops).toEqual(['browser-1']);
+    expect(await sessions.inUse()).toEqual({});
+  });
+
+  it('refuses a malformed body before anything starts', async () => {
+    const { deps, upstream, launcher, logger } = setup();
+    const malformed: NewSessionRequest = { user: 'guest', body: '{', signal: new AbortController().signal };
+    await expect(createSession(deps, upstream, malformed)).rejects.toMatchObject({
+      code: 'invalid argument',
+    });
+    expect(launcher.started).toEqual([]);
+    expect(logger.events()).toEqual([]);
+  });
+});
