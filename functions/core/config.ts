@@ -139,6 +139,11 @@ const userName = z
   .string()
   .regex(/^(\*|[A-Za-z0-9][A-Za-z0-9._-]{0,39})$/, 'must be "*" or 1–40 letters, digits, ".", "_" or "-"');
 
+/** The most worker processes a Node server may run; the default stops lower (see defaultWorkers). */
+export const MAX_WORKERS = 64;
+/** Past this many cores the default stops adding workers: sessions' browsers want cores too. */
+export const DEFAULT_WORKERS_CAP = 8;
+
 export const configSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -147,6 +152,15 @@ export const configSchema = z
       description:
         'Address the Node server listens on. The default, loopback, lets only programs on this machine in (as chromedriver does); "0.0.0.0" listens on every interface (as Selenium Grid does), for a grid other machines use: turn the guest off with a users file before that.',
     }),
+    workers: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_WORKERS)
+      .optional()
+      .meta({
+        description: `Processes that serve HTTP in the Node server (each uses one core), beside one that keeps the sessions; 1 runs everything in one process. Default: the cores this machine offers, at most ${DEFAULT_WORKERS_CAP}.`,
+      }),
     publicUrl: z.url().optional().meta({
       description: 'Base URL clients use, when a proxy in front hides it (else taken from each request).',
     }),

@@ -19,11 +19,24 @@ export class EndedSessions {
   // By session key, oldest first: a Map iterates in insertion order.
   private readonly ended = new Map<string, EndedSession>();
 
-  constructor(readonly capacity = ENDED_SESSIONS_REMEMBERED) {
+  /**
+   * `told`: called for each session this process ends, so the other processes of one server (its
+   * workers, its primary) refuse that session's commands too; what they say arrives through heard().
+   */
+  constructor(
+    readonly capacity = ENDED_SESSIONS_REMEMBERED,
+    private readonly told?: (key: string, session: EndedSession) => void,
+  ) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new Error('capacity must be a positive integer');
   }
 
   remember(key: string, session: EndedSession): void {
+    this.heard(key, session);
+    this.told?.(key, session);
+  }
+
+  /** A session another process of this server ended: remembered as remember() does, told to nobody. */
+  heard(key: string, session: EndedSession): void {
     this.ended.delete(key);
     this.ended.set(key, session);
     if (this.ended.size > this.capacity) this.ended.delete(this.ended.keys().next().value as string);

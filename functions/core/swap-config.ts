@@ -7,8 +7,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Config } from './config';
 import type { GridDeps } from './grid-deps';
 
-/** Keys the running server cannot change: the socket is bound, the user directory is open. */
-export const RESTART_ONLY_KEYS = ['port', 'host', 'usersFile'] as const;
+/** Keys the running server cannot change: the socket is bound, the user directory is open, the workers run. */
+export const RESTART_ONLY_KEYS = ['port', 'host', 'usersFile', 'workers'] as const;
 export type RestartOnlyKey = (typeof RESTART_ONLY_KEYS)[number];
 
 export interface RestartNeeded {
@@ -69,4 +69,22 @@ export function pruneRetiredPools(deps: GridDeps, inUse: Record<string, number>)
 
 function ownPool(config: Config, name: string) {
   return Object.hasOwn(config.pools, name) ? config.pools[name] : undefined;
+}
+
+/** The config in use as a reload left it: what a server's worker processes take over from its primary. */
+export type ConfigState = Required<Pick<GridDeps, 'config' | 'retiredPools' | 'configLoadedAt'>>;
+
+export function configState(deps: GridDeps): ConfigState {
+  return {
+    config: deps.config,
+    retiredPools: deps.retiredPools ?? [],
+    configLoadedAt: deps.configLoadedAt ?? deps.clock.now(),
+  };
+}
+
+/** Takes over the primary's config in use as it is (the primary checked and swapped it; see swapConfig). */
+export function adoptConfigState(deps: GridDeps, state: ConfigState): void {
+  deps.config = state.config;
+  deps.retiredPools = state.retiredPools;
+  deps.configLoadedAt = state.configLoadedAt;
 }

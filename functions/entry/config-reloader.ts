@@ -17,6 +17,8 @@ export interface ConfigReloaderOptions {
   fingerprint?: string;
   /** GRIDGATE_DEPLOYMENT's text, laid over the file at every reload as at start-up. */
   deployment?: string;
+  /** Called after each reload that swapped a new config in (the primary passes it on to its workers). */
+  onReloaded?: () => void;
 }
 
 const DEFAULT_POLL_MS = 2000;
@@ -27,6 +29,7 @@ export class ConfigReloader {
   private readonly polling: PeriodicTask | undefined;
   private fingerprint: string | undefined;
   private readonly deployment: string | undefined;
+  private readonly onReloaded: (() => void) | undefined;
   // Reloads run one at a time, in the order asked, so the last file read is the one that stays.
   private last: Promise<unknown> = Promise.resolve();
 
@@ -37,6 +40,7 @@ export class ConfigReloader {
     options: ConfigReloaderOptions = {},
   ) {
     this.deployment = options.deployment;
+    this.onReloaded = options.onReloaded;
     if (path === undefined) return;
     this.fingerprint = options.fingerprint ?? fingerprintSync(path);
     const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
@@ -87,6 +91,7 @@ export class ConfigReloader {
     const retiredPools = inUse
       ? pruneRetiredPools(deps, inUse)
       : [...new Set((deps.retiredPools ?? []).map((pool) => pool.name))];
+    this.onReloaded?.();
     deps.logger.log('CONFIG_RELOADED', {
       path,
       trigger,

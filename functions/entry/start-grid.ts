@@ -4,7 +4,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
 import packageJson from '../../package.json' with { type: 'json' };
 import { eksLauncherByAuth } from '../adapters/aws/eks-auth-launcher';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
@@ -18,6 +18,7 @@ import { sweepOrphans } from '../adapters/local/orphan-sweep';
 import { SessionRecordings } from '../adapters/local/session-recordings';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store';
 import { answerClientErrors } from '../adapters/node/client-errors';
+import { relayedRequests } from '../adapters/node/primary-relay';
 import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import { isHubOrigin } from '../core/browser-network';
@@ -32,7 +33,8 @@ import type { RequestPricing } from '../core/session-cost';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { warmTaskTable } from '../core/warm-tasks';
-import { createApp } from '../http/create-app';
+import { createApp, type MetricsPage } from '../http/create-app';
+import type { RequestCounter } from '../http/grid-info';
 import { createUpstreamAgent } from '../http/upstream-client';
 import { isLoopbackAddress } from '../http/web-page-requests';
 import { endSession } from '../use-cases/end-session';
@@ -86,6 +88,19 @@ export interface StartOptions {
   sweepMs?: number;
   /** How long past `timeouts.newSession` a slot without a session is left alone (see freeStaleSlots). */
   staleSlotGraceMs?: number;
+  /**
+   * The primary of a server with worker processes (grid-primary.ts): listen on this Unix socket for the
+   * requests the workers relay, instead of `host` and `port`, which the workers serve (WebSockets too).
+   */
+  socketPath?: string;
+  /** The sessions ended lately, when other processes of this server must hear of each (its workers). */
+  ended?: EndedSessions;
+  /** What /ping counts, when the workers count what they serve into it too. */
+  requests?: RequestCounter;
+  /** What GET /metrics answers instead of this process's own series (the whole server's, with workers). */
+  metricsPage?: MetricsPage;
+  /** Called after each reload that swapped a new config in (SIGHUP or the file changed). */
+  onReloaded?: () => void;
 }
 
 export async function startGrid(
@@ -172,7 +187,7 @@ export async function startGrid(
     artifacts: { local: recordings, hub: new HubArtifacts((session) => sessionPool(deps, session), agent) },
     sessions,
     queue: new SlotQueue(),
-    ended: new EndedSessions(),
+    ended: options.ended ?? new EndedSessions(),
     users,
     tokens: new SessionTokens(secret),
     logger,
@@ -186,18 +201,22 @@ export async function startGrid(
   const app = createApp(deps, {
     agent,
     webSockets: options.webSockets ?? true,
-    metricsPage: prometheus,
+    metricsPage: options.metricsPage ?? prometheus,
     loopbackOnly,
+    requests: options.requests,
   });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const started = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () =>
-      resolve(started as Server),
-    );
-    started.once('error', reject);
+  const { socketPath } = options;
+  const server = createAdaptorServer({
+    fetch: socketPath ? relayedRequests(app.fetch) : app.fetch,
+  }) as Server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    if (socketPath) server.listen(socketPath, resolve);
+    else server.listen(config.port, config.host, resolve);
   });
   // New sessions may take as long as the config allows; Node's 300 s default would cut longer ones.
   server.requestTimeout = 0;
-  attachWebSocketProxy(server, deps, { loopbackOnly });
+  if (!socketPath) attachWebSocketProxy(server, deps, { loopbackOnly });
   answerClientErrors(server);
   const isLocal = (record: SessionRecord) => poolsNamed(deps, record.pool)[0]?.kind === 'local';
   const runsHere = (record: SessionRecord) => isLocal(record) && launcher.running().includes(record.handle);
@@ -227,14 +246,18 @@ export async function startGrid(
     pollMs: options.reloadPollMs,
     fingerprint: options.configFingerprint,
     deployment: options.deployment,
+    onReloaded: options.onReloaded,
   });
-  const { port } = server.address() as AddressInfo;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  logger.log('SERVER_STARTED', {
-    url: `http://${host}:${port}`,
-    version: deps.version,
-    reach: reachNotice(config),
-  });
+  // With workers, they listen on the port, and the primary says the server started once they do.
+  const port = socketPath ? 0 : (server.address() as AddressInfo).port;
+  const host = localUrlHost(config.host);
+  if (!socketPath) {
+    logger.log('SERVER_STARTED', {
+      url: `http://${host}:${port}`,
+      version: deps.version,
+      reach: reachNotice(config),
+    });
+  }
 
   let closing: Promise<void> | undefined;
   deps.stopping = () => closing !== undefined;
@@ -286,4 +309,9 @@ async function keepRecordingsOfKilledServers(config: Config, logger: Logger): Pr
       log: session.log !== undefined,
     });
   }
+}
+
+/** The host part of a URL that reaches a server listening on `host` from this machine. */
+export function localUrlHost(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
 }

@@ -4,8 +4,11 @@
  */
 import type { IncomingMessage } from 'node:http';
 
-/** The peer's address under the Node server; undefined elsewhere (Lambda serves one request at a time). */
+/**
+ * The peer's address under the Node server; undefined elsewhere (Lambda serves one request at a time).
+ * A request a worker process passed on to its primary carries the worker's peer as `clientAddress`.
+ */
 export function clientAddress(env: unknown): string | undefined {
-  const incoming = (env as { incoming?: Partial<IncomingMessage> } | undefined)?.incoming;
-  return incoming?.socket?.remoteAddress;
+  const bindings = env as { incoming?: Partial<IncomingMessage>; clientAddress?: string } | undefined;
+  return bindings?.clientAddress ?? bindings?.incoming?.socket?.remoteAddress;
 }

@@ -45,6 +45,11 @@ export interface AppOptions {
   loopbackOnly?: boolean;
   /** What `GET /metrics` answers, without credentials like /status (the Node server's Prometheus text); none: no such path. */
   metricsPage?: MetricsPage;
+  /**
+   * What /ping counts, when this app is one of several that serve the same grid (a server's worker
+   * processes and its primary); by default the app counts for itself.
+   */
+  requests?: RequestCounter;
 }
 
 export interface MetricsPage {
@@ -68,7 +73,11 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
   }
   const agent = options.agent ?? createUpstreamAgent((origin) => isHubOrigin(deps.config.pools, origin));
   const newSessionMode = { webSockets: options.webSockets ?? true };
-  const counter: RequestCounter = { startedAt: deps.clock.now(), requests: 0, sessions: 0 };
+  const counter: RequestCounter = options.requests ?? {
+    startedAt: deps.clock.now(),
+    requests: 0,
+    sessions: 0,
+  };
   const app = new Hono<Env>();
 
   app.use(async (c, next) => {

@@ -4,7 +4,15 @@
  * named the Prometheus way with the `gridgate_` prefix, plus the client's default process metrics.
  * Everything is measured per session or per scrape; nothing here runs per command.
  */
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricValue,
+  Registry,
+} from 'prom-client';
 import type { MetricDimensions, MetricName, Metrics } from '../../core/ports';
 
 /** What each metric name becomes; `derived` names have no series of their own (a query computes them). */
@@ -103,6 +111,9 @@ const MISNAMED_DEFAULTS = [
   'nodejs_active_resources_total',
 ];
 
+/** Every series of one registry, as prom-client's JSON. */
+export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
+
 type Instrument = Counter<string> | Histogram<string> | Gauge<string>;
 
 export class PrometheusMetrics implements Metrics {
@@ -158,9 +169,19 @@ export class PrometheusMetrics implements Metrics {
 
   /** The text exposition: gauges emptied and set again (a pool a reload removed disappears), then everything. */
   async scrape(): Promise<string> {
+    await this.measureLevels();
+    return this.registry.metrics();
+  }
+
+  /** The same, as prom-client's JSON: what a server's primary merges with its workers' (cluster-metrics.ts). */
+  async snapshot(): Promise<MetricsSnapshot> {
+    await this.measureLevels();
+    return this.registry.getMetricsAsJSON();
+  }
+
+  private async measureLevels(): Promise<void> {
     for (const instrument of this.instruments.values()) if (instrument instanceof Gauge) instrument.reset();
     await Promise.all(this.levels.map((report) => report(this)));
-    return this.registry.metrics();
   }
 }
 

@@ -1,0 +1,26 @@
+/**
+ * GET /metrics of a server with worker processes: the primary's series (sessions, queue, pools) and
+ * every worker's (upstream errors, its process) merged into one exposition by prom-client's aggregator:
+ * counters and histograms summed, process gauges by each one's own rule (start time left out, the
+ * version once, event-loop lag averaged), so one scrape shows the whole server.
+ */
+import { AggregatorRegistry } from 'prom-client';
+import type { MetricsPage } from '../../http/create-app';
+import type { MetricsSnapshot, PrometheusMetrics } from './prometheus-metrics';
+
+export class ClusterMetricsPage implements MetricsPage {
+  constructor(
+    private readonly own: PrometheusMetrics,
+    /** The workers' snapshots; a worker that cannot answer in time is left out of that scrape. */
+    private readonly workers: () => Promise<MetricsSnapshot[]>,
+  ) {}
+
+  get contentType(): string {
+    return this.own.contentType;
+  }
+
+  async scrape(): Promise<string> {
+    const [own, workers] = await Promise.all([this.own.snapshot(), this.workers()]);
+    return AggregatorRegistry.aggregate([own, ...workers]).metrics();
+  }
+}

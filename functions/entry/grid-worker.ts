@@ -1,0 +1,142 @@
+/**
+ * One worker process of a Node server with workers (grid-primary.ts): it listens on the server's port
+ * and serves session commands and their WebSockets itself, as any head can (the signed session ID says
+ * where the browser is), and relays every other request to the primary, which holds the grid. Its store is
+ * the primary's (one slot ledger), reached over the IPC channel, with activity sent in batches.
+ */
+import { createServer, type IncomingMessage } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import packageJson from '../../package.json' with { type: 'json' };
+import type { ToPrimary, ToWorker } from '../adapters/cluster/cluster-messages';
+import { PrimaryCalls } from '../adapters/cluster/primary-calls';
+import { PrimaryLauncher } from '../adapters/cluster/primary-launcher';
+import { ACTIVITY_BATCH_MS, PrimarySessionStore } from '../adapters/cluster/primary-session-store';
+import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
+import { answerClientErrors } from '../adapters/node/client-errors';
+import { PrimaryRelay } from '../adapters/node/primary-relay';
+import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
+import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
+import { isHubOrigin } from '../core/browser-network';
+import { EndedSessions } from '../core/ended-sessions';
+import type { GridDeps } from '../core/grid-deps';
+import { type Logger, systemClock } from '../core/ports';
+import { SessionTokens } from '../core/session-token';
+import { SlotQueue } from '../core/slot-queue';
+import { adoptConfigState } from '../core/swap-config';
+import { createApp } from '../http/create-app';
+import type { RequestCounter } from '../http/grid-info';
+import { createUpstreamAgent } from '../http/upstream-client';
+import { isLoopbackAddress } from '../http/web-page-requests';
+
+type Setup = Extract<ToWorker, { type: 'setup' }>;
+
+// Commands of a session, served here; the session itself (DELETE), new sessions and file transfers,
+// which a local launcher answers, go to the primary with everything else.
+const COMMAND_PATH = /^(?:\/wd\/hub)?\/session\/[^/?#]+\/[^?#]/;
+const PRIMARY_COMMANDS = /\/se\/files?(?:[?#]|$)/;
+
+/** Whether this worker serves the request itself (else the primary does). */
+export function servedByWorker(url: string): boolean {
+  return COMMAND_PATH.test(url) && !PRIMARY_COMMANDS.test(url);
+}
+
+export async function runWorker(logger: Logger): Promise<void> {
+  const send = (message: ToPrimary) => process.send?.(message, undefined, {}, () => {});
+  const calls = new PrimaryCalls(send);
+  // Until the setup came, there is nothing to apply a message to (a broadcast may come that early).
+  let onMessage: ((message: ToWorker) => void) | undefined;
+  const setup = await new Promise<Setup>((resolve) => {
+    process.on('message', (message: ToWorker) => {
+      if (message.type === 'setup') resolve(message);
+      else onMessage?.(message);
+    });
+    send({ type: 'ready' });
+  });
+  // The primary decides when the server stops or reloads: a signal to the whole process group (Ctrl-C,
+  // a terminal hang-up) must not end or reload a worker on its own. Without the primary, a worker ends.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => {});
+  process.on('disconnect', () => {
+    calls.close();
+    process.exit(0);
+  });
+
+  const { config } = setup.state;
+  const sessions = new PrimarySessionStore(calls);
+  // Each worker checks passwords itself (bcrypt is the costly part), from the same file, reloaded alike.
+  const users = config.usersFile
+    ? HtpasswdUserDirectory.open(config.usersFile, { clock: systemClock, logger })
+    : undefined;
+  const deps: GridDeps = {
+    config,
+    launchers: Object.fromEntries(
+      setup.launcherKinds.map((kind) => [kind, new PrimaryLauncher(calls, kind)]),
+    ),
+    sessions,
+    queue: new SlotQueue(),
+    ended: new EndedSessions(undefined, (key, session) => send({ type: 'ended', key, session })),
+    users,
+    tokens: new SessionTokens(Buffer.from(setup.secret, 'base64')),
+    logger,
+    metrics: new PrometheusMetrics(),
+    clock: systemClock,
+    version: packageJson.version,
+  };
+  adoptConfigState(deps, setup.state);
+  const metrics = deps.metrics as PrometheusMetrics;
+
+  onMessage = (message) => {
+    switch (message.type) {
+      case 'config':
+        return adoptConfigState(deps, message.state);
+      case 'ended':
+        return deps.ended.heard(message.key, message.session);
+      case 'reply':
+        return calls.settle(message);
+      case 'metrics':
+        return void metrics
+          .snapshot()
+          .then((snapshot) => send({ type: 'metrics', id: message.id, snapshot }));
+      case 'stop':
+        return stop();
+    }
+  };
+
+  const loopbackOnly = isLoopbackAddress(config.host);
+  const agent = createUpstreamAgent((origin) => isHubOrigin(deps.config.pools, origin));
+  const requests: RequestCounter = { startedAt: Date.now(), requests: 0, sessions: 0 };
+  const app = createApp(deps, { agent, loopbackOnly, requests });
+  const serveHere = getRequestListener(app.fetch);
+  const relay = new PrimaryRelay(setup.socketPath);
+  const server = createServer((req: IncomingMessage, res) => {
+    // The app answers its own failures; a rejection here means the connection is past saving.
+    if (servedByWorker(req.url ?? '/')) serveHere(req, res).catch(() => res.destroy());
+    else relay.pass(req, res);
+  });
+  // New sessions may take as long as the config allows; Node's 300 s default would cut longer ones.
+  server.requestTimeout = 0;
+  attachWebSocketProxy(server, deps, { loopbackOnly });
+  answerClientErrors(server);
+
+  // Activity and the requests served here reach the primary in batches, never one message per command.
+  let reported = 0;
+  const batches = setInterval(() => {
+    const touches = sessions.takeActivity();
+    const served = requests.requests - reported;
+    reported = requests.requests;
+    if (touches.length > 0 || served !== 0) send({ type: 'activity', touches, requests: served });
+  }, ACTIVITY_BATCH_MS);
+  batches.unref();
+
+  function stop(): void {
+    clearInterval(batches);
+    server.close();
+    server.closeAllConnections();
+    const exit = () => process.exit(0);
+    Promise.allSettled([relay.close(), agent.close(), users?.close()]).then(exit, exit);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+}
