@@ -14,6 +14,8 @@ export const NODE_SERVER_ARGS = ['scripts/start-server.mjs'];
 
 export interface NodeServerProcess {
   child: ChildProcess;
+  /** The config file it was started with (a test may rewrite it and reload). */
+  configFile: string;
   /** http://127.0.0.1:PORT once SERVER_STARTED is logged; rejects if the process exits first. */
   url: Promise<string>;
   /** Every JSON log line so far. */
@@ -50,6 +52,7 @@ export function startNodeServer(config: unknown, env: NodeJS.ProcessEnv = {}): N
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
+    configFile: file,
     url,
     lines,
     exited,
