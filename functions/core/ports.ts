@@ -192,6 +192,23 @@ export type SlotAnswer = { ok: true } | { ok: false; full: 'user' | 'pool'; held
  */
 export type SessionStore = SlotLedger & SessionRecords & ReclaimMarks;
 
+/** Every SessionStore call that answers later (all but touch): what a store in another process is asked. */
+export const ASYNC_STORE_CALLS = [
+  'acquire',
+  'release',
+  'inUse',
+  'inUseByUser',
+  'slots',
+  'markStage',
+  'add',
+  'get',
+  'running',
+  'end',
+  'markReclaimed',
+  'reclaimed',
+] as const satisfies readonly Exclude<keyof SessionStore, 'touch'>[];
+export type AsyncStoreCall = (typeof ASYNC_STORE_CALLS)[number];
+
 /** Quota slots: each session holds one of its pool's and one of its user's, taken and given back once. */
 export interface SlotLedger {
   /**

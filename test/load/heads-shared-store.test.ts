@@ -158,7 +158,8 @@ describe('heads sharing a DynamoDB table', { timeout: 90_000 }, () => {
 
     holdNext = true;
     // The new session reaches the hub through the first head, which holds the pool's one slot meanwhile.
-    const creating = fetch(`${await killed.url}/session`, jsonRequest('POST', W3C_CHROME)).catch(
+    const creating = fetch(`${await killed.url}/session`, jsonRequest('POST', W3C_CHROME)).then(
+      (response) => response.status,
       () => 'connection closed',
     );
     await eventually(() =>
@@ -167,7 +168,8 @@ describe('heads sharing a DynamoDB table', { timeout: 90_000 }, () => {
     expect(await store.inUse()).toEqual({ hub: 1 });
     killed.child.kill('SIGKILL');
     expect(await killed.exited).toBe(null);
-    expect(await creating).toBe('connection closed');
+    // The head's worker process that relayed the request outlives its primary for a moment: it says 502.
+    expect(['connection closed', 502]).toContain(await creating);
     // The hub goes on to start the session it was asked for; its answer reaches nobody.
     answerHeld();
     await eventually(() => expect(hubSessions.size).toBe(1));

@@ -195,7 +195,8 @@ describe('the Node server with two worker processes', () => {
     const [first, second] = workerPids(running) as [number, number];
     const via = [await connectionTo(url, first), await connectionTo(url, second)];
     const id = await newSession(via[0] as OneConnection);
-    const statuses = () => Promise.all(via.map(async (c) => (await c.send('GET', `/session/${id}/url`)).status));
+    const statuses = () =>
+      Promise.all(via.map(async (c) => (await c.send('GET', `/session/${id}/url`)).status));
     expect(await statuses()).toEqual([200, 200]);
     const reloads = () => running.lines.filter((line) => line.event === 'CONFIG_RELOADED').length;
     // No guest any more: the workers check credentials themselves, so each must have the new config.
@@ -227,7 +228,10 @@ describe('the Node server with two worker processes', () => {
     }
     // ggr's numRequests: the two new sessions (the primary's) and six commands (the workers').
     await eventually(async () => {
-      const ping = (await (await fetch(`${url}/ping`)).json()) as { numRequests: number; numSessions: number };
+      const ping = (await (await fetch(`${url}/ping`)).json()) as {
+        numRequests: number;
+        numSessions: number;
+      };
       expect(ping).toMatchObject({ numRequests: 8, numSessions: 2 });
     });
     // Each worker finds its session's browser gone: one upstream error in each, both in the one scrape.

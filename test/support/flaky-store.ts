@@ -5,24 +5,11 @@
  */
 import { storeError } from '../../functions/adapters/aws/dynamo-store-error';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
-import type { SessionStore } from '../../functions/core/ports';
+import { ASYNC_STORE_CALLS, type AsyncStoreCall, type SessionStore } from '../../functions/core/ports';
 
-type AsyncMethod = Exclude<keyof SessionStore, 'touch'>;
+type AsyncMethod = AsyncStoreCall;
 
-export const EVERY_STORE_CALL: readonly AsyncMethod[] = [
-  'acquire',
-  'release',
-  'inUse',
-  'inUseByUser',
-  'slots',
-  'markStage',
-  'add',
-  'get',
-  'running',
-  'end',
-  'markReclaimed',
-  'reclaimed',
-];
+export const EVERY_STORE_CALL: readonly AsyncMethod[] = ASYNC_STORE_CALLS;
 
 export class FlakyStore implements SessionStore {
   /** The calls refused now; empty: the store works. */

@@ -6,24 +6,12 @@
 import type { PoolConfig } from '../../core/config';
 import type { EndedSession } from '../../core/ended-sessions';
 import { WebDriverError, type WebDriverErrorCode } from '../../core/errors';
+import { ASYNC_STORE_CALLS, type AsyncStoreCall } from '../../core/ports';
 import type { ConfigState } from '../../core/swap-config';
 
 /** Store methods a worker may call on the primary's store (touch goes in activity batches instead). */
-export const STORE_CALLS = [
-  'acquire',
-  'release',
-  'inUse',
-  'inUseByUser',
-  'slots',
-  'markStage',
-  'add',
-  'get',
-  'running',
-  'end',
-  'markReclaimed',
-  'reclaimed',
-] as const;
-export type StoreCall = (typeof STORE_CALLS)[number];
+export const STORE_CALLS = ASYNC_STORE_CALLS;
+export type StoreCall = AsyncStoreCall;
 
 /** One call of a port the primary holds: its store, or the launcher of a pool kind (stop only). */
 export type PortCall =
