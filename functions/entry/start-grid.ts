@@ -1,15 +1,13 @@
 /**
- * Wires the Node server: the launchers (local, hub, ecs), the store the config names (in memory, or a
- * DynamoDB table shared with other routers), the app, WebSocket proxy, timeouts, shutdown.
+ * Wires the Node server: the local launcher and its recordings, the store the config names (in memory, or a
+ * DynamoDB table shared with other routers), given to the one wiring (grid-wiring.ts); then the app,
+ * WebSocket proxy, sweeps, reloads and shutdown.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import packageJson from '../../package.json' with { type: 'json' };
-import { eksLauncherByAuth } from '../adapters/aws/eks-auth-launcher';
+import type { Dispatcher } from 'undici';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
-import { HubArtifacts } from '../adapters/hub/hub-artifacts';
-import { HubLauncher } from '../adapters/hub/hub-launcher';
 import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
 import { ffmpegInstaller } from '../adapters/local/ensure-ffmpeg';
 import { keepInterruptedRecordings } from '../adapters/local/interrupted-recordings';
@@ -23,24 +21,22 @@ import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import { isHubOrigin } from '../core/browser-network';
 import type { Config } from '../core/config';
-import { EndedSessions } from '../core/ended-sessions';
+import type { EndedSessions } from '../core/ended-sessions';
 import { freeStaleSlots } from '../core/free-stale-slots';
-import { type GridDeps, poolsNamed, sessionPool } from '../core/grid-deps';
+import { type GridDeps, poolsNamed } from '../core/grid-deps';
 import { runEvery } from '../core/periodic-task';
 import { reportGridGauges } from '../core/pool-gauges';
-import { type Logger, type Metrics, type SessionRecord, systemClock } from '../core/ports';
+import { type Launcher, type Logger, type Metrics, type SessionRecord, systemClock } from '../core/ports';
 import type { RequestPricing } from '../core/session-cost';
-import { SessionTokens } from '../core/session-token';
-import { SlotQueue } from '../core/slot-queue';
-import { warmTaskTable } from '../core/warm-tasks';
 import { createApp, type MetricsPage } from '../http/create-app';
 import type { RequestCounter } from '../http/grid-info';
 import { createUpstreamAgent } from '../http/upstream-client';
 import { isLoopbackAddress } from '../http/web-page-requests';
 import { endSession } from '../use-cases/end-session';
 import { endAllSessions, expireSessions } from '../use-cases/expire-sessions';
-import { type AwsAdapters, awsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
+import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
 import { ConfigReloader, type ReloadTrigger } from './config-reloader';
+import { EVERY_POOL_KIND, gridDeps } from './grid-wiring';
 import { reachNotice } from './reach-notice';
 
 const EXPIRY_SWEEP_MS = 1000;
@@ -160,43 +156,22 @@ export async function startGrid(
     },
   });
   prometheus?.onScrape((into) => reportGridGauges(deps, into));
-  // Heads sharing a DynamoDB table claim the warm tasks the cleanup keeps there.
-  const warmTable = warmTaskTable(config);
-  const deps: GridDeps = {
+  const deps = gridDeps({
     config,
-    launchers: {
-      local: launcher,
-      hub: new HubLauncher(),
-      // /status counts warm tasks in the table, without loading the ECS SDK.
-      ecs: onFirstUse(
-        () => aws.ecsLauncher({ agent, logger, metrics, warmTable }),
-        ecsWarmCount(aws, warmTable),
-      ),
-      eks: eksLauncherByAuth({
-        aws: onFirstUse(() => aws.eksLauncher({ agent, logger, metrics })),
-        // The Kubernetes client is loaded with the first pod of a pool that names a kubeconfig.
-        kubeconfig: onFirstUse(async () => {
-          const [{ EksLauncher }, { kubeconfigPodApis }] = await Promise.all([
-            import('../adapters/aws/eks-launcher'),
-            import('../adapters/aws/eks-kubeconfig'),
-          ]);
-          return new EksLauncher({ podApi: kubeconfigPodApis(), agent, logger, metrics });
-        }),
-      }),
-    },
-    artifacts: { local: recordings, hub: new HubArtifacts((session) => sessionPool(deps, session), agent) },
-    sessions,
-    queue: new SlotQueue(),
-    ended: options.ended ?? new EndedSessions(),
-    users,
-    tokens: new SessionTokens(secret),
+    secret,
     logger,
     metrics,
+    sessions,
+    agent,
+    aws,
+    // A reload may add a pool of any kind.
+    kinds: EVERY_POOL_KIND,
+    local: { launcher, recordings },
+    kubeconfigEks: kubeconfigEksLauncher(agent, logger, metrics),
+    users,
+    ended: options.ended,
     requestPricing: options.requestPricing,
-    clock: systemClock,
-    version: packageJson.version,
-    configLoadedAt: systemClock.now(),
-  };
+  });
   const loopbackOnly = options.loopbackOnly ?? isLoopbackAddress(config.host);
   const app = createApp(deps, {
     agent,
@@ -288,7 +263,16 @@ export async function startGrid(
   return { url: `http://${host}:${port}`, port, deps, launcher, reload, close };
 }
 
-/** The table warm ECS tasks are claimed from: the shared store's, when some ecs pool keeps warm tasks. */
+/** The launcher of eks pools that name a kubeconfig: the Kubernetes client loads with such a pool's first pod. */
+function kubeconfigEksLauncher(agent: Dispatcher, logger: Logger, metrics: Metrics): Launcher {
+  return onFirstUse(async () => {
+    const [{ EksLauncher }, { kubeconfigPodApis }] = await Promise.all([
+      import('../adapters/aws/eks-launcher'),
+      import('../adapters/aws/eks-kubeconfig'),
+    ]);
+    return new EksLauncher({ podApi: kubeconfigPodApis(), agent, logger, metrics });
+  });
+}
 
 /** Keeps the recordings of sessions a gridgate process that was killed outright was running, ended so. */
 async function keepRecordingsOfKilledServers(config: Config, logger: Logger): Promise<void> {

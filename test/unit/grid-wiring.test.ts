@@ -1,0 +1,110 @@
+/** The one wiring both entries build their GridDeps with: what each entry gives decides what it gets. */
+import { Agent } from 'undici';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
+import { parseConfig } from '../../functions/core/config';
+import { EndedSessions } from '../../functions/core/ended-sessions';
+import { type Launcher, noMetrics } from '../../functions/core/ports';
+import type { AwsAdapters } from '../../functions/entry/aws-adapters';
+import { EVERY_POOL_KIND, type GridParts, gridDeps, poolKindsOf } from '../../functions/entry/grid-wiring';
+import { CollectingLogger, FakeLauncher } from '../support/fakes';
+
+const agent = new Agent();
+afterAll(() => agent.close());
+
+const config = parseConfig(
+  {
+    browsers: { chrome: { versions: { stable: { pools: ['fargate', 'hub'] } } } },
+    pools: { fargate: { kind: 'ecs' }, hub: { kind: 'hub', url: 'http://127.0.0.1:4444/wd/hub' } },
+  },
+  { localBrowserVersion: 'unused' },
+);
+
+function parts(rest: Partial<GridParts> = {}) {
+  const made = { ecs: 0, eks: 0 };
+  const launcher = new FakeLauncher();
+  const aws = {
+    ecsLauncher: async () => {
+      made.ecs++;
+      return launcher;
+    },
+    eksLauncher: async () => {
+      made.eks++;
+      return launcher;
+    },
+  } as Partial<AwsAdapters> as AwsAdapters;
+  const given: GridParts = {
+    config,
+    secret: Buffer.alloc(32, 7),
+    logger: new CollectingLogger(),
+    metrics: noMetrics,
+    sessions: new MemorySessionStore(),
+    agent,
+    aws,
+    kinds: poolKindsOf(config),
+    ...rest,
+  };
+  return { given, made, launcher };
+}
+
+const local: Launcher = new FakeLauncher();
+const recordings = { find: async () => undefined };
+
+describe('gridDeps', () => {
+  it('gives launchers to the config’s pool kinds only, loading a cloud one with its first use', async () => {
+    const { given, made } = parts();
+    const deps = gridDeps(given);
+    expect(Object.keys(deps.launchers).sort()).toEqual(['ecs', 'hub']);
+    expect(Object.keys(deps.artifacts ?? {})).toEqual(['hub']);
+    expect(made.ecs).toBe(0);
+    await deps.launchers.ecs?.stop('task', {
+      pool: config.pools.fargate as never,
+      reason: 'deleted',
+      upstreamId: '',
+    });
+    expect(made.ecs).toBe(1);
+  });
+
+  it('gives every kind a launcher where a reload may add any, local ones the entry’s own', () => {
+    const { given } = parts({ kinds: EVERY_POOL_KIND, local: { launcher: local, recordings } });
+    const deps = gridDeps(given);
+    expect(Object.keys(deps.launchers).sort()).toEqual(['ecs', 'eks', 'hub', 'local']);
+    expect(deps.launchers.local).toBe(local);
+    expect(deps.artifacts?.local).toBe(recordings);
+  });
+
+  it('sends eks pools that name a kubeconfig to the launcher the entry gives for them', async () => {
+    const kubeconfig = new FakeLauncher();
+    const { given, made } = parts({ kinds: EVERY_POOL_KIND, kubeconfigEks: kubeconfig });
+    const eks = gridDeps(given).launchers.eks;
+    const pool = (auth: 'aws' | 'kubeconfig') =>
+      ({ kind: 'eks', name: auth, auth }) as unknown as Parameters<Launcher['stop']>[1]['pool'];
+    await eks?.stop('pod-1', { pool: pool('kubeconfig'), reason: 'deleted', upstreamId: '' });
+    expect(kubeconfig.stops).toEqual(['pod-1']);
+    expect(made.eks).toBe(0);
+    await eks?.stop('pod-2', { pool: pool('aws'), reason: 'deleted', upstreamId: '' });
+    expect(made.eks).toBe(1);
+  });
+
+  it('signs with the secret given and keeps the ended sessions given', () => {
+    const ended = new EndedSessions();
+    const { given } = parts({ ended });
+    const deps = gridDeps(given);
+    expect(deps.ended).toBe(ended);
+    const id = deps.tokens.sign(
+      {
+        key: 'k',
+        pool: 'hub',
+        address: '127.0.0.1:4444',
+        upstreamId: 'u',
+        handle: 'h',
+        devtools: '',
+        createdAt: 1,
+        maxAgeMs: 1,
+      },
+      'guest',
+    );
+    expect(gridDeps(parts().given).tokens.verify(id, 'guest').ok).toBe(true);
+    expect(gridDeps(parts({ secret: Buffer.alloc(32, 8) }).given).tokens.verify(id, 'guest').ok).toBe(false);
+  });
+});
