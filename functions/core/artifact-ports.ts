@@ -36,6 +36,17 @@ export type Artifact =
   /** An answer passed through as it comes (a hub's). */
   | { kind: 'stream'; status: number; headers: Record<string, string>; body: Readable };
 
+/** How the artifact is asked for, where a source passes the request on (a hub serves the bytes itself). */
+export interface ArtifactAsk {
+  method: 'GET' | 'HEAD';
+  /** The request's Range and If-Range (RFC 9110 §14.2, §13.1.5), for a video element seeking. */
+  range?: string;
+  ifRange?: string;
+}
+
+/** What removing an artifact came to: removed here, or the answer of the hub that keeps it. */
+export type RemovedArtifact = { kind: 'removed' } | Extract<Artifact, { kind: 'stream' }>;
+
 /** An ended (or ending) session that has recordings, as the status page lists it. */
 export interface RecordedSession {
   key: string;
@@ -69,7 +80,16 @@ export interface ArtifactSource {
    * The session's artifact, or undefined when there is none to give (never recorded, not finished yet,
    * expired). The caller has already checked that the asker may have it.
    */
-  find(session: ArtifactSession, kind: ArtifactKind | 'screenshot'): Promise<Artifact | undefined>;
+  find(
+    session: ArtifactSession,
+    kind: ArtifactKind | 'screenshot',
+    ask?: ArtifactAsk,
+  ): Promise<Artifact | undefined>;
+  /**
+   * Removes the session's video or log (Selenoid's `DELETE /video/{id}.mp4`); undefined when there is none
+   * to remove. A source without it keeps its artifacts until they expire.
+   */
+  remove?(session: ArtifactSession, kind: ArtifactKind): Promise<RemovedArtifact | undefined>;
   /** The recorded session of this key, if this source keeps it: whose it is, for an admin asking. */
   recorded?(key: string): Promise<RecordedSession | undefined>;
   /** Every recorded session kept here, newest first, for the status page. */

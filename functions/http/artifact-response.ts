@@ -3,10 +3,10 @@
  * video element seeking, one byte range (RFC 9110 §14); a redirect; or another server's answer passed through.
  */
 import { createReadStream } from 'node:fs';
-import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import type { Artifact } from '../core/artifact-ports';
 import { WebDriverError } from '../core/errors';
+import { webStreamOf } from './web-stream';
 
 const FILE_HEADERS = {
   'x-content-type-options': 'nosniff',
@@ -22,7 +22,7 @@ export function artifactResponse(c: Context, artifact: Artifact): Response {
     });
   }
   if (artifact.kind === 'stream') {
-    return new Response(Readable.toWeb(artifact.body) as ReadableStream, {
+    return new Response(webStreamOf(artifact.body), {
       status: artifact.status,
       headers: artifact.headers,
     });
@@ -47,7 +47,7 @@ export function artifactResponse(c: Context, artifact: Artifact): Response {
   if (c.req.method === 'HEAD' || size === 0) return c.body(null, range ? 206 : 200, headers);
   // A live log keeps growing: exactly the bytes counted now are sent.
   const stream = createReadStream(path, { start, end });
-  return c.body(Readable.toWeb(stream) as ReadableStream, range ? 206 : 200, headers);
+  return c.body(webStreamOf(stream), range ? 206 : 200, headers);
 }
 
 /** One range of `bytes=a-b`, `bytes=a-` or `bytes=-n`; undefined (the whole file) for none or several. */

@@ -1,6 +1,7 @@
 /**
  * Selenoid's paths to a session's recordings, so its tooling works unchanged: `GET /video/{sessionId}.mp4`
- * and `GET /logs/{sessionId}.log` (ggr's `/video/{sessionId}` and `/logs/{sessionId}` too), answered from
+ * and `GET /logs/{sessionId}.log` (ggr's `/video/{sessionId}` and `/logs/{sessionId}` too), and `DELETE` on
+ * them to remove one where its source can (kept on disk, or at the hub), answered from
  * where the session's pool kind keeps them (core/artifact-location.ts); a video is served in the format it
  * was recorded in (its Content-Type says which). Only the session's owner or an admin gets
  * them; anyone else, and any ID that is not a session's, gets the same 404, so nothing can be learnt by
@@ -37,9 +38,25 @@ export function registerArtifactRoutes(
       const session = await artifactSession(deps, token, { user, admin: admins().includes(user) });
       const source = artifactSourceFor(deps, session.pool);
       if (!source) return next();
-      if (c.req.method !== 'GET' && c.req.method !== 'HEAD')
-        throw new WebDriverError('unknown method', `${c.req.method} is not allowed on ${c.req.path}`);
-      const artifact = await source.find(session, kind);
+      const method = c.req.method;
+      if (method === 'DELETE') {
+        // Selenoid's removal, which ggr passes on: tooling deletes the videos of tests that passed.
+        if (!source.remove)
+          throw new WebDriverError(
+            'unknown method',
+            `DELETE is not allowed on ${c.req.path}: these recordings are removed when their retention ends`,
+          );
+        const removed = await source.remove(session, kind);
+        if (!removed) throw invalidSessionId(missing(kind));
+        return removed.kind === 'removed' ? c.json({ value: null }) : artifactResponse(c, removed);
+      }
+      if (method !== 'GET' && method !== 'HEAD')
+        throw new WebDriverError('unknown method', `${method} is not allowed on ${c.req.path}`);
+      const artifact = await source.find(session, kind, {
+        method,
+        range: c.req.header('range'),
+        ifRange: c.req.header('if-range'),
+      });
       if (!artifact) throw invalidSessionId(missing(kind));
       return artifactResponse(c, artifact);
     });

@@ -17,6 +17,7 @@ import type { SessionClaims } from '../core/session-token';
 import { byteLimit, checkDeclaredLength } from './request-body';
 import { clientResponseHeaders, upstreamRequestHeaders, webResponseHeaders } from './upstream-client';
 import { verifySessionOwner } from './verify-session';
+import { webStreamOf } from './web-stream';
 
 /** The prefixes served here, each followed by a session ID. */
 export const SELENOID_PREFIXES = ['/download', '/clipboard', '/devtools'] as const;
@@ -85,7 +86,7 @@ export async function passToHub(
   }
   const empty = response.statusCode === 204 || response.statusCode === 304 || request.method === 'HEAD';
   if (empty) await response.body.dump();
-  return new Response(empty ? null : (Readable.toWeb(response.body) as ReadableStream), {
+  return new Response(empty ? null : webStreamOf(response.body), {
     status: response.statusCode,
     headers: webResponseHeaders(clientResponseHeaders(response.headers)),
   });

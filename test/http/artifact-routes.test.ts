@@ -1,9 +1,9 @@
 /**
  * Selenoid's /video/{id}.mp4 and /logs/{id}.log through the whole app, over the local disk store: the owner
- * and an admin get them (with byte ranges for a video element), everyone else and every unknown ID the same
- * 404, and /status shows the disk they use.
+ * and an admin get them (with byte ranges for a video element) and may remove them (DELETE, as Selenoid),
+ * everyone else and every unknown ID the same 404, and /status shows the disk they use.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -164,6 +164,72 @@ describe('recordings on Selenoid’s paths', () => {
       405,
       'unknown method',
     );
+  });
+
+  it('removes the video, then the log, on DELETE as Selenoid does; the session goes once it has neither', async () => {
+    const session = await sessionOf('alice');
+    const { id, key } = session;
+    await endWithRecordings('alice', session, video, 'log');
+    const removed = await grid.app.request(`/video/${id}.mp4`, { method: 'DELETE', headers: as('alice') });
+    expect(removed.status).toBe(200);
+    expect(await removed.json()).toEqual({ value: null });
+    await expectW3cError(
+      await grid.app.request(`/video/${id}.mp4`, { headers: as('alice') }),
+      404,
+      'invalid session id',
+      /no video of this session/,
+    );
+    await expectW3cError(
+      await grid.app.request(`/video/${id}`, { method: 'DELETE', headers: as('alice') }),
+      404,
+      'invalid session id',
+      /no video of this session/,
+    );
+    expect((await recordings.list()).map((r) => [r.key, r.video, r.log?.size])).toEqual([
+      [key, undefined, 3],
+    ]);
+    expect(existsSync(join(root, 'kept', key, 'video.mp4'))).toBe(false);
+    expect((await grid.app.request(`/logs/${id}`, { method: 'DELETE', headers: as('alice') })).status).toBe(
+      200,
+    );
+    expect(await recordings.list()).toEqual([]);
+    expect(existsSync(join(root, 'kept', key))).toBe(false);
+  });
+
+  it('lets an admin remove a session’s recordings, and nobody else', async () => {
+    const session = await sessionOf('alice');
+    const { id } = session;
+    await endWithRecordings('alice', session, video, 'log');
+    const bob = await grid.app.request(`/video/${id}.mp4`, { method: 'DELETE', headers: as('bob') });
+    await expectW3cError(bob, 404, 'invalid session id');
+    expect((await grid.app.request(`/video/${id}.mp4`, { headers: as('alice') })).status).toBe(200);
+    expect(
+      (await grid.app.request(`/video/${id}.mp4`, { method: 'DELETE', headers: as('root') })).status,
+    ).toBe(200);
+  });
+
+  it('refuses DELETE with 405 where recordings are only removed by their retention (a bucket’s)', async () => {
+    const { id } = await sessionOf('alice');
+    grid.deps.artifacts = { local: { find: async () => undefined } };
+    await expectW3cError(
+      await grid.app.request(`/video/${id}.mp4`, { method: 'DELETE', headers: as('alice') }),
+      405,
+      'unknown method',
+      /removed when their retention ends/,
+    );
+  });
+
+  it('does not remove a running session’s log', async () => {
+    const { id, key } = await sessionOf('alice');
+    live[key] = join(root, 'live.log');
+    writeFileSync(live[key] as string, 'first line\n');
+    await expectW3cError(
+      await grid.app.request(`/logs/${id}.log`, { method: 'DELETE', headers: as('alice') }),
+      404,
+      'invalid session id',
+      /not finished yet/,
+    );
+    expect(existsSync(live[key] as string)).toBe(true);
   });
 
   it('serves a running session’s log as far as it is written', async () => {

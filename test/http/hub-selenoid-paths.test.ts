@@ -100,6 +100,68 @@ describe('Selenoid paths of a hub session', () => {
     );
   });
 
+  it('passes a byte range to the hub and its 206 or 416 back, so a video element can seek', async () => {
+    const hub = await startSelenoid();
+    startGrid({ selenoid: selenoidPool(hub) });
+    const id = await newSession(grid as FakeGrid);
+    const whole = `video of ${upstreamOf(id)}`;
+    const part = await get(`/video/${id}.mp4`, { headers: { range: 'bytes=6-7' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 6-7/${whole.length}`);
+    expect(part.headers.get('accept-ranges')).toBe('bytes');
+    expect(await part.text()).toBe('of');
+    const tail = await get(`/video/${id}`, { headers: { range: 'bytes=-4' } });
+    expect(await tail.text()).toBe(whole.slice(-4));
+    const outside = await get(`/video/${id}.mp4`, { headers: { range: 'bytes=9999-' } });
+    expect(outside.status).toBe(416);
+    expect(outside.headers.get('content-range')).toBe(`bytes */${whole.length}`);
+    // A video element that seeks stops reading at once; that must not throw anywhere (Readable.toWeb did).
+    await outside.body?.cancel();
+    const head = await get(`/video/${id}.mp4`, { method: 'HEAD', headers: { range: 'bytes=0-3' } });
+    expect([head.status, head.headers.get('content-length')]).toEqual([206, '4']);
+    expect(
+      hub.requests.filter((r) => r.path.startsWith('/video/')).map((r) => [r.method, r.headers.range]),
+    ).toEqual([
+      ['GET', 'bytes=6-7'],
+      ['GET', 'bytes=-4'],
+      ['GET', 'bytes=9999-'],
+      ['HEAD', 'bytes=0-3'],
+    ]);
+  });
+
+  it('removes a video or log at the hub on DELETE, as ggr passes it on to Selenoid', async () => {
+    const hub = await startSelenoid();
+    startGrid({ selenoid: selenoidPool(hub) });
+    const id = await newSession(grid as FakeGrid);
+    const upstream = upstreamOf(id);
+    const removed = await get(`/video/${id}.mp4`, {
+      method: 'DELETE',
+      headers: { authorization: CLIENT_AUTH },
+    });
+    expect(removed.status).toBe(200);
+    expect(hub.sessions.get(upstream)?.video).toBeUndefined();
+    expect(hub.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/video/${upstream}.mp4` });
+    expect(hub.requests.at(-1)?.headers.authorization).toBe(HUB_AUTH);
+    // Gone at the hub: Selenoid's 404 becomes gridgate's, for GET and DELETE alike.
+    for (const method of ['GET', 'DELETE'])
+      await expectW3cError(
+        await get(`/video/${id}.mp4`, { method }),
+        404,
+        'invalid session id',
+        /no video of this session/,
+      );
+    expect((await get(`/logs/${id}`, { method: 'DELETE' })).status).toBe(200);
+    expect(hub.sessions.get(upstream)?.log).toBeUndefined();
+    // Another user's or a forged ID reaches no hub.
+    const asked = hub.requests.length;
+    await expectW3cError(
+      await get('/video/not-a-session-id.mp4', { method: 'DELETE' }),
+      404,
+      'invalid session id',
+    );
+    expect(hub.requests.length).toBe(asked);
+  });
+
   it('passes downloads and the clipboard through, with the query and the body', async () => {
     const hub = await startSelenoid();
     startGrid({ selenoid: selenoidPool(hub) });
@@ -107,6 +169,8 @@ describe('Selenoid paths of a hub session', () => {
     const upstream = upstreamOf(id);
     const file = await get(`/download/${id}/report.txt?inline=1`);
     expect(await file.text()).toBe(`report of ${upstream}`);
+    // A client that stops reading a download at once leaves nothing thrown behind.
+    await (await get(`/download/${id}/report.txt`)).body?.cancel();
     const set = await get(`/clipboard/${id}`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain' },

@@ -2,7 +2,8 @@
  * A Selenoid-like hub on 127.0.0.1, speaking the parts of Selenoid (aerokube/selenoid) gridgate passes through:
  * new sessions under /wd/hub with a session limit, waiting in a queue when full unless the request carries
  * X-Selenoid-No-Wait (then 429 at once, as protect/queue.go `Try` answers); each session's video
- * `/video/{id}.mp4` and log `/logs/{id}.log` (GET, DELETE), downloads `/download/{id}/{file}`, clipboard
+ * `/video/{id}.mp4` and log `/logs/{id}.log` (GET and HEAD with byte ranges as http.FileServer serves them,
+ * DELETE as service.go removes them), downloads `/download/{id}/{file}`, clipboard
  * `/clipboard/{id}` (GET, POST), and the WebSockets `/devtools/{id}/…` and `/vnc/{id}`, which, like
  * golang.org/x/net/websocket's Handler, refuse a handshake without an Origin. Every request is recorded.
  */
@@ -98,8 +99,11 @@ export class FakeSelenoid {
     const known = file && this.sessions.get(file[2] as string);
     if (!file || !known) return notFound(res);
     const [, kind, , extension, name] = file;
-    if (kind === 'video' && extension === '.mp4' && !name) return this.artifact(res, method, known, 'video');
-    if (kind === 'logs' && extension === '.log' && !name) return this.artifact(res, method, known, 'log');
+    const fileName = `${file[2]}${extension}`;
+    if (kind === 'video' && extension === '.mp4' && !name)
+      return this.artifact(req, res, known, 'video', fileName);
+    if (kind === 'logs' && extension === '.log' && !name)
+      return this.artifact(req, res, known, 'log', fileName);
     if (kind === 'download' && !extension && name) {
       const contents = known.downloads.get(decodeURIComponent(name));
       if (contents === undefined) return notFound(res);
@@ -141,21 +145,73 @@ export class FakeSelenoid {
     this.waiting.shift()?.();
   }
 
-  private artifact(res: ServerResponse, method: string, session: SelenoidSession, which: 'video' | 'log') {
+  private artifact(
+    req: IncomingMessage,
+    res: ServerResponse,
+    session: SelenoidSession,
+    which: 'video' | 'log',
+    file: string,
+  ) {
     const contents = session[which];
-    if (contents === undefined) return notFound(res);
-    if (method === 'DELETE') {
+    if (req.method === 'DELETE') {
+      // service.go deleteFileIfExists: http.Error's 404 for a missing file; on success nothing is written (200).
+      if (contents === undefined) {
+        res
+          .writeHead(404, {
+            'content-type': 'text/plain; charset=utf-8',
+            'x-content-type-options': 'nosniff',
+          })
+          .end(`Unknown file /opt/selenoid/${which === 'video' ? 'video' : 'logs'}/${file}\n`);
+        return;
+      }
       delete session[which];
-      res.writeHead(200).end();
+      res.writeHead(200, { 'content-length': 0 }).end();
       return;
     }
-    const type = which === 'video' ? 'video/mp4' : 'text/plain; charset=utf-8';
-    res.writeHead(200, { 'content-type': type, 'content-length': Buffer.byteLength(contents) }).end(contents);
+    if (contents === undefined) return notFound(res);
+    servedFile(
+      req,
+      res,
+      Buffer.from(contents),
+      which === 'video' ? 'video/mp4' : 'text/plain; charset=utf-8',
+    );
   }
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, JSON_TYPE).end(JSON.stringify(body));
+}
+
+/**
+ * A file as Go's http.FileServer serves one (net/http fs.go serveContent): Accept-Ranges, one byte range as
+ * 206 with Content-Range, a range past the end 416 with the size in Content-Range, else the whole file.
+ */
+function servedFile(req: IncomingMessage, res: ServerResponse, contents: Buffer, type: string): void {
+  const size = contents.length;
+  const headers = { 'content-type': type, 'accept-ranges': 'bytes' };
+  const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? '');
+  if (range && (range[1] || range[2])) {
+    const start = range[1] ? Number(range[1]) : Math.max(0, size - Number(range[2]));
+    const end = range[1] && range[2] ? Math.min(Number(range[2]), size - 1) : size - 1;
+    if (start >= size || end < start) {
+      res
+        .writeHead(416, { ...headers, 'content-range': `bytes */${size}` })
+        .end('invalid range: failed to overlap\n');
+      return;
+    }
+    const part = contents.subarray(start, end + 1);
+    res
+      .writeHead(206, {
+        ...headers,
+        'content-range': `bytes ${start}-${end}/${size}`,
+        'content-length': part.length,
+      })
+      .end(req.method === 'HEAD' ? undefined : part);
+    return;
+  }
+  res
+    .writeHead(200, { ...headers, 'content-length': size })
+    .end(req.method === 'HEAD' ? undefined : contents);
 }
 
 // Go's http.FileServer answer for a missing file.

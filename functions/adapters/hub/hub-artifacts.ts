@@ -1,19 +1,34 @@
 /**
  * A hub pool's session videos and logs, where Selenoid keeps them: the hub's own `/video/{id}.mp4` and
  * `/logs/{id}.log` for the hub's session ID, asked with the hub's credentials and passed through as they
- * come, as ggr does (core/selenoid-paths.ts). A hub that has none (404: not recorded, deleted, or a hub
- * such as Selenium Grid that serves no such path) gives none.
+ * come, as ggr does (core/selenoid-paths.ts): a byte range asked (a video element seeking) goes to the hub
+ * and its 206 or 416 comes back, and a DELETE is Selenoid's removal of the file. A hub that has none (404:
+ * not recorded, deleted, or a hub such as Selenium Grid that serves no such path) gives none.
  */
 import type { Readable } from 'node:stream';
 import { type Dispatcher, getGlobalDispatcher } from 'undici';
-import type { Artifact, ArtifactKind, ArtifactSession, ArtifactSource } from '../../core/artifact-ports';
+import type {
+  Artifact,
+  ArtifactAsk,
+  ArtifactKind,
+  ArtifactSession,
+  ArtifactSource,
+  RemovedArtifact,
+} from '../../core/artifact-ports';
 import { upstreamEndpoint } from '../../core/browser-network';
 import type { PoolConfig } from '../../core/config';
 import { WebDriverError } from '../../core/errors';
 import { hubPathOf } from '../../core/selenoid-paths';
 
 // The hub's answer headers worth passing on with a file it serves.
-const PASSED_HEADERS = ['content-type', 'content-length', 'last-modified', 'etag', 'accept-ranges'];
+const PASSED_HEADERS = [
+  'content-type',
+  'content-length',
+  'content-range',
+  'last-modified',
+  'etag',
+  'accept-ranges',
+];
 // A person or a test report is waiting; a hub slower than this to start answering is an error.
 const HEADERS_TIMEOUT_MS = 30_000;
 
@@ -24,9 +39,30 @@ export class HubArtifacts implements ArtifactSource {
     private readonly agent: Dispatcher = getGlobalDispatcher(),
   ) {}
 
-  async find(session: ArtifactSession, kind: ArtifactKind | 'screenshot'): Promise<Artifact | undefined> {
+  find(
+    session: ArtifactSession,
+    kind: ArtifactKind | 'screenshot',
+    ask: ArtifactAsk = { method: 'GET' },
+  ): Promise<Artifact | undefined> {
+    if (kind === 'screenshot') return Promise.resolve(undefined);
+    const headers: Record<string, string> = {};
+    if (ask.range !== undefined) headers.range = ask.range;
+    if (ask.ifRange !== undefined) headers['if-range'] = ask.ifRange;
+    return this.ask(session, kind, ask.method, headers);
+  }
+
+  remove(session: ArtifactSession, kind: ArtifactKind): Promise<RemovedArtifact | undefined> {
+    return this.ask(session, kind, 'DELETE', {});
+  }
+
+  private async ask(
+    session: ArtifactSession,
+    kind: ArtifactKind,
+    method: 'GET' | 'HEAD' | 'DELETE',
+    asked: Record<string, string>,
+  ): Promise<Extract<Artifact, { kind: 'stream' }> | undefined> {
     const pool = this.poolOf(session);
-    if (kind === 'screenshot' || pool?.kind !== 'hub') return undefined;
+    if (pool?.kind !== 'hub') return undefined;
     const endpoint = upstreamEndpoint(pool, session.address);
     const path = hubPathOf(
       { kind: kind === 'log' ? 'logs' : 'video', token: '', rest: '' },
@@ -37,8 +73,8 @@ export class HubArtifacts implements ArtifactSource {
       response = await this.agent.request({
         origin: endpoint.origin,
         path,
-        method: 'GET',
-        headers: endpoint.authorization ? { authorization: endpoint.authorization } : {},
+        method,
+        headers: { ...asked, ...(endpoint.authorization ? { authorization: endpoint.authorization } : {}) },
         headersTimeout: HEADERS_TIMEOUT_MS,
       });
     } catch (error) {

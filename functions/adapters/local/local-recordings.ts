@@ -14,6 +14,7 @@ import type {
   ArtifactSource,
   ArtifactUsage,
   RecordedSession,
+  RemovedArtifact,
 } from '../../core/artifact-ports';
 import type { RecordingConfig } from '../../core/config';
 
@@ -69,7 +70,7 @@ export class LocalRecordings implements ArtifactSource {
       await writeFile(join(directory, SCREENSHOT), ended.screenshot, { mode: 0o600 });
       record.screenshot = true;
     }
-    await writeFile(join(directory, META), JSON.stringify(record), { mode: 0o600 });
+    await writeRecord(directory, record);
     await this.prune(record.endedAt ?? Date.now());
     return record;
   }
@@ -102,6 +103,25 @@ export class LocalRecordings implements ArtifactSource {
       };
     }
     return undefined;
+  }
+
+  /**
+   * Removes an ended session's video or log (Selenoid's DELETE); the session stays listed while it has the
+   * other, and goes whole (with its last frame) once it has neither. A running session's log is not removed.
+   */
+  async remove(session: ArtifactSession, kind: ArtifactKind): Promise<RemovedArtifact | undefined> {
+    const record = await this.recorded(session.key);
+    if (!record?.[kind]) return undefined;
+    const directory = join(this.root(), record.key);
+    const rest: RecordedSession = { ...record };
+    delete rest[kind];
+    if (!rest.video && !rest.log) {
+      await rm(directory, { recursive: true, force: true });
+      return { kind: 'removed' };
+    }
+    await writeRecord(directory, rest);
+    await rm(join(directory, kind === 'video' ? `video.${record.video?.format}` : LOG), { force: true });
+    return { kind: 'removed' };
   }
 
   async recorded(key: string): Promise<RecordedSession | undefined> {
@@ -161,6 +181,12 @@ export class LocalRecordings implements ArtifactSource {
     const { path, fileName } = log;
     return { kind: 'file', path, size, contentType: 'text/plain; charset=utf-8', fileName, live: true };
   }
+}
+
+/** Writes a session's record whole or not at all (a rename), so a reader never sees half of one. */
+async function writeRecord(directory: string, record: RecordedSession): Promise<void> {
+  await writeFile(join(directory, `${META}.new`), JSON.stringify(record), { mode: 0o600 });
+  await rename(join(directory, `${META}.new`), join(directory, META));
 }
 
 const bytesOf = (record: RecordedSession) => (record.video?.size ?? 0) + (record.log?.size ?? 0);
