@@ -55,7 +55,10 @@ export function sessionPool(
   deps: GridDeps,
   claims: { pool: string; address: string },
 ): PoolConfig | undefined {
-  return poolsNamed(deps, claims.pool).find((pool) => addressAllowed(pool, claims.address));
+  // Read for every command: the configured pool first, without building the list poolsNamed gives.
+  const current = Object.hasOwn(deps.config.pools, claims.pool) ? deps.config.pools[claims.pool] : undefined;
+  if (current && addressAllowed(current, claims.address)) return current;
+  return deps.retiredPools?.find((pool) => pool.name === claims.pool && addressAllowed(pool, claims.address));
 }
 
 /** The configured pool of that name, then the retired ones: every pool a running session may be in. */

@@ -45,11 +45,11 @@ const REMEMBERED = 2_000;
 
 export class SessionTokens {
   /**
-   * Verified IDs by user and ID: a session sends thousands of commands, and an HMAC costs more than the
+   * Verified IDs, each with the user it verified for: a session sends thousands of commands, and an HMAC costs more than the
    * rest of verifying. Claims are a pure function of the ID, the user and the secret, so a remembered
    * answer is the answer; only IDs that verified are kept, so a forged one never skips the check.
    */
-  private readonly verified = new Map<string, SessionClaims>();
+  private readonly verified = new Map<string, { user: string; check: TokenCheck }>();
 
   constructor(private readonly secret: Buffer) {
     if (secret.length < 16) throw new Error('the session signing secret needs at least 16 bytes');
@@ -69,10 +69,11 @@ export class SessionTokens {
   }
 
   verify(token: string, user: string): TokenCheck {
-    const remembered = this.verified.get(`${user}\0${token}`);
-    if (remembered) return { ok: true, claims: remembered };
+    // By ID alone, then the user compared: a lookup that builds no key (this runs for every command).
+    const remembered = this.verified.get(token);
+    if (remembered?.user === user) return remembered.check;
     const check = this.check(token, user);
-    if (check.ok) this.remember(`${user}\0${token}`, check.claims);
+    if (check.ok) this.remember(token, user, check.claims);
     return check;
   }
 
@@ -85,10 +86,11 @@ export class SessionTokens {
     return bytes && decodeClaims(bytes.subarray(0, bytes.length - MAC_BYTES));
   }
 
-  private remember(key: string, claims: SessionClaims): void {
+  private remember(token: string, user: string, claims: SessionClaims): void {
     // Oldest first: a Map iterates in insertion order.
+    this.verified.delete(token);
     if (this.verified.size >= REMEMBERED) this.verified.delete(this.verified.keys().next().value as string);
-    this.verified.set(key, Object.freeze(claims));
+    this.verified.set(token, { user, check: Object.freeze({ ok: true, claims: Object.freeze(claims) }) });
   }
 
   private check(token: string, user: string): TokenCheck {

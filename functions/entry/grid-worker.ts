@@ -4,7 +4,7 @@
  * where the browser is), and relays every other request to the primary, which holds the grid. Its store is
  * the primary's (one slot ledger), reached over the IPC channel, with activity sent in batches.
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { ToPrimary, ToWorker } from '../adapters/cluster/cluster-messages';
@@ -13,6 +13,7 @@ import { PrimaryLauncher } from '../adapters/cluster/primary-launcher';
 import { ACTIVITY_BATCH_MS, PrimarySessionStore } from '../adapters/cluster/primary-session-store';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { answerClientErrors } from '../adapters/node/client-errors';
+import { commandFastPath } from '../adapters/node/command-fast-path';
 import { PrimaryRelay } from '../adapters/node/primary-relay';
 import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
@@ -107,11 +108,13 @@ export async function runWorker(logger: Logger): Promise<void> {
   const app = createApp(deps, { agent, loopbackOnly, requests });
   const serveHere = getRequestListener(app.fetch);
   const relay = new PrimaryRelay(setup.socketPath);
-  const server = createServer((req: IncomingMessage, res) => {
+  // Commands take the Node-native path; those it leaves, and everything else, go where they went before.
+  const others = (req: IncomingMessage, res: ServerResponse) => {
     // The app answers its own failures; a rejection here means the connection is past saving.
     if (servedByWorker(req.url ?? '/')) serveHere(req, res).catch(() => res.destroy());
     else relay.pass(req, res);
-  });
+  };
+  const server = createServer(commandFastPath(deps, agent, { counter: requests, app: others }));
   // New sessions may take as long as the config allows; Node's 300 s default would cut longer ones.
   server.requestTimeout = 0;
   attachWebSocketProxy(server, deps, { loopbackOnly });

@@ -3,9 +3,9 @@
  * DynamoDB table shared with other routers), given to the one wiring (grid-wiring.ts); then the app,
  * WebSocket proxy, sweeps, reloads and shutdown.
  */
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import type { Dispatcher } from 'undici';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
@@ -16,6 +16,7 @@ import { sweepOrphans } from '../adapters/local/orphan-sweep';
 import { SessionRecordings } from '../adapters/local/session-recordings';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store';
 import { answerClientErrors } from '../adapters/node/client-errors';
+import { commandFastPath } from '../adapters/node/command-fast-path';
 import { relayedRequests } from '../adapters/node/primary-relay';
 import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
@@ -29,7 +30,7 @@ import { reportGridGauges } from '../core/pool-gauges';
 import { type Launcher, type Logger, type Metrics, type SessionRecord, systemClock } from '../core/ports';
 import type { RequestPricing } from '../core/session-cost';
 import { createApp, type MetricsPage } from '../http/create-app';
-import type { RequestCounter } from '../http/grid-info';
+import { newRequestCounter, type RequestCounter } from '../http/grid-info';
 import { createUpstreamAgent } from '../http/upstream-client';
 import { isLoopbackAddress } from '../http/web-page-requests';
 import { endSession } from '../use-cases/end-session';
@@ -173,17 +174,25 @@ export async function startGrid(
     requestPricing: options.requestPricing,
   });
   const loopbackOnly = options.loopbackOnly ?? isLoopbackAddress(config.host);
+  const requests = options.requests ?? newRequestCounter(deps.clock.now());
   const app = createApp(deps, {
     agent,
     webSockets: options.webSockets ?? true,
     metricsPage: options.metricsPage ?? prometheus,
     loopbackOnly,
-    requests: options.requests,
+    requests,
   });
   const { socketPath } = options;
-  const server = createAdaptorServer({
-    fetch: socketPath ? relayedRequests(app.fetch) : app.fetch,
-  }) as Server;
+  const appListener = getRequestListener(socketPath ? relayedRequests(app.fetch) : app.fetch);
+  // The app's listener answers its own failures; a rejection means the connection is past saving.
+  const serveApp = (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    appListener(incoming, outgoing).catch(() => outgoing.destroy());
+  };
+  // On its port the server takes commands on the Node-native path; on the primary's socket come only
+  // the requests its workers relay, which serve commands themselves.
+  const server = createServer(
+    socketPath ? serveApp : commandFastPath(deps, agent, { counter: requests, app: serveApp }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     if (socketPath) server.listen(socketPath, resolve);

@@ -7,6 +7,7 @@ import { type GridDeps, sessionPool } from '../core/grid-deps';
 import { endSession } from '../use-cases/end-session';
 import { registerArtifactRoutes } from './artifact-routes';
 import { clientAddress } from './client-address';
+import { errorAnswer } from './error-answer';
 import {
   deleteDownloadedFiles,
   downloadFile,
@@ -15,14 +16,13 @@ import {
   uploadFile,
 } from './file-transfer';
 import { forwardCommand, sessionEndpoint, translateUpstreamError } from './forward-command';
-import { gridPing, gridStatus, type RequestCounter } from './grid-info';
+import { gridPing, gridStatus, newRequestCounter, type RequestCounter } from './grid-info';
 import { passToHub, SELENOID_PREFIXES, selenoidRequest } from './hub-passthrough';
 import { newSessionRoute } from './new-session';
 import { userQuota } from './quota';
 import { requestUser } from './request-user';
 import { commandWait, waitSignal } from './runtime-limits';
-import { errorSecurityHeaders } from './ui/ui-page';
-import { acceptsHtml, registerUiRoutes } from './ui/ui-routes';
+import { registerUiRoutes } from './ui/ui-routes';
 import { clientResponseHeaders, createUpstreamAgent } from './upstream-client';
 import { verifySession } from './verify-session';
 import { crossSiteRefusal, nonJsonRefusal, originPolicy, signalsOf } from './web-page-requests';
@@ -73,11 +73,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
   }
   const agent = options.agent ?? createUpstreamAgent((origin) => isHubOrigin(deps.config.pools, origin));
   const newSessionMode = { webSockets: options.webSockets ?? true };
-  const counter: RequestCounter = options.requests ?? {
-    startedAt: deps.clock.now(),
-    requests: 0,
-    sessions: 0,
-  };
+  const counter: RequestCounter = options.requests ?? newRequestCounter(deps.clock.now());
   const app = new Hono<Env>();
 
   app.use(async (c, next) => {
@@ -224,30 +220,15 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
   });
 
   app.onError((error, c) => {
-    if (error instanceof WebDriverError) {
-      return webDriverJson(c, error.toBody(), error.status as 500, {
-        ...errorSecurityHeaders(c.req.path, acceptsHtml(c.req.header('accept'))),
-        ...error.headers,
-      });
-    }
     // A client that left mid-request (its body cut off) is an everyday event, not a failure of gridgate's;
     // nobody is left to answer.
-    if (clientLeft(error, c.req.raw)) {
+    if (!(error instanceof WebDriverError) && clientLeft(error, c.req.raw)) {
       deps.logger.log('CLIENT_GONE', { method: c.req.method, path: c.req.path });
       return c.body(null, 400);
     }
-    deps.logger.log('REQUEST_FAILED', {
-      method: c.req.method,
-      path: c.req.path,
-      error: String(error),
-      stack: (error as Error).stack,
-    });
-    return webDriverJson(
-      c,
-      new WebDriverError('unknown error', 'gridgate failed to handle this request').toBody(),
-      500,
-      errorSecurityHeaders(c.req.path, acceptsHtml(c.req.header('accept'))),
-    );
+    const request = { method: c.req.method, path: c.req.path, accept: c.req.header('accept') };
+    const answer = errorAnswer(error, request, deps.logger);
+    return webDriverJson(c, answer.body, answer.status as 500, answer.headers);
   });
 
   return app;

@@ -1,11 +1,10 @@
 /**
  * Streams one WebDriver command to the session's browser and its answer back, never buffering
- * (DESIGN invariant 6). Under Node the response is written straight into the socket with undici's
- * stream API (the fast path measured in DESIGN); elsewhere the portable path returns a web Response.
+ * (DESIGN invariant 6). Under Node the answer is written straight into the socket (command-relay.ts);
+ * elsewhere the portable path returns a web Response.
  */
-import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline, Readable, Writable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import type { Dispatcher } from 'undici';
@@ -13,19 +12,14 @@ import { type UpstreamEndpoint, upstreamEndpoint } from '../core/browser-network
 import { WebDriverError } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import type { SessionClaims } from '../core/session-token';
+import { type Command, relayCommand } from './command-relay';
 import { byteLimit, checkDeclaredLength } from './request-body';
 import { commandWait, waitSignal } from './runtime-limits';
 import { isUnreachable, sessionGone } from './session-gone';
 import { clientResponseHeaders, upstreamRequestHeaders, webResponseHeaders } from './upstream-client';
 import { mayMeanSessionGone, upstreamSessionGone } from './upstream-session-gone';
 
-export interface Command {
-  claims: SessionClaims;
-  /** The path after /session/{id}, e.g. "/url" or "" for the session itself. */
-  rest: string;
-  /** The query string, with its "?", or "". */
-  search: string;
-}
+export type { Command } from './command-relay';
 
 interface NodeBindings {
   incoming: IncomingMessage;
@@ -33,22 +27,19 @@ interface NodeBindings {
 }
 
 export async function forwardCommand(c: Context, deps: GridDeps, agent: Dispatcher, command: Command) {
-  deps.sessions.touch(command.claims.key, deps.clock.now(), c.req.method, command.rest);
   const bindings = c.env as Partial<NodeBindings> | undefined;
-  try {
-    if (bindings?.outgoing && bindings.incoming) {
-      await streamIntoNodeResponse(deps, agent, command, bindings as NodeBindings);
-      return RESPONSE_ALREADY_SENT;
-    }
-    return await forwardPortably(c, deps, agent, command);
-  } catch (error) {
-    // Mid-answer, or the client is gone: nothing more can be said on this connection.
-    if (bindings?.outgoing && (bindings.outgoing.headersSent || bindings.outgoing.destroyed)) {
-      bindings.outgoing.destroy();
-      return RESPONSE_ALREADY_SENT;
-    }
-    throw await translateUpstreamError(deps, command.claims, error);
+  if (bindings?.outgoing && bindings.incoming) {
+    const { incoming, outgoing } = bindings;
+    const failure = await new Promise<unknown>((resolve) =>
+      relayCommand(deps, agent, command, incoming, outgoing, resolve),
+    );
+    if (failure !== undefined) throw await translateUpstreamError(deps, command.claims, failure);
+    return RESPONSE_ALREADY_SENT;
   }
+  deps.sessions.touch(command.claims.key, deps.clock.now(), c.req.method, command.rest);
+  return await forwardPortably(c, deps, agent, command).catch(async (error: unknown) => {
+    throw await translateUpstreamError(deps, command.claims, error);
+  });
 }
 
 /** The session's remote end, by the pool (current or retired by a reload) whose address it carries. */
@@ -71,84 +62,6 @@ function target(
     path: `${endpoint.basePath}/session/${claims.upstreamId}${rest}${search}`,
     headers,
   };
-}
-
-function hasBody(method: string, headers: Record<string, unknown>): boolean {
-  if (method === 'GET' || method === 'HEAD') return false;
-  return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
-}
-
-async function streamIntoNodeResponse(
-  deps: GridDeps,
-  agent: Dispatcher,
-  command: Command,
-  node: NodeBindings,
-) {
-  const { incoming, outgoing } = node;
-  const limit = deps.config.limits.maxBodySize;
-  checkDeclaredLength(incoming.headers['content-length'], limit);
-  const method = incoming.method ?? 'GET';
-  // The client went away: stop talking to the browser too. undici also takes an EventEmitter as the
-  // signal, which costs far less per command than an AbortController (an EventTarget); see bench/README.md.
-  const clientGone = new EventEmitter();
-  const onClose = () => outgoing.writableFinished || clientGone.emit('abort');
-  outgoing.once('close', onClose);
-  let body: Readable | null = null;
-  if (hasBody(method, incoming.headers)) {
-    body = incoming.headers['content-length'] ? incoming : pipeline(incoming, byteLimit(limit), () => {});
-  }
-  // A 404 may be the upstream saying the session is gone: held back and read before it is passed on.
-  let held: { statusCode: number; headers: Dispatcher.ResponseData['headers']; body: HeldBody } | undefined;
-  try {
-    await agent.stream(
-      {
-        ...target(deps, command, incoming.headers),
-        method: method as Dispatcher.HttpMethod,
-        body,
-        signal: clientGone,
-      },
-      ({ statusCode, headers }) => {
-        if (mayMeanSessionGone(statusCode)) {
-          held = { statusCode, headers, body: new HeldBody(limit) };
-          return held.body;
-        }
-        outgoing.writeHead(statusCode, clientResponseHeaders(headers));
-        return outgoing;
-      },
-    );
-  } finally {
-    outgoing.off('close', onClose);
-  }
-  if (!held) return;
-  const text = held.body.text();
-  const gone = await upstreamSessionGone(deps, command.claims, text);
-  if (gone) throw gone;
-  outgoing.writeHead(held.statusCode, clientResponseHeaders(held.headers));
-  outgoing.end(text);
-}
-
-/** An error answer's body, kept in memory up to the body limit. */
-class HeldBody extends Writable {
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
-
-  constructor(private readonly limit: number) {
-    super();
-  }
-
-  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error) => void): void {
-    this.size += chunk.length;
-    if (this.size > this.limit) {
-      done(new Error('the browser’s error answer is too large'));
-      return;
-    }
-    this.chunks.push(chunk);
-    done();
-  }
-
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
-  }
 }
 
 /**

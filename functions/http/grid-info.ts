@@ -64,6 +64,10 @@ export interface RequestCounter {
   sessions: number;
 }
 
+export function newRequestCounter(startedAt: number): RequestCounter {
+  return { startedAt, requests: 0, sessions: 0 };
+}
+
 /**
  * ggr's /ping, with ggr's meanings (its `numRequests` and `numSessions` count since start, which a
  * monitor turns into rates), and the sessions open now under a name of their own.

@@ -19,12 +19,8 @@ export async function requestUser(
   authorization: string | undefined | null,
   client: string | undefined,
 ): Promise<string> {
-  // Without a users file there is nobody to sign in as: credentials mean nothing and everyone is the guest.
   const credentials = deps.users ? basicCredentials(authorization) : undefined;
-  if (credentials === undefined) {
-    if (deps.config.guest === null) throw unauthorized('authentication required');
-    return deps.config.guest;
-  }
+  if (credentials === undefined) return guestUser(deps);
   if (
     credentials !== null &&
     (await deps.users?.verify(credentials.user, credentials.password, client ?? 'unknown'))
@@ -32,6 +28,21 @@ export async function requestUser(
     return credentials.user;
   }
   throw unauthorized('wrong user name or password');
+}
+
+/**
+ * The request's user when no password needs checking (no users file, or no Basic credentials sent): the
+ * guest, or 401 where guests are not allowed. Undefined when credentials must be checked (requestUser).
+ */
+export function userWithoutPassword(deps: GridDeps, authorization: string | undefined): string | undefined {
+  // Without a users file there is nobody to sign in as: credentials mean nothing and everyone is the guest.
+  if (deps.users && basicCredentials(authorization) !== undefined) return undefined;
+  return guestUser(deps);
+}
+
+function guestUser(deps: GridDeps): string {
+  if (deps.config.guest === null) throw unauthorized('authentication required');
+  return deps.config.guest;
 }
 
 /**

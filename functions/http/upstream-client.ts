@@ -76,10 +76,52 @@ function forwardable(
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    if (value === undefined || HOP_BY_HOP.has(lower) || named.has(lower) || dropped.has(lower)) continue;
+    if (value === undefined || !passes(lower, named, dropped)) continue;
     out[lower] = value;
   }
   return out;
+}
+
+/**
+ * The client's headers for the hop to the browser, from Node's raw list (name, value, name, value…):
+ * the same rules as upstreamRequestHeaders, with the hub's own credentials, if any, in place of the client's.
+ */
+export function rawUpstreamRequestHeaders(raw: string[], authorization: string | undefined): string[] {
+  const named = connectionTokens(rawConnection(raw));
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (passes(name.toLowerCase(), named, NOT_FOR_BROWSERS)) out.push(name, raw[i + 1] as string);
+  }
+  if (authorization) out.push('authorization', authorization);
+  return out;
+}
+
+/** The browser's headers for the hop back to the client, from undici's raw list: as clientResponseHeaders. */
+export function rawClientResponseHeaders(raw: Buffer[]): string[] {
+  const strings = raw.map((bytes) => bytes.toString('latin1'));
+  const named = connectionTokens(rawConnection(strings));
+  const out: string[] = [];
+  for (let i = 0; i < strings.length; i += 2) {
+    const name = strings[i] as string;
+    if (passes(name.toLowerCase(), named, NONE)) out.push(name, strings[i + 1] as string);
+  }
+  return out;
+}
+
+function passes(lower: string, named: Set<string>, dropped: Set<string>): boolean {
+  return !HOP_BY_HOP.has(lower) && !named.has(lower) && !dropped.has(lower);
+}
+
+/** The Connection header's values in a raw list, joined as Node joins them. */
+function rawConnection(raw: string[]): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    if ((raw[i] as string).length === 10 && (raw[i] as string).toLowerCase() === 'connection') {
+      value = value === undefined ? (raw[i + 1] as string) : `${value}, ${raw[i + 1]}`;
+    }
+  }
+  return value;
 }
 
 function connectionTokens(value: HeaderValue): Set<string> {

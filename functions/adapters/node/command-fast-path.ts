@@ -1,0 +1,119 @@
+/**
+ * The Node server's request listener: WebDriver commands (`/session/{id}/…`, ~all of the traffic) are
+ * taken before the Hono app sees them, matched by one regular expression, checked (the verified-ID cache
+ * first; no network) and relayed with undici's `dispatch` (http/command-relay.ts). Everything else, and
+ * every command this path is not sure to answer as the app would (requests a web page may have made, a
+ * body not said to be JSON, file transfers, DELETE of the session, URLs the app would normalize), goes
+ * to the app unchanged, so each rule lives in one place. Errors are answered as the app's onError does.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
+import type { GridDeps } from '../../core/grid-deps';
+import type { Command } from '../../http/command-relay';
+import { relayCommand } from '../../http/command-relay';
+import { errorAnswer } from '../../http/error-answer';
+import { translateUpstreamError } from '../../http/forward-command';
+import type { RequestCounter } from '../../http/grid-info';
+import { requestUser, userWithoutPassword } from '../../http/request-user';
+import { verifySession } from '../../http/verify-session';
+import { WEBDRIVER_HEADERS } from '../../http/webdriver-json';
+
+/**
+ * A command's URL in the spelling the app would forward unchanged: either root, a session ID of the
+ * token alphabet, path segments that neither start with a dot nor hold a character `new URL` would
+ * rewrite, and an optional non-empty query of the same kind.
+ */
+const COMMAND_URL =
+  /^(?:\/wd\/hub)?\/session\/([A-Za-z0-9_-]+)((?:\/(?:[A-Za-z0-9_~!$&'()*+,;=:@%-][A-Za-z0-9._~!$&'()*+,;=:@%-]*)?)*)(\?[A-Za-z0-9._~!$&'()*+,;=:@%/?-]+)?$/;
+// Answered by the app: Grid 4's file transfer (served here for local pools) and the session's end.
+const APP_ROUTES = /^\/se\/files?(?:\/|$)/;
+
+export interface CommandPathOptions {
+  /** The app's /ping counter: commands taken here count as the app would count them. */
+  counter: RequestCounter;
+  /** What serves every request this path does not take (the app's Node listener, or a worker's relay). */
+  app: (incoming: IncomingMessage, outgoing: ServerResponse) => void;
+}
+
+export function commandFastPath(deps: GridDeps, agent: Dispatcher, options: CommandPathOptions) {
+  const { counter, app } = options;
+  return (incoming: IncomingMessage, outgoing: ServerResponse): void => {
+    const match = COMMAND_URL.exec(incoming.url ?? '');
+    if (!match || !forThisPath(incoming, match[2] as string)) {
+      app(incoming, outgoing);
+      return;
+    }
+    counter.requests++;
+    const token = match[1] as string;
+    const command = { rest: match[2] as string, search: match[3] ?? '' };
+    const { authorization } = incoming.headers;
+    let user: string | undefined;
+    try {
+      user = userWithoutPassword(deps, authorization);
+    } catch (error) {
+      answerError(deps, incoming, outgoing, error);
+      return;
+    }
+    if (user !== undefined) {
+      relay(deps, agent, token, user, command, incoming, outgoing);
+      return;
+    }
+    requestUser(deps, authorization, incoming.socket.remoteAddress).then(
+      (checked) => relay(deps, agent, token, checked, command, incoming, outgoing),
+      (error: unknown) => answerError(deps, incoming, outgoing, error),
+    );
+  };
+}
+
+/** Whether this path answers the request exactly as the app would; else the app takes it. */
+function forThisPath(incoming: IncomingMessage, rest: string): boolean {
+  const { headers, method } = incoming;
+  // Signs of a web page (web-page-requests.ts decides those), or a body that may not be JSON.
+  if (headers.origin !== undefined || headers['sec-fetch-site'] !== undefined) return false;
+  const type = headers['content-type'];
+  if (method === 'POST' && type !== undefined && !/^\s*application\/json\s*(?:;|$)/i.test(type)) return false;
+  if (rest === '' || rest === '/') return method !== 'DELETE';
+  return !APP_ROUTES.test(rest);
+}
+
+function relay(
+  deps: GridDeps,
+  agent: Dispatcher,
+  token: string,
+  user: string,
+  command: Omit<Command, 'claims'>,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+): void {
+  try {
+    const claims = verifySession(deps, token, user);
+    relayCommand(deps, agent, { ...command, claims }, incoming, outgoing, (failure) => {
+      if (failure === undefined) return;
+      translateUpstreamError(deps, claims, failure).then(
+        (error) => answerError(deps, incoming, outgoing, error),
+        (error: unknown) => answerError(deps, incoming, outgoing, error),
+      );
+    });
+  } catch (error) {
+    answerError(deps, incoming, outgoing, error);
+  }
+}
+
+/** The app's answer to a failed request (its onError's), written to Node's response. */
+function answerError(deps: GridDeps, incoming: IncomingMessage, outgoing: ServerResponse, error: unknown) {
+  if (outgoing.headersSent || outgoing.destroyed) {
+    outgoing.destroy();
+    return;
+  }
+  const path = (incoming.url ?? '/').split('?')[0] as string;
+  const accept = incoming.headers.accept;
+  const answer = errorAnswer(error, { method: incoming.method ?? 'GET', path, accept }, deps.logger);
+  const body = JSON.stringify(answer.body);
+  // As the app's answers go out: names in lower case and in order (a web Headers object), then the length.
+  const headers = Object.entries({ ...WEBDRIVER_HEADERS, ...answer.headers })
+    .map(([name, value]) => [name.toLowerCase(), value] as const)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .flat();
+  outgoing.writeHead(answer.status, [...headers, 'Content-Length', String(Buffer.byteLength(body))]);
+  outgoing.end(body);
+}
