@@ -33,6 +33,10 @@ export async function startProxyGridgate(
     // --expose-gc only lets liveHeap() collect garbage on request; nothing else calls it.
     execArgv: [...(bundle ? [] : process.execArgv), '--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // A session of its own, as every other server measured (proxy-processes.ts): with the kernel's
+    // autogroup scheduling, a child in the benchmark's session shared one CPU share with wrk, which
+    // every other path had to itself.
+    detached: true,
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error('cannot start the gridgate process');
