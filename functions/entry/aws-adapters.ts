@@ -7,7 +7,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Dispatcher } from 'undici';
 import type { Launcher, Logger, Metrics, SessionStore } from '../core/ports';
-import { idleWarmTasks, type WarmTaskStore } from '../core/warm-tasks';
+import { idleWarmTasks, type WarmTaskStore } from '../core/warm-task-store';
 import { readSecretsManager, type SecretReader } from './signing-secret';
 
 /** The adapters that talk to AWS, replaceable so tests (and other wiring) can give their own. */

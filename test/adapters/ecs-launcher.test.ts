@@ -28,7 +28,7 @@ import type {
   MetricName,
   Metrics,
 } from '../../functions/core/ports';
-import type { WarmTask, WarmTaskStore } from '../../functions/core/warm-tasks';
+import type { WarmTask, WarmTaskStore } from '../../functions/core/warm-task-store';
 import { useBrowserNodeStatus } from '../support/browser-node-status';
 import { refuseAnyEcsCall } from '../support/ecs-api-rules';
 import { CollectingLogger, FixedClock } from '../support/fakes';

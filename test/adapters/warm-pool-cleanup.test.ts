@@ -20,7 +20,8 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
-import type { SessionStart, WarmTask } from '../../functions/core/warm-tasks';
+import type { SessionStart } from '../../functions/core/warm-demand';
+import type { WarmTask } from '../../functions/core/warm-task-store';
 import { type OrphanCleanupOptions, runOrphanCleanup } from '../../functions/entry/aws-cleanup';
 import { sampleRecord } from '../contract/session-store.contract';
 import { useBrowserNodeStatus } from '../support/browser-node-status';

@@ -13,7 +13,7 @@ import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
 import type { PoolConfig } from '../../functions/core/config';
 import type { GridDeps } from '../../functions/core/grid-deps';
 import type { StopContext } from '../../functions/core/ports';
-import type { WarmTask } from '../../functions/core/warm-tasks';
+import type { WarmTask } from '../../functions/core/warm-task-store';
 import { awsGrid } from '../../functions/entry/aws-grid';
 import { gridStatus } from '../../functions/http/grid-info';
 import { CollectingLogger } from '../support/fakes';

@@ -2,7 +2,7 @@
  * A WarmTaskStore in memory for unit tests, with the DynamoDB store's contract (claims taken one at a time,
  * a session's second claim gets its task back), plus switches a test needs: a store that fails.
  */
-import type { WarmClaim, WarmTask, WarmTaskStore } from '../../functions/core/warm-tasks';
+import type { WarmClaim, WarmTask, WarmTaskStore } from '../../functions/core/warm-task-store';
 
 export class MemoryWarmTasks implements WarmTaskStore {
   readonly tasks = new Map<string, WarmTask>();

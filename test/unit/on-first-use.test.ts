@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../functions/core/config';
 import type { Launcher, StopContext } from '../../functions/core/ports';
-import type { WarmTask, WarmTaskStore } from '../../functions/core/warm-tasks';
+import type { WarmTask, WarmTaskStore } from '../../functions/core/warm-task-store';
 import { type AwsAdapters, ecsWarmCount, onFirstUse } from '../../functions/entry/aws-adapters';
 
 const STOPPING: StopContext = {

@@ -7,7 +7,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
-import type { SessionStart, SessionStarts } from '../../core/warm-tasks';
+import type { SessionStart, SessionStarts } from '../../core/warm-demand';
 import { endedKey, RUNNING } from './dynamo-session-items';
 import { storeError } from './dynamo-store-error';
 

@@ -18,7 +18,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '../../core/ports';
-import type { WarmClaim, WarmTask, WarmTaskStore } from '../../core/warm-tasks';
+import type { WarmClaim, WarmTask, WarmTaskStore } from '../../core/warm-task-store';
 import { expiresAt, type ItemKey, isLive } from './dynamo-session-items';
 import { storeError } from './dynamo-store-error';
 

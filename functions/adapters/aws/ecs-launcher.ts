@@ -16,7 +16,8 @@ import type {
   StopContext,
   TaskBilling,
 } from '../../core/ports';
-import { idleWarmTasks, keepsWarmTasks, type WarmTaskStore } from '../../core/warm-tasks';
+import { idleWarmTasks, type WarmTaskStore } from '../../core/warm-task-store';
+import { keepsWarmTasks } from '../../core/warm-tasks';
 import { type CloudBrowserFailures, cloudBrowserReady } from './cloud-browser-ready';
 import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
 import { EcsLaunchFailure } from './ecs-launch-stage';

@@ -8,7 +8,7 @@ import { type ECSClient, TagResourceCommand } from '@aws-sdk/client-ecs';
 import type { Dispatcher } from 'undici';
 import { addressAllowed } from '../../core/browser-network';
 import type { Clock, LaunchRequest, Logger } from '../../core/ports';
-import type { WarmTask, WarmTaskStore } from '../../core/warm-tasks';
+import type { WarmTask, WarmTaskStore } from '../../core/warm-task-store';
 import { driverStatus } from './driver-ready';
 import type { DeployedEcsPool } from './ecs-pool-check';
 import { isThrottling } from './ecs-retry';
