@@ -1,10 +1,11 @@
 /**
- * What the Lambda bundles get when code imports 'undici' (router-bundle-options.ts aliases it here):
+ * What the bundles get when code imports 'undici' (the Lambda's, router-bundle-options.ts, and the Node
+ * server's production build, scripts/server-build.mjs, alias it here):
  * the same undici classes and functions, from its lib files, without index.js, which loads all of
  * undici (fetch, WebSocket, EventSource, caches, mocks: about 230 KiB of a bundle, since esbuild
  * cannot tree-shake CommonJS). Only the names the bundled entries import are here: a name missing
- * fails the build ("No matching export"), never the running function. Tests and the Node server use
- * undici itself.
+ * fails the build ("No matching export"), never the running function. Tests, and the server run from
+ * source, use undici itself.
  */
 import type * as Undici from 'undici';
 // @ts-expect-error as above

@@ -2,7 +2,8 @@
  * `npm start` runs the production build: functions/ bundled into dist/server/ and run by plain node,
  * rebuilt when a source is newer than the build and left alone when it is not.
  */
-import { readFileSync, statSync, utimesSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ensureServerBuild, SERVER_ENTRY } from '../../scripts/server-build.mjs';
 import { NODE_SERVER_ARGS, type NodeServerProcess, startNodeServer } from '../support/node-server-process';
@@ -26,6 +27,17 @@ describe('the production build', () => {
     const commandLine = readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0');
     expect(commandLine.slice(1, 1 + NODE_SERVER_ARGS.length)).toEqual(NODE_SERVER_ARGS);
     expect(statSync(SERVER_ENTRY).isFile()).toBe(true);
+  });
+
+  it('holds only the parts of undici the server uses, not its fetch, WebSocket or caches', async () => {
+    const dir = dirname(await ensureServerBuild());
+    const built = [SERVER_ENTRY, ...readdirSync(join(dir, 'chunks')).map((name) => join(dir, 'chunks', name))]
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n');
+    // esbuild names each module it bundles in a comment (the build is not minified).
+    expect(built).toContain('node_modules/undici/lib/dispatcher/agent.js');
+    expect(built).not.toContain('node_modules/undici/index.js');
+    expect(built).not.toContain('node_modules/undici/lib/web/fetch/index.js');
   });
 
   it('rebuilds when a source is newer than the build, and only then', async () => {
