@@ -14,9 +14,10 @@ const TEST_MS = 180_000;
 
 const env = useGridAndSite();
 
-function chrome(): Promise<WebDriver> {
+function chrome(name?: string): Promise<WebDriver> {
   const options = new Options();
   options.windowSize({ width: 1280, height: 900 });
+  if (name) options.set('se:name', name);
   return new Builder().usingServer(env.grid.url).forBrowser('chrome').setChromeOptions(options).build();
 }
 
@@ -28,7 +29,7 @@ async function rowCells(viewer: WebDriver, key: string): Promise<string[]> {
 
 describe('the status page in a real browser', { timeout: TEST_MS }, () => {
   it('lists a running session, shows it live, ends it with the button and then no longer lists it', async () => {
-    const watched = await chrome();
+    const watched = await chrome('watched test');
     const watchedId = (await watched.getSession()).getId();
     const { key } = sessionClaims(env.grid, watchedId);
     let viewer: WebDriver | undefined;
@@ -41,16 +42,19 @@ describe('the status page in a real browser', { timeout: TEST_MS }, () => {
       viewer = await chrome();
       await viewer.get(`${env.grid.url}/ui`);
       const cells = await rowCells(viewer, key);
-      expect(cells.slice(0, 5)).toEqual([
+      expect(cells.slice(0, 6)).toEqual([
         key,
+        'watched test',
         'guest',
         `${record?.browserName} ${record?.browserVersion}`,
         'local',
         '—',
       ]);
       // Two commands went through gridgate: Navigate To, then Get Title.
-      expect(cells[7]).toBe('2 · GET /title');
-      expect(cells[8]).toBe('running');
+      expect(cells[8]).toBe('2 · GET /title');
+      // A local browser is not billed per session: no cost shown.
+      expect(cells[9]).toBe('—');
+      expect(cells[10]).toBe('running');
       const pool = await viewer.findElement(By.css('#pools tr[data-pool="local"]'));
       // Both sessions, the watched one and the viewer's own, hold a slot of the local pool.
       expect((await pool.findElements(By.css('td'))).length).toBe(7);

@@ -241,6 +241,26 @@ describe('GET /ui/api/overview', () => {
     });
     expect(other).toMatchObject({ key: uncoloured, pool: 'local', ageMs: 0, idleMs: 0 });
     expect(other).not.toHaveProperty('color');
+    // Local browsers are not billed per session: no cost, in the overview as on the session's page.
+    expect(session).not.toHaveProperty('cost');
+    expect(other).not.toHaveProperty('cost');
+  });
+
+  it('shows the test’s name a session was asked with (se:name, selenoid:options.name)', async () => {
+    startGrid();
+    const named = async (capabilities: Record<string, unknown>) => {
+      const body = { capabilities: { alwaysMatch: { browserName: 'chrome', ...capabilities } } };
+      const answer = await app.request('/session', jsonRequest('POST', body, ALICE));
+      const { sessionId } = ((await answer.json()) as NewSessionAnswer).value;
+      const check = grid.deps.tokens.verify(sessionId, 'alice');
+      if (!check.ok) throw new Error('not alice’s session ID');
+      return check.claims.key;
+    };
+    const grid4 = await named({ 'se:name': 'checkout works' });
+    const selenoid = await named({ 'selenoid:options': { name: 'login fails' } });
+    const unnamed = await named({});
+    const names = Object.fromEntries((await overviewAs(ALICE)).sessions.map((s) => [s.key, s.name]));
+    expect(names).toEqual({ [grid4]: 'checkout works', [selenoid]: 'login fails', [unnamed]: undefined });
   });
 
   it('shows pools with capacity, in use, queued and warm, and the version and uptime', async () => {
@@ -352,6 +372,10 @@ describe('a cloud session’s estimated cost on its page', () => {
       capacity: 'spot',
       final: false,
     });
+    // The overview's running table shows the same figure for it.
+    expect((await overviewAs(ALICE)).sessions.find((session) => session.key === key)?.cost).toEqual(
+      (await detail()).cost,
+    );
     grid.clock.advance(85_000);
     const ended = await app.request(`/session/${sessionId}`, { method: 'DELETE', headers: ALICE });
     expect(ended.status).toBe(200);

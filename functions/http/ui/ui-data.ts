@@ -56,6 +56,13 @@ export interface SessionView {
   commands: number;
   /** The latest one, e.g. `POST /element/{id}/click`. */
   lastCommand?: string;
+  /** The test's name, when the client gave one (se:name, selenoid:options.name). */
+  name?: string;
+  /**
+   * What a cloud session cost (core/session-cost.ts): so far while it runs, in all once it ended; none
+   * for local and hub sessions, whose browsers are not billed per session.
+   */
+  cost?: { dollars: number; billedSeconds: number; capacity: 'spot' | 'on-demand'; final: boolean };
 }
 
 export interface SessionEvent {
@@ -69,11 +76,6 @@ export interface SessionDetail extends SessionView {
   events: SessionEvent[];
   /** A live VNC view through gridgate (its noVNC page's password); none: the page shows screenshots. */
   vnc?: { password: string };
-  /**
-   * What a cloud session cost (core/session-cost.ts): so far while it runs, in all once it ended; none
-   * for local and hub sessions, whose browsers are not billed per session.
-   */
-  cost?: { dollars: number; billedSeconds: number; capacity: 'spot' | 'on-demand'; final: boolean };
 }
 
 /** What every page shows at its top. */
@@ -202,7 +204,20 @@ export function sessionView(deps: GridDeps, record: SessionRecord, now: number):
     ...(record.endReason ? { endReason: record.endReason } : {}),
     commands: record.commands ?? 0,
     ...(record.lastCommand ? { lastCommand: record.lastCommand } : {}),
+    ...(record.name ? { name: record.name } : {}),
+    ...costOf(deps, record, now),
   };
+}
+
+function costOf(deps: GridDeps, record: SessionRecord, now: number): Pick<SessionView, 'cost'> {
+  const cost = sessionCost(
+    { ...record, endedAt: record.endedAt ?? now },
+    pricesFor(deps.config.prices),
+    deps.requestPricing ?? NO_REQUEST_FEES,
+  );
+  if (!cost) return {};
+  const { dollars, billedSeconds, capacity } = cost;
+  return { cost: { dollars, billedSeconds, capacity, final: record.endedAt !== undefined } };
 }
 
 function countOf(n: number, noun: string): string {
@@ -236,19 +251,10 @@ export function sessionDetail(
   } else {
     events.push({ at: record.endedAt, what: `ended: ${record.endReason ?? 'unknown reason'}` });
   }
-  const final = record.endedAt !== undefined;
-  const cost = sessionCost(
-    { ...record, endedAt: record.endedAt ?? now },
-    pricesFor(deps.config.prices),
-    deps.requestPricing ?? NO_REQUEST_FEES,
-  );
   return {
     ...sessionView(deps, record, now),
     poolKind: poolsNamed(deps, record.pool)[0]?.kind,
     events: events.sort((a, b) => a.at - b.at),
     ...(vnc ? { vnc } : {}),
-    ...(cost
-      ? { cost: { dollars: cost.dollars, billedSeconds: cost.billedSeconds, capacity: cost.capacity, final } }
-      : {}),
   };
 }

@@ -28,8 +28,9 @@ const OVERVIEW = `
 <section>
   <h2>Sessions</h2>
   <table id="sessions">
-    <thead><tr><th>Session</th><th>User</th><th>Browser</th><th>Pool</th><th>Colour</th>
-      <th class="number">Age</th><th class="number">Idle</th><th>Commands</th><th>State</th></tr></thead>
+    <thead><tr><th>Session</th><th>Test</th><th>User</th><th>Browser</th><th>Pool</th><th>Colour</th>
+      <th class="number">Age</th><th class="number">Idle</th><th>Commands</th>
+      <th class="number" title="Estimated so far, for cloud sessions">Cost</th><th>State</th></tr></thead>
     <tbody></tbody>
   </table>
 </section>

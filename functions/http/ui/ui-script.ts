@@ -123,6 +123,7 @@ export const UI_SCRIPT = `(function () {
       var row = el('tr');
       row.setAttribute('data-starting', start.key);
       cell(row, start.key, 'key');
+      cell(row, '');
       cell(row, start.user);
       cell(row, '');
       cell(row, start.pool);
@@ -130,6 +131,7 @@ export const UI_SCRIPT = `(function () {
       cell(row, duration(start.ageMs), 'number');
       cell(row, '', 'number');
       cell(row, '');
+      cell(row, '', 'number');
       var stage = start.stage ? STAGES[start.stage] || start.stage : '';
       cell(row, 'starting' + (stage ? ': ' + stage + ' (' + duration(start.stageMs) + ')' : ''), 'state-starting')
         .setAttribute('data-stage', start.stage || '');
@@ -141,6 +143,7 @@ export const UI_SCRIPT = `(function () {
       var link = el('a', 'key', session.key);
       link.href = sessionHref(session.key);
       cell(row, '').appendChild(link);
+      cell(row, session.name || '', 'test-name');
       cell(row, session.user);
       cell(row, session.browserName + ' ' + session.browserVersion);
       cell(row, session.pool);
@@ -148,9 +151,11 @@ export const UI_SCRIPT = `(function () {
       cell(row, duration(session.ageMs), 'number');
       cell(row, duration(session.idleMs), 'number');
       commandsCell(row, session.commands, session.lastCommand);
+      // Local and hub browsers are not billed per session: no figure, not a zero.
+      cell(row, session.cost ? '$' + session.cost.dollars.toFixed(4) : '—', 'number');
       cell(row, session.state, 'state-' + session.state);
       return row;
-    })), 9, data.viewer.admin ? 'No sessions running' : 'You have no sessions running');
+    })), 11, data.viewer.admin ? 'No sessions running' : 'You have no sessions running');
     replaceRows($('failures'), data.failures.map(function (failure) {
       var row = el('tr');
       cell(row, time(failure.at));
