@@ -306,7 +306,7 @@ describe('EksLauncher.stop', () => {
   });
 });
 
-describe('EksPodApi', () => {
+describe('KubernetesPodApi', () => {
   it('lists pods by label selector across pages', async () => {
     const api = kube.podApi({ listPage: 2 });
     const pool = spotPool();

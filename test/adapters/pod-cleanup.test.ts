@@ -161,11 +161,14 @@ describe('the cleanup pass over EKS pods', () => {
     const { deps, sessions, pod } = setup();
     await pod('first', 3 * MINUTE);
     await pod('second', 3 * MINUTE);
-    const throttled: EksPodApi = Object.assign(Object.create(api), {
+    const throttled: EksPodApi = {
+      create: (namespace, pod) => api.create(namespace, pod),
+      read: (namespace, name) => api.read(namespace, name),
+      list: (namespace, selector) => api.list(namespace, selector),
       delete: async () => {
         throw new KubernetesApiError(429, 'TooManyRequests', 'Too many requests, please try again later.');
       },
-    });
+    };
     const fleet = new EksFleet(() => throttled);
     const result = await runCleanupPass({ ...deps, sessions, metrics: new RecordingMetrics() }, [fleet]);
     expect(result.clusters).toEqual([

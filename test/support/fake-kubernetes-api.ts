@@ -12,7 +12,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { EksPodApi, type EksPodApiOptions } from '../../functions/adapters/aws/eks-pod-api';
+import {
+  type EksPodApi,
+  type EksPodApiOptions,
+  KubernetesPodApi,
+} from '../../functions/adapters/aws/eks-pod-api';
 import { podProblems } from './kubernetes-api-rules';
 import type { LoopbackChromedrivers } from './loopback-chromedrivers';
 
@@ -90,7 +94,11 @@ export class FakeKubernetesApi {
 
   /** gridgate's pod API client of this server, with the bearer token it accepts (over plain http). */
   podApi(options: Partial<EksPodApiOptions> = {}): EksPodApi {
-    return new EksPodApi({ endpoint: this.endpoint, token: async () => this.options.token, ...options });
+    return new KubernetesPodApi({
+      endpoint: this.endpoint,
+      token: async () => this.options.token,
+      ...options,
+    });
   }
 
   callsOf(method: string): { path: string; body?: Json }[] {

@@ -11,7 +11,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { Agent } from 'undici';
 import type { EksPoolConfig } from '../../core/config';
 import { EksLaunchFailure } from './eks-launch-stage';
-import { type ApiConnection, EksPodApi } from './eks-pod-api';
+import { type ApiConnection, type EksPodApi, KubernetesPodApi } from './eks-pod-api';
 
 /** A kubeconfig file and one of its contexts, loaded. */
 export interface KubeconfigTarget {
@@ -96,7 +96,7 @@ export function kubeconfigPodApis(): (pool: EksPoolConfig) => EksPodApi {
     let api = apis.get(id);
     if (!api) {
       const { server, config } = loadKubeconfig(pool);
-      api = new EksPodApi({ endpoint: server, connection: kubeconfigConnection(config) });
+      api = new KubernetesPodApi({ endpoint: server, connection: kubeconfigConnection(config) });
       apis.set(id, api);
     }
     return api;

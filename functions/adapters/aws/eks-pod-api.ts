@@ -1,5 +1,6 @@
 /**
- * The few Kubernetes API calls gridgate makes on pods (create, read, delete, list by label), over undici
+ * The few Kubernetes API calls gridgate makes on pods (create, read, delete, list by label): the EksPodApi
+ * interface the EKS launcher and fleet depend on, and KubernetesPodApi, which makes them over undici
  * with a bearer token and the cluster's CA. A full client (@kubernetes/client-node) would bring its own
  * HTTP stack, YAML, OpenID and WebSocket dependencies into every Lambda bundle for these four requests.
  */
@@ -54,7 +55,19 @@ export class KubernetesApiError extends Error {
 // Each list page; the cleanup follows `continue` tokens so any number of pods is seen.
 const LIST_PAGE = 500;
 
-export class EksPodApi {
+/** Pods in a cluster's namespaces, as the EKS launcher and the EKS fleet use them. */
+export interface EksPodApi {
+  create(namespace: string, pod: Pod, signal?: AbortSignal): Promise<Pod>;
+  /** The pod, or undefined when there is none by that name. */
+  read(namespace: string, name: string, signal?: AbortSignal): Promise<Pod | undefined>;
+  /** Deletes the pod (with its own grace period); false when it was already gone. */
+  delete(namespace: string, name: string, signal?: AbortSignal): Promise<boolean>;
+  /** Every pod in the namespace matching the label selector, page by page. */
+  list(namespace: string, labelSelector: string, signal?: AbortSignal): Promise<Pod[]>;
+}
+
+/** EksPodApi over the Kubernetes REST API; refusals are KubernetesApiError. */
+export class KubernetesPodApi implements EksPodApi {
   private readonly dispatcher: Dispatcher;
   private readonly base: string;
 

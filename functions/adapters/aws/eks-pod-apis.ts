@@ -6,7 +6,7 @@
 import type { AwsCredentialIdentity } from '@smithy/types';
 import type { EksPoolConfig } from '../../core/config';
 import type { Clock } from '../../core/ports';
-import { EksPodApi } from './eks-pod-api';
+import { type EksPodApi, KubernetesPodApi } from './eks-pod-api';
 import type { DeployedEksPool } from './eks-pool-check';
 import { eksTokenProvider } from './eks-token';
 
@@ -28,7 +28,7 @@ export function eksPodApis(options: EksPodApisOptions): (pool: DeployedEksPool) 
     const id = `${pool.cluster} ${pool.endpoint} ${pool.certificateAuthority ?? ''}`;
     let api = apis.get(id);
     if (!api) {
-      api = new EksPodApi({
+      api = new KubernetesPodApi({
         endpoint: pool.endpoint,
         ca: pool.certificateAuthority
           ? Buffer.from(pool.certificateAuthority, 'base64').toString('utf8')
