@@ -1,7 +1,8 @@
 /**
  * The proxy benchmark: one fake W3C upstream that answers at once (nginx), reached six ways — direct,
  * through nginx as a reverse proxy, through Selenium Grid 4 (relay node), through ggr (the router gridgate
- * replaces; when ../shared/peers/ggr is there), through gridgate (hub pool) and through the plain Node
+ * replaces; when ../shared/peers/ggr is there), through gridgate (hub pool) in one process, through gridgate
+ * as users run it (npm start, its default worker processes) and through the plain Node
  * proxy (plain-node-proxy.ts, the floor for any Node proxy) — measured with wrk in interleaved rounds;
  * then a 20 MB response streamed through gridgate while its memory is watched. Everything started here
  * is stopped by the caller's teardown.
@@ -9,6 +10,7 @@
 import { request } from 'undici';
 import { GGR_AUTHORIZATION, ggrAvailable, startGgr } from './proxy-ggr';
 import { type ProxyGridgate, resetPeakRss, rssOf, startProxyGridgate } from './proxy-gridgate';
+import { startGridgateServer } from './proxy-gridgate-server';
 import {
   COMMAND_ANSWER,
   FAKE_SESSION_ID,
@@ -20,7 +22,15 @@ import { startSeleniumGrid } from './proxy-selenium-grid';
 import { runWrk, type WrkRun } from './proxy-wrk';
 import { startPlainNodeProxy } from './reference-proxies';
 
-export const PROXY_PATHS = ['direct', 'nginx', 'grid4', 'ggr', 'gridgate', 'plainNode'] as const;
+export const PROXY_PATHS = [
+  'direct',
+  'nginx',
+  'grid4',
+  'ggr',
+  'gridgate',
+  'gridgateServer',
+  'plainNode',
+] as const;
 export type ProxyPathName = (typeof PROXY_PATHS)[number];
 /** Measured only where its program is present. */
 export type OptionalProxyPath = 'ggr';
@@ -88,6 +98,8 @@ export interface LargeResponseRun {
 export interface ProxyRun {
   plan: ProxyPlan;
   seleniumGridVersion: string;
+  /** Worker processes of gridgate as users run it (gridgateServer). */
+  gridgateWorkers: number;
   /** The paths measured, in PROXY_PATHS order; and why an optional one is missing. */
   paths: ProxyPathName[];
   skipped: Partial<Record<OptionalProxyPath, string>>;
@@ -130,11 +142,12 @@ export async function measureProxy(plan: ProxyPlan, log: (line: string) => void)
   const upstream = await startFakeUpstream();
   const skipped: ProxyRun['skipped'] = {};
   if (!ggrAvailable()) skipped.ggr = 'no ggr binary at ../shared/peers/ggr/ggr';
-  const [nginx, grid4, ggr, gridgate, plainNode] = await Promise.all([
+  const [nginx, grid4, ggr, gridgate, gridgateServer, plainNode] = await Promise.all([
     startNginxProxy(upstream.origin),
     startSeleniumGrid(upstream.origin, plan.connections),
     skipped.ggr ? undefined : startGgr(upstream.origin),
     startProxyGridgate(upstream.origin),
+    startGridgateServer(upstream.origin),
     startPlainNodeProxy(upstream.origin),
   ]);
   if (skipped.ggr) log(`  ggr: skipped (${skipped.ggr})`);
@@ -144,6 +157,7 @@ export async function measureProxy(plan: ProxyPlan, log: (line: string) => void)
     nginx: FAKE_SESSION_ID,
     grid4: await newSession(grid4.origin),
     gridgate: await newSession(gridgate.origin),
+    gridgateServer: await newSession(gridgateServer.origin),
     plainNode: FAKE_SESSION_ID,
     ...(ggrHub ? { ggr: await newSession(ggrHub, GGR_AUTHORIZATION) } : {}),
   };
@@ -152,6 +166,7 @@ export async function measureProxy(plan: ProxyPlan, log: (line: string) => void)
     nginx: nginx.origin,
     grid4: grid4.origin,
     gridgate: gridgate.origin,
+    gridgateServer: gridgateServer.origin,
     plainNode: plainNode.origin,
     ...(ggrHub ? { ggr: ggrHub } : {}),
   };
@@ -181,10 +196,24 @@ export async function measureProxy(plan: ProxyPlan, log: (line: string) => void)
 
   const largeResponse = await measureLargeResponse(gridgate, sessions.gridgate, plan.largeDownloads);
   // Ended as a client would end them, so that neither server has to clean up after the benchmark.
-  for (const path of ['grid4', 'gridgate', ...(ggrHub ? (['ggr'] as const) : [])] as const) {
+  for (const path of [
+    'grid4',
+    'gridgate',
+    'gridgateServer',
+    ...(ggrHub ? (['ggr'] as const) : []),
+  ] as const) {
     await (await request(`${origins[path]}/session/${sessions[path]}`, { method: 'DELETE' })).body.dump();
   }
-  return { plan, seleniumGridVersion: grid4.version, paths, skipped, urls, rounds, largeResponse };
+  return {
+    plan,
+    seleniumGridVersion: grid4.version,
+    gridgateWorkers: gridgateServer.workers,
+    paths,
+    skipped,
+    urls,
+    rounds,
+    largeResponse,
+  };
 }
 
 /** The slow reader's pace: 20 MiB take about 2.5 s, several times longer than gridgate needs to relay them. */
