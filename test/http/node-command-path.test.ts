@@ -51,18 +51,24 @@ function rawRequest(
   options: { method?: string; headers?: Record<string, string | string[]>; body?: string },
 ): Promise<{ status: number; headers: IncomingMessage['headers']; rawHeaders: string[]; body: string }> {
   return new Promise((resolve, reject) => {
-    const sent = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('end', () =>
-        resolve({
-          status: answer.statusCode ?? 0,
-          headers: answer.headers,
-          rawHeaders: answer.rawHeaders,
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-    });
+    // The path as written: a URL string would be normalized by Node's own URL parser first.
+    const { host, hostname, port } = new URL(url);
+    const path = url.slice(url.indexOf(host) + host.length);
+    const sent = httpRequest(
+      { hostname, port, path, method: options.method ?? 'GET', headers: options.headers },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () =>
+          resolve({
+            status: answer.statusCode ?? 0,
+            headers: answer.headers,
+            rawHeaders: answer.rawHeaders,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
     sent.on('error', reject);
     sent.end(options.body);
   });
@@ -101,6 +107,11 @@ describe('commands through the Node server', () => {
       { method: 'GET', path: `/session/${hubSessionId}/element/abc-1.2/text`, body: '' },
       { method: 'GET', path: `/session/${hubSessionId}`, body: '' },
     ]);
+  });
+
+  it('forwards a query as the app spells it', async () => {
+    await rawRequest(`${grid.url}/session/${id}/url?q='x'`, {});
+    expect(hub.commands().map(({ path }) => path)).toEqual([`/session/${hubSessionId}/url?q=%27x%27`]);
   });
 
   it('forwards a body sent without a Content-Length', async () => {

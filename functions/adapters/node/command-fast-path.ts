@@ -21,10 +21,11 @@ import { WEBDRIVER_HEADERS } from '../../http/webdriver-json';
 /**
  * A command's URL in the spelling the app would forward unchanged: either root, a session ID of the
  * token alphabet, path segments that neither start with a dot nor hold a character `new URL` would
- * rewrite, and an optional non-empty query of the same kind.
+ * rewrite, and an optional non-empty query of the same kind (without the apostrophe, which `new URL`
+ * escapes in a query).
  */
 const COMMAND_URL =
-  /^(?:\/wd\/hub)?\/session\/([A-Za-z0-9_-]+)((?:\/(?:[A-Za-z0-9_~!$&'()*+,;=:@%-][A-Za-z0-9._~!$&'()*+,;=:@%-]*)?)*)(\?[A-Za-z0-9._~!$&'()*+,;=:@%/?-]+)?$/;
+  /^(?:\/wd\/hub)?\/session\/([A-Za-z0-9_-]+)((?:\/(?:[A-Za-z0-9_~!$&'()*+,;=:@%-][A-Za-z0-9._~!$&'()*+,;=:@%-]*)?)*)(\?[A-Za-z0-9._~!$&()*+,;=:@%/?-]+)?$/;
 // Answered by the app: Grid 4's file transfer (served here for local pools) and the session's end.
 const APP_ROUTES = /^\/se\/files?(?:\/|$)/;
 
