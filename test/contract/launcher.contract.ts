@@ -1,0 +1,72 @@
+/**
+ * The Launcher contract (core/ports.ts): what every adapter of the port must do, run against each one that
+ * can run on this machine (test/contract/launchers.test.ts). Starting honours the request's abort signal;
+ * a started browser is where its pool allows browsers to be; stopping is idempotent and never throws for a
+ * handle it does not know.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { addressAllowed } from '../../functions/core/browser-network';
+import type { PoolConfig } from '../../functions/core/config';
+import type { Launcher, LaunchRequest, StopContext } from '../../functions/core/ports';
+
+export interface LauncherUnderTest {
+  launcher: Launcher;
+  pool: PoolConfig;
+  /** How many browsers the launcher has running now, as the adapter can tell. */
+  running(): number;
+  /** Stops whatever is left (after each test). */
+  dispose?(): Promise<void>;
+}
+
+function request(pool: PoolConfig, signal: AbortSignal): LaunchRequest {
+  return {
+    pool,
+    key: 'contract-key',
+    user: 'guest',
+    idleTimeoutMs: 60_000,
+    capabilities: { browserName: 'chrome' },
+    browserVersion: '',
+    signal,
+  };
+}
+
+const stopContext = (pool: PoolConfig): StopContext => ({ pool, reason: 'deleted', upstreamId: '' });
+
+export function launcherContract(name: string, make: () => LauncherUnderTest | Promise<LauncherUnderTest>) {
+  describe(`${name} (Launcher contract)`, () => {
+    let current: LauncherUnderTest | undefined;
+    const setUp = async () => {
+      current = await make();
+      return current;
+    };
+    afterEach(async () => {
+      await current?.dispose?.();
+      current = undefined;
+    });
+
+    it('refuses a start whose request was aborted already, leaving nothing running', async () => {
+      const { launcher, pool, running } = await setUp();
+      const aborted = new AbortController();
+      aborted.abort(new Error('the client went away'));
+      await expect(launcher.start(request(pool, aborted.signal))).rejects.toThrow();
+      expect(running()).toBe(0);
+    });
+
+    it('starts a browser where its pool allows browsers to be, and stops it', async () => {
+      const { launcher, pool, running } = await setUp();
+      const browser = await launcher.start(request(pool, new AbortController().signal));
+      expect(addressAllowed(pool, browser.address)).toBe(true);
+      expect(browser.capabilities).toMatchObject({ browserName: 'chrome' });
+      await launcher.stop(browser.handle, stopContext(pool));
+      expect(running()).toBe(0);
+    });
+
+    it('stops idempotently, and a handle it does not know is no error', async () => {
+      const { launcher, pool } = await setUp();
+      const browser = await launcher.start(request(pool, new AbortController().signal));
+      await launcher.stop(browser.handle, stopContext(pool));
+      await expect(launcher.stop(browser.handle, stopContext(pool))).resolves.toBeUndefined();
+      await expect(launcher.stop('no-such-browser', stopContext(pool))).resolves.toBeUndefined();
+    });
+  });
+}
