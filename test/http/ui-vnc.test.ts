@@ -100,6 +100,8 @@ describe('GET /ui/api/sessions/{key}/vnc/…', () => {
     const script = await app.request(vncPath(key, 'app/ui.js'), { headers: ROOT });
     expect(await script.text()).toBe('export default {};');
     expect(vnc.requests).toEqual(['/vnc.html?autoconnect=1', '/app/ui.js']);
+    // A page that stops loading a file at once (navigating away) leaves nothing thrown behind.
+    await (await app.request(vncPath(key, 'app/ui.js'), { headers: ALICE })).body?.cancel();
   });
 
   it('refuses other users, unknown keys and paths out of noVNC’s files, contacting nothing', async () => {

@@ -4,12 +4,12 @@
  * Only the browser's address its session was created with, in its pool's networks, on the pool's
  * configured port is ever contacted: nothing in the request names where to go (no SSRF).
  */
-import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { upstreamEndpoint } from '../../core/browser-network';
 import { invalidSessionId, WebDriverError } from '../../core/errors';
 import { type GridDeps, sessionPool } from '../../core/grid-deps';
 import type { SessionRecord } from '../../core/ports';
+import { webStreamOf } from '../web-stream';
 
 /** Where a session's noVNC answers, and the password its viewer needs. */
 export interface VncTarget {
@@ -83,7 +83,7 @@ export async function vncFile(
   }
   const empty = response.statusCode === 204 || response.statusCode === 304;
   if (empty) await response.body.dump();
-  return new Response(empty ? null : (Readable.toWeb(response.body) as ReadableStream), {
+  return new Response(empty ? null : webStreamOf(response.body), {
     status: response.statusCode,
     headers,
   });
