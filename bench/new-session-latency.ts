@@ -1,7 +1,8 @@
 /**
  * New-session latency: what a client waits for a ready browser. Through gridgate that is
- * POST /session until the answer; without a grid it is starting `chromedriver --port=0` plus the
- * same POST /session (always cold: the baseline a client without a grid pays). Rounds alternate which
+ * POST /session until the answer; without a grid it is the same POST /session to a chromedriver
+ * already running (`chromedriver --port=0`, started and settled outside the timed part): the baseline
+ * is what the browser's own start costs, so the ratio is what the grid adds. Rounds alternate which
  * path goes first; deleting the session and stopping the browser happen outside the timed part, and
  * the machine settles before the next one. With warm browsers (`--warm N`), each session of either
  * path first waits until /status shows N ready again, then settles: every gridgate session measures
@@ -107,9 +108,11 @@ async function untilWarm(origin: string, count: number): Promise<number> {
 }
 
 async function directSession(client: WebDriverClient, pool: LocalPool): Promise<number> {
-  const started = performance.now();
   const driver = await DirectChromedriver.start(pool);
   try {
+    // Running before the clock starts, and the machine settled after its start.
+    await settle();
+    const started = performance.now();
     const sessionId = await client.newSession(driver.origin, driver.capabilities);
     const ms = performance.now() - started;
     await client.deleteSession(driver.origin, sessionId);

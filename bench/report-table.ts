@@ -111,7 +111,7 @@ export function formatCommandReport(report: CommandReport): string {
 export function formatNewSessionReport(report: NewSessionReport): string {
   const { direct, gridgate } = report.paths;
   return [
-    `New-session latency, ms: ${report.roundsRun} rounds, alternating (direct = start chromedriver --port=0 + POST /session), gridgate warm: ${report.warm}`,
+    `New-session latency, ms: ${report.roundsRun} rounds, alternating (direct = POST /session to a running chromedriver), gridgate warm: ${report.warm}`,
     table(COMPARISON_HEADER, [comparisonRow('new session', direct, gridgate, report.ratio, 0)]),
     `each round, direct/gridgate: ${report.rounds.map((r) => `${ms(r.ms.direct, 0)}/${ms(r.ms.gridgate, 0)}`).join('  ')}`,
     `=> new-session ratio of medians ${ratio(report.ratio.median)}  target ≤ ${report.target.toFixed(2)}  ${report.verdict}`,

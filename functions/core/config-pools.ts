@@ -21,7 +21,7 @@ export const localPool = z
     warm: z.number().int().nonnegative().optional().meta({
       default: 0,
       description:
-        "Browsers kept ready ahead of demand: each a chromedriver plus a Chromium already launched with the pool's default arguments. A new session that asks for no launch-time options (extra args, extensions, prefs, proxy, …) takes one and skips the browser's start; others start cold. Each serves exactly one session and is replaced after the hand-over; every one holds an idle Chromium's memory. 0 keeps none.",
+        "Browsers kept ready ahead of demand: each a chromedriver plus a Chromium already launched with the pool's default arguments. A new session that asks for no launch-time options (extra args, extensions, prefs, proxy, …) takes one and skips the browser's start; others start cold. Each serves exactly one session and is replaced after the hand-over; every one holds an idle Chromium's memory. 0 keeps no Chromium ahead, only one chromedriver, which a new session that does not ask for its driver log takes.",
     }),
   })
   .meta({ description: 'Chromium started through chromedriver on this machine, one per session.' });

@@ -224,18 +224,21 @@ describe('warm browsers', { timeout: TEST_MS }, () => {
     expect(launchedProcesses()).toEqual([]);
   });
 
-  it('with warm 0 starts nothing ahead and a session gets a chromedriver of its own, as without the pool', async () => {
+  it('with warm 0 starts no Chromium ahead, only a chromedriver, which a session takes', async () => {
     const grid = newLauncher();
     const pool = localPool(0);
     grid.keepWarm([pool]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(launchedProcesses()).toEqual([]);
+    await eventually(() => pids('chromedriver').length === 1, 'a chromedriver is ready');
+    expect(pids('chromium')).toEqual([]);
     expect(grid.warmCount('local')).toBe(0);
+    expect(grid.running()).toEqual([]);
+    const [ready] = pids('chromedriver');
 
     const browser = await launch(grid, pool);
-    expect(pids('chromedriver')).toEqual([Number(browser.handle)]);
+    expect(Number(browser.handle)).toBe(ready);
+    await eventually(() => pids('chromedriver').length === 2, 'another chromedriver is made ready');
     await newSession(browser);
     await grid.stop(browser.handle);
-    expect(launchedProcesses()).toEqual([]);
+    expect(pids('chromedriver')).not.toContain(ready);
   });
 });

@@ -54,7 +54,8 @@ describe('a stop racing another', { timeout: TEST_MS }, () => {
     grid = await startTestGrid();
     const created = await fetch(`${grid.url}/session`, jsonRequest('POST', W3C_CHROME));
     const { sessionId } = ((await created.json()) as { value: { sessionId: string } }).value;
-    expect(profiles()).toHaveLength(1);
+    // The session's profile, and the one made for the chromedriver kept ready for the next session.
+    expect(profiles().length).toBeGreaterThanOrEqual(1);
     const deleting = fetch(`${grid.url}/session/${sessionId}`, { method: 'DELETE' }).catch(() => undefined);
     // The shutdown comes once the DELETE has ended the record and is stopping the browser.
     const running = grid;

@@ -14,8 +14,9 @@ export interface LaunchedProcess {
   args: string[];
 }
 
-export function launchedProcesses(name?: LaunchedProcess['name']): LaunchedProcess[] {
-  const mark = `${LAUNCHED_BY_ENV}=${process.pid}`;
+/** By default this process's; `owner`: those another gridgate process (a child server) started. */
+export function launchedProcesses(name?: LaunchedProcess['name'], owner = process.pid): LaunchedProcess[] {
+  const mark = `${LAUNCHED_BY_ENV}=${owner}`;
   return readdirSync('/proc')
     .filter((pid) => /^\d+$/.test(pid))
     .flatMap((pid): LaunchedProcess[] => {

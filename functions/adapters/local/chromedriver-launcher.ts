@@ -2,22 +2,25 @@
  * Launcher for local pools: one chromedriver child per session, in its own process group so that
  * stopping it also stops Chromium and every helper process Chromium started, then the profile goes.
  * Pools with `warm` > 0 keep browsers started ahead of time (WarmBrowsers): a chromedriver plus a Chromium
- * in a process group of its own, which a request that asks nothing of the launch attaches to.
+ * in a process group of its own, which a request that asks nothing of the launch attaches to. Other local
+ * pools keep one chromedriver started (ReadyChromedrivers), which any new session takes unless it wants
+ * chromedriver's log (written only where chromedriver was told at its start).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Capabilities } from '../../core/capabilities';
 import type { PoolConfig } from '../../core/config';
 import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
 import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
 import { BrowserWatch } from './browser-watch';
+import { PortRaceError, waitForPort } from './chromedriver-port';
 import { chromiumCapabilities, wantsDownloads } from './chromium-capabilities';
 import { launchChromium, warmChromiumArgs } from './chromium-process';
 import { LocalFileTransfer } from './local-file-transfer';
 import { type Group, stopGroup } from './process-group';
+import { ReadyChromedrivers } from './ready-chromedrivers';
 import { SessionDirectories } from './session-directories';
 import type { SessionRecordings } from './session-recordings';
 import { type ReadyBrowser, WarmBrowsers } from './warm-browsers';
@@ -26,12 +29,6 @@ import { type ReadyBrowser, WarmBrowsers } from './warm-browsers';
 export const LAUNCHED_BY_ENV = 'GRIDGATE_LAUNCHED_BY';
 /** Profile directories are named after the gridgate process that owns them: gridgate-chromium-<pid>-…. */
 export const PROFILE_PREFIX = 'gridgate-chromium-';
-const STARTED = /ChromeDriver was started successfully on port (\d+)/;
-/**
- * Given --port=0, chromedriver takes a free IPv6 port and then asks for the same number on IPv4, which
- * another process may hold; it exits saying so, and a new chromedriver (a new free port) is the remedy.
- */
-const PORT_RACE = /Address already in use|port not available/i;
 const PORT_RACE_ATTEMPTS = 3;
 
 interface RunningDriver {
@@ -45,7 +42,10 @@ interface RunningDriver {
   chromium?: Group;
   /** The stop under way or done, shared by every caller of stop(); set once stopping began. */
   stopped?: Promise<void>;
-  /** Started ahead of demand and not yet any session's: its exit is no session's browser exiting. */
+  /**
+   * Started ahead of demand (a warm browser, a ready chromedriver) and not yet any session's: its exit is
+   * no session's browser exiting, and it is not among the running sessions' browsers.
+   */
   warm: boolean;
 }
 
@@ -74,6 +74,11 @@ export class ChromedriverLauncher implements Launcher {
       driver.warm = false;
       return true;
     },
+    stop: (handle) => this.stop(handle),
+  });
+  private readonly readyDrivers = new ReadyChromedrivers({
+    spawn: (pool, signal) => this.spawnDriver(pool.chromedriver, signal, 'ready'),
+    alive: (handle) => this.alive(handle),
     stop: (handle) => this.stop(handle),
   });
 
@@ -120,16 +125,14 @@ export class ChromedriverLauncher implements Launcher {
         capabilities: attachCapabilities(capabilities, warm.debuggerAddress),
       };
     }
-    const driver = await this.spawnDriver(
-      pool.chromedriver,
-      signal,
-      false,
-      onStage,
-      recording?.driverArgs,
-    ).catch(async (error: unknown) => {
-      await recordings?.discard(recording);
-      throw error;
-    });
+    const driver =
+      (recording?.driverArgs.length ? undefined : await this.takeReadyDriver(pool)) ??
+      (await this.spawnDriver(pool.chromedriver, signal, undefined, onStage, recording?.driverArgs).catch(
+        async (error: unknown) => {
+          await recordings?.discard(recording);
+          throw error;
+        },
+      ));
     recordings?.track(driver.handle, recording);
     let downloadDirectory: string | undefined;
     try {
@@ -152,9 +155,25 @@ export class ChromedriverLauncher implements Launcher {
     };
   }
 
-  /** Keeps each local pool's `warm` browsers started (none for other kinds); call with every config. */
+  /**
+   * Keeps each local pool's `warm` browsers started, or for a pool without, one chromedriver (none for
+   * other kinds); call with every config.
+   */
   keepWarm(pools: readonly PoolConfig[]): void {
+    if (this.stopped) return;
     this.warm.keep(pools);
+    this.readyDrivers.keep(pools);
+  }
+
+  /** The pool's ready chromedriver, now the session's, with its profile: its Chromium is watched from here on. */
+  private async takeReadyDriver(pool: LocalPool): Promise<Omit<ReadyBrowser, 'debuggerAddress'> | undefined> {
+    const ready = await this.readyDrivers.take(pool);
+    const driver = ready && this.drivers.get(ready.handle);
+    if (!ready || !driver) return undefined;
+    driver.warm = false;
+    driver.userDataDir = await newProfile();
+    if (driver.child.pid !== undefined) this.browsers.watch(ready.handle, driver.child.pid);
+    return { ...ready, userDataDir: driver.userDataDir };
   }
 
   /** Browsers of this pool started ahead of demand and ready for a new session now. */
@@ -168,7 +187,7 @@ export class ChromedriverLauncher implements Launcher {
    * other is fast enough and keeps failures simple: whatever started is stopped.
    */
   private async spawnWarm(pool: LocalPool, signal: AbortSignal): Promise<ReadyBrowser> {
-    const driver = await this.spawnDriver(pool.chromedriver, signal, true);
+    const driver = await this.spawnDriver(pool.chromedriver, signal, 'warm');
     const running = this.drivers.get(driver.handle) as RunningDriver;
     const args = warmChromiumArgs(defaultArgs(pool, isRoot(), driver.userDataDir));
     try {
@@ -203,20 +222,24 @@ export class ChromedriverLauncher implements Launcher {
       this.options.onUnexpectedExit?.(handle, exit);
       return;
     }
-    this.warm.discard(handle);
+    if (!this.readyDrivers.discard(handle)) this.warm.discard(handle);
     void this.stop(handle).catch(() => undefined);
   }
 
+  /**
+   * A chromedriver for a session (`ahead` undefined), for a warm browser, or kept ready; all but a ready
+   * one get their Chromium's profile directory now (a ready one's is made when a session takes it).
+   */
   private async spawnDriver(
     chromedriver: string,
     signal: AbortSignal,
-    warm: boolean,
+    ahead: 'warm' | 'ready' | undefined,
     onStage?: LaunchRequest['onStage'],
     driverArgs: string[] = [],
   ): Promise<Omit<ReadyBrowser, 'debuggerAddress'>> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.spawnDriverOnce(chromedriver, signal, warm, onStage, driverArgs);
+        return await this.spawnDriverOnce(chromedriver, signal, ahead, onStage, driverArgs);
       } catch (error) {
         if (!(error instanceof PortRaceError) || attempt === PORT_RACE_ATTEMPTS || signal.aborted)
           throw error;
@@ -227,13 +250,14 @@ export class ChromedriverLauncher implements Launcher {
   private async spawnDriverOnce(
     chromedriver: string,
     signal: AbortSignal,
-    warm: boolean,
+    ahead: 'warm' | 'ready' | undefined,
     onStage: LaunchRequest['onStage'],
     driverArgs: string[],
   ): Promise<Omit<ReadyBrowser, 'debuggerAddress'>> {
-    const userDataDir = await mkdtemp(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
+    const warm = ahead !== undefined;
+    const userDataDir = ahead === 'ready' ? '' : await newProfile();
     if (this.stopped) {
-      await rm(userDataDir, { recursive: true, force: true });
+      if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
       throw new Error('gridgate is stopping: no browser is started');
     }
     onStage?.('launch');
@@ -293,7 +317,7 @@ export class ChromedriverLauncher implements Launcher {
     await Promise.all(groups.map(stopGroup));
     await Promise.all([
       recordings?.keep(handle, context?.reason),
-      rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 }),
+      userDataDir && rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 }),
       this.directories.remove(handle),
     ]);
     this.drivers.delete(handle);
@@ -303,11 +327,11 @@ export class ChromedriverLauncher implements Launcher {
   async stopAll(): Promise<void> {
     this.stopped = true;
     this.browsers.close();
-    await this.warm.close();
+    await Promise.all([this.warm.close(), this.readyDrivers.close()]);
     await Promise.all([...this.drivers.keys()].map((handle) => this.stop(handle)));
   }
 
-  /** Handles of the browsers running now for sessions (warm ones waiting for a session not included). */
+  /** Handles of the browsers running now for sessions (warm browsers and ready chromedrivers not included). */
   running(): string[] {
     return [...this.drivers].flatMap(([handle, driver]) => (driver.warm ? [] : [handle]));
   }
@@ -327,48 +351,9 @@ type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
 
 const isRoot = () => process.getuid?.() === 0;
 
+const newProfile = () => mkdtemp(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
+
 const runs = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
 // Inherited by Chromium too: tells gridgate's browsers from others on the machine.
 const launchedEnv = (): NodeJS.ProcessEnv => ({ ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) });
-
-/** chromedriver lost its port to another process between its IPv6 and IPv4 binds. */
-class PortRaceError extends Error {}
-
-function waitForPort(child: ChildProcess, signal: AbortSignal): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const output: string[] = [];
-    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-    const onStderr = (chunk: Buffer) => output.push(chunk.toString());
-    child.stderr?.on('data', onStderr);
-    const done = (settle: () => void) => {
-      lines.close();
-      // From now on chromedriver's output is not needed, but its pipes must keep draining.
-      child.stderr?.off('data', onStderr);
-      child.stdout?.resume();
-      child.stderr?.resume();
-      signal.removeEventListener('abort', onAbort);
-      child.off('error', onError);
-      child.off('exit', onExit);
-      settle();
-    };
-    const onAbort = () => done(() => reject(signal.reason));
-    const onError = (error: Error) =>
-      done(() => reject(new Error(`cannot start chromedriver: ${error.message}`)));
-    const onExit = (code: number | null) =>
-      done(() => {
-        const message = `chromedriver exited (code ${code}) before it was ready: ${output.join('').trim()}`;
-        reject(PORT_RACE.test(message) ? new PortRaceError(message) : new Error(message));
-      });
-    lines.on('line', (line) => {
-      output.push(line);
-      const port = STARTED.exec(line)?.[1];
-      if (port) done(() => resolve(Number(port)));
-    });
-    signal.addEventListener('abort', onAbort, { once: true });
-    child.once('error', onError);
-    child.once('exit', onExit);
-    // Aborted while the profile directory was made: an abort event will not come again.
-    if (signal.aborted) onAbort();
-  });
-}
