@@ -85,6 +85,9 @@ function objectKeys(source: ts.SourceFile, node: ts.Expression, depth = 0): Set<
     return keys;
   }
   if (ts.isIdentifier(node)) return objectKeys(source, initializerOf(source, node), depth + 1);
+  if (ts.isPropertyAccessExpression(node) && node.expression.kind === ts.SyntaxKind.ThisKeyword) {
+    return objectKeys(source, fieldAssignment(source, node.name.text), depth + 1);
+  }
   if (!ts.isObjectLiteralExpression(node)) {
     throw new Error(`cannot read the metric dimensions at ${where(source, node)}: ${node.getText(source)}`);
   }
@@ -93,6 +96,26 @@ function objectKeys(source: ts.SourceFile, node: ts.Expression, depth = 0): Set<
     else if (property.name) keys.add(property.name.getText(source));
   }
   return keys;
+}
+
+/** What `this.{name} = …` assigns in the same file (a field a constructor sets once). */
+function fieldAssignment(source: ts.SourceFile, name: string): ts.Expression {
+  let assigned: ts.Expression | undefined;
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isPropertyAccessExpression(node.left) &&
+      node.left.expression.kind === ts.SyntaxKind.ThisKeyword &&
+      node.left.name.text === name
+    ) {
+      assigned = node.right;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  if (!assigned) throw new Error(`no assignment to this.${name} in ${source.fileName}`);
+  return assigned;
 }
 
 /** The initializer of the `const` named `name` in the same file. */
