@@ -236,6 +236,8 @@ describe('warm browsers', { timeout: TEST_MS }, () => {
 
     const browser = await launch(grid, pool);
     expect(Number(browser.handle)).toBe(ready);
+    // The grid calls keepWarm every second: the next call makes another ready.
+    grid.keepWarm([pool]);
     await eventually(() => pids('chromedriver').length === 2, 'another chromedriver is made ready');
     await newSession(browser);
     await grid.stop(browser.handle);

@@ -2,9 +2,9 @@
  * One chromedriver kept started for each local pool that keeps no warm browsers, so that a new session
  * skips chromedriver's own start (a few hundred milliseconds on a loaded machine) and pays only for its
  * Chromium, which chromedriver still launches at the new-session request with whatever the session asks.
- * A ready chromedriver is no session's and holds no slot; it is replaced once taken or when it exits, and
- * stopped with the launcher or when its pool goes. The launcher owns the processes; this class only
- * decides which pool has one.
+ * A ready chromedriver is no session's and holds no slot; it is replaced at the next keep() once taken or
+ * when it exits, and stopped with the launcher or when its pool goes. The launcher owns the processes;
+ * this class only decides which pool has one.
  */
 import type { PoolConfig } from '../../core/config';
 
@@ -55,7 +55,7 @@ export class ReadyChromedrivers {
   }
 
   /**
-   * The pool's ready chromedriver, the caller's from now on, a replacement started; one still starting is
+   * The pool's ready chromedriver, the caller's from now on; one still starting is
    * waited for (it is nearer ready than a new one); none when the pool keeps none or its start failed.
    */
   async take(pool: LocalPool): Promise<ReadyDriver | undefined> {
@@ -63,8 +63,9 @@ export class ReadyChromedrivers {
     if (entry && !entry.ready) await entry.starting;
     const ready = entry?.ready;
     if (!entry || !ready || entry.chromedriver !== pool.chromedriver) return undefined;
+    // Replaced at the next keep(), not now: a chromedriver starting beside the session's Chromium launch
+    // would take the CPU that launch needs (the benchmark showed it on 2 cores).
     entry.ready = undefined;
-    this.fill(pool);
     if (this.processes.alive(ready.handle)) return ready;
     void this.processes.stop(ready.handle).catch(() => undefined);
     return undefined;
