@@ -39,7 +39,10 @@ beforeAll(async () => {
   outageGrid = await startOutageGrid(
     'hub',
     { kind: 'hub', url: `http://${hub.address}`, maxSessions: POOL_SIZE },
-    { queue: '0s', newSession: '20s', idle: '2s' },
+    // Short enough that the idle sweep ends, within the recovery wait, a session whose DELETE the store
+    // refused; long enough that slow store writes during the outage do not idle a session out before its
+    // first command (its idle clock starts before its record is written; at 2 s that failed under load).
+    { queue: '0s', newSession: '20s', idle: '8s' },
   );
   ({ grid, logger } = outageGrid);
 }, 60_000);
