@@ -1,8 +1,8 @@
 /**
- * The one wiring of GridDeps, for both entries: the Node server (start-grid.ts) and the router Lambda
- * (aws-grid.ts) each give the adapters that differ where they run (the store, metrics, users, the local
- * launcher, which pool kinds), and get the same launchers, artifacts, queue, tokens and clock made the
- * same way.
+ * The one wiring of GridDeps, for every entry: the Node server (start-grid.ts), the router Lambda
+ * (aws-grid.ts) and a worker process of the Node server (grid-worker.ts) each give the adapters that differ
+ * where they run (the store, metrics, users, the local launcher, which pool kinds, or that another process
+ * starts the browsers), and get the same launchers, artifacts, queue, tokens and clock made the same way.
  */
 import type { Dispatcher } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -29,7 +29,8 @@ import { type AwsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
 
 type PoolKind = PoolConfig['kind'];
 
-export interface GridParts {
+/** What every entry gives. */
+interface CommonParts {
   config: Config;
   secret: Buffer;
   logger: Logger;
@@ -37,12 +38,21 @@ export interface GridParts {
   sessions: SessionStore;
   /** The HTTP client for browsers and hubs, shared with the app. */
   agent: Dispatcher;
-  aws: AwsAdapters;
   /**
    * The pool kinds that get a launcher: every kind where a reload may add any (the Node server), the
-   * config's own where the config never changes (a Lambda environment).
+   * config's own where the config never changes (a Lambda environment), the primary's (a worker process).
    */
   kinds: ReadonlySet<PoolKind>;
+  /** Checks Basic-auth credentials; present exactly when the config names a usersFile. */
+  users?: UserDirectory;
+  /** The sessions ended lately; by default a new, empty memory. */
+  ended?: EndedSessions;
+  requestPricing?: RequestPricing;
+}
+
+/** What an entry that starts its browsers itself gives (the Node server, its primary, the router Lambda). */
+export interface LaunchingParts extends CommonParts {
+  aws: AwsAdapters;
   /** The launcher of local pools and where their recordings are kept (the Node server's); none: no local pools. */
   local?: { launcher: Launcher; recordings: ArtifactSource };
   /**
@@ -52,14 +62,49 @@ export interface GridParts {
   kubeconfigEks?: Launcher;
   /** Where ecs sessions' videos are (the recordings bucket); none: not served. */
   ecsRecordings?: ArtifactSource;
-  /** Checks Basic-auth credentials; present exactly when the config names a usersFile. */
-  users?: UserDirectory;
-  /** The sessions ended lately; by default a new, empty memory. */
-  ended?: EndedSessions;
-  requestPricing?: RequestPricing;
 }
 
+/**
+ * What an entry whose browsers another process starts gives (a worker process, whose primary holds the
+ * grid): each kind's launcher asks that process, which also serves the videos and logs (none here).
+ */
+export interface RelayingParts extends CommonParts {
+  launchedElsewhere: (kind: PoolKind) => Launcher;
+}
+
+export type GridParts = LaunchingParts | RelayingParts;
+
 export function gridDeps(parts: GridParts): GridDeps {
+  const deps: GridDeps = {
+    config: parts.config,
+    launchers: {},
+    sessions: parts.sessions,
+    queue: new SlotQueue(),
+    ended: parts.ended ?? new EndedSessions(),
+    users: parts.users,
+    tokens: new SessionTokens(parts.secret),
+    logger: parts.logger,
+    metrics: parts.metrics,
+    requestPricing: parts.requestPricing,
+    clock: systemClock,
+    version: packageJson.version,
+    configLoadedAt: systemClock.now(),
+  };
+  if ('launchedElsewhere' in parts) {
+    deps.launchers = launchersElsewhere(parts);
+  } else {
+    deps.launchers = launchersHere(parts);
+    // Hub artifacts find a session's pool through deps, reloads included.
+    deps.artifacts = artifactsHere(parts, deps);
+  }
+  return deps;
+}
+
+function launchersElsewhere(parts: RelayingParts): GridDeps['launchers'] {
+  return Object.fromEntries([...parts.kinds].map((kind) => [kind, parts.launchedElsewhere(kind)]));
+}
+
+function launchersHere(parts: LaunchingParts): GridDeps['launchers'] {
   const { config, logger, metrics, agent, aws, kinds } = parts;
   const launchers: GridDeps['launchers'] = {};
   if (parts.local && kinds.has('local')) launchers.local = parts.local.launcher;
@@ -79,28 +124,19 @@ export function gridDeps(parts: GridParts): GridDeps {
       ? eksLauncherByAuth({ aws: withAws, kubeconfig: parts.kubeconfigEks })
       : withAws;
   }
-  const deps: GridDeps = {
-    config,
-    launchers,
-    artifacts: {
-      ...(parts.local && kinds.has('local') ? { local: parts.local.recordings } : {}),
-      ...(parts.ecsRecordings ? { ecs: parts.ecsRecordings } : {}),
-      // Hub sessions' videos and logs come from their hubs.
-      ...(kinds.has('hub') ? { hub: new HubArtifacts((session) => sessionPool(deps, session), agent) } : {}),
-    },
-    sessions: parts.sessions,
-    queue: new SlotQueue(),
-    ended: parts.ended ?? new EndedSessions(),
-    users: parts.users,
-    tokens: new SessionTokens(parts.secret),
-    logger,
-    metrics,
-    requestPricing: parts.requestPricing,
-    clock: systemClock,
-    version: packageJson.version,
-    configLoadedAt: systemClock.now(),
+  return launchers;
+}
+
+function artifactsHere(parts: LaunchingParts, deps: GridDeps): GridDeps['artifacts'] {
+  const { kinds } = parts;
+  return {
+    ...(parts.local && kinds.has('local') ? { local: parts.local.recordings } : {}),
+    ...(parts.ecsRecordings ? { ecs: parts.ecsRecordings } : {}),
+    // Hub sessions' videos and logs come from their hubs.
+    ...(kinds.has('hub')
+      ? { hub: new HubArtifacts((session) => sessionPool(deps, session), parts.agent) }
+      : {}),
   };
-  return deps;
 }
 
 // Every kind by name, so a new pool kind cannot be left out of the set below.

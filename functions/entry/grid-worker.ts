@@ -6,7 +6,6 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import packageJson from '../../package.json' with { type: 'json' };
 import type { ToPrimary, ToWorker } from '../adapters/cluster/cluster-messages';
 import { PrimaryCalls } from '../adapters/cluster/primary-calls';
 import { PrimaryLauncher } from '../adapters/cluster/primary-launcher';
@@ -19,15 +18,13 @@ import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import { isHubOrigin } from '../core/browser-network';
 import { EndedSessions } from '../core/ended-sessions';
-import type { GridDeps } from '../core/grid-deps';
 import { type Logger, systemClock } from '../core/ports';
-import { SessionTokens } from '../core/session-token';
-import { SlotQueue } from '../core/slot-queue';
 import { adoptConfigState } from '../core/swap-config';
 import { createApp } from '../http/create-app';
 import type { RequestCounter } from '../http/grid-info';
 import { createUpstreamAgent } from '../http/upstream-client';
 import { isLoopbackAddress } from '../http/web-page-requests';
+import { gridDeps } from './grid-wiring';
 
 type Setup = Extract<ToWorker, { type: 'setup' }>;
 
@@ -67,23 +64,23 @@ export async function runWorker(logger: Logger): Promise<void> {
   const users = config.usersFile
     ? HtpasswdUserDirectory.open(config.usersFile, { clock: systemClock, logger })
     : undefined;
-  const deps: GridDeps = {
+  // Read when a hub is first reached, so a hub a reload adds gets a hub's connections too.
+  const agent = createUpstreamAgent((origin) => isHubOrigin(deps.config.pools, origin));
+  const metrics = new PrometheusMetrics();
+  const deps = gridDeps({
     config,
-    launchers: Object.fromEntries(
-      setup.launcherKinds.map((kind) => [kind, new PrimaryLauncher(calls, kind)]),
-    ),
-    sessions,
-    queue: new SlotQueue(),
-    ended: new EndedSessions(undefined, (key, session) => send({ type: 'ended', key, session })),
-    users,
-    tokens: new SessionTokens(Buffer.from(setup.secret, 'base64')),
+    secret: Buffer.from(setup.secret, 'base64'),
     logger,
-    metrics: new PrometheusMetrics(),
-    clock: systemClock,
-    version: packageJson.version,
-  };
+    metrics,
+    sessions,
+    agent,
+    // The primary's kinds, each asked of the primary, which starts and stops every browser.
+    kinds: new Set(setup.launcherKinds),
+    launchedElsewhere: (kind) => new PrimaryLauncher(calls, kind),
+    users,
+    ended: new EndedSessions(undefined, (key, session) => send({ type: 'ended', key, session })),
+  });
   adoptConfigState(deps, setup.state);
-  const metrics = deps.metrics as PrometheusMetrics;
 
   onMessage = (message) => {
     switch (message.type) {
@@ -103,7 +100,6 @@ export async function runWorker(logger: Logger): Promise<void> {
   };
 
   const loopbackOnly = isLoopbackAddress(config.host);
-  const agent = createUpstreamAgent((origin) => isHubOrigin(deps.config.pools, origin));
   const requests: RequestCounter = { startedAt: Date.now(), requests: 0, sessions: 0 };
   const app = createApp(deps, { agent, loopbackOnly, requests });
   const serveHere = getRequestListener(app.fetch);

@@ -6,7 +6,12 @@ import { parseConfig } from '../../functions/core/config';
 import { EndedSessions } from '../../functions/core/ended-sessions';
 import { type Launcher, noMetrics } from '../../functions/core/ports';
 import type { AwsAdapters } from '../../functions/entry/aws-adapters';
-import { EVERY_POOL_KIND, type GridParts, gridDeps, poolKindsOf } from '../../functions/entry/grid-wiring';
+import {
+  EVERY_POOL_KIND,
+  gridDeps,
+  type LaunchingParts,
+  poolKindsOf,
+} from '../../functions/entry/grid-wiring';
 import { CollectingLogger, FakeLauncher } from '../support/fakes';
 
 const agent = new Agent();
@@ -20,7 +25,7 @@ const config = parseConfig(
   { localBrowserVersion: 'unused' },
 );
 
-function parts(rest: Partial<GridParts> = {}) {
+function parts(rest: Partial<LaunchingParts> = {}) {
   const made = { ecs: 0, eks: 0 };
   const launcher = new FakeLauncher();
   const aws = {
@@ -33,7 +38,7 @@ function parts(rest: Partial<GridParts> = {}) {
       return launcher;
     },
   } as Partial<AwsAdapters> as AwsAdapters;
-  const given: GridParts = {
+  const given: LaunchingParts = {
     config,
     secret: Buffer.alloc(32, 7),
     logger: new CollectingLogger(),
@@ -84,6 +89,30 @@ describe('gridDeps', () => {
     expect(made.eks).toBe(0);
     await eks?.stop('pod-2', { pool: pool('aws'), reason: 'deleted', upstreamId: '' });
     expect(made.eks).toBe(1);
+  });
+
+  it('gives a process whose browsers another starts one launcher per kind that asks it, and no artifacts', async () => {
+    const { given, made } = parts();
+    const { aws: _aws, ...common } = given;
+    const elsewhere = new Map<string, FakeLauncher>();
+    const deps = gridDeps({
+      ...common,
+      kinds: new Set(['hub', 'ecs'] as const),
+      launchedElsewhere: (kind) => {
+        const launcher = new FakeLauncher();
+        elsewhere.set(kind, launcher);
+        return launcher;
+      },
+    });
+    expect(Object.keys(deps.launchers).sort()).toEqual(['ecs', 'hub']);
+    expect(deps.artifacts).toBeUndefined();
+    await deps.launchers.ecs?.stop('task', {
+      pool: config.pools.fargate as never,
+      reason: 'deleted',
+      upstreamId: '',
+    });
+    expect(elsewhere.get('ecs')?.stops).toEqual(['task']);
+    expect(made.ecs).toBe(0);
   });
 
   it('signs with the secret given and keeps the ended sessions given', () => {
