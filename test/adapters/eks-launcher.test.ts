@@ -62,6 +62,7 @@ function spotPool(overrides: Record<string, unknown> = {}): EksPoolConfig {
 function launch(
   pool = spotPool(),
   signal = new AbortController().signal,
+  onStage?: LaunchRequest['onStage'],
 ): Promise<ReturnType<EksLauncher['start']>> {
   const request: LaunchRequest = {
     pool,
@@ -70,6 +71,7 @@ function launch(
     idleTimeoutMs: 300_000,
     capabilities: { browserName: 'chrome', browserVersion: '156' },
     signal,
+    onStage,
   };
   return launcher.start(request) as never;
 }
@@ -233,9 +235,8 @@ describe('EksLauncher.start', () => {
   it('deletes the pod and rejects with the reason when the client goes away while it starts', async () => {
     const abort = new AbortController();
     kube.behaviours.push('unschedulable');
-    const started = launch(spotPool(), abort.signal);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    abort.abort(new Error('client gone'));
+    // The client goes away once the pod is made and read back, still starting.
+    const started = launch(spotPool(), abort.signal, () => abort.abort(new Error('client gone')));
     await expect(started).rejects.toThrow('client gone');
     expect(kube.pods.size).toBe(0);
   });

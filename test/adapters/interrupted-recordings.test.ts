@@ -12,6 +12,7 @@ import { keepInterruptedRecordings } from '../../functions/adapters/local/interr
 import { LocalRecordings } from '../../functions/adapters/local/local-recordings';
 import { RUNNING_RECORD, type RunningRecord } from '../../functions/adapters/local/session-recordings';
 import { parseConfig, type RecordingConfig } from '../../functions/core/config';
+import { until } from '../support/until';
 import { probeVideo } from '../support/video-probe';
 
 const FFMPEG = '/usr/bin/ffmpeg';
@@ -124,8 +125,9 @@ describe('recordings of a killed gridgate', () => {
     started.push(writer);
     const exited = new Promise((resolve) => writer.once('exit', resolve));
     // Some fragments written (one a second) before the "server" dies.
-    while ((statSync(output, { throwIfNoEntry: false })?.size ?? 0) < 2000)
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => (statSync(output, { throwIfNoEntry: false })?.size ?? 0) >= 2000, 'ffmpeg wrote 2 kB', {
+      intervalMs: 100,
+    });
 
     const [kept] = await keep(500);
     await exited;

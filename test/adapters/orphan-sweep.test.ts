@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LAUNCHED_BY_ENV, PROFILE_PREFIX } from '../../functions/adapters/local/chromedriver-launcher';
 import { sweepOrphans } from '../../functions/adapters/local/orphan-sweep';
 import { SESSION_DIRECTORY_PREFIX } from '../../functions/adapters/local/session-directories';
+import { until } from '../support/until';
 
 const directories: string[] = [];
 afterEach(() => {
@@ -20,11 +21,7 @@ function deadPid(): number {
 
 /** Resolves once the process has exec'd the named program (spawn returns before that happens). */
 async function runningAs(pid: number | undefined, name: string): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (readProcessName(pid) === name) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`process ${pid} never ran ${name}`);
+  await until(() => readProcessName(pid) === name, `process ${pid} runs ${name}`);
 }
 
 function readProcessName(pid: number | undefined): string | undefined {
@@ -77,7 +74,9 @@ describe('sweepOrphans', () => {
       expect(result.profiles).toBe(2);
       await orphanExited;
       expect(live.exitCode).toBeNull();
-      await new Promise((resolve) => setTimeout(resolve, 200)); // time for a wrongly killed one to be reported
+      // A fixed window on purpose: nothing happens to the foreign one, so there is no event to wait for;
+      // a wrongly killed one would be reported within it.
+      await new Promise((resolve) => setTimeout(resolve, 200));
       expect(foreign.exitCode).toBeNull();
       expect(foreign.signalCode).toBeNull();
       expect(existsSync(orphanProfile)).toBe(false);

@@ -12,8 +12,7 @@ import { devtoolsPort, type LaunchedProcess, launchedProcesses } from '../suppor
 import { processGroupAlive } from '../support/processes';
 import { until } from '../support/until';
 
-// Real processes on a busy machine: generous waits, no timing asserted.
-const WAIT_MS = 30_000;
+// Real processes on a busy machine: until's generous waits, no timing asserted.
 const TEST_MS = 150_000;
 
 type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
@@ -26,8 +25,6 @@ function localPool(warm: number, name = 'local', args: string[] = []): LocalPool
 }
 
 const pids = (name: 'chromedriver' | 'chromium') => launchedProcesses(name).map((p) => p.pid);
-
-const eventually = (check: () => boolean, what: string) => until(check, what, { timeoutMs: WAIT_MS });
 
 function launch(
   launcher: ChromedriverLauncher,
@@ -93,7 +90,7 @@ describe('warm browsers', { timeout: TEST_MS }, () => {
   it('keeps N chromedrivers and Chromiums started and counts none of them as running sessions', async () => {
     const grid = newLauncher();
     grid.keepWarm([localPool(2)]);
-    await eventually(() => grid.warmCount('local') === 2, 'two are warm');
+    await until(() => grid.warmCount('local') === 2, 'two are warm');
     expect(pids('chromedriver')).toHaveLength(2);
     expect(pids('chromium')).toHaveLength(2);
     expect(grid.running()).toEqual([]);
@@ -104,7 +101,7 @@ describe('warm browsers', { timeout: TEST_MS }, () => {
     const grid = newLauncher();
     const pool = localPool(1);
     grid.keepWarm([pool]);
-    await eventually(() => grid.warmCount('local') === 1, 'one is warm');
+    await until(() => grid.warmCount('local') === 1, 'one is warm');
     const [warmDriver] = pids('chromedriver');
     const [warmChromium] = launchedProcesses('chromium');
     const stages: string[] = [];
@@ -117,7 +114,7 @@ describe('warm browsers', { timeout: TEST_MS }, () => {
     // chromedriver attached to the Chromium that ran before the request, and it is driven as usual.
     expect(debuggerPort(firstSession.capabilities)).toBe(devtoolsPort(warmChromium as LaunchedProcess));
     expect(await execute(first, firstSession.sessionId, 'return navigator.webdriver')).toBe(true);
-    await eventually(() => grid.warmCount('local') === 1, 'a replacement is warm');
+    await until(() => grid.warmCount('local') === 1, 'a replacement is warm');
     expect(pids('chromium')).toHaveLength(2);
 
     const second = await launch(grid, pool);
@@ -138,7 +135,7 @@ describe('warm browsers', { timeout: TEST_MS }, () => {
     const grid = newLauncher();
     const pool = localPool(1);
     grid.keepWarm([pool]);
-    await eventually(() => grid.warmCount('local') === 1, 'one is warm');
+    await until(() => grid.warmCount('local') === 1, 'one is warm');
     const [warmDriver] = pids('chromedriver');
     const stages: string[] = [];
 
@@ -163,16 +160,16 @@ describe('warm browsers', { timeout: TEST_MS }, () => {
     const grid = newLauncher();
     const pool = localPool(1);
     grid.keepWarm([pool]);
-    await eventually(() => grid.warmCount('local') === 1, 'one is warm');
+    await until(() => grid.warmCount('local') === 1, 'one is warm');
     const [deadDriver] = pids('chromedriver');
     const [deadChromium] = pids('chromium');
     process.kill(-(deadChromium as number), 'SIGKILL');
-    await eventually(() => grid.warmCount('local') === 0, 'the dead one is dropped');
+    await until(() => grid.warmCount('local') === 0, 'the dead one is dropped');
     // Its chromedriver goes with it.
-    await eventually(() => !processGroupAlive(deadDriver), 'its chromedriver is stopped');
+    await until(() => !processGroupAlive(deadDriver), 'its chromedriver is stopped');
 
     // What start-grid's periodic check does: after the pause that follows a failure, a new one starts.
-    await eventually(() => {
+    await until(() => {
       grid.keepWarm([pool]);
       return grid.warmCount('local') === 1;
     }, 'a new one is warm');
@@ -187,23 +184,23 @@ describe('warm browsers', { timeout: TEST_MS }, () => {
     const grid = newLauncher();
     const pool = localPool(1);
     grid.keepWarm([pool]);
-    await eventually(() => grid.warmCount('local') === 1, 'one is warm');
+    await until(() => grid.warmCount('local') === 1, 'one is warm');
     const [deadDriver] = pids('chromedriver');
     const [orphan] = pids('chromium');
     process.kill(-(deadDriver as number), 'SIGKILL');
-    await eventually(() => grid.warmCount('local') === 0, 'the dead one is dropped');
-    await eventually(() => !processGroupAlive(orphan), 'its Chromium is stopped');
+    await until(() => grid.warmCount('local') === 0, 'the dead one is dropped');
+    await until(() => !processGroupAlive(orphan), 'its Chromium is stopped');
     expect(unexpectedExits).toEqual([]);
   });
 
   it('replaces the warm browsers a reload changes, stops those it no longer wants', async () => {
     const grid = newLauncher();
     grid.keepWarm([localPool(2), localPool(1, 'second')]);
-    await eventually(() => grid.warmCount('local') === 2 && grid.warmCount('second') === 1, 'three are warm');
+    await until(() => grid.warmCount('local') === 2 && grid.warmCount('second') === 1, 'three are warm');
     const before = launchedProcesses('chromium').map((p) => p.pid);
     grid.keepWarm([localPool(1, 'local', ['--lang=de'])]);
     expect(grid.warmCount('second')).toBe(0);
-    await eventually(
+    await until(
       () => grid.warmCount('local') === 1 && launchedProcesses().length === 2,
       'one new warm browser is left',
     );
@@ -220,6 +217,7 @@ describe('warm browsers', { timeout: TEST_MS }, () => {
     grid.keepWarm([localPool(3)]);
     expect(grid.warmCount('local')).toBe(0);
     await expect(launch(grid, localPool(0))).rejects.toThrow(/stopping/);
+    // A fixed window on purpose: what is tested is that nothing starts, so there is no event to wait for.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(launchedProcesses()).toEqual([]);
   });
@@ -228,7 +226,7 @@ describe('warm browsers', { timeout: TEST_MS }, () => {
     const grid = newLauncher();
     const pool = localPool(0);
     grid.keepWarm([pool]);
-    await eventually(() => pids('chromedriver').length === 1, 'a chromedriver is ready');
+    await until(() => pids('chromedriver').length === 1, 'a chromedriver is ready');
     expect(pids('chromium')).toEqual([]);
     expect(grid.warmCount('local')).toBe(0);
     expect(grid.running()).toEqual([]);
@@ -238,7 +236,7 @@ describe('warm browsers', { timeout: TEST_MS }, () => {
     expect(Number(browser.handle)).toBe(ready);
     // The grid calls keepWarm every second: the next call makes another ready.
     grid.keepWarm([pool]);
-    await eventually(() => pids('chromedriver').length === 2, 'another chromedriver is made ready');
+    await until(() => pids('chromedriver').length === 2, 'another chromedriver is made ready');
     await newSession(browser);
     await grid.stop(browser.handle);
     expect(pids('chromedriver')).not.toContain(ready);

@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NODE_SERVER_ARGS } from '../support/node-server-process';
+import { until } from '../support/until';
 
 const children: ChildProcess[] = [];
 afterEach(async () => {
@@ -107,7 +108,8 @@ describe('reloading the config of the running Node server', () => {
         pools: { second: { kind: 'local' } },
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 5)); // lastReloadTime has millisecond precision
+    // lastReloadTime has millisecond precision: the reload must come a millisecond later at least.
+    await until(() => Date.now() > Date.parse(startedAt), 'a millisecond has passed since the start');
     server.child.kill('SIGHUP');
     await vi.waitFor(
       () =>

@@ -66,6 +66,7 @@ describe('session lifecycle on real Chromium', () => {
 
   it('refuses a session ID once it is older than the maximum age the client asked for', async () => {
     const session = await newSession({ maxAge: '1s' });
+    // Letting the maximum age pass is what is tested: time itself is the condition.
     await new Promise((resolve) => setTimeout(resolve, 2100));
     const after = await command(session.sessionId);
     expect(after.status).toBe(404);

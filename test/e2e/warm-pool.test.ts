@@ -57,9 +57,7 @@ async function warmInStatus(): Promise<number | undefined> {
 }
 
 async function untilWarm(count: number): Promise<void> {
-  await waitUntil(async () => (await warmInStatus()) === count, `/status shows ${count} warm`, {
-    timeoutMs: WAIT_MS,
-  });
+  await waitUntil(async () => (await warmInStatus()) === count, `/status shows ${count} warm`);
 }
 
 interface WarmBrowser {
@@ -339,9 +337,7 @@ describe('a local pool with warm: 1', { timeout: TEST_MS }, () => {
     await untilWarm(0);
     // Stopping takes a moment (SIGTERM, then the groups and the profile): /status counts it out at once.
     const stopped = () => !processGroupAlive(before.chromedriver) && !processGroupAlive(before.chromium.pid);
-    const deadline = Date.now() + WAIT_MS;
-    while (!stopped() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(stopped()).toBe(true);
+    await waitUntil(stopped, 'the dismissed warm browser has stopped');
     // Without warm browsers the pool keeps one chromedriver ready, and no Chromium.
     expect(launchedProcesses('chromium')).toEqual([]);
     expect(launchedProcesses('chromedriver').length).toBeLessThanOrEqual(1);

@@ -174,6 +174,7 @@ describe('reloading the config file', () => {
     const polling = new ConfigReloader(grid.deps, path, { pollMs: 10, fingerprint: 'before start-up' });
     try {
       await vi.waitFor(() => expect(grid.logger.fieldsOf('CONFIG_RELOADED')).toHaveLength(1));
+      // Five polls' time on purpose: a reload on every poll would show here.
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(grid.logger.fieldsOf('CONFIG_RELOADED')).toHaveLength(1);
     } finally {
@@ -186,6 +187,7 @@ describe('reloading the config file', () => {
     try {
       writeConfig('{');
       await vi.waitFor(() => expect(grid.logger.fieldsOf('CONFIG_RELOAD_FAILED')).toHaveLength(1));
+      // Ten polls' time on purpose: a failure reported on every poll would show here.
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(grid.logger.fieldsOf('CONFIG_RELOAD_FAILED')).toHaveLength(1);
     } finally {

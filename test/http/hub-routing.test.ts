@@ -284,6 +284,7 @@ describe('hub pools: retries the ggr way', () => {
   it('counts a hub that takes longer than its timeout as unreachable', async () => {
     const slow = await FakeUpstream.start({});
     hubs.push(slow);
+    // Answers after 2 s: twenty times its 100 ms timeout.
     slow.respond = () =>
       new Promise<FakeAnswer>((resolve) => setTimeout(() => resolve(jsonAnswer(200, {})), 2000));
     const live = await startHub();

@@ -23,6 +23,7 @@ class WatchedStore extends MemorySessionStore {
 
 const DIRECTORY: UserDirectory = { verify: async () => true };
 const as = (user: string) => ({ authorization: `Basic ${Buffer.from(`${user}:pw`).toString('base64')}` });
+// A client's use of its session: holding it a while is what makes the others queue.
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let grid: FakeGrid;

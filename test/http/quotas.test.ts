@@ -59,7 +59,7 @@ interface Status {
 const status = async () => ((await (await grid.app.request('/status')).json()) as Status).value;
 const waiting = async () => (await status()).waiting;
 
-/** Whether the promise has settled yet, without waiting for it. */
+/** Whether the promise has settled within 20 ms: a fixed window on purpose, to show it is still waiting. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
   const pending = Symbol('pending');
   return (

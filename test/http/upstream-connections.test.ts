@@ -2,14 +2,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamAgent } from '../../functions/http/upstream-client';
 import { FakeUpstream, jsonAnswer } from '../support/fakes';
+import { until } from '../support/until';
 
 let upstream: FakeUpstream | undefined;
 afterEach(async () => {
   await upstream?.close();
 });
 
-/** Sends 10 commands at once and counts those the upstream holds before it answers any. */
-async function inFlight(isHub: boolean): Promise<number> {
+/**
+ * Sends 10 commands at once and counts those the upstream holds before it answers any, once `awaited`
+ * have come and a moment more has passed.
+ */
+async function inFlight(isHub: boolean, awaited: number): Promise<number> {
   const server = await FakeUpstream.start();
   upstream = server;
   let release: () => void = () => {};
@@ -27,9 +31,9 @@ async function inFlight(isHub: boolean): Promise<number> {
       .request({ origin, path: `/session/s${i}/title`, method: 'GET' })
       .then((answer) => answer.body.text()),
   );
-  // Long enough for every connection the agent will open to have delivered its request.
-  const deadline = Date.now() + 2_000;
-  while (server.requests.length < 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await until(() => server.requests.length >= awaited, `${awaited} requests are in flight`);
+  // A fixed window on purpose: a connection beyond the limit would deliver one more request in it.
+  await new Promise((resolve) => setTimeout(resolve, 300));
   const held = server.requests.length;
   release();
   await Promise.all(commands);
@@ -39,10 +43,10 @@ async function inFlight(isHub: boolean): Promise<number> {
 
 describe('upstream connections', () => {
   it('keeps a browser to 4 at once (chromedriver listens with a backlog of 5)', async () => {
-    expect(await inFlight(false)).toBe(4);
+    expect(await inFlight(false, 4)).toBe(4);
   });
 
   it('lets a hub, which carries every session of its pool, have all 10 at once', async () => {
-    expect(await inFlight(true)).toBe(10);
+    expect(await inFlight(true, 10)).toBe(10);
   });
 });

@@ -9,7 +9,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionUrlEvent, type HttpCall, restEvent } from '../lambda/lambda-events';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
@@ -19,6 +18,7 @@ import { freePort } from '../support/processes';
 import { RealLambda } from '../support/real-lambda';
 import { BROKEN_BODY_PREFIX, ScriptedHub } from '../support/scripted-hub';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import { until } from '../support/until';
 
 const SLOW = 180_000;
 let lambda: RealLambda;
@@ -213,7 +213,13 @@ it('served every invocation from one warm environment, initialised once', async 
   expect(lambda.api.initErrors).toEqual([]);
   // One /next per invocation served, and the one waiting now (asked for just after the last answer):
   // no restart, no second init.
-  for (let i = 0; i < 100 && lambda.api.nextCalls <= lambda.api.invocations.length; i++) await sleep(50);
+  await until(
+    () => lambda.api.nextCalls > lambda.api.invocations.length,
+    'the runtime asks for the next one',
+    {
+      timeoutMs: 5000,
+    },
+  ).catch(() => undefined); // the expectation below says how many it asked for
   expect(lambda.api.nextCalls).toBe(lambda.api.invocations.length + 1);
   expect(lambda.api.invocations.length).toBeGreaterThanOrEqual(30);
 });

@@ -2,7 +2,6 @@
  * A streaming Lambda runs on after its client hangs up; the handler turns the response stream closing
  * into an abort of the request's signal, so a session being created is abandoned and its browser stopped.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { installLambdaRuntime, startInvocation } from '../support/lambda-stream-harness';
 import { until } from '../support/until';
@@ -64,7 +63,7 @@ it('stops forwarding a command answer when the client disconnects mid-body', asy
     functionUrlEvent({ method: 'GET', path: `/session/${sessionId}/source` }),
     { highWaterMark: 1024 },
   );
-  await sleep(50);
+  await until(() => running.written() > 64 * 1024, 'the answer is streaming');
   running.disconnect();
   const invocation = await running.result;
   expect(invocation.error).toBeDefined();

@@ -6,8 +6,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { expect, vi } from 'vitest';
+import { expect } from 'vitest';
 import { type FakeGrid, type FakeGridOptions, startFakeGrid } from '../support/fake-grid';
+import { eventually as eventuallyWithin } from '../support/until';
 
 export interface ServedFakeGrid extends FakeGrid {
   /** http://127.0.0.1:PORT */
@@ -39,9 +40,12 @@ export async function serveFakeGrid(options: FakeGridOptions = {}): Promise<Serv
   };
 }
 
-/** Waits until `check` passes (it throws until then), at most `ms`; the last failure is the error. */
+/**
+ * support/until's wait for a check, bounded to 5 s unless told: the load tests look for what a fault left
+ * behind, and a longer wait would let an idle sweep tidy it up and hide it.
+ */
 export function eventually(check: () => void | Promise<void>, ms = 5000): Promise<void> {
-  return vi.waitFor(check, { timeout: ms, interval: 20 });
+  return eventuallyWithin(check, ms);
 }
 
 /** Every slot back, nothing queued, no session running, every browser started was stopped. */

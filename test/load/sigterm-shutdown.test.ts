@@ -5,61 +5,33 @@
  * process exits 0. A hub pool on a fake remote end stands in for browsers, so the test can see each
  * one ended; test/e2e/node-server.test.ts does the same with one real Chromium.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonRequest, W3C_CHROME } from '../support/fake-grid';
 import { type FakeAnswer, FakeUpstream } from '../support/fakes';
-import { NODE_SERVER_ARGS } from '../support/node-server-process';
+import { type NodeServerProcess, startNodeServer } from '../support/node-server-process';
+import { until } from '../support/until';
 import { eventually } from './served-fake-grid';
 
 const SESSIONS = 3;
 
-let child: ChildProcess | undefined;
+let server: NodeServerProcess | undefined;
 let hub: FakeUpstream | undefined;
-let dir: string | undefined;
 afterEach(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  server?.dispose();
   await hub?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  child = hub = dir = undefined;
+  server = hub = undefined;
 });
 
-function startServer(config: unknown): { url: Promise<string>; exited: Promise<number | null> } {
-  dir = mkdtempSync(join(tmpdir(), 'gridgate-load-'));
-  const file = join(dir, 'gridgate.json');
-  writeFileSync(file, JSON.stringify(config));
-  const started = spawn(process.execPath, [...NODE_SERVER_ARGS, '--config', file], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child = started;
-  let stderr = '';
-  started.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const url = new Promise<string>((resolve, reject) => {
-    createInterface({ input: started.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      const event = JSON.parse(line) as { event: string; url?: string };
-      if (event.event === 'SERVER_STARTED') resolve(event.url as string);
-    });
-    started.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
-  });
-  const exited = new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code)));
-  return { url, exited };
-}
-
-async function startWithSessions(): Promise<{ url: string; ids: string[]; exited: Promise<number | null> }> {
+async function startWithSessions(): Promise<{ url: string; ids: string[]; running: NodeServerProcess }> {
   hub = await FakeUpstream.start();
-  const server = startServer({
+  const started = startNodeServer({
     port: 0,
     host: '127.0.0.1',
     browsers: { chrome: { defaultVersion: '1.0', versions: { '1.0': { pools: ['hub'] } } } },
     pools: { hub: { kind: 'hub', url: `http://${hub.address}`, maxSessions: SESSIONS } },
   });
-  const url = await server.url;
+  server = started;
+  const url = await started.url;
   const ids: string[] = [];
   for (let i = 0; i < SESSIONS; i++) {
     const response = await fetch(`${url}/session`, jsonRequest('POST', W3C_CHROME));
@@ -70,7 +42,7 @@ async function startWithSessions(): Promise<{ url: string; ids: string[]; exited
   const answer = hub.respond;
   hub.respond = (request) =>
     request.path.endsWith('/title') ? new Promise<FakeAnswer>(() => {}) : answer(request);
-  return { url, ids, exited: server.exited };
+  return { url, ids, running: started };
 }
 
 /** Each upstream session was ended there (DELETE), and no other session was ever created. */
@@ -81,15 +53,15 @@ function expectEveryUpstreamSessionEnded(upstream: FakeUpstream): void {
 
 describe('SIGTERM with sessions open', () => {
   it('ends every session at its remote end, answers a command in flight and exits 0', async () => {
-    const { url, ids, exited } = await startWithSessions();
+    const { url, ids, running } = await startWithSessions();
     const inFlight = fetch(`${url}/session/${ids[0]}/title`).then(
       (response) => String(response.status),
       () => 'connection closed',
     );
     await eventually(() => expect(hub?.commands().map((r) => r.method)).toEqual(['GET']));
 
-    child?.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
     expect(hub?.sessionIds).toHaveLength(SESSIONS);
     expectEveryUpstreamSessionEnded(hub as FakeUpstream);
     // The client waiting for its command gets an answer or a closed connection, never a hang.
@@ -99,16 +71,16 @@ describe('SIGTERM with sessions open', () => {
   // Shutdown frees slots as it ends sessions; a request queued for one must not start a browser then,
   // which nobody would ever end (with ECS pools: a task left running).
   it('creates no new session for a request queued when the signal comes', async () => {
-    const { url, exited } = await startWithSessions();
+    const { url, running } = await startWithSessions();
     const queued = fetch(`${url}/session`, jsonRequest('POST', W3C_CHROME)).then(
       async (response) =>
         `${response.status} ${((await response.json()) as { value: { error: string } }).value.error}`,
       () => 'connection closed',
     );
     // Queued: the pool's slots are all taken.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    child?.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    await until(() => running.lines.some((line) => line.event === 'SESSION_QUEUED'), 'the request is queued');
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
     expect(await queued).toMatch(/^(500 session not created|connection closed)$/);
     expect(hub?.sessionIds).toHaveLength(SESSIONS);
     expectEveryUpstreamSessionEnded(hub as FakeUpstream);

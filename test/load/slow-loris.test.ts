@@ -12,6 +12,7 @@ import { parseConfig } from '../../functions/core/config';
 import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
 import { jsonRequest, W3C_CHROME } from '../support/fake-grid';
 import { CollectingLogger, FakeUpstream } from '../support/fakes';
+import { until } from '../support/until';
 
 let grid: RunningGrid | undefined;
 let hub: FakeUpstream | undefined;
@@ -23,6 +24,7 @@ afterEach(async () => {
 });
 
 const TRICKLE_MS = 2500;
+// The slow client's pace: a body trickled over TRICKLE_MS is what the test is about.
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a slow-loris client', () => {
@@ -52,15 +54,17 @@ describe('a slow-loris client', () => {
       `POST /session HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
     );
     const perByte = TRICKLE_MS / body.length;
+    let trickled = 0;
     const trickle = (async () => {
       for (const byte of body.subarray(0, -1)) {
         socket.write(Buffer.from([byte]));
+        trickled++;
         await pause(perByte);
       }
     })();
 
-    // Meanwhile another client gets the only slot, uses it and gives it back.
-    await pause(300);
+    // Meanwhile, with the slow body on its way, another client gets the only slot, uses it and gives it back.
+    await until(() => trickled >= body.length / 10, 'a tenth of the slow body has gone out');
     const other = await fetch(`${grid.url}/session`, jsonRequest('POST', W3C_CHROME));
     expect(other.status).toBe(200);
     const otherId = ((await other.json()) as { value: { sessionId: string } }).value.sessionId;

@@ -128,7 +128,8 @@ describe('the Node server with two worker processes', () => {
     const viaFirst = await connectionTo(url, first);
     const viaSecond = await connectionTo(url, second);
     const id = await newSession(viaFirst);
-    // Three idle timeouts of commands, all through the other worker.
+    // Three idle timeouts of commands, all through the other worker: time passing is what is tested, a
+    // command every half second keeping the session alive past what its idle timeout would allow.
     for (let i = 0; i < 18; i++) {
       expect((await viaSecond.send('GET', `/session/${id}/title`)).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 500));

@@ -177,6 +177,8 @@ export interface InvokeOptions {
 export interface RunningInvocation {
   /** The client hangs up: the connection to the service breaks, as when the front door drops it. */
   disconnect(): void;
+  /** Bytes the handler has written so far, prelude included. */
+  written(): number;
   result: Promise<Invocation>;
 }
 
@@ -221,7 +223,11 @@ export function startInvocation<Event>(
     const timedOut = outcome === 'timed out';
     return { ...parseWritten(connection), ...(timedOut ? {} : outcome), timedOut };
   });
-  return { disconnect: () => connection.destroy(new Error('the client disconnected')), result };
+  return {
+    disconnect: () => connection.destroy(new Error('the client disconnected')),
+    written: () => connection.chunks.reduce((total, chunk) => total + chunk.length, 0),
+    result,
+  };
 }
 
 export function invoke<Event>(

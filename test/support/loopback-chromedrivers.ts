@@ -7,6 +7,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
+import { processGroupAlive } from './processes';
+import { until } from './until';
 
 const STARTED = /ChromeDriver was started successfully on port (\d+)/;
 
@@ -67,9 +69,7 @@ export class LoopbackChromedrivers {
     await container.gone;
     clearTimeout(timer);
     killGroup(pid, 'SIGKILL');
-    for (let waited = 0; waited < 3000 && groupAlive(pid); waited += 20) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await until(() => !processGroupAlive(pid), `the processes of group ${pid} are gone`, { intervalMs: 20 });
   }
 
   async stopAll(): Promise<void> {
@@ -120,15 +120,6 @@ function forward(container: LoopbackContainer, driverPort: number, socket: Socke
     });
   }
   socket.pipe(upstream).pipe(socket);
-}
-
-export function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export function killGroup(pid: number, signal: NodeJS.Signals): void {

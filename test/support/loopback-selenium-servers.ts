@@ -11,8 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
-import { groupAlive, killGroup, type LoopbackContainer, watchContainer } from './loopback-chromedrivers';
+import { killGroup, type LoopbackContainer, watchContainer } from './loopback-chromedrivers';
+import { processGroupAlive } from './processes';
 import { SELENIUM_JAR, seleniumNodeConfig } from './selenium-grid';
+import { until } from './until';
 
 const STARTED = /Started Selenium Standalone/;
 
@@ -66,9 +68,7 @@ export class LoopbackSeleniumServers {
     killGroup(pid, 'SIGKILL');
     await container.gone;
     // The JVM is reaped first; its chromedriver and Chromium may take a moment longer.
-    for (let waited = 0; waited < 3000 && groupAlive(pid); waited += 20) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await until(() => !processGroupAlive(pid), `the processes of group ${pid} are gone`, { intervalMs: 20 });
   }
 
   async stopAll(): Promise<void> {

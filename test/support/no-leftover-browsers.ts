@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
+import { until } from './until';
 
 // Marks this run: workers and the browsers they start inherit it, so a suite running at the same time
 // (another checkout, a benchmark) is not counted.
@@ -38,11 +39,15 @@ export default function setup() {
   process.env[RUN_ENV] = run;
   return async () => {
     let left: string[] = [];
-    for (let attempt = 0; attempt < 50; attempt++) {
-      left = gridgateBrowserPids(run);
-      if (left.length === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const gone = await until(
+      () => {
+        left = gridgateBrowserPids(run);
+        return left.length === 0;
+      },
+      'the browsers gridgate started are gone',
+      { timeoutMs: 5000, intervalMs: 100 },
+    ).catch(() => false);
+    if (gone) return;
     const detail = execFileSync('ps', ['-o', 'pid,ppid,etime,args', '-p', left.join(',')], {
       encoding: 'utf8',
     });

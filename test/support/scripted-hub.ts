@@ -49,6 +49,7 @@ export class ScriptedHub {
       // Never answered: the browser is stuck.
     } else if (path.endsWith('/test/break')) {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      // The reset a moment after the prefix: the client has the start of the body when the connection breaks.
       res.write(BROKEN_BODY_PREFIX, () => setTimeout(() => res.socket?.destroy(), 50));
     } else {
       json(null);

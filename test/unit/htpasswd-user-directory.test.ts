@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import aprMd5 from 'apache-md5';
 import bcrypt from 'bcryptjs';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UsersFileError } from '../../functions/adapters/htpasswd/htpasswd-file';
 import { HtpasswdUserDirectory } from '../../functions/adapters/htpasswd/htpasswd-user-directory';
 import { CollectingLogger, FixedClock } from '../support/fakes';
+import { eventually } from '../support/until';
 
 const POLL_MS = 10;
 const root = mkdtempSync(join(tmpdir(), 'gridgate-htpasswd-'));
@@ -44,11 +45,6 @@ function replaceFile(text: string): void {
   const temporary = `${path}.tmp`;
   writeFileSync(temporary, text);
   renameSync(temporary, path);
-}
-
-/** Retries until `check` passes; the directory polls every POLL_MS. */
-function eventually(check: () => Promise<void> | void): Promise<void> {
-  return vi.waitFor(check, { timeout: 5000, interval: POLL_MS });
 }
 
 describe('HtpasswdUserDirectory', () => {
@@ -102,6 +98,7 @@ describe('HtpasswdUserDirectory', () => {
     await eventually(() => expect(logger.events()).toContain('USERS_RELOAD_FAILED'));
     expect(await directory.verify('alice', 'a-pw')).toBe(true);
     expect(await directory.verify('bob', '')).toBe(false);
+    // Five polls' time on purpose: a failure reported on every poll would show here.
     await new Promise((resolve) => setTimeout(resolve, POLL_MS * 5));
     expect(logger.fieldsOf('USERS_RELOAD_FAILED')).toEqual([
       { path, users: 1, error: 'line 2: not "name:hash"' },
@@ -129,6 +126,7 @@ describe('HtpasswdUserDirectory', () => {
     const directory = open();
     await directory.close();
     replaceFile(`${line.sha('bob', 'b-pw')}\n`);
+    // Ten polls' time on purpose: a directory still polling would have read the new file by then.
     await new Promise((resolve) => setTimeout(resolve, POLL_MS * 10));
     expect(await directory.verify('bob', 'b-pw')).toBe(false);
     expect(await directory.verify('alice', 'a-pw')).toBe(true);
