@@ -5,6 +5,7 @@
  * pass the request on to the hub that recorded them.
  */
 import type { Readable } from 'node:stream';
+import type { RecordedSession } from './recorded-session';
 
 export type ArtifactKind = 'video' | 'log';
 
@@ -47,23 +48,8 @@ export interface ArtifactAsk {
 /** What removing an artifact came to: removed here, or the answer of the hub that keeps it. */
 export type RemovedArtifact = { kind: 'removed' } | Extract<Artifact, { kind: 'stream' }>;
 
-/** An ended (or ending) session that has recordings, as the status page lists it. */
-export interface RecordedSession {
-  key: string;
-  user: string;
-  pool: string;
-  browserName: string;
-  browserVersion: string;
-  /** The test's name (se:name, selenoid:options.name). */
-  name?: string;
-  createdAt: number;
-  endedAt?: number;
-  endReason?: string;
-  video?: { size: number; format: 'mp4' | 'webm'; fileName: string };
-  log?: { size: number; fileName: string };
-  /** Whether the last frame the browser showed was kept (as JPEG). */
-  screenshot?: boolean;
-}
+// Lives apart, in a file with no Node import, for the status page's browser-side code.
+export type { RecordedSession };
 
 /** What recordings use where they are kept, against the config's bounds. */
 export interface ArtifactUsage {

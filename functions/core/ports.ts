@@ -2,6 +2,7 @@
 import type { Readable } from 'node:stream';
 import type { Capabilities } from './capabilities';
 import type { PoolConfig } from './config';
+import type { CreationStage, LaunchStage } from './creation-stage';
 import type { RecordingWish } from './recording-wish';
 
 export interface LaunchRequest {
@@ -24,14 +25,8 @@ export interface LaunchRequest {
   recording?: RecordingWish;
 }
 
-/**
- * Where a new session is while it is being created, in order; the same names the `stage` metric dimension
- * uses. `queue`: waiting for a slot; `launch`: the browser's machine or process is starting; `pull`: its
- * image is downloading; `driver`: waiting for its WebDriver endpoint; `session`: the browser is opening.
- */
-export type CreationStage = 'queue' | 'launch' | 'pull' | 'driver' | 'session';
-/** The stages a launcher reports; new-session reports `queue` and `session` itself. */
-export type LaunchStage = Extract<CreationStage, 'launch' | 'pull' | 'driver'>;
+// The creation stages live apart, in a file with no Node import, for the status page's browser-side code.
+export type { CreationStage, LaunchStage };
 
 /** What a cloud task's bill depends on, as it was placed: kept with the session for its estimated cost. */
 export interface TaskBilling {

@@ -13,7 +13,7 @@ import type { ArtifactKind, ArtifactSession } from '../core/artifact-ports';
 import { invalidSessionId, WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
 import { artifactResponse } from './artifact-response';
-import type { Viewer } from './ui/ui-data';
+import type { Viewer } from './ui/ui-views';
 
 type Env = { Variables: { user: string } };
 

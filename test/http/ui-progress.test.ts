@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LaunchedBrowser, Launcher, LaunchRequest, LaunchStage } from '../../functions/core/ports';
-import type { Overview, SessionDetail } from '../../functions/http/ui/ui-data';
+import type { Overview, SessionDetail } from '../../functions/http/ui/ui-views';
 import { type FakeGrid, jsonRequest, startFakeGrid, W3C_CHROME } from '../support/fake-grid';
 import { type FakeLauncher, type FakeLauncherOptions, jsonAnswer } from '../support/fakes';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalRecordings } from '../../functions/adapters/local/local-recordings';
 import type { SessionEndReason, UserDirectory } from '../../functions/core/ports';
-import type { RecordingView } from '../../functions/http/ui/ui-recordings';
+import type { RecordingView } from '../../functions/http/ui/ui-views';
 import { type FakeGrid, startFakeGrid } from '../support/fake-grid';
 
 const users: UserDirectory = { verify: async (user, password) => password === `${user}-pw` };

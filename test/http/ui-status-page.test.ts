@@ -7,7 +7,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { HtpasswdUserDirectory } from '../../functions/adapters/htpasswd/htpasswd-user-directory';
 import { pricesFor } from '../../functions/core/prices';
 import type { createApp } from '../../functions/http/create-app';
-import type { Overview, SessionDetail } from '../../functions/http/ui/ui-data';
+import type { Overview, SessionDetail } from '../../functions/http/ui/ui-views';
 import {
   expectW3cError,
   type FakeGrid,
@@ -149,7 +149,7 @@ describe('the status page itself', () => {
     expect(await (await app.request('/ui?session=abc', { headers: ALICE })).text()).toContain('id="screen"');
     const script = await app.request('/ui/app.js', { headers: ALICE });
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect(await script.text()).toContain("getJson('ui/api/overview')");
+    expect(await script.text()).toContain('"ui/api/overview"');
     const style = await app.request('/ui/style.css', { headers: ALICE });
     expect(style.headers.get('content-type')).toBe('text/css; charset=utf-8');
   });

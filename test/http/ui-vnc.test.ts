@@ -6,7 +6,7 @@
 import type { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { SessionDetail } from '../../functions/http/ui/ui-data';
+import type { SessionDetail } from '../../functions/http/ui/ui-views';
 import { expectW3cError } from '../support/fake-grid';
 import {
   ALICE,

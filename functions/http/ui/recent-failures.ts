@@ -6,14 +6,7 @@
  */
 import type { GridDeps } from '../../core/grid-deps';
 import type { Logger } from '../../core/ports';
-
-export interface SessionFailure {
-  at: number;
-  user: string;
-  /** gridgate's key of the session that was not created. */
-  session: string;
-  reason: string;
-}
+import type { SessionFailure } from './ui-views';
 
 /** Enough for a person to see what went wrong lately, small enough never to matter. */
 export const RECENT_FAILURES_KEPT = 50;

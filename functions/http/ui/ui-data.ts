@@ -5,110 +5,25 @@
 import { formatDuration } from '../../core/duration';
 import { invalidSessionId } from '../../core/errors';
 import { type GridDeps, poolsNamed } from '../../core/grid-deps';
-import type { CreationStage, SessionRecord } from '../../core/ports';
+import type { SessionRecord } from '../../core/ports';
 import { pricesFor } from '../../core/prices';
 import { NO_REQUEST_FEES, sessionCost } from '../../core/session-cost';
 import { gridStatus } from '../grid-info';
-import type { RecentFailures, SessionFailure } from './recent-failures';
-
-/** Who is looking at the page. */
-export interface Viewer {
-  user: string;
-  /** Sees and may end every user's sessions. */
-  admin: boolean;
-}
-
-export interface PoolView {
-  name: string;
-  kind: string;
-  region?: string;
-  color?: string;
-  capacity: number;
-  inUse: number;
-  /** New-session requests waiting that this pool could serve. */
-  queued: number;
-  /**
-   * Browsers started ahead of demand, ready for a new session: a local pool's warm browsers, an ecs pool's
-   * idle warm tasks; 0 for kinds that keep none. Left out when the count could not be read (shown blank).
-   */
-  warm?: number;
-}
-
-export interface SessionView {
-  key: string;
-  user: string;
-  browserName: string;
-  browserVersion: string;
-  pool: string;
-  /** The environment colour it was asked with (else its pool's). */
-  color?: string;
-  state: 'running' | 'ended';
-  createdAt: number;
-  ageMs: number;
-  /** Since the last command; for an ended session, between its last command and its end. */
-  idleMs: number;
-  idleTimeoutMs: number;
-  maxAgeMs: number;
-  lastActivityAt: number;
-  endedAt?: number;
-  endReason?: string;
-  /** Commands proxied so far (a shared store's count may lag by its touch interval). */
-  commands: number;
-  /** The latest one, e.g. `POST /element/{id}/click`. */
-  lastCommand?: string;
-  /** The test's name, when the client gave one (se:name, selenoid:options.name). */
-  name?: string;
-  /**
-   * What a cloud session cost (core/session-cost.ts): so far while it runs, in all once it ended; none
-   * for local and hub sessions, whose browsers are not billed per session.
-   */
-  cost?: { dollars: number; billedSeconds: number; capacity: 'spot' | 'on-demand'; final: boolean };
-}
-
-export interface SessionEvent {
-  at: number;
-  what: string;
-}
-
-export interface SessionDetail extends SessionView {
-  poolKind?: string;
-  /** What the record tells of the session's life, oldest first; future deadlines included. */
-  events: SessionEvent[];
-  /** A live VNC view through gridgate (its noVNC page's password); none: the page shows screenshots. */
-  vnc?: { password: string };
-}
-
-/** What every page shows at its top. */
-export interface PageHeader {
-  version: string;
-  uptime: string;
-  now: number;
-  viewer: Viewer;
-}
+import type { RecentFailures } from './recent-failures';
+import type {
+  Overview,
+  PageHeader,
+  PoolView,
+  SessionDetail,
+  SessionEvent,
+  SessionView,
+  StartingView,
+  Viewer,
+} from './ui-views';
 
 export function pageHeader(deps: GridDeps, viewer: Viewer, startedAt: number): PageHeader {
   const now = deps.clock.now();
   return { version: deps.version, uptime: formatDuration(now - startedAt), now, viewer };
-}
-
-/** A new session whose slot is taken but whose browser is not ready yet (launching, pulling, waiting for the driver). */
-export interface StartingView {
-  key: string;
-  user: string;
-  pool: string;
-  /** Since the slot was taken. */
-  ageMs: number;
-  /** How far its creation got; none yet: the slot was just taken. */
-  stage?: CreationStage;
-  /** Since that stage began. */
-  stageMs?: number;
-}
-
-export interface Overview extends PageHeader {
-  pools: PoolView[];
-  sessions: SessionView[];
-  starting: StartingView[];
-  failures: SessionFailure[];
 }
 
 const SESSION_KEY = /^[A-Za-z0-9_-]{1,64}$/;

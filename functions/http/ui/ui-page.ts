@@ -1,8 +1,8 @@
 /**
  * The status page's HTML: a shell for the overview and one for a session's page, filled in and kept
- * fresh by ui-script.ts. Every URL in it is relative ("ui/…"), so the page works under any path prefix a
- * proxy or an API Gateway stage puts in front, from both /ui and /. Nothing from the request is written
- * into it: the script reads the session key from the address bar and renders data as text.
+ * fresh by its scripts (page-scripts/). Every URL in it is relative ("ui/…"), so the page works under any
+ * path prefix a proxy or an API Gateway stage puts in front, from both /ui and /. Nothing from the request
+ * is written into it: the script reads the session key from the address bar and renders data as text.
  */
 
 /** How often the page asks for fresh data and a new screenshot. */

@@ -1,101 +1,101 @@
 /**
- * The status page's script for ended sessions with recordings (served as ui/recordings.js beside
- * ui-script.ts, in the same plain-JavaScript-in-a-string way): lists them, searches them by test name, user
- * or session, and plays each video in the page. Everything is rendered with textContent, never as HTML; the
- * list is refreshed only while no video plays, so watching one is never interrupted.
+ * The status page's script for ended sessions with recordings (ui/recordings.js), compiled from page-scripts/recordings-list.ts by
+ * `npm run page-scripts` (scripts/page-scripts.mjs). Do not edit: edit the source and run that.
  */
-export const UI_RECORDINGS_SCRIPT = `(function () {
-  'use strict';
-  var table = document.getElementById('recordings');
-  var search = document.getElementById('recordings-search');
-  if (!table || !search) return;
-  var REFRESH_MS = 10000;
-  var shown = '';
-
+export const UI_RECORDINGS_SCRIPT = `"use strict";
+(() => {
+  // functions/http/ui/page-scripts/dom.ts
   function el(tag, className, text) {
-    var node = document.createElement(tag);
+    const node = document.createElement(tag);
     if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (text !== void 0 && text !== null) node.textContent = String(text);
     return node;
   }
 
-  function cell(row, child) {
-    var td = el('td');
-    if (typeof child === 'string') td.textContent = child;
+  // functions/http/ui/page-scripts/recordings-list.ts
+  var REFRESH_MS = 1e4;
+  function cell(row2, child) {
+    const td = el("td");
+    if (typeof child === "string") td.textContent = child;
     else if (child) td.appendChild(child);
-    else td.textContent = '—';
-    row.appendChild(td);
+    else td.textContent = "—";
+    row2.appendChild(td);
   }
-
   function link(href, text) {
-    var a = el('a', null, text);
+    const a = el("a", null, text);
     a.href = href;
     return a;
   }
-
   function row(recording) {
-    var tr = el('tr');
-    tr.setAttribute('data-key', recording.key);
+    const tr = el("tr");
+    tr.setAttribute("data-key", recording.key);
     cell(tr, new Date(recording.endedAt || recording.createdAt).toLocaleString());
-    var name = el('span', null, recording.name || '(no name)');
-    name.appendChild(el('span', 'meta key', ' ' + recording.key));
+    const name = el("span", null, recording.name || "(no name)");
+    name.appendChild(el("span", "meta key", \` \${recording.key}\`));
     cell(tr, name);
     cell(tr, recording.user);
-    cell(tr, recording.browserName + ' ' + recording.browserVersion);
-    cell(tr, recording.endReason || '');
-    var video = null;
+    cell(tr, \`\${recording.browserName} \${recording.browserVersion}\`);
+    cell(tr, recording.endReason || "");
+    let video = null;
     if (recording.videoUrl) {
-      video = el('video', 'recording');
+      video = el("video", "recording");
       video.controls = true;
-      video.preload = 'metadata';
+      video.preload = "metadata";
       video.src = recording.videoUrl;
     }
     cell(tr, video);
-    cell(tr, recording.logUrl ? link(recording.logUrl, 'log') : null);
-    var shot = null;
+    cell(tr, recording.logUrl ? link(recording.logUrl, "log") : null);
+    let shot = null;
     if (recording.screenshotUrl) {
-      shot = el('img', 'last-frame');
-      shot.alt = 'The last thing the browser showed';
+      shot = el("img", "last-frame");
+      shot.alt = "The last thing the browser showed";
       shot.src = recording.screenshotUrl;
     }
     cell(tr, shot);
     return tr;
   }
-
-  function playing() {
-    return Array.prototype.some.call(table.querySelectorAll('video'), function (v) { return !v.paused; });
-  }
-
-  function load(force) {
-    if (!force && playing()) return;
-    var query = search.value.trim();
-    fetch('ui/api/recordings?q=' + encodeURIComponent(query), { headers: { accept: 'application/json' }, cache: 'no-store' })
-      .then(function (response) { return response.json(); })
-      .then(function (data) {
-        var recordings = data.recordings || [];
-        var keys = query + '|' + recordings.map(function (r) { return r.key; }).join(',');
+  function showRecordings(table2, search2) {
+    let shown = "";
+    const playing = () => Array.from(table2.querySelectorAll("video")).some((video) => !video.paused);
+    function load(force) {
+      if (!force && playing()) return;
+      const query = search2.value.trim();
+      fetch(\`ui/api/recordings?q=\${encodeURIComponent(query)}\`, {
+        headers: { accept: "application/json" },
+        cache: "no-store"
+      }).then((response) => response.json()).then((data) => {
+        const recordings = data.recordings || [];
+        const keys = \`\${query}|\${recordings.map((r) => r.key).join(",")}\`;
         if (keys === shown) return;
         shown = keys;
-        var tbody = table.tBodies[0];
-        tbody.textContent = '';
+        const tbody = table2.tBodies[0];
+        if (!tbody) return;
+        tbody.textContent = "";
         if (recordings.length === 0) {
-          var empty = el('tr', 'empty');
-          var td = el('td', null, query ? 'No ended session matches.' : 'No ended session has a video or a log.');
+          const empty = el("tr", "empty");
+          const td = el(
+            "td",
+            null,
+            query ? "No ended session matches." : "No ended session has a video or a log."
+          );
           td.colSpan = 8;
           empty.appendChild(td);
           tbody.appendChild(empty);
         }
-        recordings.forEach(function (recording) { tbody.appendChild(row(recording)); });
-      })
-      .catch(function () {});
+        for (const recording of recordings) tbody.appendChild(row(recording));
+      }).catch(() => {
+      });
+    }
+    let typing;
+    search2.addEventListener("input", () => {
+      clearTimeout(typing);
+      typing = setTimeout(() => load(true), 250);
+    });
+    load(true);
+    setInterval(() => load(false), REFRESH_MS);
   }
-
-  var typing;
-  search.addEventListener('input', function () {
-    clearTimeout(typing);
-    typing = setTimeout(function () { load(true); }, 250);
-  });
-  load(true);
-  setInterval(function () { load(false); }, REFRESH_MS);
+  var table = document.getElementById("recordings");
+  var search = document.getElementById("recordings-search");
+  if (table instanceof HTMLTableElement && search instanceof HTMLInputElement) showRecordings(table, search);
 })();
 `;

@@ -10,22 +10,14 @@ import type { ArtifactKind, RecordedSession } from '../../core/artifact-ports';
 import { invalidSessionId } from '../../core/errors';
 import type { GridDeps } from '../../core/grid-deps';
 import { artifactResponse } from '../artifact-response';
-import type { Viewer } from './ui-data';
 import { UI_SECURITY_HEADERS } from './ui-page';
+import type { RecordingList, RecordingView, Viewer } from './ui-views';
 
 type UiEnv = { Variables: { user: string } };
 
 const RECORDINGS_API = '/ui/api/recordings';
 // The page lists the newest ones; a search finds older ones among everything kept.
 const LISTED = 100;
-
-/** One ended session as the page shows it, with where its files are (relative, as every URL on the page). */
-export interface RecordingView extends RecordedSession {
-  videoUrl?: string;
-  logUrl?: string;
-  /** Only for a session that did not end by its client's DELETE: the last thing a failed test showed. */
-  screenshotUrl?: string;
-}
 
 export function registerRecordingRoutes(
   app: Hono<UiEnv>,
@@ -36,11 +28,8 @@ export function registerRecordingRoutes(
     const search = (c.req.query('q') ?? '').trim().toLowerCase();
     const seen = (await recordedSessions(deps)).filter((record) => canSee(viewer(c), record));
     const found = search ? seen.filter((record) => matches(record, search)) : seen;
-    return c.json(
-      { recordings: found.slice(0, LISTED).map(view), total: found.length },
-      200,
-      UI_SECURITY_HEADERS,
-    );
+    const list: RecordingList = { recordings: found.slice(0, LISTED).map(view), total: found.length };
+    return c.json(list, 200, UI_SECURITY_HEADERS);
   });
   for (const kind of ['video', 'log', 'screenshot'] as const) {
     app.get(`${RECORDINGS_API}/:key/${kind}`, async (c) => {

@@ -8,12 +8,13 @@ import { WebDriverError } from '../../core/errors';
 import type { GridDeps } from '../../core/grid-deps';
 import { recentFailures } from './recent-failures';
 import { endFromPage, takeScreenshot } from './ui-browser';
-import { overview, pageHeader, sessionDetail, type Viewer, visibleSession } from './ui-data';
+import { overview, pageHeader, sessionDetail, visibleSession } from './ui-data';
 import { statusPage, UI_SECURITY_HEADERS } from './ui-page';
 import { registerRecordingRoutes } from './ui-recordings';
 import { UI_RECORDINGS_SCRIPT } from './ui-recordings-script';
 import { UI_SCRIPT } from './ui-script';
 import { UI_STYLE } from './ui-style';
+import type { Viewer } from './ui-views';
 import { requireVncTarget, vncFile, vncTarget } from './ui-vnc';
 
 type UiEnv = { Variables: { user: string } };

@@ -1,330 +1,322 @@
 /**
- * The status page's script, plain browser JavaScript in a string (no build step, nothing to bundle for
- * the browser, and a bundled Lambda serves it without reading files). It polls the page's JSON
- * endpoints and renders everything with textContent, never as HTML.
+ * The status page's script (ui/app.js), compiled from page-scripts/status-page.ts by
+ * `npm run page-scripts` (scripts/page-scripts.mjs). Do not edit: edit the source and run that.
  */
-export const UI_SCRIPT = `(function () {
-  'use strict';
-  var body = document.body;
-  var REFRESH_MS = Number(body.getAttribute('data-refresh-ms')) || 3000;
-  var params = new URLSearchParams(location.search);
-
-  function $(id) { return document.getElementById(id); }
-
+export const UI_SCRIPT = `"use strict";
+(() => {
+  // functions/http/ui/page-scripts/dom.ts
   function el(tag, className, text) {
-    var node = document.createElement(tag);
+    const node = document.createElement(tag);
     if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
+    if (text !== void 0 && text !== null) node.textContent = String(text);
     return node;
   }
+  function byId(id, type) {
+    const node = document.getElementById(id);
+    if (!(node instanceof type)) throw new Error(\`the page has no \${type.name} #\${id}\`);
+    return node;
+  }
+  function failureMessage(data, status) {
+    const message = data?.value?.message;
+    return typeof message === "string" && message ? message : \`HTTP \${status}\`;
+  }
 
+  // functions/http/ui/page-scripts/status-page.ts
+  var body = document.body;
+  var REFRESH_MS = Number(body.getAttribute("data-refresh-ms")) || 3e3;
+  var params = new URLSearchParams(location.search);
+  var span = (id) => byId(id, HTMLElement);
+  var table = (id) => byId(id, HTMLTableElement);
   function cell(row, text, className) {
-    var td = el('td', className, text);
+    const td = el("td", className, text);
     row.appendChild(td);
     return td;
   }
-
   function duration(ms) {
-    var s = Math.max(0, Math.round(ms / 1000));
-    if (s < 60) return s + 's';
-    var m = Math.floor(s / 60);
-    if (m < 60) return m + 'm' + (s % 60 ? ' ' + (s % 60) + 's' : '');
-    var h = Math.floor(m / 60);
-    return h + 'h' + (m % 60 ? ' ' + (m % 60) + 'm' : '');
+    const s = Math.max(0, Math.round(ms / 1e3));
+    if (s < 60) return \`\${s}s\`;
+    const m = Math.floor(s / 60);
+    if (m < 60) return \`\${m}m\${s % 60 ? \` \${s % 60}s\` : ""}\`;
+    const h = Math.floor(m / 60);
+    return \`\${h}h\${m % 60 ? \` \${m % 60}m\` : ""}\`;
   }
-
   function time(at) {
-    var date = new Date(at);
-    return date.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+    return new Date(at).toLocaleString(void 0, { dateStyle: "short", timeStyle: "medium" });
   }
-
-  // What each creation stage means to someone waiting (ports.ts CreationStage).
   var STAGES = {
-    queue: 'queued',
-    launch: 'launching the browser',
-    pull: 'pulling its image',
-    driver: 'waiting for its driver',
-    session: 'opening the session'
+    queue: "queued",
+    launch: "launching the browser",
+    pull: "pulling its image",
+    driver: "waiting for its driver",
+    session: "opening the session"
   };
-
   function commandsCell(row, count, last) {
-    var td = cell(row, count);
-    if (last) td.appendChild(el('span', 'meta', ' · ' + last));
+    const td = cell(row, count);
+    if (last) td.appendChild(el("span", "meta", \` · \${last}\`));
     return td;
   }
-
-  function sessionHref(key) { return 'ui?session=' + encodeURIComponent(key); }
-  function sessionApi(key) { return 'ui/api/sessions/' + encodeURIComponent(key); }
-
+  var sessionHref = (key) => \`ui?session=\${encodeURIComponent(key)}\`;
+  var sessionApi = (key) => \`ui/api/sessions/\${encodeURIComponent(key)}\`;
   function colourTag(row, colour) {
-    var td = cell(row, '');
-    if (colour) td.appendChild(el('span', 'tag', colour));
-    else td.textContent = '—';
+    const td = cell(row, "");
+    if (colour) td.appendChild(el("span", "tag", colour));
+    else td.textContent = "—";
   }
-
-  function replaceRows(table, rows, columns, emptyText) {
-    var tbody = table.tBodies[0];
-    tbody.textContent = '';
+  function replaceRows(into, rows, columns, emptyText) {
+    const tbody = into.tBodies[0];
+    if (!tbody) return;
+    tbody.textContent = "";
     if (rows.length === 0) {
-      var empty = el('tr', 'empty');
-      var td = cell(empty, emptyText);
-      td.colSpan = columns;
+      const empty = el("tr", "empty");
+      cell(empty, emptyText).colSpan = columns;
       tbody.appendChild(empty);
       return;
     }
-    rows.forEach(function (row) { tbody.appendChild(row); });
+    for (const row of rows) tbody.appendChild(row);
   }
-
   function getJson(url) {
-    return fetch(url, { headers: { accept: 'application/json' }, cache: 'no-store' }).then(function (response) {
-      return response.json().then(function (data) {
-        if (!response.ok) {
-          var message = data && data.value && data.value.message;
-          throw new Error(message || 'HTTP ' + response.status);
-        }
+    return fetch(url, { headers: { accept: "application/json" }, cache: "no-store" }).then(
+      (response) => response.json().then((data) => {
+        if (!response.ok) throw new Error(failureMessage(data, response.status));
         return data;
-      });
-    });
+      })
+    );
   }
-
-  function showLoadError(error) { $('load-error').textContent = error ? 'Not updated: ' + error.message : ''; }
-
+  function showLoadError(error) {
+    span("load-error").textContent = error instanceof Error ? \`Not updated: \${error.message}\` : "";
+  }
   function header(data) {
-    $('version').textContent = data.version;
-    $('uptime').textContent = data.uptime;
-    $('viewer').textContent = data.viewer.user + (data.viewer.admin ? ' (admin)' : '');
+    span("version").textContent = data.version;
+    span("uptime").textContent = data.uptime;
+    span("viewer").textContent = data.viewer.user + (data.viewer.admin ? " (admin)" : "");
   }
-
-  /** Runs load now and again REFRESH_MS after each run ends, so a slow server is never asked twice at once. */
   function poll(load) {
+    const next = () => {
+      setTimeout(tick, REFRESH_MS);
+    };
     function tick() {
-      load().then(function () { showLoadError(null); }, showLoadError).then(function () {
-        setTimeout(tick, REFRESH_MS);
-      });
+      load().then(() => showLoadError(null), showLoadError).then(next, next);
     }
     tick();
   }
-
   function renderOverview(data) {
     header(data);
-    replaceRows($('pools'), data.pools.map(function (pool) {
-      var row = el('tr');
-      row.setAttribute('data-pool', pool.name);
+    const pools = data.pools.map((pool) => {
+      const row = el("tr");
+      row.setAttribute("data-pool", pool.name);
       cell(row, pool.name);
-      cell(row, pool.kind + (pool.region ? ' (' + pool.region + ')' : ''));
+      cell(row, pool.kind + (pool.region ? \` (\${pool.region})\` : ""));
       colourTag(row, pool.color);
-      cell(row, pool.capacity, 'number');
-      cell(row, pool.inUse, 'number');
-      cell(row, pool.queued, 'number');
-      cell(row, pool.warm, 'number');
-      return row;
-    }), 7, 'No pools configured');
-    var starting = data.starting.map(function (start) {
-      var row = el('tr');
-      row.setAttribute('data-starting', start.key);
-      cell(row, start.key, 'key');
-      cell(row, '');
-      cell(row, start.user);
-      cell(row, '');
-      cell(row, start.pool);
-      cell(row, '');
-      cell(row, duration(start.ageMs), 'number');
-      cell(row, '', 'number');
-      cell(row, '');
-      cell(row, '', 'number');
-      var stage = start.stage ? STAGES[start.stage] || start.stage : '';
-      cell(row, 'starting' + (stage ? ': ' + stage + ' (' + duration(start.stageMs) + ')' : ''), 'state-starting')
-        .setAttribute('data-stage', start.stage || '');
+      cell(row, pool.capacity, "number");
+      cell(row, pool.inUse, "number");
+      cell(row, pool.queued, "number");
+      cell(row, pool.warm, "number");
       return row;
     });
-    replaceRows($('sessions'), starting.concat(data.sessions.map(function (session) {
-      var row = el('tr');
-      row.setAttribute('data-session', session.key);
-      var link = el('a', 'key', session.key);
+    replaceRows(table("pools"), pools, 7, "No pools configured");
+    const starting = data.starting.map((start) => {
+      const row = el("tr");
+      row.setAttribute("data-starting", start.key);
+      cell(row, start.key, "key");
+      cell(row, "");
+      cell(row, start.user);
+      cell(row, "");
+      cell(row, start.pool);
+      cell(row, "");
+      cell(row, duration(start.ageMs), "number");
+      cell(row, "", "number");
+      cell(row, "");
+      cell(row, "", "number");
+      const stage = start.stage ? \`: \${STAGES[start.stage]} (\${duration(start.stageMs ?? 0)})\` : "";
+      cell(row, \`starting\${stage}\`, "state-starting").setAttribute("data-stage", start.stage ?? "");
+      return row;
+    });
+    const sessions = data.sessions.map((session) => {
+      const row = el("tr");
+      row.setAttribute("data-session", session.key);
+      const link = el("a", "key", session.key);
       link.href = sessionHref(session.key);
-      cell(row, '').appendChild(link);
-      cell(row, session.name || '', 'test-name');
+      cell(row, "").appendChild(link);
+      cell(row, session.name ?? "", "test-name");
       cell(row, session.user);
-      cell(row, session.browserName + ' ' + session.browserVersion);
+      cell(row, \`\${session.browserName} \${session.browserVersion}\`);
       cell(row, session.pool);
       colourTag(row, session.color);
-      cell(row, duration(session.ageMs), 'number');
-      cell(row, duration(session.idleMs), 'number');
+      cell(row, duration(session.ageMs), "number");
+      cell(row, duration(session.idleMs), "number");
       commandsCell(row, session.commands, session.lastCommand);
-      // Local and hub browsers are not billed per session: no figure, not a zero.
-      cell(row, session.cost ? '$' + session.cost.dollars.toFixed(4) : '—', 'number');
-      cell(row, session.state, 'state-' + session.state);
+      cell(row, session.cost ? \`$\${session.cost.dollars.toFixed(4)}\` : "—", "number");
+      cell(row, session.state, \`state-\${session.state}\`);
       return row;
-    })), 11, data.viewer.admin ? 'No sessions running' : 'You have no sessions running');
-    replaceRows($('failures'), data.failures.map(function (failure) {
-      var row = el('tr');
+    });
+    const none = data.viewer.admin ? "No sessions running" : "You have no sessions running";
+    replaceRows(table("sessions"), starting.concat(sessions), 11, none);
+    const failures = data.failures.map((failure) => {
+      const row = el("tr");
       cell(row, time(failure.at));
       cell(row, failure.user);
-      cell(row, failure.session, 'key');
+      cell(row, failure.session, "key");
       cell(row, failure.reason);
       return row;
-    }), 4, 'None lately');
+    });
+    replaceRows(table("failures"), failures, 4, "None lately");
   }
-
   function detail(list, name, value) {
-    list.appendChild(el('dt', '', name));
-    list.appendChild(el('dd', '', value));
+    list.appendChild(el("dt", "", name));
+    list.appendChild(el("dd", "", value));
   }
-
   function sessionPage(key) {
-    var running = false;
-    var ended = false;
-    var shown = null;
-    var screenTimer = null;
-    var loading = false;
-    var vnc = false;
-    var vncFailed = false;
-    $('session-key').textContent = key;
-
+    let running = false;
+    let ended = false;
+    let shown = null;
+    let screenTimer = null;
+    let loading = false;
+    let vnc = false;
+    let vncFailed = false;
+    span("session-key").textContent = key;
+    const status = (text) => {
+      span("live-status").textContent = text;
+    };
     function render(data) {
       header(data);
-      var s = data.session;
-      running = s.state === 'running';
-      var list = $('details');
-      list.textContent = '';
-      detail(list, 'State', s.state + (s.endReason ? ' (' + s.endReason + ')' : ''));
-      detail(list, 'User', s.user);
-      detail(list, 'Browser', s.browserName + ' ' + s.browserVersion);
-      detail(list, 'Pool', s.pool + (s.poolKind ? ' (' + s.poolKind + ')' : ''));
-      detail(list, 'Colour', s.color || '—');
-      detail(list, 'Created', time(s.createdAt));
-      detail(list, 'Age', duration(s.ageMs));
-      detail(list, 'Idle', duration(s.idleMs));
-      detail(list, 'Idle timeout', duration(s.idleTimeoutMs));
-      detail(list, 'Maximum age', duration(s.maxAgeMs));
-      detail(list, 'Commands', s.commands + (s.lastCommand ? ' (last: ' + s.lastCommand + ')' : ''));
+      const s = data.session;
+      running = s.state === "running";
+      const list = byId("details", HTMLDListElement);
+      list.textContent = "";
+      detail(list, "State", s.state + (s.endReason ? \` (\${s.endReason})\` : ""));
+      detail(list, "User", s.user);
+      detail(list, "Browser", \`\${s.browserName} \${s.browserVersion}\`);
+      detail(list, "Pool", s.pool + (s.poolKind ? \` (\${s.poolKind})\` : ""));
+      detail(list, "Colour", s.color || "—");
+      detail(list, "Created", time(s.createdAt));
+      detail(list, "Age", duration(s.ageMs));
+      detail(list, "Idle", duration(s.idleMs));
+      detail(list, "Idle timeout", duration(s.idleTimeoutMs));
+      detail(list, "Maximum age", duration(s.maxAgeMs));
+      detail(list, "Commands", s.commands + (s.lastCommand ? \` (last: \${s.lastCommand})\` : ""));
       if (s.cost) {
-        detail(list, 'Estimated cost', '$' + s.cost.dollars.toFixed(4) + (s.cost.final ? '' : ' so far') +
-          ' (' + duration(s.cost.billedSeconds * 1000) + ' billed, ' + s.cost.capacity + ')');
+        const billed = \`\${duration(s.cost.billedSeconds * 1e3)} billed, \${s.cost.capacity}\`;
+        detail(
+          list,
+          "Estimated cost",
+          \`$\${s.cost.dollars.toFixed(4)}\${s.cost.final ? "" : " so far"} (\${billed})\`
+        );
       }
-      var events = $('events');
-      events.textContent = '';
-      s.events.forEach(function (event) {
-        var item = el('li');
-        item.appendChild(el('span', 'meta', time(event.at) + ' '));
+      const events = byId("events", HTMLOListElement);
+      events.textContent = "";
+      for (const event of s.events) {
+        const item = el("li");
+        item.appendChild(el("span", "meta", \`\${time(event.at)} \`));
         item.appendChild(document.createTextNode(event.what));
         events.appendChild(item);
-      });
-      $('end-session').disabled = !running || ended;
+      }
+      byId("end-session", HTMLButtonElement).disabled = !running || ended;
       if (running && s.vnc && !vnc && !vncFailed) showVnc(s.vnc.password);
       if (!running) {
-        $('live-status').textContent = 'The session has ended: no live view.';
-        $('screen').hidden = true;
-        var frame = $('vnc');
+        status("The session has ended: no live view.");
+        byId("screen", HTMLImageElement).hidden = true;
+        const frame = byId("vnc", HTMLIFrameElement);
         frame.hidden = true;
-        frame.removeAttribute('src');
+        frame.removeAttribute("src");
       }
     }
-
-    /** The browser's noVNC page through gridgate, its WebSocket path ours (noVNC takes it from the root). */
     function showVnc(password) {
       vnc = true;
-      var base = sessionApi(key) + '/vnc/';
-      // Asked first, so a browser whose VNC port gridgate cannot reach falls back to screenshots.
-      fetch(base + 'vnc.html', { cache: 'no-store' }).then(function (response) {
-        if (!response.ok) throw new Error('HTTP ' + response.status);
+      const base = \`\${sessionApi(key)}/vnc/\`;
+      fetch(\`\${base}vnc.html\`, { cache: "no-store" }).then((response) => {
+        if (!response.ok) throw new Error(\`HTTP \${response.status}\`);
         if (running) openVnc(base, password);
-      }).catch(function (error) {
+      }).catch((error) => {
         vnc = false;
         vncFailed = true;
-        $('live-status').textContent = 'No VNC view (' + error.message + '): screenshots instead.';
+        status(\`No VNC view (\${error.message}): screenshots instead.\`);
         refreshScreen();
       });
     }
-
     function openVnc(base, password) {
-      var query = new URLSearchParams({
-        autoconnect: '1',
-        reconnect: '1',
-        resize: 'scale',
-        view_only: '1',
-        path: new URL(base + 'websockify', location.href).pathname.slice(1),
-        password: password
+      const query = new URLSearchParams({
+        autoconnect: "1",
+        reconnect: "1",
+        resize: "scale",
+        view_only: "1",
+        path: new URL(\`\${base}websockify\`, location.href).pathname.slice(1),
+        password
       });
-      var frame = $('vnc');
-      frame.src = base + 'vnc.html?' + query.toString();
+      const frame = byId("vnc", HTMLIFrameElement);
+      frame.src = \`\${base}vnc.html?\${query.toString()}\`;
       frame.hidden = false;
-      $('screen').hidden = true;
-      $('screen-note').hidden = true;
-      $('vnc-note').hidden = false;
-      $('live-status').textContent = 'Live VNC view.';
+      byId("screen", HTMLImageElement).hidden = true;
+      span("screen-note").hidden = true;
+      span("vnc-note").hidden = false;
+      status("Live VNC view.");
     }
-
     function refreshScreen() {
       screenTimer = null;
-      if (!running || vnc || loading || document.visibilityState !== 'visible') return;
+      if (!running || vnc || loading || document.visibilityState !== "visible") return;
       loading = true;
-      fetch(sessionApi(key) + '/screenshot', { cache: 'no-store' }).then(function (response) {
+      const done = () => {
+        loading = false;
+        if (running && !vnc && screenTimer === null && document.visibilityState === "visible") {
+          screenTimer = setTimeout(refreshScreen, REFRESH_MS);
+        }
+      };
+      fetch(\`\${sessionApi(key)}/screenshot\`, { cache: "no-store" }).then((response) => {
         if (!response.ok) {
-          return response.json().then(function (data) {
-            throw new Error((data && data.value && data.value.message) || 'HTTP ' + response.status);
+          return response.json().then((data) => {
+            throw new Error(failureMessage(data, response.status));
           });
         }
-        return response.blob().then(function (blob) {
-          var url = URL.createObjectURL(blob);
-          var screen = $('screen');
-          screen.onload = function () {
+        return response.blob().then((blob) => {
+          const url = URL.createObjectURL(blob);
+          const screen = byId("screen", HTMLImageElement);
+          screen.onload = () => {
             if (shown) URL.revokeObjectURL(shown);
             shown = url;
           };
           screen.src = url;
-          $('live-status').textContent = 'Screenshot taken ' + new Date().toLocaleTimeString() + '.';
+          status(\`Screenshot taken \${(/* @__PURE__ */ new Date()).toLocaleTimeString()}.\`);
         });
-      }).catch(function (error) {
-        if (running) $('live-status').textContent = 'No screenshot: ' + error.message;
-      }).then(function () {
-        loading = false;
-        // Only while someone can see it: a hidden tab costs the browser nothing.
-        if (running && !vnc && screenTimer === null && document.visibilityState === 'visible') {
-          screenTimer = setTimeout(refreshScreen, REFRESH_MS);
-        }
-      });
+      }).catch((error) => {
+        if (running) status(\`No screenshot: \${error.message}\`);
+      }).then(done, done);
     }
-
-    document.addEventListener('visibilitychange', function () {
-      if (document.visibilityState === 'visible') {
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") {
         if (screenTimer === null) refreshScreen();
       } else if (screenTimer !== null) {
         clearTimeout(screenTimer);
         screenTimer = null;
       }
     });
-
-    $('end-session').addEventListener('click', function () {
-      if (!window.confirm('End session ' + key + '? Its browser stops at once.')) return;
-      var button = $('end-session');
+    const button = byId("end-session", HTMLButtonElement);
+    button.addEventListener("click", () => {
+      if (!window.confirm(\`End session \${key}? Its browser stops at once.\`)) return;
       button.disabled = true;
-      $('end-status').textContent = 'Ending…';
-      fetch(sessionApi(key), { method: 'DELETE', headers: { accept: 'application/json' } }).then(function (response) {
-        return response.json().then(function (data) {
-          if (!response.ok) throw new Error((data && data.value && data.value.message) || 'HTTP ' + response.status);
+      const endStatus = span("end-status");
+      endStatus.textContent = "Ending…";
+      fetch(sessionApi(key), { method: "DELETE", headers: { accept: "application/json" } }).then(
+        (response) => response.json().then((data) => {
+          if (!response.ok) throw new Error(failureMessage(data, response.status));
           ended = true;
           running = false;
-          $('end-status').textContent = 'Session ended.';
+          endStatus.textContent = "Session ended.";
           return getJson(sessionApi(key)).then(render);
-        });
-      }).catch(function (error) {
+        })
+      ).catch((error) => {
         button.disabled = !running;
-        $('end-status').textContent = 'Could not end it: ' + error.message;
+        endStatus.textContent = \`Could not end it: \${error.message}\`;
       });
     });
-
-    var first = true;
-    poll(function () {
-      return getJson(sessionApi(key)).then(function (data) {
+    let first = true;
+    poll(
+      () => getJson(sessionApi(key)).then((data) => {
         render(data);
         if (first && running) refreshScreen();
         first = false;
-      });
-    });
+      })
+    );
   }
-
-  if (body.getAttribute('data-view') === 'session') sessionPage(params.get('session') || '');
-  else poll(function () { return getJson('ui/api/overview').then(renderOverview); });
+  if (body.getAttribute("data-view") === "session") sessionPage(params.get("session") ?? "");
+  else poll(() => getJson("ui/api/overview").then(renderOverview));
 })();
 `;

@@ -1,0 +1,29 @@
+/**
+ * What the status page's scripts build the page with: elements made with their text as textContent (never
+ * parsed as HTML), the page's own elements by ID, and the JSON endpoints' error messages.
+ */
+
+/** A new element; `text`, when given, is its textContent. */
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string | null,
+  text?: string | number | null,
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+/** The page's element of that ID, of that type (the page's HTML is ui-page.ts's: one missing is a bug). */
+export function byId<T extends HTMLElement>(id: string, type: { new (): T; prototype: T }): T {
+  const node = document.getElementById(id);
+  if (!(node instanceof type)) throw new Error(`the page has no ${type.name} #${id}`);
+  return node;
+}
+
+/** What a JSON endpoint's answer says went wrong: its W3C error body's message, else the HTTP status. */
+export function failureMessage(data: unknown, status: number): string {
+  const message = (data as { value?: { message?: unknown } } | null)?.value?.message;
+  return typeof message === 'string' && message ? message : `HTTP ${status}`;
+}
