@@ -19,6 +19,7 @@ import {
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { browserLogStreamPrefix } from '../functions/adapters/aws/browser-log-stream';
 import { TASK_TAGS } from '../functions/adapters/aws/task-tags';
 import type { EcsPoolConfig } from '../functions/core/config';
 import type { EcsPoolDeployment } from '../functions/core/deployment';
@@ -124,7 +125,8 @@ export class BrowserFleet extends Construct {
         SE_NODE_ENABLE_MANAGED_DOWNLOADS: 'true',
       },
       stopTimeout: SPOT_STOP_TIMEOUT,
-      logging: LogDrivers.awsLogs({ streamPrefix: pool.name, logGroup: this.logGroup }),
+      // The router reads the browser's stream, {prefix}/{container}/{task ID}, as the session's log.
+      logging: LogDrivers.awsLogs({ streamPrefix: browserLogStreamPrefix(pool), logGroup: this.logGroup }),
     });
     if (pool.recorder) this.addVideoRecorder(definition, pool, pool.recorder.image);
     Validations.of(definition).acknowledge({
@@ -179,7 +181,7 @@ export class BrowserFleet extends Construct {
       },
       // A Spot interruption gives 120 s; the recorder finishes and uploads within them.
       stopTimeout: SPOT_STOP_TIMEOUT,
-      logging: LogDrivers.awsLogs({ streamPrefix: pool.name, logGroup: this.logGroup }),
+      logging: LogDrivers.awsLogs({ streamPrefix: browserLogStreamPrefix(pool), logGroup: this.logGroup }),
     });
     recordings.grantUpload(definition.taskRole);
   }
@@ -288,6 +290,14 @@ export class BrowserFleet extends Construct {
         conditions: { StringEquals: { 'ecs:CreateAction': 'RunTask' } },
       });
     }
+  }
+
+  /**
+   * GetLogEvents on the browsers' log group only (its ARN covers its streams): what the router needs to
+   * serve a session its browser container's log (`GET /logs/{id}.log`). Nothing else of CloudWatch Logs.
+   */
+  grantBrowserLogRead(grantee: IGrantable): void {
+    this.logGroup.grant(grantee, 'logs:GetLogEvents');
   }
 
   /** DescribeTasks and StopTask on this cluster's tasks. */

@@ -195,7 +195,7 @@ export class GridNetwork extends Construct {
       Ecs: InterfaceVpcEndpointAwsService.ECS, // RunTask, DescribeTasks, StopTask from the router
       EcrApi: InterfaceVpcEndpointAwsService.ECR, // image manifests for Fargate
       EcrDocker: InterfaceVpcEndpointAwsService.ECR_DOCKER,
-      Logs: InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS, // the browsers' awslogs driver
+      Logs: InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS, // the browsers' awslogs driver; GetLogEvents from the router
       SecretsManager: InterfaceVpcEndpointAwsService.SECRETS_MANAGER, // the signing key, once per environment
     };
     for (const [id, service] of Object.entries(services)) {

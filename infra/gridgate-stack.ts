@@ -104,6 +104,8 @@ export class GridgateStack extends Stack {
       table: this.sessions.table.tableName,
       pools: this.browsers.deploymentFacts(this.network.networks),
       ...(this.recordings ? { recordingsBucket: this.recordings.bucket.bucketName } : {}),
+      // Where ecs sessions' browser logs are read (functions/adapters/aws/cloudwatch-browser-logs.ts).
+      ...(pools.length > 0 ? { browserLogGroup: this.browsers.logGroup.logGroupName } : {}),
       // `blue.<domain>` then asks for colour blue (the wildcard certificate covers it).
       ...(customDomain ? { baseDomains: [customDomain] } : {}),
     };
@@ -159,6 +161,7 @@ export class GridgateStack extends Stack {
     this.browsers.grantTaskControl(this.interruptions.function);
     this.signingKey.secret.grantRead(router);
     this.recordings?.grantRead(router);
+    if (pools.length > 0) this.browsers.grantBrowserLogRead(router);
     for (const grantee of [router, this.cleanup.function, this.interruptions.function]) {
       this.sessions.table.grantReadWriteData(grantee);
     }

@@ -23,6 +23,11 @@ export const deploymentSchema = z.strictObject({
   pools: z.record(z.string(), ecsPoolDeployment).default({}),
   /** The S3 bucket ecs pools' video recorders upload to (functions/adapters/aws/s3-recordings.ts). */
   recordingsBucket: z.string().min(3).optional(),
+  /**
+   * The log group ecs tasks' containers log to (awslogs), where the router reads sessions' browser logs
+   * (functions/adapters/aws/cloudwatch-browser-logs.ts).
+   */
+  browserLogGroup: z.string().min(1).optional(),
   /** The custom domain, whose one-label subdomains are colours unless the file names its own base domains. */
   baseDomains: z.array(z.string().min(1)).optional(),
   /** The load balancer's URL in front of router heads, for the WebSocket URLs they hand out (publicUrl). */

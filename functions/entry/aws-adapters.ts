@@ -4,6 +4,7 @@
  * from and /status counts in, EMF metrics, the signing secret.
  * The router Lambda and the Node server both take them from here; tests give their own.
  */
+import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Dispatcher } from 'undici';
 import type { Launcher, Logger, Metrics, SessionStore } from '../core/ports';
@@ -26,6 +27,11 @@ export interface AwsAdapters {
   metrics(): Promise<Metrics>;
   /** Reads the signing secret GRIDGATE_SECRET_ARN names. */
   secret: SecretReader;
+  /**
+   * The client ecs sessions' browser logs are read with, made with the first log asked for.
+   * @default one with the SDK's default credentials and one try per call (entry/ecs-recordings.ts)
+   */
+  logsClient?(): Promise<CloudWatchLogsClient>;
 }
 
 // Each is called once per process or Lambda environment (at start-up, or warmTasks at every count, which

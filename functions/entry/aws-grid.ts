@@ -1,17 +1,18 @@
 /**
- * Wires the router Lambda: its config, signing secret, EMF metrics, DynamoDB store and recordings bucket,
- * given to the one wiring (grid-wiring.ts). Built once per Lambda environment.
+ * Wires the router Lambda: its config, signing secret, EMF metrics, DynamoDB store, and where ecs sessions'
+ * recordings are (ecs-recordings.ts), given to the one wiring (grid-wiring.ts). Built once per Lambda
+ * environment.
  */
 import type { Dispatcher } from 'undici';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { JsonLogger } from '../adapters/node/json-logger';
-import type { ArtifactSource } from '../core/artifact-ports';
 import { isHubOrigin } from '../core/browser-network';
-import type { GridDeps } from '../core/grid-deps';
+import { type GridDeps, sessionPool } from '../core/grid-deps';
 import { systemClock } from '../core/ports';
 import { createUpstreamAgent } from '../http/upstream-client';
 import { type AwsAdapters, awsAdapters } from './aws-adapters';
-import { readDeployedConfig, recordingsBucketOf } from './deployed-config';
+import { ecsRecordingPlaces, readDeployedConfig } from './deployed-config';
+import { ecsRecordings } from './ecs-recordings';
 import { gridDeps, poolKindsOf } from './grid-wiring';
 import { signingSecret } from './signing-secret';
 
@@ -31,8 +32,12 @@ export async function awsGrid(
   const secret = await signingSecret(env, { fallback: 'none', read: adapters.secret });
   const agent = createUpstreamAgent((origin) => isHubOrigin(config.pools, origin));
   const metrics = await adapters.metrics();
-  const bucket = recordingsBucketOf(env);
-  const deps = gridDeps({
+  const recordings = ecsRecordings(
+    ecsRecordingPlaces(env),
+    (session) => sessionPool(deps, session),
+    adapters.logsClient,
+  );
+  const deps: GridDeps = gridDeps({
     config,
     secret,
     logger,
@@ -42,8 +47,8 @@ export async function awsGrid(
     aws: adapters,
     // A Lambda environment's config never changes: only its pools' kinds get a launcher.
     kinds: poolKindsOf(config),
-    // ecs sessions' videos in the recordings bucket.
-    ...(bucket ? { ecsRecordings: lazyS3Recordings(bucket) } : {}),
+    // ecs sessions' videos in the recordings bucket, their browser logs in the browsers' log group.
+    ...(recordings ? { ecsRecordings: recordings } : {}),
     // A Lambda environment serves one request at a time: a check on its event loop holds up nobody.
     users: config.usersFile
       ? HtpasswdUserDirectory.open(config.usersFile, { clock: systemClock, logger, threads: 0 })
@@ -52,17 +57,4 @@ export async function awsGrid(
     requestPricing: { frontDoor: 'rest', lambda: true },
   });
   return { deps, agent };
-}
-
-/** The recordings bucket's videos, the S3 SDK loaded with the first one asked for (not on every cold start). */
-function lazyS3Recordings(bucket: string): ArtifactSource {
-  let source: Promise<ArtifactSource> | undefined;
-  return {
-    async find(session, kind) {
-      source ??= Promise.all([import('../adapters/aws/s3-recordings'), import('@aws-sdk/client-s3')]).then(
-        ([{ S3Recordings }, { S3Client }]) => new S3Recordings(new S3Client({}), bucket),
-      );
-      return (await source).find(session, kind);
-    },
-  };
 }

@@ -22,9 +22,17 @@ export function undeployedSettings(config: Config): string[] {
   );
 }
 
-/** The recordings bucket the stack made for ecs pools' videos, if any (GRIDGATE_DEPLOYMENT). */
-export function recordingsBucketOf(env: NodeJS.ProcessEnv): string | undefined {
-  return env.GRIDGATE_DEPLOYMENT ? parseDeployment(env.GRIDGATE_DEPLOYMENT).recordingsBucket : undefined;
+/**
+ * Where the stack keeps ecs sessions' recordings (GRIDGATE_DEPLOYMENT): the bucket of their videos, when
+ * some pool records, and the log group of their browsers' logs.
+ */
+export function ecsRecordingPlaces(env: NodeJS.ProcessEnv): { bucket?: string; logGroup?: string } {
+  if (!env.GRIDGATE_DEPLOYMENT) return {};
+  const { recordingsBucket, browserLogGroup } = parseDeployment(env.GRIDGATE_DEPLOYMENT);
+  return {
+    ...(recordingsBucket ? { bucket: recordingsBucket } : {}),
+    ...(browserLogGroup ? { logGroup: browserLogGroup } : {}),
+  };
 }
 
 export function readDeployedConfig(env: NodeJS.ProcessEnv): Config {

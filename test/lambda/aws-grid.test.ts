@@ -8,6 +8,8 @@ import { type Launcher, noMetrics } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
 import type { AwsAdapters } from '../../functions/entry/aws-adapters';
 import { awsGrid } from '../../functions/entry/aws-grid';
+import { createApp } from '../../functions/http/create-app';
+import { FakeCloudWatchLogs } from '../support/fake-cloudwatch-logs';
 import { FakeLauncher } from '../support/fakes';
 
 const SECRET = 'router-lambda-test-secret-32-bytes!!';
@@ -172,6 +174,43 @@ describe('awsGrid', () => {
     );
     expect(deps.config.pools.fargate).toMatchObject({ cluster: 'gridgate', networks: ['10.0.0.0/16'] });
     expect(made.tables).toEqual(['Gridgate-Sessions-9XY']);
+  });
+
+  it('reads ecs sessions’ browser logs from the log group GRIDGATE_DEPLOYMENT names', async () => {
+    const logs = await FakeCloudWatchLogs.start();
+    logs.createLogGroup('Gridgate-BrowsersLogs-1AB');
+    logs.log('Gridgate-BrowsersLogs-1AB', 'fargate/browser/task1', ['Started Selenium'], 1);
+    const deployment = JSON.stringify({
+      ...JSON.parse(DEPLOYMENT),
+      browserLogGroup: 'Gridgate-BrowsersLogs-1AB',
+    });
+    const { deps, agent } = await awsGrid(
+      { GRIDGATE_CONFIG: configFile(GRID_CONFIG), GRIDGATE_DEPLOYMENT: deployment, GRIDGATE_SECRET: SECRET },
+      { ...testAdapters().adapters, logsClient: async () => logs.client() },
+    );
+    const id = deps.tokens.sign(
+      {
+        key: 'k',
+        pool: 'fargate',
+        address: '10.0.3.7:4444',
+        upstreamId: 'u',
+        handle: 'task1',
+        devtools: '',
+        createdAt: 1,
+        maxAgeMs: 1000,
+      },
+      'guest',
+    );
+    try {
+      const app = createApp(deps, { agent });
+      const log = await app.request(`/logs/${id}.log`);
+      expect(await log.text()).toBe('Started Selenium\n');
+      // No recordings bucket in this deployment: no video, and S3 is never asked.
+      expect((await app.request(`/video/${id}.mp4`)).status).toBe(404);
+    } finally {
+      await logs.close();
+      await agent.close();
+    }
   });
 
   it('refuses local pools and a per-process store, naming both', async () => {

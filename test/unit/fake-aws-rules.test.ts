@@ -2,6 +2,7 @@
  * The rules the fakes of AWS and Kubernetes enforce refuse what those APIs document they refuse, and take
  * what gridgate sends: a rule that refuses nothing, or a fake that refuses gridgate's own calls, fails here.
  */
+import { GetLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import {
   DescribeTasksCommand,
   ListTasksCommand,
@@ -10,6 +11,7 @@ import {
 } from '@aws-sdk/client-ecs';
 import { describe, expect, it } from 'vitest';
 import { STARTED_BY } from '../../functions/adapters/aws/task-tags';
+import { refuseGetLogEvents, refuseToken } from '../support/cloudwatch-logs-api-rules';
 import {
   refuseAnyEcsCall,
   refuseDescribeTasks,
@@ -17,6 +19,7 @@ import {
   refuseRunTask,
   refuseTags,
 } from '../support/ecs-api-rules';
+import { FakeCloudWatchLogs } from '../support/fake-cloudwatch-logs';
 import { podProblems } from '../support/kubernetes-api-rules';
 
 const RUN_TASK = {
@@ -126,5 +129,79 @@ describe('Kubernetes', () => {
     expect(podProblems({ ...pod, spec: longPort })).toHaveLength(1);
     const annotations = { big: 'x'.repeat(256 * 1024) };
     expect(podProblems({ ...pod, metadata: { ...pod.metadata, annotations } })).toHaveLength(1);
+  });
+});
+
+describe('CloudWatch Logs', () => {
+  // What CloudWatchBrowserLogs sends (adapters/aws/cloudwatch-browser-logs.ts).
+  const read = {
+    logGroupName: 'Gridgate-BrowsersLogs66D7675E-AbC',
+    logStreamName: 'chrome-spot/browser/0123456789abcdef0123456789abcdef',
+    startFromHead: true,
+    endTime: 1_764_000_000_000,
+  };
+  const refused = (input: object, type = 'InvalidParameterException') =>
+    expect(() => refuseGetLogEvents(input)).toThrow(expect.objectContaining({ type }));
+
+  it('takes what gridgate sends and refuses what GetLogEvents refuses', () => {
+    expect(() => refuseGetLogEvents(read)).not.toThrow();
+    expect(() => refuseGetLogEvents({ ...read, limit: 10_000 })).not.toThrow();
+    refused({ ...read, limit: 10_001 });
+    refused({ ...read, limit: 0 });
+    refused({ ...read, logGroupIdentifier: read.logGroupName });
+    refused({ ...read, logGroupName: undefined });
+    refused({ ...read, logGroupName: 'has space' });
+    refused({ ...read, logGroupName: 'g'.repeat(513) });
+    refused({ ...read, logStreamName: 'a:b' });
+    refused({ ...read, logStreamName: 'a*' });
+    refused({ ...read, logStreamName: '' });
+    refused({ ...read, nextToken: '' });
+    refused({ ...read, endTime: -1 });
+  });
+
+  it('refuses a token of another stream, and a forward token without startFromHead', () => {
+    const mine = { stream: `${read.logGroupName}:${read.logStreamName}`, forward: true };
+    expect(() => refuseToken({ ...read, nextToken: 'f/x' }, mine)).not.toThrow();
+    expect(() => refuseToken({ ...read, nextToken: 'f/x' }, undefined)).toThrow(/nextToken is invalid/);
+    expect(() => refuseToken({ ...read, nextToken: 'f/x' }, { ...mine, stream: 'g:other' })).toThrow(
+      /nextToken is invalid/,
+    );
+    expect(() => refuseToken({ ...read, startFromHead: false, nextToken: 'f/x' }, mine)).toThrow(
+      /startFromHead/,
+    );
+  });
+
+  it('answers a real client with the service’s error types over the wire', async () => {
+    const api = await FakeCloudWatchLogs.start();
+    const client = api.client();
+    try {
+      await expect(client.send(new GetLogEventsCommand(read))).rejects.toMatchObject({
+        name: 'ResourceNotFoundException',
+        message: 'The specified log group does not exist.',
+      });
+      api.createLogGroup(read.logGroupName);
+      await expect(client.send(new GetLogEventsCommand(read))).rejects.toMatchObject({
+        name: 'ResourceNotFoundException',
+        message: 'The specified log stream does not exist.',
+      });
+      api.log(read.logGroupName, read.logStreamName, ['one'], 1);
+      await expect(client.send(new GetLogEventsCommand({ ...read, limit: 20_000 }))).rejects.toMatchObject({
+        name: 'InvalidParameterException',
+        $metadata: { httpStatusCode: 400 },
+      });
+      api.throttle(1);
+      await expect(client.send(new GetLogEventsCommand(read))).rejects.toMatchObject({
+        name: 'ThrottlingException',
+        $metadata: { httpStatusCode: 400 },
+      });
+      const page = await client.send(new GetLogEventsCommand(read));
+      expect(page.events?.map((event) => event.message)).toEqual(['one']);
+      // The stream's end: the token passed comes back.
+      const end = await client.send(new GetLogEventsCommand({ ...read, nextToken: page.nextForwardToken }));
+      expect(end).toMatchObject({ events: [], nextForwardToken: page.nextForwardToken });
+    } finally {
+      client.destroy();
+      await api.close();
+    }
   });
 });

@@ -1,0 +1,65 @@
+/**
+ * Where the router reads ecs sessions' recordings on AWS: videos in the recordings bucket (S3), browser
+ * logs in the browsers' log group (CloudWatch Logs), each SDK loaded with the first recording asked for
+ * rather than on every cold start. None where the stack keeps neither.
+ */
+import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import type { ArtifactSession, ArtifactSource } from '../core/artifact-ports';
+import { artifactsByKind } from '../core/artifacts-by-kind';
+import type { PoolConfig } from '../core/config';
+
+export interface EcsRecordingPlaces {
+  /** The recordings bucket (GRIDGATE_DEPLOYMENT's recordingsBucket). */
+  bucket?: string;
+  /** The browsers' log group (GRIDGATE_DEPLOYMENT's browserLogGroup). */
+  logGroup?: string;
+}
+
+/** `poolOf`: the pool a session ran in, by its ID's claims. */
+export function ecsRecordings(
+  places: EcsRecordingPlaces,
+  poolOf: (session: ArtifactSession) => PoolConfig | undefined,
+  logsClient: () => Promise<CloudWatchLogsClient> = newLogsClient,
+): ArtifactSource | undefined {
+  const { bucket, logGroup } = places;
+  const video = bucket
+    ? loadedOnFirstUse(async () => {
+        const [{ S3Recordings }, { S3Client }] = await Promise.all([
+          import('../adapters/aws/s3-recordings'),
+          import('@aws-sdk/client-s3'),
+        ]);
+        return new S3Recordings(new S3Client({}), bucket);
+      })
+    : undefined;
+  const log = logGroup
+    ? loadedOnFirstUse(async () => {
+        const [{ CloudWatchBrowserLogs }, logs] = await Promise.all([
+          import('../adapters/aws/cloudwatch-browser-logs'),
+          logsClient(),
+        ]);
+        return new CloudWatchBrowserLogs({ logs, group: logGroup, poolOf });
+      })
+    : undefined;
+  if (!video && !log) return undefined;
+  return artifactsByKind({ ...(video ? { video } : {}), ...(log ? { log } : {}) });
+}
+
+/** The router's CloudWatch Logs client: one try per call, since the log reads pace their own retries. */
+async function newLogsClient(): Promise<CloudWatchLogsClient> {
+  const { CloudWatchLogsClient } = await import('@aws-sdk/client-cloudwatch-logs');
+  return new CloudWatchLogsClient({ maxAttempts: 1 });
+}
+
+/** A source made when first asked; a failed load is not kept, so the next request tries again. */
+function loadedOnFirstUse(load: () => Promise<ArtifactSource>): ArtifactSource {
+  let source: Promise<ArtifactSource> | undefined;
+  return {
+    async find(session, kind, ask) {
+      source ??= load().catch((error: unknown) => {
+        source = undefined;
+        throw error;
+      });
+      return (await source).find(session, kind, ask);
+    },
+  };
+}

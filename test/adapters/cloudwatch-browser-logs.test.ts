@@ -1,0 +1,217 @@
+/**
+ * ecs sessions' browser logs from CloudWatch Logs, read by a real CloudWatchLogsClient from the fake
+ * GetLogEvents (test/support/fake-cloudwatch-logs.ts, which refuses what the service refuses): the stream
+ * the awslogs driver names, every page from the head until the token comes back, throttling waited out with
+ * backoff, a running session's log as far as it was written, and nothing read once the reader goes away.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { browserLogStream } from '../../functions/adapters/aws/browser-log-stream';
+import {
+  CloudWatchBrowserLogs,
+  type CloudWatchBrowserLogsOptions,
+  LOG_READ_TRIES,
+} from '../../functions/adapters/aws/cloudwatch-browser-logs';
+import type { Artifact, ArtifactSession } from '../../functions/core/artifact-ports';
+import { parseConfig } from '../../functions/core/config';
+import { WebDriverError } from '../../functions/core/errors';
+import { FakeCloudWatchLogs, type FakeCloudWatchLogsOptions } from '../support/fake-cloudwatch-logs';
+import { until } from '../support/until';
+
+const GROUP = 'GridgateStack-BrowsersLogs1A2B3C-xyz';
+const config = parseConfig(
+  {
+    browsers: { chrome: { versions: { stable: { pools: ['fargate', 'hub'] } } } },
+    pools: {
+      fargate: { kind: 'ecs', containerName: 'chrome' },
+      hub: { kind: 'hub', url: 'http://127.0.0.1:4444/wd/hub' },
+    },
+  },
+  { localBrowserVersion: 'stable' },
+);
+const session: ArtifactSession = {
+  key: '0011223344556677',
+  user: 'alice',
+  pool: 'fargate',
+  address: '10.0.1.5:4444',
+  upstreamId: 'd1e2f3',
+  handle: '0123456789abcdef0123456789abcdef',
+};
+const STREAM = `fargate/chrome/${session.handle}`;
+const lines = (n: number, width = 0) => Array.from({ length: n }, (_, i) => `line ${i} ${'x'.repeat(width)}`);
+
+// Started by each test (logsWith), closed after it.
+let api: FakeCloudWatchLogs | undefined;
+const fake = (): FakeCloudWatchLogs => {
+  if (!api) throw new Error('no fake CloudWatch Logs started');
+  return api;
+};
+let waits: number[];
+
+beforeEach(() => {
+  waits = [];
+});
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+async function logsWith(
+  options: FakeCloudWatchLogsOptions = {},
+  overrides: Partial<CloudWatchBrowserLogsOptions> = {},
+): Promise<CloudWatchBrowserLogs> {
+  const started = await FakeCloudWatchLogs.start(options);
+  api = started;
+  started.createLogGroup(GROUP);
+  return new CloudWatchBrowserLogs({
+    logs: started.client(),
+    group: GROUP,
+    poolOf: (claims) => config.pools[claims.pool],
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+    ...overrides,
+  });
+}
+
+async function text(artifact: Artifact | undefined): Promise<string> {
+  if (artifact?.kind !== 'stream') throw new Error(`not a stream: ${JSON.stringify(artifact)}`);
+  const chunks: Buffer[] = [];
+  // Bytes, as a Response body takes them (a string chunk fails there).
+  for await (const chunk of artifact.body) chunks.push(expectBuffer(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function expectBuffer(chunk: unknown): Buffer {
+  expect(Buffer.isBuffer(chunk)).toBe(true);
+  return chunk as Buffer;
+}
+
+describe('CloudWatchBrowserLogs', () => {
+  it('reads the stream the awslogs driver names: prefix (the pool), container, task ID', () => {
+    expect(browserLogStream({ name: 'fargate', containerName: 'chrome' }, session.handle)).toBe(STREAM);
+  });
+
+  it('serves every page from the head, in order, until the token passed comes back', async () => {
+    const logs = await logsWith({ pageSize: 3, emptyPages: true });
+    fake().log(GROUP, STREAM, lines(20), Date.now() - 60_000);
+    const artifact = await logs.find(session, 'log');
+    expect(artifact).toMatchObject({
+      kind: 'stream',
+      status: 200,
+      headers: {
+        'content-type': 'text/plain; charset=utf-8',
+        'content-disposition': `inline; filename="${session.key}.log"`,
+        'cache-control': 'private, no-cache',
+      },
+    });
+    expect(await text(artifact)).toBe(
+      lines(20)
+        .map((line) => `${line}\n`)
+        .join(''),
+    );
+    // 7 full pages, 7 empty ones between them, and the one that gives the token back.
+    expect(fake().calls).toHaveLength(15);
+    expect(fake().calls[0]).not.toHaveProperty('nextToken');
+    for (const call of fake().calls) {
+      expect(call).toMatchObject({ logGroupName: GROUP, logStreamName: STREAM, startFromHead: true });
+      expect(call).not.toHaveProperty('limit');
+    }
+  });
+
+  it('pages past the 1 MB a GetLogEvents answers at most', async () => {
+    const logs = await logsWith();
+    fake().log(GROUP, STREAM, lines(300, 5000), Date.now() - 60_000);
+    const served = await text(await logs.find(session, 'log'));
+    expect(served.split('\n')).toHaveLength(301);
+    expect(fake().calls.length).toBe(3);
+  });
+
+  it('has no log for a task that never logged, nor when the group is gone', async () => {
+    const logs = await logsWith();
+    expect(await logs.find(session, 'log')).toBeUndefined();
+    const elsewhere = new CloudWatchBrowserLogs({
+      logs: fake().client(),
+      group: 'no-such-group',
+      poolOf: (claims) => config.pools[claims.pool],
+    });
+    fake().log(GROUP, STREAM, ['there']);
+    expect(await elsewhere.find(session, 'log')).toBeUndefined();
+  });
+
+  it('reads nothing for videos, last frames, or sessions of other pool kinds', async () => {
+    const logs = await logsWith();
+    fake().log(GROUP, STREAM, ['there']);
+    expect(await logs.find(session, 'video')).toBeUndefined();
+    expect(await logs.find(session, 'screenshot')).toBeUndefined();
+    expect(await logs.find({ ...session, pool: 'hub' }, 'log')).toBeUndefined();
+    expect(fake().calls).toEqual([]);
+  });
+
+  it('waits out throttling with a growing backoff and still serves the whole log', async () => {
+    const logs = await logsWith({ pageSize: 2 });
+    fake().log(GROUP, STREAM, lines(5), Date.now() - 60_000);
+    fake().throttle(3);
+    expect(await text(await logs.find(session, 'log'))).toBe(
+      lines(5)
+        .map((line) => `${line}\n`)
+        .join(''),
+    );
+    expect(waits).toHaveLength(3);
+    // Equal jitter: each wait is within [half, all] of a ceiling that doubles from 250 ms.
+    waits.forEach((ms, n) => {
+      expect(ms).toBeGreaterThanOrEqual(125 * 2 ** n);
+      expect(ms).toBeLessThanOrEqual(250 * 2 ** n);
+    });
+  });
+
+  it('waits out an unavailable service too', async () => {
+    const logs = await logsWith();
+    fake().log(GROUP, STREAM, ['one'], Date.now() - 60_000);
+    fake().beUnavailable(2);
+    expect(await text(await logs.find(session, 'log'))).toBe('one\n');
+    expect(waits).toHaveLength(2);
+  });
+
+  it('answers 503 with Retry-After when throttling outlasts every try', async () => {
+    const logs = await logsWith();
+    fake().log(GROUP, STREAM, ['one']);
+    fake().throttle(LOG_READ_TRIES);
+    const refused = await logs.find(session, 'log').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(WebDriverError);
+    expect(refused).toMatchObject({ code: 'unknown error', status: 503, headers: { 'retry-after': '5' } });
+    expect(fake().calls).toHaveLength(LOG_READ_TRIES);
+  });
+
+  it('reads a running session’s log as far as it was written when asked', async () => {
+    const asked = Date.now();
+    const logs = await logsWith({ pageSize: 2 }, { clock: { now: () => asked } });
+    fake().log(GROUP, STREAM, ['before 1', 'before 2', 'before 3'], asked - 1000);
+    // Written after the request began: a later request gets them.
+    fake().log(GROUP, STREAM, ['after'], asked + 1000);
+    expect(await text(await logs.find(session, 'log'))).toBe('before 1\nbefore 2\nbefore 3\n');
+    for (const call of fake().calls) expect(call.endTime).toBe(asked);
+  });
+
+  it('answers a HEAD after one read, without paging', async () => {
+    const logs = await logsWith({ pageSize: 1 });
+    fake().log(GROUP, STREAM, lines(5), Date.now() - 60_000);
+    expect(await text(await logs.find(session, 'log', { method: 'HEAD' }))).toBe('');
+    expect(fake().calls).toHaveLength(1);
+  });
+
+  it('stops asking for pages once the reader goes away', async () => {
+    const logs = await logsWith({ pageSize: 1 });
+    fake().log(GROUP, STREAM, lines(50), Date.now() - 60_000);
+    const artifact = await logs.find(session, 'log');
+    if (artifact?.kind !== 'stream') throw new Error('no stream');
+    const reader = artifact.body[Symbol.asyncIterator]();
+    await reader.next();
+    await reader.next();
+    artifact.body.destroy();
+    await until(() => fake().open === 0, 'no GetLogEvents is open');
+    const asked = fake().calls.length;
+    expect(asked).toBeLessThan(10);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(fake().calls.length).toBe(asked);
+  });
+});
