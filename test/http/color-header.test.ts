@@ -1,12 +1,6 @@
 /** Pools with colorHeader: the browser is told, through the driver's CDP command, to send the session's colour. */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  expectW3cError,
-  type FakeGrid,
-  jsonRequest,
-  type NewSessionAnswer,
-  startFakeGrid,
-} from '../support/fake-grid';
+import { created, expectW3cError, type FakeGrid, jsonRequest, startFakeGrid } from '../support/fake-grid';
 import { FakeUpstream, jsonAnswer, type RecordedRequest } from '../support/fakes';
 
 let grid: FakeGrid | undefined;
@@ -38,12 +32,6 @@ const session = (color?: string, browserName = 'chrome') => ({
 });
 
 const post = (payload: unknown) => (grid as FakeGrid).app.request('/session', jsonRequest('POST', payload));
-
-async function created(response: Response): Promise<NewSessionAnswer> {
-  const body = (await response.json()) as NewSessionAnswer;
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return body;
-}
 
 /** The DevTools commands a browser got through chromedriver's CDP endpoint, as {path, cmd, params}. */
 function cdpCommands(requests: RecordedRequest[]) {

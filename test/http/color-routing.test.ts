@@ -1,12 +1,6 @@
 /** Environment colouring through the whole app: where a coloured request's session runs, and what it never does. */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  expectW3cError,
-  type FakeGrid,
-  jsonRequest,
-  type NewSessionAnswer,
-  startFakeGrid,
-} from '../support/fake-grid';
+import { created, expectW3cError, type FakeGrid, jsonRequest, startFakeGrid } from '../support/fake-grid';
 import type { FakeLauncherOptions } from '../support/fakes';
 
 let grid: FakeGrid | undefined;
@@ -40,12 +34,6 @@ const chrome = (options: Record<string, unknown> = {}) => ({
 
 function post(payload: unknown, headers: Record<string, string> = {}, url = 'http://localhost/session') {
   return (grid as FakeGrid).app.request(url, jsonRequest('POST', payload, headers));
-}
-
-async function created(response: Response): Promise<NewSessionAnswer> {
-  const body = (await response.json()) as NewSessionAnswer;
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return body;
 }
 
 /** The pools browsers were started in, in order. */

@@ -3,10 +3,10 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expireSessions } from '../../functions/use-cases/expire-sessions';
 import {
+  created,
   expectW3cError,
   type FakeGrid,
   jsonRequest,
-  type NewSessionAnswer,
   startFakeGrid,
   W3C_CHROME,
 } from '../support/fake-grid';
@@ -84,12 +84,6 @@ function startGrid(pools: Record<string, unknown>, browser: Record<string, unkno
 
 const postSession = (payload: unknown = W3C_CHROME, headers: Record<string, string> = {}) =>
   (grid as FakeGrid).app.request(`${BASE}/session`, jsonRequest('POST', payload, headers));
-
-async function created(response: Response): Promise<NewSessionAnswer> {
-  const body = (await response.json()) as NewSessionAnswer;
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return body;
-}
 
 const newSessionPosts = (hub: FakeUpstream) =>
   hub.requests.filter((r) => r.method === 'POST' && r.path === `${BASE}/session`);

@@ -113,12 +113,26 @@ export interface NewSessionAnswer {
   status?: number;
 }
 
-/** Creates a session and returns the grid's session ID, failing the test if the grid refused. */
-export async function newSession(grid: FakeGrid, payload: unknown = W3C_CHROME, base = ''): Promise<string> {
-  const response = await grid.app.request(`${base}/session`, jsonRequest('POST', payload));
+/** POST {base}/session to the grid's app. */
+export function postSession(
+  grid: FakeGrid,
+  payload: unknown = W3C_CHROME,
+  headers: Record<string, string> = {},
+  base = '',
+): Promise<Response> {
+  return Promise.resolve(grid.app.request(`${base}/session`, jsonRequest('POST', payload, headers)));
+}
+
+/** The answer of a new-session request, failing the test (with the body) if the grid refused it. */
+export async function created(response: Response): Promise<NewSessionAnswer> {
   const body = (await response.json()) as NewSessionAnswer;
   expect(response.status, JSON.stringify(body)).toBe(200);
-  return body.value.sessionId;
+  return body;
+}
+
+/** Creates a session and returns the grid's session ID, failing the test if the grid refused. */
+export async function newSession(grid: FakeGrid, payload: unknown = W3C_CHROME, base = ''): Promise<string> {
+  return (await created(await postSession(grid, payload, {}, base))).value.sessionId;
 }
 
 /**
