@@ -1,19 +1,27 @@
 /**
- * The Launcher contract (core/ports.ts): what every adapter of the port must do, run against each one that
- * can run on this machine (test/contract/launchers.test.ts). Starting honours the request's abort signal;
- * a started browser is where its pool allows browsers to be; stopping is idempotent and never throws for a
- * handle it does not know.
+ * The Launcher contract (core/ports.ts): what every adapter of the port must do, run against each of them
+ * (test/contract/launchers.test.ts: local, hub, and ecs and eks over their fake APIs). Starting honours the
+ * request's abort signal; a started browser is where its pool allows browsers to be; stopping is idempotent,
+ * never throws for a handle it does not know, and reports no failure for a browser that is gone already.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { addressAllowed } from '../../functions/core/browser-network';
 import type { PoolConfig } from '../../functions/core/config';
 import type { Launcher, LaunchRequest, StopContext } from '../../functions/core/ports';
+import type { CollectingLogger } from '../support/fakes';
 
 export interface LauncherUnderTest {
   launcher: Launcher;
   pool: PoolConfig;
   /** How many browsers the launcher has running now, as the adapter can tell. */
   running(): number;
+  /**
+   * A handle of the adapter's own form that names no browser (a task ID, a pod name), so that stopping it
+   * goes where an unknown handle goes (the API's "not found"), not where a malformed one is turned away.
+   */
+  unknownHandle?: string;
+  /** What the adapter logged, where it is given a logger: a browser gone already is no failed stop. */
+  logger?: CollectingLogger;
   /** Stops whatever is left (after each test). */
   dispose?(): Promise<void>;
 }
@@ -62,11 +70,13 @@ export function launcherContract(name: string, make: () => LauncherUnderTest | P
     });
 
     it('stops idempotently, and a handle it does not know is no error', async () => {
-      const { launcher, pool } = await setUp();
+      const { launcher, pool, logger, unknownHandle = 'no-such-browser' } = await setUp();
       const browser = await launcher.start(request(pool, new AbortController().signal));
       await launcher.stop(browser.handle, stopContext(pool));
       await expect(launcher.stop(browser.handle, stopContext(pool))).resolves.toBeUndefined();
-      await expect(launcher.stop('no-such-browser', stopContext(pool))).resolves.toBeUndefined();
+      expect(unknownHandle).not.toBe(browser.handle);
+      await expect(launcher.stop(unknownHandle, stopContext(pool))).resolves.toBeUndefined();
+      expect(logger?.fieldsOf('BROWSER_STOP_FAILED') ?? []).toEqual([]);
     });
   });
 }
