@@ -8,20 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalRecordings } from '../../functions/adapters/local/local-recordings';
-import type { UserDirectory } from '../../functions/core/ports';
 import {
   expectW3cError,
   type FakeGrid,
+  gridWithUsers,
   jsonRequest,
   type NewSessionAnswer,
-  startFakeGrid,
+  signedInAs,
   W3C_CHROME,
 } from '../support/fake-grid';
-
-const users: UserDirectory = { verify: async (user, password) => password === `${user}-pw` };
-const as = (user: string) => ({
-  authorization: `Basic ${Buffer.from(`${user}:${user}-pw`).toString('base64')}`,
-});
 
 let root: string;
 let grid: FakeGrid;
@@ -30,7 +25,7 @@ let live: Record<string, string>;
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'gridgate-artifacts-http-'));
-  grid = startFakeGrid({ config: { usersFile: 'users.htpasswd', admins: ['root'], guest: null }, users });
+  grid = gridWithUsers({ config: { admins: ['root'], guest: null } });
   live = {};
   recordings = new LocalRecordings(
     () => ({ ...grid.deps.config.recording, directory: join(root, 'kept') }),
@@ -44,7 +39,7 @@ afterEach(async () => {
 });
 
 async function sessionOf(user: string): Promise<{ id: string; key: string }> {
-  const response = await grid.app.request('/session', jsonRequest('POST', W3C_CHROME, as(user)));
+  const response = await grid.app.request('/session', jsonRequest('POST', W3C_CHROME, signedInAs(user)));
   const body = (await response.json()) as NewSessionAnswer;
   expect(response.status).toBe(200);
   const id = body.value.sessionId;
@@ -60,7 +55,7 @@ async function endWithRecordings(
   video: Buffer,
   log: string,
 ) {
-  await grid.app.request(`/session/${id}`, { method: 'DELETE', headers: as(user) });
+  await grid.app.request(`/session/${id}`, { method: 'DELETE', headers: signedInAs(user) });
   const videoPath = join(root, `${key}.mp4`);
   const logPath = join(root, `${key}.log`);
   writeFileSync(videoPath, video);
@@ -88,17 +83,17 @@ describe('recordings on Selenoid’s paths', () => {
     const session = await sessionOf('alice');
     const { id } = session;
     await endWithRecordings('alice', session, video, 'INFO: COMMAND Navigate\n');
-    const answer = await grid.app.request(`/video/${id}.mp4`, { headers: as('alice') });
+    const answer = await grid.app.request(`/video/${id}.mp4`, { headers: signedInAs('alice') });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('video/mp4');
     expect(answer.headers.get('content-disposition')).toBe('inline; filename="login.mp4"');
     expect(answer.headers.get('content-length')).toBe('1000');
     expect(Buffer.from(await answer.arrayBuffer()).equals(video)).toBe(true);
-    const log = await grid.app.request(`/logs/${id}.log`, { headers: as('alice') });
+    const log = await grid.app.request(`/logs/${id}.log`, { headers: signedInAs('alice') });
     expect(log.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(await log.text()).toBe('INFO: COMMAND Navigate\n');
-    expect((await grid.app.request(`/video/${id}`, { headers: as('alice') })).status).toBe(200);
-    expect((await grid.app.request(`/logs/${id}`, { headers: as('alice') })).status).toBe(200);
+    expect((await grid.app.request(`/video/${id}`, { headers: signedInAs('alice') })).status).toBe(200);
+    expect((await grid.app.request(`/logs/${id}`, { headers: signedInAs('alice') })).status).toBe(200);
   });
 
   it('answers one byte range, as a video element seeking asks', async () => {
@@ -106,17 +101,17 @@ describe('recordings on Selenoid’s paths', () => {
     const { id } = session;
     await endWithRecordings('alice', session, video, '');
     const part = await grid.app.request(`/video/${id}.mp4`, {
-      headers: { ...as('alice'), range: 'bytes=10-19' },
+      headers: { ...signedInAs('alice'), range: 'bytes=10-19' },
     });
     expect(part.status).toBe(206);
     expect(part.headers.get('content-range')).toBe('bytes 10-19/1000');
     expect(Buffer.from(await part.arrayBuffer()).equals(video.subarray(10, 20))).toBe(true);
     const tail = await grid.app.request(`/video/${id}.mp4`, {
-      headers: { ...as('alice'), range: 'bytes=-5' },
+      headers: { ...signedInAs('alice'), range: 'bytes=-5' },
     });
     expect(Buffer.from(await tail.arrayBuffer()).equals(video.subarray(995))).toBe(true);
     const outside = await grid.app.request(`/video/${id}.mp4`, {
-      headers: { ...as('alice'), range: 'bytes=5000-' },
+      headers: { ...signedInAs('alice'), range: 'bytes=5000-' },
     });
     expect(outside.status).toBe(416);
     expect(outside.headers.get('content-range')).toBe('bytes */1000');
@@ -126,9 +121,11 @@ describe('recordings on Selenoid’s paths', () => {
     const session = await sessionOf('alice');
     const { id } = session;
     await endWithRecordings('alice', session, video, 'log');
-    expect((await grid.app.request(`/video/${id}.mp4`, { headers: as('root') })).status).toBe(200);
-    expect(await (await grid.app.request(`/logs/${id}.log`, { headers: as('root') })).text()).toBe('log');
-    const bob = await grid.app.request(`/video/${id}.mp4`, { headers: as('bob') });
+    expect((await grid.app.request(`/video/${id}.mp4`, { headers: signedInAs('root') })).status).toBe(200);
+    expect(await (await grid.app.request(`/logs/${id}.log`, { headers: signedInAs('root') })).text()).toBe(
+      'log',
+    );
+    const bob = await grid.app.request(`/video/${id}.mp4`, { headers: signedInAs('bob') });
     await expectW3cError(bob, 404, 'invalid session id');
     expect(grid.logger.fieldsOf('SESSION_ID_REJECTED').at(-1)).toMatchObject({
       user: 'bob',
@@ -144,23 +141,25 @@ describe('recordings on Selenoid’s paths', () => {
     const bodies = new Set<string>();
     for (const path of [`/video/${forged}.mp4`, '/video/nothing.mp4', `/logs/${forged}.log`]) {
       for (const user of ['bob', 'root']) {
-        const answer = await grid.app.request(path, { headers: as(user) });
+        const answer = await grid.app.request(path, { headers: signedInAs(user) });
         expect(answer.status, path).toBe(404);
         bodies.add(await answer.text());
       }
     }
-    bodies.add(await (await grid.app.request(`/video/${id}.mp4`, { headers: as('bob') })).text());
+    bodies.add(await (await grid.app.request(`/video/${id}.mp4`, { headers: signedInAs('bob') })).text());
     expect(bodies.size).toBe(1);
     // Not a session ID at all: no path of a session's.
-    expect((await grid.app.request('/video/..%2Fmeta.json', { headers: as('alice') })).status).toBe(404);
+    expect((await grid.app.request('/video/..%2Fmeta.json', { headers: signedInAs('alice') })).status).toBe(
+      404,
+    );
   });
 
   it('says a session has no video when it recorded none, and refuses other methods', async () => {
     const { id } = await sessionOf('alice');
-    const none = await grid.app.request(`/video/${id}.mp4`, { headers: as('alice') });
+    const none = await grid.app.request(`/video/${id}.mp4`, { headers: signedInAs('alice') });
     await expectW3cError(none, 404, 'invalid session id', /no video of this session/);
     await expectW3cError(
-      await grid.app.request(`/video/${id}.mp4`, { method: 'POST', headers: as('alice') }),
+      await grid.app.request(`/video/${id}.mp4`, { method: 'POST', headers: signedInAs('alice') }),
       405,
       'unknown method',
     );
@@ -170,17 +169,20 @@ describe('recordings on Selenoid’s paths', () => {
     const session = await sessionOf('alice');
     const { id, key } = session;
     await endWithRecordings('alice', session, video, 'log');
-    const removed = await grid.app.request(`/video/${id}.mp4`, { method: 'DELETE', headers: as('alice') });
+    const removed = await grid.app.request(`/video/${id}.mp4`, {
+      method: 'DELETE',
+      headers: signedInAs('alice'),
+    });
     expect(removed.status).toBe(200);
     expect(await removed.json()).toEqual({ value: null });
     await expectW3cError(
-      await grid.app.request(`/video/${id}.mp4`, { headers: as('alice') }),
+      await grid.app.request(`/video/${id}.mp4`, { headers: signedInAs('alice') }),
       404,
       'invalid session id',
       /no video of this session/,
     );
     await expectW3cError(
-      await grid.app.request(`/video/${id}`, { method: 'DELETE', headers: as('alice') }),
+      await grid.app.request(`/video/${id}`, { method: 'DELETE', headers: signedInAs('alice') }),
       404,
       'invalid session id',
       /no video of this session/,
@@ -189,9 +191,9 @@ describe('recordings on Selenoid’s paths', () => {
       [key, undefined, 3],
     ]);
     expect(existsSync(join(root, 'kept', key, 'video.mp4'))).toBe(false);
-    expect((await grid.app.request(`/logs/${id}`, { method: 'DELETE', headers: as('alice') })).status).toBe(
-      200,
-    );
+    expect(
+      (await grid.app.request(`/logs/${id}`, { method: 'DELETE', headers: signedInAs('alice') })).status,
+    ).toBe(200);
     expect(await recordings.list()).toEqual([]);
     expect(existsSync(join(root, 'kept', key))).toBe(false);
   });
@@ -200,11 +202,11 @@ describe('recordings on Selenoid’s paths', () => {
     const session = await sessionOf('alice');
     const { id } = session;
     await endWithRecordings('alice', session, video, 'log');
-    const bob = await grid.app.request(`/video/${id}.mp4`, { method: 'DELETE', headers: as('bob') });
+    const bob = await grid.app.request(`/video/${id}.mp4`, { method: 'DELETE', headers: signedInAs('bob') });
     await expectW3cError(bob, 404, 'invalid session id');
-    expect((await grid.app.request(`/video/${id}.mp4`, { headers: as('alice') })).status).toBe(200);
+    expect((await grid.app.request(`/video/${id}.mp4`, { headers: signedInAs('alice') })).status).toBe(200);
     expect(
-      (await grid.app.request(`/video/${id}.mp4`, { method: 'DELETE', headers: as('root') })).status,
+      (await grid.app.request(`/video/${id}.mp4`, { method: 'DELETE', headers: signedInAs('root') })).status,
     ).toBe(200);
   });
 
@@ -212,7 +214,7 @@ describe('recordings on Selenoid’s paths', () => {
     const { id } = await sessionOf('alice');
     grid.deps.artifacts = { local: { find: async () => undefined } };
     await expectW3cError(
-      await grid.app.request(`/video/${id}.mp4`, { method: 'DELETE', headers: as('alice') }),
+      await grid.app.request(`/video/${id}.mp4`, { method: 'DELETE', headers: signedInAs('alice') }),
       405,
       'unknown method',
       /removed when their retention ends/,
@@ -224,7 +226,7 @@ describe('recordings on Selenoid’s paths', () => {
     live[key] = join(root, 'live.log');
     writeFileSync(live[key] as string, 'first line\n');
     await expectW3cError(
-      await grid.app.request(`/logs/${id}.log`, { method: 'DELETE', headers: as('alice') }),
+      await grid.app.request(`/logs/${id}.log`, { method: 'DELETE', headers: signedInAs('alice') }),
       404,
       'invalid session id',
       /not finished yet/,
@@ -236,11 +238,11 @@ describe('recordings on Selenoid’s paths', () => {
     const { id, key } = await sessionOf('alice');
     live[key] = join(root, 'live.log');
     writeFileSync(live[key] as string, 'first line\n');
-    expect(await (await grid.app.request(`/logs/${id}.log`, { headers: as('alice') })).text()).toBe(
+    expect(await (await grid.app.request(`/logs/${id}.log`, { headers: signedInAs('alice') })).text()).toBe(
       'first line\n',
     );
     writeFileSync(live[key] as string, 'first line\nsecond line\n');
-    expect(await (await grid.app.request(`/logs/${id}.log`, { headers: as('alice') })).text()).toBe(
+    expect(await (await grid.app.request(`/logs/${id}.log`, { headers: signedInAs('alice') })).text()).toBe(
       'first line\nsecond line\n',
     );
   });

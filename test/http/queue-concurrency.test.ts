@@ -1,48 +1,30 @@
 /** Many clients racing for few slots through the whole app: limits hold, everyone gets an answer, slots come back. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
-import type { SlotAnswer, SlotClaim, UserDirectory } from '../../functions/core/ports';
-import { type FakeGrid, jsonRequest, type NewSessionAnswer, startFakeGrid } from '../support/fake-grid';
+import {
+  type FakeGrid,
+  gridWithUsers,
+  jsonRequest,
+  type NewSessionAnswer,
+  signedInAs,
+} from '../support/fake-grid';
+import { WatchedSessionStore } from '../support/watched-session-store';
 
-/** The memory store, noting the most slots each pool and each user ever held at once. */
-class WatchedStore extends MemorySessionStore {
-  readonly peakByPool: Record<string, number> = {};
-  readonly peakByUser: Record<string, number> = {};
-
-  override async acquire(key: string, claim: SlotClaim): Promise<SlotAnswer> {
-    const answer = await super.acquire(key, claim);
-    for (const [counts, peaks] of [
-      [await this.inUse(), this.peakByPool],
-      [await this.inUseByUser(), this.peakByUser],
-    ] as const) {
-      for (const [name, count] of Object.entries(counts)) peaks[name] = Math.max(peaks[name] ?? 0, count);
-    }
-    return answer;
-  }
-}
-
-const DIRECTORY: UserDirectory = { verify: async () => true };
-const as = (user: string) => ({ authorization: `Basic ${Buffer.from(`${user}:pw`).toString('base64')}` });
 // A client's use of its session: holding it a while is what makes the others queue.
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let grid: FakeGrid;
-let store: WatchedStore;
+let store: WatchedSessionStore;
 afterEach(() => grid?.close());
 
 function start(config: Record<string, unknown>): void {
-  store = new WatchedStore();
-  grid = startFakeGrid({
-    config: { usersFile: 'users.htpasswd', ...config },
-    users: DIRECTORY,
-    sessions: store,
-  });
+  store = new WatchedSessionStore();
+  grid = gridWithUsers({ config, sessions: store });
 }
 
 /** One client: asks for a session, holds it `holdMs`, deletes it. Answers with the status (and the error). */
 async function client(user: string, holdMs: number, options: Record<string, unknown> = {}) {
   const payload = { capabilities: { alwaysMatch: { browserName: 'chrome', 'gridgate:options': options } } };
-  const response = await grid.app.request('/session', jsonRequest('POST', payload, as(user)));
+  const response = await grid.app.request('/session', jsonRequest('POST', payload, signedInAs(user)));
   const body = (await response.json()) as NewSessionAnswer & { value: { error?: string; message?: string } };
   if (response.status !== 200) {
     return {
@@ -54,7 +36,7 @@ async function client(user: string, holdMs: number, options: Record<string, unkn
   await pause(holdMs);
   const deleted = await grid.app.request(`/session/${body.value.sessionId}`, {
     method: 'DELETE',
-    headers: as(user),
+    headers: signedInAs(user),
   });
   expect(deleted.status).toBe(200);
   return { status: 200 };

@@ -1,21 +1,15 @@
 /** Quotas and queueing through the whole app: users' rules, pool capacity, waiting for a slot, /status. */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { UserDirectory } from '../../functions/core/ports';
 import { expireSessions } from '../../functions/use-cases/expire-sessions';
 import {
   expectW3cError,
   type FakeGrid,
+  gridWithUsers,
   jsonRequest,
   type NewSessionAnswer,
-  startFakeGrid,
+  signedInAs,
   W3C_CHROME,
 } from '../support/fake-grid';
-
-// Everyone signs in with the password "<name>-pw"; who may do what is the config's business here.
-const DIRECTORY: UserDirectory = { verify: async (user, password) => password === `${user}-pw` };
-const as = (user: string) => ({
-  authorization: `Basic ${Buffer.from(`${user}:${user}-pw`).toString('base64')}`,
-});
 
 const TWO_BROWSERS = {
   browsers: {
@@ -32,12 +26,12 @@ let grid: FakeGrid;
 afterEach(() => grid?.close());
 
 function start(config: Record<string, unknown> = {}, launcher = {}): FakeGrid {
-  grid = startFakeGrid({ config: { usersFile: 'users.htpasswd', ...config }, users: DIRECTORY, launcher });
+  grid = gridWithUsers({ config, launcher });
   return grid;
 }
 
 async function post(user: string, payload: unknown = W3C_CHROME, signal?: AbortSignal): Promise<Response> {
-  return grid.app.request('/session', { ...jsonRequest('POST', payload, as(user)), signal });
+  return grid.app.request('/session', { ...jsonRequest('POST', payload, signedInAs(user)), signal });
 }
 
 async function sessionOf(response: Response): Promise<string> {
@@ -48,7 +42,7 @@ async function sessionOf(response: Response): Promise<string> {
 
 const create = async (user: string, payload: unknown = W3C_CHROME) => sessionOf(await post(user, payload));
 const remove = (user: string, id: string) =>
-  grid.app.request(`/session/${id}`, { method: 'DELETE', headers: as(user) });
+  grid.app.request(`/session/${id}`, { method: 'DELETE', headers: signedInAs(user) });
 const chrome = (options: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   capabilities: { alwaysMatch: { browserName: 'chrome', 'gridgate:options': options, ...extra } },
 });

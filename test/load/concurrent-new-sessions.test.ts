@@ -5,37 +5,18 @@
  */
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
-import type { SlotAnswer, SlotClaim, UserDirectory } from '../../functions/core/ports';
+import { signedInAs, withUsers } from '../support/fake-grid';
+import { WatchedSessionStore } from '../support/watched-session-store';
 import { expectNothingLeft, type ServedFakeGrid, serveFakeGrid } from './served-fake-grid';
 
 const CLIENTS = 200;
 const USERS = 10;
 
-/** The memory store, noting the most slots each pool and each user ever held at once. */
-class WatchedStore extends MemorySessionStore {
-  readonly peakByPool: Record<string, number> = {};
-  readonly peakByUser: Record<string, number> = {};
-
-  override async acquire(key: string, claim: SlotClaim): Promise<SlotAnswer> {
-    const answer = await super.acquire(key, claim);
-    for (const [counts, peaks] of [
-      [await this.inUse(), this.peakByPool],
-      [await this.inUseByUser(), this.peakByUser],
-    ] as const) {
-      for (const [name, count] of Object.entries(counts)) peaks[name] = Math.max(peaks[name] ?? 0, count);
-    }
-    return answer;
-  }
-}
-
-const DIRECTORY: UserDirectory = { verify: async () => true };
-const basic = (user: string) => `Basic ${Buffer.from(`${user}:pw`).toString('base64')}`;
 // A client's use of its session: holding it a while is what makes the others queue.
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let grid: ServedFakeGrid | undefined;
-let store: WatchedStore;
+let store: WatchedSessionStore;
 // One connection per client, as 200 separate test processes would have.
 const agent = new Agent({ connections: CLIENTS + 10 });
 afterEach(async () => {
@@ -44,12 +25,8 @@ afterEach(async () => {
 });
 
 async function start(config: Record<string, unknown>): Promise<ServedFakeGrid> {
-  store = new WatchedStore();
-  grid = await serveFakeGrid({
-    config: { usersFile: 'users.htpasswd', ...config },
-    users: DIRECTORY,
-    sessions: store,
-  });
+  store = new WatchedSessionStore();
+  grid = await serveFakeGrid(withUsers({ config, sessions: store }));
   return grid;
 }
 
@@ -62,7 +39,7 @@ interface Outcome {
 
 /** One client: asks for a session, runs one command, holds it `holdMs`, deletes it. */
 async function client(origin: string, user: string, holdMs: number): Promise<Outcome> {
-  const headers = { authorization: basic(user), 'content-type': 'application/json; charset=utf-8' };
+  const headers = { ...signedInAs(user), 'content-type': 'application/json; charset=utf-8' };
   const created = await request(`${origin}/session`, {
     dispatcher: agent,
     method: 'POST',

@@ -93,6 +93,24 @@ export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
   };
 }
 
+/** Users who sign in with the password "<name>-pw": who may do what is the config's business. */
+export const NAME_PW_USERS: UserDirectory = { verify: async (user, password) => password === `${user}-pw` };
+
+/** The Basic authorization header of `user` signing in with "<name>-pw". */
+export const signedInAs = (user: string): Record<string, string> => ({
+  authorization: `Basic ${Buffer.from(`${user}:${user}-pw`).toString('base64')}`,
+});
+
+/** Options for a grid behind a users file: everyone signs in as NAME_PW_USERS unless `users` says otherwise. */
+export function withUsers(options: FakeGridOptions = {}): FakeGridOptions {
+  return { users: NAME_PW_USERS, ...options, config: { usersFile: 'users.htpasswd', ...options.config } };
+}
+
+/** The fake grid behind a users file (withUsers). */
+export function gridWithUsers(options: FakeGridOptions = {}): FakeGrid {
+  return startFakeGrid(withUsers(options));
+}
+
 export const W3C_CHROME = { capabilities: { alwaysMatch: { browserName: 'chrome' } } };
 
 export function jsonRequest(
