@@ -10,6 +10,7 @@ import { isObject } from '../core/capabilities';
 import { invalidArgument } from '../core/errors';
 import type { DownloadedFileReader, FileTransfer } from '../core/ports';
 import { readText } from './request-body';
+import { webStreamOf } from './web-stream';
 import { WEBDRIVER_HEADERS, webDriverJson } from './webdriver-json';
 
 /** What the handlers need of the session: whose browser, and the limits in force now. */
@@ -51,13 +52,13 @@ export async function downloadFile(c: Context, request: FileTransferRequest) {
     throw invalidArgument('a download needs {"name": <the name of a downloaded file>}');
   const download = await request.files.download(request.handle, body.name);
   if (c.req.header('accept')?.toLowerCase().includes(OCTET_STREAM)) {
-    return c.body(Readable.toWeb(download.bytes()) as ReadableStream, 200, {
+    return c.body(webStreamOf(download.bytes()), 200, {
       'content-type': OCTET_STREAM,
       'content-length': String(download.file.size),
       'last-modified': new Date(download.file.lastModifiedTime).toUTCString(),
     });
   }
-  return c.body(Readable.toWeb(Readable.from(zippedAnswer(download))) as ReadableStream, 200, {
+  return c.body(webStreamOf(Readable.from(zippedAnswer(download))), 200, {
     ...WEBDRIVER_HEADERS,
   });
 }
@@ -88,16 +89,22 @@ function strictBase64(text: string): Buffer {
   return Buffer.from(compact, 'base64');
 }
 
-/** The JSON answer with the zip's base64 written as the zip is made, three bytes to four characters. */
-async function* zippedAnswer(download: DownloadedFileReader): AsyncGenerator<string> {
+/**
+ * The JSON answer with the zip's base64 written as the zip is made, three bytes to four characters; in
+ * bytes, since a web Response carries only bytes (a string chunk fails it).
+ */
+async function* zippedAnswer(download: DownloadedFileReader): AsyncGenerator<Buffer> {
   const { file } = download;
-  yield `{"value":{"filename":${JSON.stringify(file.name)},"file":${JSON.stringify(file)},"contents":"`;
+  const bytesOf = (part: string) => Buffer.from(part, 'utf8');
+  yield bytesOf(
+    `{"value":{"filename":${JSON.stringify(file.name)},"file":${JSON.stringify(file)},"contents":"`,
+  );
   let carry: Buffer = Buffer.alloc(0);
   for await (const chunk of download.zipped()) {
     const bytes = carry.length ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
     const whole = bytes.length - (bytes.length % 3);
-    yield bytes.subarray(0, whole).toString('base64');
+    yield bytesOf(bytes.subarray(0, whole).toString('base64'));
     carry = bytes.subarray(whole);
   }
-  yield `${carry.toString('base64')}"}}`;
+  yield bytesOf(`${carry.toString('base64')}"}}`);
 }

@@ -18,6 +18,7 @@ import { commandWait, waitSignal } from './runtime-limits';
 import { isUnreachable, sessionGone } from './session-gone';
 import { clientResponseHeaders, upstreamRequestHeaders, webResponseHeaders } from './upstream-client';
 import { mayMeanSessionGone, upstreamSessionGone } from './upstream-session-gone';
+import { webStreamOf } from './web-stream';
 
 export type { Command } from './command-relay';
 
@@ -102,7 +103,8 @@ async function forwardPortably(c: Context, deps: GridDeps, agent: Dispatcher, co
   }
   const responseHeaders = webResponseHeaders(clientResponseHeaders(response.headers));
   const empty = response.statusCode === 204 || response.statusCode === 304 || request.method === 'HEAD';
-  const answer = heldBody ?? (Readable.toWeb(response.body) as ReadableStream);
+  // Read only as the client reads, and the browser's answer destroyed (its connection freed) if it goes away.
+  const answer = heldBody ?? webStreamOf(response.body);
   return new Response(empty ? null : answer, {
     status: response.statusCode,
     headers: responseHeaders,
