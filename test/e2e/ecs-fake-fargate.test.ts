@@ -5,46 +5,31 @@
  */
 import { By } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
-import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { type MetricName, noMetrics } from '../../functions/core/ports';
 import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions';
-import { FakeEcsApi, type FakeTask } from '../support/fake-ecs-api';
-import { CollectingLogger } from '../support/fakes';
-import { configWithOnePool } from '../support/one-pool-config';
-import { freePort, processGroupAlive } from '../support/processes';
-import { type ServedApp, serveApp } from '../support/served-app';
-import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import type { FakeEcsApi, FakeTask } from '../support/fake-ecs-api';
+import { type FakeFargateGrid, startFakeFargateGrid } from '../support/fake-fargate-grid';
+import type { CollectingLogger } from '../support/fakes';
+import { processGroupAlive } from '../support/processes';
+import type { ServedApp } from '../support/served-app';
+import type { TestPageServer } from '../support/test-page-server';
 
 const TEST_MS = 60_000;
 
+let fargate: FakeFargateGrid | undefined;
 let fake: FakeEcsApi;
 let site: TestPageServer;
 let grid: ServedApp;
+let logger: CollectingLogger;
 const fallbacks: MetricName[] = [];
-const logger = new CollectingLogger();
 
 beforeAll(async () => {
-  [fake, site] = await Promise.all([
-    FakeEcsApi.start({ containerPort: await freePort() }),
-    startTestPageServer(),
-  ]);
   const metrics = { ...noMetrics, count: (name: MetricName) => void fallbacks.push(name) };
-  grid = await serveApp({
-    config: configWithOnePool('fargate', fake.poolSettings(), { port: 0, host: '127.0.0.1' }),
-    launchers: { ecs: new EcsLauncher({ ecs: fake.client(), logger, metrics }) },
-    sessions: new MemorySessionStore(),
-    logger,
-  });
+  fargate = await startFakeFargateGrid({ launcher: { metrics } });
+  ({ fake, site, grid, logger } = fargate);
 });
 
-afterAll(async () => {
-  // Every process the fake started dies here, whatever a test left behind.
-  await grid?.close();
-  await fake?.close();
-  await site?.close();
-  for (const task of fake?.tasks.values() ?? []) expect(processGroupAlive(task.pid)).toBe(false);
-});
+afterAll(() => fargate?.close());
 
 function newTask(before: Set<string>): FakeTask | undefined {
   return [...fake.tasks.values()].find((t) => !before.has(t.id));

@@ -10,20 +10,19 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
 import { DynamoSessionStarts } from '../../functions/adapters/aws/dynamo-warm-demand';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
-import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
 import { noMetrics, systemClock } from '../../functions/core/ports';
 import { type CleanupReport, runOrphanCleanup } from '../../functions/entry/aws-cleanup';
 import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
-import { FakeEcsApi, type FakeTask } from '../support/fake-ecs-api';
-import { CollectingLogger } from '../support/fakes';
-import { configWithOnePool } from '../support/one-pool-config';
-import { freePort, processGroupAlive } from '../support/processes';
-import { type ServedApp, serveApp } from '../support/served-app';
-import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import type { FakeEcsApi, FakeTask } from '../support/fake-ecs-api';
+import { type FakeFargateGrid, startFakeFargateGrid } from '../support/fake-fargate-grid';
+import { processGroupAlive } from '../support/processes';
+import type { ServedApp } from '../support/served-app';
+import type { TestPageServer } from '../support/test-page-server';
 
 const TEST_MS = 90_000;
 
+let fargate: FakeFargateGrid | undefined;
 let fake: FakeEcsApi;
 let site: TestPageServer;
 let dynamo: DynaliteServer;
@@ -33,27 +32,18 @@ let cleanup: () => Promise<CleanupReport>;
 let warm: DynamoWarmTasks;
 
 beforeAll(async () => {
-  [fake, site, dynamo] = await Promise.all([
-    FakeEcsApi.start({ containerPort: await freePort() }),
-    startTestPageServer(),
-    startDynalite(),
-  ]);
+  dynamo = await startDynalite();
   table = await dynamo.createSessionTable();
-  const ecs = fake.client();
-  const config = configWithOnePool(
-    'fargate',
-    { ...fake.poolSettings(), maxSessions: 2, warm: { min: 1, max: 1, idleTtl: '10m' } },
-    { port: 0, host: '127.0.0.1' },
-  );
-  const logger = new CollectingLogger();
   const sessions = new DynamoSessionStore({ client: table.client, table: table.table });
   warm = new DynamoWarmTasks({ client: table.client, table: table.table });
-  grid = await serveApp({
-    config,
-    launchers: { ecs: new EcsLauncher({ ecs, logger, warm }) },
+  fargate = await startFakeFargateGrid({
+    pool: { maxSessions: 2, warm: { min: 1, max: 1, idleTtl: '10m' } },
     sessions,
-    logger,
+    launcher: { warm },
   });
+  ({ fake, site, grid } = fargate);
+  const { config, logger } = fargate;
+  const ecs = fake.client();
   cleanup = () =>
     runOrphanCleanup({
       ecs,
@@ -67,12 +57,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await grid?.close();
-  await fake?.close();
-  await site?.close();
+  await fargate?.close();
   await table?.close();
   await dynamo?.close();
-  for (const task of fake?.tasks.values() ?? []) expect(processGroupAlive(task.pid)).toBe(false);
 });
 
 const tagsOf = (task: FakeTask) =>

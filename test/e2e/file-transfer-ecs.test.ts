@@ -6,53 +6,37 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
-import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
-import { FakeEcsApi } from '../support/fake-ecs-api';
-import { CollectingLogger } from '../support/fakes';
+import type { FakeEcsApi } from '../support/fake-ecs-api';
+import { type FakeFargateGrid, startFakeFargateGrid } from '../support/fake-fargate-grid';
 import {
   fileToUpload,
   transferWithSeleniumWebdriver,
   UPLOAD_CONTENT,
   UPLOAD_NAME,
 } from '../support/file-transfer-clients';
-import { configWithOnePool } from '../support/one-pool-config';
-import { freePort, processGroupAlive } from '../support/processes';
 import { runPythonUpload } from '../support/python-selenium';
-import { type ServedApp, serveApp } from '../support/served-app';
-import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import type { ServedApp } from '../support/served-app';
+import type { TestPageServer } from '../support/test-page-server';
 
 // A JVM starts in each task: slower than chromedriver, all the more on a loaded machine.
 const TEST_MS = 240_000;
 
+let fargate: FakeFargateGrid | undefined;
 let fake: FakeEcsApi;
 let site: TestPageServer;
 let grid: ServedApp;
 const scratch = mkdtempSync(join(tmpdir(), 'gridgate-transfer-ecs-'));
 
 beforeAll(async () => {
-  [fake, site] = await Promise.all([
-    FakeEcsApi.start({ containerPort: await freePort(), browser: 'selenium-server' }),
-    startTestPageServer(),
-  ]);
-  const logger = new CollectingLogger();
-  grid = await serveApp({
-    config: configWithOnePool('fargate', fake.poolSettings(), {
-      port: 0,
-      host: '127.0.0.1',
-      timeouts: { newSession: '180s' },
-    }),
-    launchers: { ecs: new EcsLauncher({ ecs: fake.client(), logger }) },
-    sessions: new MemorySessionStore(),
-    logger,
+  fargate = await startFakeFargateGrid({
+    browser: 'selenium-server',
+    config: { timeouts: { newSession: '180s' } },
   });
+  ({ fake, site, grid } = fargate);
 });
 
 afterAll(async () => {
-  await grid?.close();
-  await fake?.close();
-  await site?.close();
-  for (const task of fake?.tasks.values() ?? []) expect(processGroupAlive(task.pid)).toBe(false);
+  await fargate?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
 

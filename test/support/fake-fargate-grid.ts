@@ -1,0 +1,74 @@
+/**
+ * The real app served on loopback with one ecs pool `fargate`, whose EcsLauncher's real ECSClient talks
+ * to the in-process ECS API (fake-ecs-api.ts: each task a real browser on a loopback IP of its own), and a
+ * test page server for the browsers to open. Closing it checks that no task's processes outlive it.
+ */
+import { expect } from 'vitest';
+import { EcsLauncher, type EcsLauncherOptions } from '../../functions/adapters/aws/ecs-launcher';
+import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
+import type { Config } from '../../functions/core/config';
+import type { SessionStore } from '../../functions/core/ports';
+import { FakeEcsApi, type FakeEcsOptions } from './fake-ecs-api';
+import { CollectingLogger } from './fakes';
+import { configWithOnePool } from './one-pool-config';
+import { freePort, processGroupAlive } from './processes';
+import { type ServedApp, serveApp } from './served-app';
+import { startTestPageServer, type TestPageServer } from './test-page-server';
+
+export interface FakeFargateGridOptions {
+  browser?: FakeEcsOptions['browser'];
+  /** Pool keys over the fake's own settings (maxSessions, warm, …). */
+  pool?: Record<string, unknown>;
+  /** Config keys beside the pool (timeouts, …). */
+  config?: Record<string, unknown>;
+  /** @default a memory store */
+  sessions?: SessionStore;
+  /** Launcher options beside the client and the logger (metrics, warm). */
+  launcher?: Omit<EcsLauncherOptions, 'ecs' | 'logger'>;
+}
+
+export interface FakeFargateGrid {
+  fake: FakeEcsApi;
+  site: TestPageServer;
+  grid: ServedApp;
+  config: Config;
+  logger: CollectingLogger;
+  /** Closes the app, the fake (ending every task's processes) and the page server. */
+  close(): Promise<void>;
+}
+
+export async function startFakeFargateGrid(options: FakeFargateGridOptions = {}): Promise<FakeFargateGrid> {
+  const [fake, site] = await Promise.all([
+    FakeEcsApi.start({
+      containerPort: await freePort(),
+      ...(options.browser ? { browser: options.browser } : {}),
+    }),
+    startTestPageServer(),
+  ]);
+  const logger = new CollectingLogger();
+  const config = configWithOnePool(
+    'fargate',
+    { ...fake.poolSettings(), ...options.pool },
+    { port: 0, host: '127.0.0.1', ...options.config },
+  );
+  const grid = await serveApp({
+    config,
+    launchers: { ecs: new EcsLauncher({ ...options.launcher, ecs: fake.client(), logger }) },
+    sessions: options.sessions ?? new MemorySessionStore(),
+    logger,
+  });
+  return {
+    fake,
+    site,
+    grid,
+    config,
+    logger,
+    async close() {
+      // Every process the fake started dies here, whatever a test left behind.
+      await grid.close();
+      await fake.close();
+      await site.close();
+      for (const task of fake.tasks.values()) expect(processGroupAlive(task.pid)).toBe(false);
+    },
+  };
+}
