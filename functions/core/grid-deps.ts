@@ -40,6 +40,11 @@ export interface GridDeps {
   version: string;
   /** True once the server is shutting down: no new session may start then (its browser would outlive it). */
   stopping?: () => boolean;
+  /**
+   * This process's own name among the heads that share a store (random, new at each start), written on the
+   * records of the sessions it creates (SessionRecord.head); none: records name no head.
+   */
+  head?: string;
 }
 
 export function launcherFor(deps: GridDeps, poolName: string): Launcher | undefined {

@@ -165,6 +165,12 @@ export interface SessionRecord {
   billing?: TaskBilling;
   /** The test's name, when the client gave one (se:name, selenoid:options.name). */
   name?: string;
+  /**
+   * The head (GridDeps.head) that created the session. A local session's browser runs where its head
+   * runs, so of the heads sharing a store only that one can stop it and end its record, even once the
+   * browser is gone.
+   */
+  head?: string;
 }
 
 /** What a new session asks of the quota: a slot in one pool, counted against the user's limit too. */

@@ -48,6 +48,8 @@ interface CommonParts {
   /** The sessions ended lately; by default a new, empty memory. */
   ended?: EndedSessions;
   requestPricing?: RequestPricing;
+  /** This process's name among the heads sharing a store (GridDeps.head); none: records name no head. */
+  head?: string;
 }
 
 /** What an entry that starts its browsers itself gives (the Node server, its primary, the router Lambda). */
@@ -89,6 +91,7 @@ export function gridDeps(parts: GridParts): GridDeps {
     clock: systemClock,
     version: packageJson.version,
     configLoadedAt: systemClock.now(),
+    head: parts.head,
   };
   if ('launchedElsewhere' in parts) {
     deps.launchers = launchersElsewhere(parts);

@@ -3,6 +3,7 @@
  * DynamoDB table shared with other routers), given to the one wiring (grid-wiring.ts); then the app,
  * WebSocket proxy, sweeps, reloads and shutdown.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
@@ -172,6 +173,8 @@ export async function startGrid(
     users,
     ended: options.ended,
     requestPricing: options.requestPricing,
+    // Its local sessions' records say so: only this process can stop their browsers (see `ours` below).
+    head: randomBytes(8).toString('hex'),
   });
   const loopbackOnly = options.loopbackOnly ?? isLoopbackAddress(config.host);
   const requests = options.requests ?? newRequestCounter(deps.clock.now());
@@ -203,12 +206,19 @@ export async function startGrid(
   if (!socketPath) attachWebSocketProxy(server, deps, { loopbackOnly });
   answerClientErrors(server);
   const isLocal = (record: SessionRecord) => poolsNamed(deps, record.pool)[0]?.kind === 'local';
-  const runsHere = (record: SessionRecord) => isLocal(record) && launcher.running().includes(record.handle);
-  // With a shared store, any router may end an ecs or hub session, but a local one only where it runs.
-  const ours = (record: SessionRecord) => !shared || !isLocal(record) || runsHere(record);
+  const runsHere = (record: SessionRecord) => isLocal(record) && launcher.isRunning(record.handle);
+  // A local session's browser runs where the head that created it runs: that head ends the record, also
+  // once the browser is gone (a record of a head before records named theirs: while it runs here).
+  const startedHere = (record: SessionRecord) =>
+    isLocal(record) && (record.head === deps.head || runsHere(record));
+  // With a shared store, any router may end an ecs or hub session, but a local one only its own head.
+  const ours = (record: SessionRecord) => !shared || !isLocal(record) || startedHere(record);
+  // The browser of a local session of ours that this launcher no longer runs is gone: its record was
+  // left by a store that refused to end it, or that took a write the creation was told had failed.
+  const gone = (record: SessionRecord) => isLocal(record) && !launcher.isRunning(record.handle);
   const sweepMs = options.sweepMs ?? (shared ? SHARED_EXPIRY_SWEEP_MS : EXPIRY_SWEEP_MS);
   const sweeps = [
-    runEvery('expiry sweep', sweepMs, () => expireSessions(deps, ours), logger),
+    runEvery('expiry sweep', sweepMs, () => expireSessions(deps, { mine: ours, gone }), logger),
     // A head that died between taking a slot and recording its session (or a release the store refused)
     // would keep the slot for good: whichever head sweeps first frees it.
     runEvery('stale-slot sweep', sweepMs, () => freeStaleSlots(deps, options.staleSlotGraceMs), logger),
@@ -257,8 +267,8 @@ export async function startGrid(
       await users?.close();
       const closed = new Promise((resolve) => server.close(resolve));
       // With a shared store, sessions in ecs and hub pools outlive this router: others serve them.
-      await endAllSessions(deps, 'server shutdown', shared ? runsHere : () => true).catch((error: unknown) =>
-        logger.log('BACKGROUND_TASK_FAILED', { task: 'shutdown', error: String(error) }),
+      await endAllSessions(deps, 'server shutdown', shared ? startedHere : () => true).catch(
+        (error: unknown) => logger.log('BACKGROUND_TASK_FAILED', { task: 'shutdown', error: String(error) }),
       );
       await launcher.stopAll(); // sessions still being created too, and warm browsers
       server.closeAllConnections();

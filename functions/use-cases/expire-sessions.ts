@@ -1,22 +1,34 @@
 /**
- * Ending sessions by time and all at once: the expiry sweep (idle timeout, maximum age) the Node server runs
- * every few seconds, and the shutdown's end of every session; each ended through endSession.
+ * Ending sessions by time and all at once: the expiry sweep (idle timeout, maximum age, a browser gone) the
+ * Node server runs every few seconds, and the shutdown's end of every session; each ended through endSession.
  */
 import type { GridDeps } from '../core/grid-deps';
 import type { SessionEndReason, SessionRecord } from '../core/ports';
 import { endSession } from './end-session';
 
+/** Which records a sweep looks at, and what it knows of their browsers beyond the store. */
+export interface ExpiryScope {
+  /** The records this sweep may end (a router sharing its store ends only what it can stop); default: all. */
+  mine?: (record: SessionRecord) => boolean;
+  /**
+   * Whether the record's browser is known to be gone (a local one this process no longer runs): it was
+   * stopped or its creation failed while the store could not end the record, or the store took a write
+   * the client was told had failed. Nothing else would ever end such a record, so it ends now. Asked
+   * after the store was read, so a session recorded meanwhile is seen with its browser.
+   */
+  gone?: (record: SessionRecord) => boolean;
+}
+
 /**
- * Ends sessions past their idle timeout or maximum age, of those `mine` accepts (a router sharing its
- * store ends only what it can stop); run every few seconds by the Node server.
+ * Ends sessions past their idle timeout or maximum age, or whose browser is gone, of those `mine`
+ * accepts; run every few seconds by the Node server.
  */
-export async function expireSessions(
-  deps: GridDeps,
-  mine: (record: SessionRecord) => boolean = () => true,
-): Promise<number> {
+export async function expireSessions(deps: GridDeps, scope: ExpiryScope = {}): Promise<number> {
+  const { mine = () => true, gone = () => false } = scope;
   const now = deps.clock.now();
   const running = (await deps.sessions.running()).filter(mine);
   const expired = running.flatMap((record): [SessionRecord, SessionEndReason][] => {
+    if (gone(record)) return [[record, 'browser exited']];
     if (now - record.createdAt >= record.maxAgeMs) return [[record, 'max age']];
     if (now - record.lastActivityAt >= record.idleTimeoutMs) return [[record, 'idle timeout']];
     return [];

@@ -121,6 +121,7 @@ export async function launchSession(
       ...(attempt.color ? { color: attempt.color } : {}),
       ...(browser.billing ? { billing: browser.billing } : {}),
       ...(recording.name ? { name: recording.name } : {}),
+      ...(deps.head ? { head: deps.head } : {}),
     });
     if (attempt.signal.aborted) {
       await endSession(

@@ -322,6 +322,13 @@ export function sessionStoreContract(name: string, factory: StoreFactory): void 
         expect((await store.running())[0]?.color).toBe('green');
       });
 
+      it('gives back the head that created a session, running and once ended', async () => {
+        await store.add(sampleRecord('s1', { head: 'head-a' }));
+        expect((await store.get('s1'))?.head).toBe('head-a');
+        expect((await store.running())[0]?.head).toBe('head-a');
+        expect((await store.end('s1', 'deleted', T0 + 1000))?.head).toBe('head-a');
+      });
+
       it('ignores touch for an unknown key', async () => {
         expect(() => store.touch('nope', T0)).not.toThrow();
         expect(() => store.touch('nope', T0, 'POST', '/url')).not.toThrow();

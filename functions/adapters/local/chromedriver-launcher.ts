@@ -336,6 +336,12 @@ export class ChromedriverLauncher implements Launcher {
     return [...this.drivers].flatMap(([handle, driver]) => (driver.warm ? [] : [handle]));
   }
 
+  /** Whether the handle is among running(), without listing them: asked per record by the sweeps. */
+  isRunning(handle: string): boolean {
+    const driver = this.drivers.get(handle);
+    return driver !== undefined && !driver.warm;
+  }
+
   private alive(handle: string): boolean {
     const driver = this.drivers.get(handle);
     return (
