@@ -21,14 +21,26 @@ export type SessionRef = Pick<SessionRecord, 'key' | 'pool' | 'handle' | 'upstre
 
 /**
  * Ends the session: stops the browser and frees the slot (both idempotent, so this works without a
- * record too), and returns the record to the one caller that ended it, undefined to the others.
+ * record too), and returns the record to the one caller that ended it, undefined to the others. When the
+ * store fails to end the record, the browser stops and the slot frees all the same, and then the store's
+ * error is thrown.
  */
 export async function endSession(
   deps: GridDeps,
   { key, pool, handle, upstreamId }: SessionRef,
   reason: SessionEndReason,
 ): Promise<SessionRecord | undefined> {
-  const record = await deps.sessions.end(key, reason, deps.clock.now());
+  // A store that answers the end failed may have taken it (its answer cut or late, the SDK's retry
+  // throttled after an earlier attempt went through): no sweep would then see the record again, so the
+  // browser must stop now. A record it did not take is ended by the expiry sweep (a local one at once, its
+  // browser gone; another at its idle timeout).
+  let record: SessionRecord | undefined;
+  let failure: { error: unknown } | undefined;
+  try {
+    record = await deps.sessions.end(key, reason, deps.clock.now());
+  } catch (error) {
+    failure = { error };
+  }
   // From now on its commands are refused here, before the browser stops: none reaches a hub that ended it.
   // The caller that ended it says why; a later caller (a head without the record) only if none did.
   if (record || !deps.ended.recall(key)) {
@@ -44,6 +56,7 @@ export async function endSession(
   }
   // Idempotent in the store, so DELETE, the expiry sweep and a crash racing each other free it once.
   await releaseSlot(deps, key);
+  if (failure) throw failure.error;
   if (!record) return undefined;
   // Once per session, by the one caller that ended it: a command costs no metric line of its own.
   if (record.commands) deps.metrics?.count('Commands', { pool: record.pool }, record.commands);

@@ -1,11 +1,12 @@
 /**
- * A shared store that carries out a session's record write and then answers it failed (as DynamoDB does
- * when the answer is cut or comes after the client's request timeout, or when the SDK's retry is throttled
- * after an earlier attempt went through), under the Node server (`startGrid`) with real Chromium. The
- * client hears 503, the browser is stopped, and the record the store did write is ended by the head that
- * created it (no other head can stop a local browser), at once rather than never: its slot and its browser
- * are gone, and the pool serves at full size again. A second head on the same store leaves the first
- * head's local sessions alone.
+ * A shared store that carries out a write and then answers it failed (as DynamoDB does when the answer is
+ * cut or comes after the client's request timeout, or when the SDK's retry is throttled after an earlier
+ * attempt went through), under the Node server (`startGrid`) with real Chromium. A new session's record
+ * write: the client hears 503, the browser is stopped, and the record the store did write is ended by the
+ * head that created it (no other head can stop a local browser), at once rather than never; a second head
+ * on the same store leaves the first head's local sessions alone. A DELETE's end of the record: the client
+ * hears 503, and the browser stops all the same (no sweep sees the ended record again). Either way no
+ * slot, record or browser is left, and the pool serves at full size again.
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,6 +53,11 @@ async function newSession(url: string): Promise<Response> {
   return fetch(`${url}/session`, jsonRequest('POST', W3C_CHROME));
 }
 
+async function sessionIdOf(response: Response): Promise<string> {
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { value: { sessionId: string } }).value.sessionId;
+}
+
 describe('a session record the store wrote but answered failed', { timeout: 60_000 }, () => {
   it('is ended by the head that created it, with its slot and browser', async () => {
     const store = new FlakyStore();
@@ -75,9 +81,7 @@ describe('a session record the store wrote but answered failed', { timeout: 60_0
     expect(await store.inner.get(key)).toMatchObject({ key, endReason: 'browser exited' });
 
     // No slot lost: the pool's one browser serves.
-    const again = await newSession(grid.url);
-    expect(again.status).toBe(200);
-    const { sessionId } = ((await again.json()) as { value: { sessionId: string } }).value;
+    const sessionId = await sessionIdOf(await newSession(grid.url));
     expect((await fetch(`${grid.url}/session/${sessionId}`, { method: 'DELETE' })).status).toBe(200);
   });
 
@@ -86,9 +90,7 @@ describe('a session record the store wrote but answered failed', { timeout: 60_0
     const creator = await startHead(shared);
     const other = new FlakyStore(shared.inner);
     await startHead(other);
-    const created = await newSession(creator.url);
-    expect(created.status).toBe(200);
-    const { sessionId } = ((await created.json()) as { value: { sessionId: string } }).value;
+    const sessionId = await sessionIdOf(await newSession(creator.url));
 
     // The other head sweeps the running records several times while the session runs.
     const sweptBefore = other.calls.running ?? 0;
@@ -97,5 +99,28 @@ describe('a session record the store wrote but answered failed', { timeout: 60_0
     expect((await fetch(`${creator.url}/session/${sessionId}/title`)).status).toBe(200);
     expect((await fetch(`${creator.url}/session/${sessionId}`, { method: 'DELETE' })).status).toBe(200);
     expect(await shared.inner.running()).toEqual([]);
+  });
+});
+
+describe('a session end the store took but answered failed', { timeout: 60_000 }, () => {
+  it('answers the DELETE 503 and stops the browser all the same, freeing its slot', async () => {
+    const store = new FlakyStore();
+    const grid = await startHead(store);
+    const sessionId = await sessionIdOf(await newSession(grid.url));
+    expect(grid.launcher.running()).toHaveLength(1);
+    store.appliedThenFailing = new Set(['end']);
+    const refused = await fetch(`${grid.url}/session/${sessionId}`, { method: 'DELETE' });
+    expect(refused.status).toBe(503);
+    store.appliedThenFailing = new Set();
+    // The store had taken the end: no running record is left for any sweep to find.
+    expect(await store.inner.running()).toEqual([]);
+
+    await eventually(async () => {
+      expect(grid.launcher.running()).toEqual([]);
+      expect(launchedProcesses('chromium')).toEqual([]);
+      expect(await store.inner.inUse()).toEqual({});
+    }, 20_000);
+    const again = await sessionIdOf(await newSession(grid.url));
+    expect((await fetch(`${grid.url}/session/${again}`, { method: 'DELETE' })).status).toBe(200);
   });
 });

@@ -104,6 +104,19 @@ describe('endSession', () => {
     ]);
   });
 
+  it('stops the browser and frees the slot when the store fails to end the record, then says so', async () => {
+    const { deps, launcher, sessions, running } = setup();
+    const record = await running('s1');
+    const refused = new Error('the store is unavailable');
+    sessions.end = async () => {
+      throw refused;
+    };
+    await expect(endSession(deps, record, 'deleted')).rejects.toBe(refused);
+    expect(launcher.stops).toEqual(['handle-s1']);
+    expect(await sessions.inUse()).toEqual({});
+    expect(deps.ended.recall('s1')).toMatchObject({ reason: 'deleted' });
+  });
+
   it('still frees the slot when the pool is no longer configured', async () => {
     const { deps, launcher, sessions } = setup();
     await sessions.acquire('gone', { pool: 'removed-pool', poolLimit: 1, user: 'guest' });
