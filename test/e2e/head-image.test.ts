@@ -12,7 +12,6 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { createServer, type Server, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { createInterface } from 'node:readline';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remote } from 'webdriverio';
@@ -20,6 +19,7 @@ import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-
 import { ensureServerBuild } from '../../scripts/server-build.mjs';
 import { finalStage } from '../support/dockerfile-stage';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
+import { followServer } from '../support/node-server-process';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -97,17 +97,7 @@ beforeAll(async () => {
       AWS_SECRET_ACCESS_KEY: 'local',
     },
   });
-  let stderr = '';
-  head.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  headUrl = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: head.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      const entry = JSON.parse(line) as { event: string; url?: string };
-      if (entry.event === 'SERVER_STARTED') resolve(entry.url as string);
-    });
-    head.once('exit', (code) => reject(new Error(`the head exited with ${code}: ${stderr}`)));
-  });
+  headUrl = await followServer(head).url;
   headPort = Number(new URL(headUrl).port);
 }, 120_000);
 

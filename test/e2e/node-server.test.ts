@@ -1,50 +1,28 @@
 /** The `npm start` entry as a user runs it: config validation, a session, SIGHUP reloading, SIGTERM ending every browser. */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { execFileSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NODE_SERVER_ARGS } from '../support/node-server-process';
+import { type NodeServerProcess, startNodeServer } from '../support/node-server-process';
 import { until } from '../support/until';
 
-const children: ChildProcess[] = [];
+const servers: NodeServerProcess[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    // A failed test still ends its browsers: SIGTERM first, SIGKILL only when the server hangs.
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 8000))]);
-    child.kill('SIGKILL');
+  for (const server of servers.splice(0)) {
+    const { child } = server;
+    if (child.exitCode === null && child.signalCode === null) {
+      // A failed test still ends its browsers: SIGTERM first, SIGKILL (dispose) only when the server hangs.
+      child.kill('SIGTERM');
+      await Promise.race([server.exited, new Promise((resolve) => setTimeout(resolve, 8000))]);
+    }
+    server.dispose();
   }
 });
 
-function startServer(config: unknown) {
-  const dir = mkdtempSync(join(tmpdir(), 'gridgate-test-'));
-  const file = join(dir, 'gridgate.json');
-  writeFileSync(file, JSON.stringify(config));
-  const child = spawn(process.execPath, [...NODE_SERVER_ARGS, '--config', file], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  const events: Record<string, unknown>[] = [];
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const started = new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      const event = JSON.parse(line) as Record<string, unknown>;
-      events.push(event);
-      if (event.event === 'SERVER_STARTED') resolve(event.url as string);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
-  });
-  started.catch(() => undefined); // awaited only by the tests that expect a start
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, file, started, exited, events, stderr: () => stderr };
+function startServer(config: unknown): NodeServerProcess {
+  const server = startNodeServer(config);
+  servers.push(server);
+  return server;
 }
 
 describe('the Node server entry', () => {
@@ -58,7 +36,7 @@ describe('the Node server entry', () => {
 
   it('ends every browser and removes its profile when it receives SIGTERM', async () => {
     const server = startServer({ port: 0, host: '127.0.0.1' });
-    const url = await server.started;
+    const url = await server.url;
     const response = await request(`${url}/wd/hub/session`, {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
@@ -75,7 +53,7 @@ describe('the Node server entry', () => {
     expect(await server.exited).toBe(0);
     expect(pgrep(profile)).toBe('');
     expect(existsSync(profile)).toBe(false);
-    expect(server.events.map((event) => event.event)).toEqual(
+    expect(server.lines.map((event) => event.event)).toEqual(
       expect.arrayContaining(['SESSION_CREATED', 'SERVER_STOPPING', 'SESSION_ENDED', 'SERVER_STOPPED']),
     );
   });
@@ -84,7 +62,7 @@ describe('the Node server entry', () => {
 describe('reloading the config of the running Node server', () => {
   it('applies a rewritten config file on SIGHUP while a session keeps answering', async () => {
     const server = startServer({ port: 0, host: '127.0.0.1', timeouts: { idle: '5m' } });
-    const url = await server.started;
+    const url = await server.url;
     const created = await request(`${url}/wd/hub/session`, {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8' },
@@ -99,7 +77,7 @@ describe('reloading the config of the running Node server', () => {
 
     // The built-in pool "local" that serves the session is replaced by "second", and the idle timeout grows.
     writeFileSync(
-      server.file,
+      server.configFile,
       JSON.stringify({
         port: 0,
         host: '127.0.0.1',
@@ -113,7 +91,7 @@ describe('reloading the config of the running Node server', () => {
     server.child.kill('SIGHUP');
     await vi.waitFor(
       () =>
-        expect(server.events).toContainEqual(
+        expect(server.lines).toContainEqual(
           expect.objectContaining({ event: 'CONFIG_RELOADED', trigger: 'SIGHUP', retiredPools: ['local'] }),
         ),
       { timeout: 10_000 },
@@ -132,17 +110,20 @@ describe('reloading the config of the running Node server', () => {
 
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
-    expect(server.events.map((event) => event.event)).not.toContain('CONFIG_RELOAD_FAILED');
+    expect(server.lines.map((event) => event.event)).not.toContain('CONFIG_RELOAD_FAILED');
   });
 
   it('keeps the running config when the rewritten file is broken, and says why', async () => {
     const server = startServer({ port: 0, host: '127.0.0.1' });
-    await server.started;
-    writeFileSync(server.file, JSON.stringify({ port: 0, host: '127.0.0.1', timeouts: { idle: 'soon' } }));
+    await server.url;
+    writeFileSync(
+      server.configFile,
+      JSON.stringify({ port: 0, host: '127.0.0.1', timeouts: { idle: 'soon' } }),
+    );
     server.child.kill('SIGHUP');
     await vi.waitFor(
       () =>
-        expect(server.events).toContainEqual(
+        expect(server.lines).toContainEqual(
           expect.objectContaining({
             event: 'CONFIG_RELOAD_FAILED',
             problems: [expect.stringMatching(/^timeouts\.idle:/)],

@@ -27,14 +27,13 @@ export interface NodeServerProcess {
   dispose(): void;
 }
 
-export function startNodeServer(config: unknown, env: NodeJS.ProcessEnv = {}): NodeServerProcess {
-  const dir = mkdtempSync(join(tmpdir(), 'gridgate-head-'));
-  const file = join(dir, 'gridgate.json');
-  writeFileSync(file, JSON.stringify(config));
-  const child = spawn(process.execPath, [...NODE_SERVER_ARGS, '--config', file], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+export type ServerOutput = Pick<NodeServerProcess, 'url' | 'lines' | 'exited' | 'stderr'>;
+
+/**
+ * What a gridgate child process says, however it was started (stdout and stderr piped): its JSON log
+ * lines, its stderr, and its URL once SERVER_STARTED is logged.
+ */
+export function followServer(child: ChildProcess): ServerOutput {
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -50,13 +49,21 @@ export function startNodeServer(config: unknown, env: NodeJS.ProcessEnv = {}): N
   });
   url.catch(() => {}); // the caller awaits it; an exit after the start is not an error here
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { url, lines, exited, stderr: () => stderr };
+}
+
+export function startNodeServer(config: unknown, env: NodeJS.ProcessEnv = {}): NodeServerProcess {
+  const dir = mkdtempSync(join(tmpdir(), 'gridgate-head-'));
+  const file = join(dir, 'gridgate.json');
+  writeFileSync(file, JSON.stringify(config));
+  const child = spawn(process.execPath, [...NODE_SERVER_ARGS, '--config', file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   return {
     child,
     configFile: file,
-    url,
-    lines,
-    exited,
-    stderr: () => stderr,
+    ...followServer(child),
     dispose() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
