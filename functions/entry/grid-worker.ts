@@ -5,12 +5,12 @@
  * the primary's (one slot ledger), reached over the IPC channel, with activity sent in batches.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { getRequestListener } from '@hono/node-server';
 import type { ToPrimary, ToWorker } from '../adapters/cluster/cluster-messages';
 import { PrimaryCalls } from '../adapters/cluster/primary-calls';
 import { PrimaryLauncher } from '../adapters/cluster/primary-launcher';
 import { ACTIVITY_BATCH_MS, PrimarySessionStore } from '../adapters/cluster/primary-session-store';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
+import { lazyAppListener } from '../adapters/node/app-listener';
 import { answerClientErrors } from '../adapters/node/client-errors';
 import { commandFastPath } from '../adapters/node/command-fast-path';
 import { PrimaryRelay } from '../adapters/node/primary-relay';
@@ -102,12 +102,11 @@ export async function runWorker(logger: Logger): Promise<void> {
   const loopbackOnly = isLoopbackAddress(config.host);
   const requests: RequestCounter = { startedAt: Date.now(), requests: 0, sessions: 0 };
   const app = createApp(deps, { agent, loopbackOnly, requests });
-  const serveHere = getRequestListener(app.fetch);
+  const serveHere = lazyAppListener(app.fetch, logger);
   const relay = new PrimaryRelay(setup.socketPath);
   // Commands take the Node-native path; those it leaves, and everything else, go where they went before.
   const others = (req: IncomingMessage, res: ServerResponse) => {
-    // The app answers its own failures; a rejection here means the connection is past saving.
-    if (servedByWorker(req.url ?? '/')) serveHere(req, res).catch(() => res.destroy());
+    if (servedByWorker(req.url ?? '/')) serveHere(req, res);
     else relay.pass(req, res);
   };
   const server = createServer(commandFastPath(deps, agent, { counter: requests, app: others }));

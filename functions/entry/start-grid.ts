@@ -4,9 +4,8 @@
  * WebSocket proxy, sweeps, reloads and shutdown.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import type { Dispatcher } from 'undici';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
@@ -16,6 +15,7 @@ import { LocalRecordings } from '../adapters/local/local-recordings';
 import { sweepOrphans } from '../adapters/local/orphan-sweep';
 import { SessionRecordings } from '../adapters/local/session-recordings';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store';
+import { lazyAppListener } from '../adapters/node/app-listener';
 import { answerClientErrors } from '../adapters/node/client-errors';
 import { commandFastPath } from '../adapters/node/command-fast-path';
 import { relayedRequests } from '../adapters/node/primary-relay';
@@ -186,11 +186,7 @@ export async function startGrid(
     requests,
   });
   const { socketPath } = options;
-  const appListener = getRequestListener(socketPath ? relayedRequests(app.fetch) : app.fetch);
-  // The app's listener answers its own failures; a rejection means the connection is past saving.
-  const serveApp = (incoming: IncomingMessage, outgoing: ServerResponse) => {
-    appListener(incoming, outgoing).catch(() => outgoing.destroy());
-  };
+  const serveApp = lazyAppListener(socketPath ? relayedRequests(app.fetch) : app.fetch, logger);
   // On its port the server takes commands on the Node-native path; on the primary's socket come only
   // the requests its workers relay, which serve commands themselves.
   const server = createServer(

@@ -5,7 +5,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline, Readable } from 'node:stream';
-import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import type { Dispatcher } from 'undici';
 import { type UpstreamEndpoint, upstreamEndpoint } from '../core/browser-network';
@@ -27,6 +26,14 @@ interface NodeBindings {
   outgoing: ServerResponse;
 }
 
+/**
+ * @hono/node-server's "answered already" marker, loaded on first use: its module makes it with the
+ * runtime's Response class when it loads, which a server answering commands natively may never need
+ * (adapters/node/app-listener.ts).
+ */
+const alreadySent = () =>
+  import('@hono/node-server/utils/response').then(({ RESPONSE_ALREADY_SENT }) => RESPONSE_ALREADY_SENT);
+
 export async function forwardCommand(c: Context, deps: GridDeps, agent: Dispatcher, command: Command) {
   const bindings = c.env as Partial<NodeBindings> | undefined;
   if (bindings?.outgoing && bindings.incoming) {
@@ -35,7 +42,7 @@ export async function forwardCommand(c: Context, deps: GridDeps, agent: Dispatch
       relayCommand(deps, agent, command, incoming, outgoing, resolve),
     );
     if (failure !== undefined) throw await translateUpstreamError(deps, command.claims, failure);
-    return RESPONSE_ALREADY_SENT;
+    return await alreadySent();
   }
   deps.sessions.touch(command.claims.key, deps.clock.now(), c.req.method, command.rest);
   return await forwardPortably(c, deps, agent, command).catch(async (error: unknown) => {

@@ -1,9 +1,10 @@
 /**
  * A minimal Chrome DevTools Protocol client over the browser's own WebSocket (`/json/version`), with flat
  * target sessions: commands answered by id, events handed to one listener. Only what recording a session's
- * screen needs; it talks to a Chromium gridgate started, on the loopback interface.
+ * screen needs; it talks to a Chromium gridgate started, on the loopback interface. `ws` is loaded by the
+ * first connection, not with the server.
  */
-import WebSocket from 'ws';
+import type { WebSocket } from 'ws';
 
 export interface CdpEvent {
   method: string;
@@ -59,6 +60,7 @@ export class CdpConnection {
       signal: AbortSignal.timeout(OPEN_TIMEOUT_MS),
     });
     const { webSocketDebuggerUrl } = (await version.json()) as { webSocketDebuggerUrl: string };
+    const { WebSocket } = await import('ws');
     const socket = new WebSocket(webSocketDebuggerUrl, {
       perMessageDeflate: false,
       handshakeTimeout: OPEN_TIMEOUT_MS,
@@ -77,7 +79,7 @@ export class CdpConnection {
     params: Record<string, unknown> = {},
     sessionId?: string,
   ): Promise<Record<string, unknown>> {
-    if (this.socket.readyState !== WebSocket.OPEN) return Promise.reject(new Error('DevTools is closed'));
+    if (this.socket.readyState !== this.socket.OPEN) return Promise.reject(new Error('DevTools is closed'));
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });

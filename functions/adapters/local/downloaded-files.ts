@@ -7,7 +7,6 @@ import { createReadStream } from 'node:fs';
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import yazl from 'yazl';
 import { invalidArgument } from '../../core/errors';
 import type { DownloadedFile, DownloadedFileReader } from '../../core/ports';
 
@@ -36,16 +35,17 @@ export async function findDownload(directory: string, name: string): Promise<Dow
     throw invalidArgument(`no downloaded file is named ${JSON.stringify(name)}; there are: ${names}`);
   }
   const path = join(directory, file.name);
+  // yazl is loaded by the first download, not with the server: most sessions download nothing.
+  const { ZipFile } = (await import('yazl')).default;
   return {
     file,
     bytes: () => createReadStream(path),
-    zipped: () => zipOf(path, file.name),
+    zipped: () => zipOf(new ZipFile(), path, file.name),
   };
 }
 
 /** A zip holding the one file under its own name, made as it is read. */
-function zipOf(path: string, name: string): Readable {
-  const zip = new yazl.ZipFile();
+function zipOf(zip: import('yazl').ZipFile, path: string, name: string): Readable {
   zip.addFile(path, name);
   zip.end();
   return zip.outputStream as Readable;

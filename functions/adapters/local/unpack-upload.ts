@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createInflateRaw } from 'node:zlib';
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
 import { invalidArgument, WebDriverError } from '../../core/errors';
 
 // The file type in the Unix mode a zip made on Unix keeps in the high 16 bits of its external attributes.
@@ -94,9 +94,11 @@ function countedUpTo(maxBytes: number): Transform & { seen: number } {
  * `invalid argument` errors (413 for a file past `maxBytes`); the new directory is gone after any failure.
  */
 export async function unpackUpload(zip: Buffer, parent: string, maxBytes: number): Promise<string> {
+  // yauzl is loaded by the first upload, not with the server: most sessions upload nothing.
+  const { fromBufferPromise } = (await import('yauzl')).default;
   let archive: yauzl.ZipFile;
   try {
-    archive = await yauzl.fromBufferPromise(zip, { strictFileNames: true });
+    archive = await fromBufferPromise(zip, { strictFileNames: true });
   } catch (error) {
     throw invalidArgument(`the upload is not a zip file: ${(error as Error).message}`);
   }

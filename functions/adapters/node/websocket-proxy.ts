@@ -3,12 +3,13 @@
  * session-ID check as every command; messages either way count as activity for the idle timeout. Also
  * the status page's live VNC view (noVNC's websockify socket), after the same checks as the session's
  * page; watching is not activity. And Selenoid's own sockets of hub sessions, `/devtools/{id}/…` and `/vnc/{id}`,
- * relayed to the hub as ggr relays them (core/selenoid-paths.ts).
+ * relayed to the hub as ggr relays them (core/selenoid-paths.ts). `ws` is loaded by the first upgrade, not
+ * with the server: most clients never open a WebSocket.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { request } from 'undici';
-import WebSocket, { WebSocketServer } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { WebDriverError } from '../../core/errors';
 import { type GridDeps, sessionPool } from '../../core/grid-deps';
 import { sessionEndpoint } from '../../http/forward-command';
@@ -44,7 +45,7 @@ export function attachWebSocketProxy(
   deps: GridDeps,
   options: WebSocketProxyOptions = {},
 ): void {
-  const clients = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  let clients: WebSocketServer | undefined;
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!isWebSocketUpgrade(req)) return serveAsHttp(server, req, socket, head);
     socket.on('error', () => socket.destroy());
@@ -63,9 +64,10 @@ export function attachWebSocketProxy(
       : SELENOID_SOCKET.test(url.pathname)
         ? connectHub(req, url, deps)
         : connect(req, url, deps);
-    connecting
-      .then((upstream) => {
+    Promise.all([connecting, import('ws')])
+      .then(([upstream, { WebSocketServer }]) => {
         if (socket.destroyed) return upstream.socket.terminate(); // the client gave up meanwhile
+        clients ??= new WebSocketServer({ noServer: true, perMessageDeflate: false });
         clients.handleUpgrade(req, socket, head, (client) => relay(client, upstream));
       })
       .catch((error: unknown) => refuse(socket, error));
@@ -124,6 +126,7 @@ async function open(
   { refusedBy = 'browser', ...extra }: { origin?: string; refusedBy?: 'browser' | 'hub' } = {},
 ): Promise<WebSocket> {
   const protocols = req.headers['sec-websocket-protocol']?.split(',').map((p) => p.trim());
+  const { WebSocket } = await import('ws');
   const socket = new WebSocket(target, protocols, {
     ...extra,
     perMessageDeflate: false,
@@ -168,7 +171,7 @@ function relay(client: WebSocket, upstream: Upstream): void {
   const pipe = (from: WebSocket, to: WebSocket) => {
     from.on('message', (data, isBinary) => {
       upstream.onMessage?.();
-      if (to.readyState === WebSocket.OPEN) to.send(data, { binary: isBinary });
+      if (to.readyState === to.OPEN) to.send(data, { binary: isBinary });
     });
     from.on('close', (code, reason) => closeQuietly(to, code, reason));
     from.on('error', () => to.terminate());
@@ -180,8 +183,7 @@ function relay(client: WebSocket, upstream: Upstream): void {
 
 function closeQuietly(socket: WebSocket, code: number, reason: Buffer): void {
   // 1005/1006 are reserved for "no status" and may not be sent in a close frame (RFC 6455 §7.4.1).
-  if (socket.readyState === WebSocket.OPEN)
-    socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
+  if (socket.readyState === socket.OPEN) socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
   else socket.terminate();
 }
 

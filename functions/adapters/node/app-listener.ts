@@ -1,0 +1,53 @@
+/**
+ * The Hono app as a Node request listener, with @hono/node-server loaded on the first request the app
+ * serves. That module reads the runtime's fetch classes (Request, Response, Headers) when it loads,
+ * and the first read makes Node load its own bundled undici (its fetch implementation: ~4 MiB of RSS per
+ * process, measured with bench/memory-benchmark.ts). A server at idle, and a worker process that only
+ * relays commands on the Node-native path (command-fast-path.ts), never need it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { getRequestListener } from '@hono/node-server';
+import type { Logger } from '../../core/ports';
+
+type FetchCallback = Parameters<typeof getRequestListener>[0];
+type Listener = ReturnType<typeof getRequestListener>;
+
+export function lazyAppListener(
+  fetch: FetchCallback,
+  logger: Logger,
+): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
+  let listener: Listener | undefined;
+  let loading: Promise<Listener> | undefined;
+  // The app's listener answers its own failures; a rejection means the connection is past saving.
+  const serve = (serveApp: Listener, incoming: IncomingMessage, outgoing: ServerResponse) => {
+    serveApp(incoming, outgoing).catch(() => outgoing.destroy());
+  };
+  return (incoming, outgoing) => {
+    if (listener) return serve(listener, incoming, outgoing);
+    // Until it is loaded the request waits, its body unread (a paused stream keeps every byte).
+    loading ??= import('@hono/node-server').then((node) => {
+      listener = node.getRequestListener(fetch);
+      return listener;
+    });
+    let closed = false;
+    outgoing.once('close', () => {
+      closed = true;
+    });
+    loading.then(
+      (loaded) => {
+        // The adapter learns that a client left from the response's 'close', which it listens for from
+        // the moment it takes a request: a request whose client left while the adapter loaded would
+        // wait for a body that never comes. Nobody is left to answer; it is logged as the app logs one.
+        if (closed) logClientGone(logger, incoming);
+        else serve(loaded, incoming, outgoing);
+      },
+      () => outgoing.destroy(),
+    );
+  };
+}
+
+/** As the app's onError logs a client that left mid-request (http/create-app.ts). */
+function logClientGone(logger: Logger, incoming: IncomingMessage): void {
+  const path = new URL(incoming.url ?? '/', 'http://gridgate').pathname;
+  logger.log('CLIENT_GONE', { method: incoming.method, path });
+}
