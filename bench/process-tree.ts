@@ -1,5 +1,6 @@
 /** Reads the process tree from /proc (Linux) and signals process groups, synchronously. */
 import { readdirSync, readFileSync } from 'node:fs';
+import { until } from '../test/support/until';
 
 /** The parent's pid, or undefined once the process is gone. */
 function parentOf(pid: number): number | undefined {
@@ -67,10 +68,12 @@ export function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
 }
 
 /** Waits until no process of the group is left, at most `ms`. */
-export async function groupGone(pid: number, ms: number): Promise<boolean> {
-  for (let waited = 0; waited <= ms; waited += 20) {
-    if (!signalGroup(pid, 0)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return false;
+export function groupGone(pid: number, ms: number): Promise<boolean> {
+  return until(() => !signalGroup(pid, 0), `process group ${pid} is gone`, {
+    timeoutMs: ms,
+    intervalMs: 20,
+  }).then(
+    () => true,
+    () => false,
+  );
 }

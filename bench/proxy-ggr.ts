@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import bcrypt from 'bcryptjs';
-import { freePort, type ServerProcess, startServerProcess, waitUntil } from './proxy-processes';
+import { freePort, readyOrStopped, type ServerProcess, startServerProcess } from './proxy-processes';
 import { track } from './teardown';
 
 /** Where the peer lives beside the repository. */
@@ -53,14 +53,16 @@ export async function startGgr(upstream: string): Promise<Ggr> {
     'SIGTERM',
   );
   const origin = `http://127.0.0.1:${port}`;
-  try {
-    await waitUntil('ggr', READY_MS, async () => (await fetch(`${origin}/ping`)).ok, process.output);
-  } catch (error) {
-    await process.stop();
-    await rm(dir, { recursive: true, force: true });
-    untrack();
-    throw error;
-  }
+  await readyOrStopped(
+    'ggr',
+    READY_MS,
+    process,
+    async () => (await fetch(`${origin}/ping`)).ok,
+    async () => {
+      await rm(dir, { recursive: true, force: true });
+      untrack();
+    },
+  );
   return { origin, process };
 }
 

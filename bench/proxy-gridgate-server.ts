@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, type ServerProcess, startServerProcess, waitUntil } from './proxy-processes';
+import { freePort, readyOrStopped, type ServerProcess, startServerProcess } from './proxy-processes';
 import { track } from './teardown';
 
 const REPOSITORY = fileURLToPath(new URL('..', import.meta.url));
@@ -45,14 +45,16 @@ export async function startGridgateServer(upstream: string, workers?: number): P
     REPOSITORY,
   );
   const started = () => /"event":"SERVER_STARTED".*$/m.exec(server.output())?.[0];
-  try {
-    await waitUntil('gridgate (npm start)', READY_MS, async () => started() !== undefined, server.output);
-  } catch (error) {
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
-    untrack();
-    throw error;
-  }
+  await readyOrStopped(
+    'gridgate (npm start)',
+    READY_MS,
+    server,
+    async () => started() !== undefined,
+    async () => {
+      await rm(dir, { recursive: true, force: true });
+      untrack();
+    },
+  );
   const running = Number(/"workers":(\d+)/.exec(started() ?? '')?.[1] ?? 1);
   return { origin: `http://127.0.0.1:${port}`, workers: running, process: server };
 }

@@ -7,7 +7,7 @@
 import { chmod, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, type ServerProcess, startServerProcess, waitUntil } from './proxy-processes';
+import { freePort, readyOrStopped, type ServerProcess, startServerProcess } from './proxy-processes';
 import { track } from './teardown';
 
 const NGINX = '/usr/sbin/nginx';
@@ -127,19 +127,16 @@ async function startNginx(name: string, config: (dir: string, port: number) => s
     'SIGTERM',
   );
   const origin = `http://127.0.0.1:${port}`;
-  try {
-    await waitUntil(
-      `nginx (${name})`,
-      READY_MS,
-      async () => (await fetch(`${origin}/status`)).ok,
-      process.output,
-    );
-  } catch (error) {
-    await process.stop();
-    await rm(dir, { recursive: true, force: true });
-    untrack();
-    throw error;
-  }
+  await readyOrStopped(
+    `nginx (${name})`,
+    READY_MS,
+    process,
+    async () => (await fetch(`${origin}/status`)).ok,
+    async () => {
+      await rm(dir, { recursive: true, force: true });
+      untrack();
+    },
+  );
   return { origin, process };
 }
 

@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { until } from '../test/support/until';
 import { groupGone, signalGroup } from './process-tree';
 import { track } from './teardown';
 
@@ -67,21 +68,25 @@ export function startServerProcess(
   return { pid, output: () => output, stop };
 }
 
-/** Polls `ready` every 200 ms until it says true; throws after `ms`, with `describe()` in the message. */
-export async function waitUntil(
+/**
+ * Waits until `server` is ready (`ready` polled every 200 ms; one that throws is not listening yet). One
+ * that is not within `ms` is stopped and `cleanUp` run (its temporary files), and the error carries what
+ * the server wrote.
+ */
+export async function readyOrStopped(
   what: string,
   ms: number,
+  server: ServerProcess,
   ready: () => Promise<boolean>,
-  describe: () => string,
+  cleanUp: () => Promise<void> = async () => {},
 ): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (performance.now() < deadline) {
-    try {
-      if (await ready()) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  try {
+    await until(ready, `${what} is ready`, { timeoutMs: ms, intervalMs: 200 });
+  } catch (error) {
+    await server.stop();
+    await cleanUp();
+    throw new Error(`${what} did not become ready within ${ms / 1000} s:\n${server.output()}`, {
+      cause: error,
+    });
   }
-  throw new Error(`${what} did not become ready within ${ms / 1000} s:\n${describe()}`);
 }

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { freePort, type ServerProcess, startServerProcess, waitUntil } from './proxy-processes';
+import { freePort, readyOrStopped, type ServerProcess, startServerProcess } from './proxy-processes';
 import { track } from './teardown';
 
 const READY_MS = 90_000;
@@ -62,21 +62,18 @@ export async function startSeleniumGrid(upstream: string, sessions: number): Pro
     dir,
   );
   const origin = `http://127.0.0.1:${port}`;
-  try {
-    await waitUntil(
-      'Selenium Grid',
-      READY_MS,
-      async () => {
-        const status = (await (await fetch(`${origin}/status`)).json()) as { value: { ready: boolean } };
-        return status.value.ready;
-      },
-      process.output,
-    );
-  } catch (error) {
-    await process.stop();
-    await rm(dir, { recursive: true, force: true });
-    untrack();
-    throw error;
-  }
+  await readyOrStopped(
+    'Selenium Grid',
+    READY_MS,
+    process,
+    async () => {
+      const status = (await (await fetch(`${origin}/status`)).json()) as { value: { ready: boolean } };
+      return status.value.ready;
+    },
+    async () => {
+      await rm(dir, { recursive: true, force: true });
+      untrack();
+    },
+  );
   return { origin, version, process };
 }

@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { startNginxProxy } from './proxy-nginx';
-import { freePort, type ServerProcess, startServerProcess, waitUntil } from './proxy-processes';
+import { freePort, readyOrStopped, type ServerProcess, startServerProcess } from './proxy-processes';
 
 const READY_MS = 20_000;
 
@@ -47,16 +47,11 @@ export async function startPlainNodeProxy(
     'SIGTERM',
   );
   const origin = `http://127.0.0.1:${port}`;
-  try {
-    await waitUntil(
-      'the plain Node proxy',
-      READY_MS,
-      async () => (await fetch(`${origin}/status`)).ok,
-      () => started.output(),
-    );
-  } catch (error) {
-    await started.stop();
-    throw error;
-  }
+  await readyOrStopped(
+    'the plain Node proxy',
+    READY_MS,
+    started,
+    async () => (await fetch(`${origin}/status`)).ok,
+  );
   return { origin, process: started };
 }
