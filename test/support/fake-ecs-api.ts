@@ -18,6 +18,7 @@ import {
   refuseStopTask,
   refuseTagResource,
 } from './ecs-api-rules';
+import type { FakeCloudWatchLogs } from './fake-cloudwatch-logs';
 import { LoopbackChromedrivers } from './loopback-chromedrivers';
 import { LoopbackSeleniumServers } from './loopback-selenium-servers';
 
@@ -39,6 +40,11 @@ export interface FakeEcsOptions {
    * server standalone a docker-selenium image runs, which also serves /se/file and /se/files.
    */
   browser?: 'chromedriver' | 'selenium-server';
+  /**
+   * Where each task's browser container logs, as the awslogs driver sends it: every line it prints, one event
+   * each, to the stream `{streamPrefix}/{container name}/{task ID}` of `group`.
+   */
+  awslogs?: { logs: FakeCloudWatchLogs; group: string; streamPrefix: string };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: request and answer bodies are free-form JSON, checked field by field.
@@ -202,7 +208,10 @@ export class FakeEcsApi {
     const id = randomBytes(16).toString('hex');
     const ip = `127.0.0.${this.nextHost++}`;
     // The browser container: chromedriver on a port of its own, reached through the task's IP and port.
-    const container = this.containers.start(id, ip, (why) => containerExited(task, why));
+    const container = this.containers.start(id, ip, {
+      onExit: (why) => containerExited(task, why),
+      onLine: (line) => this.logLine(id, line),
+    });
     const task: FakeTask = {
       id,
       arn: `arn:aws:ecs:${REGION}:${ACCOUNT}:task/${cluster}/${id}`,
@@ -219,6 +228,13 @@ export class FakeEcsApi {
     this.tasks.set(id, task);
     if (input.clientToken !== undefined) this.byToken.set(input.clientToken, task);
     return { tasks: [this.view(task)], failures: [] };
+  }
+
+  private logLine(taskId: string, line: string): void {
+    const awslogs = this.options.awslogs;
+    if (!awslogs) return;
+    const stream = `${awslogs.streamPrefix}/${this.options.containerName ?? 'browser'}/${taskId}`;
+    awslogs.logs.log(awslogs.group, stream, [line]);
   }
 
   private describeTasks(input: Json): Json {

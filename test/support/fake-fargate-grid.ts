@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import { EcsLauncher, type EcsLauncherOptions } from '../../functions/adapters/aws/ecs-launcher';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import type { Config } from '../../functions/core/config';
+import type { GridDeps } from '../../functions/core/grid-deps';
 import type { SessionStore } from '../../functions/core/ports';
 import { FakeEcsApi, type FakeEcsOptions } from './fake-ecs-api';
 import { CollectingLogger } from './fakes';
@@ -17,6 +18,10 @@ import { startTestPageServer, type TestPageServer } from './test-page-server';
 
 export interface FakeFargateGridOptions {
   browser?: FakeEcsOptions['browser'];
+  /** Where the tasks' browser containers log (as awslogs does); none: nowhere. */
+  awslogs?: FakeEcsOptions['awslogs'];
+  /** Where the app finds sessions' recordings; none: nowhere. */
+  artifacts?: GridDeps['artifacts'];
   /** Pool keys over the fake's own settings (maxSessions, warm, …). */
   pool?: Record<string, unknown>;
   /** Config keys beside the pool (timeouts, …). */
@@ -42,6 +47,7 @@ export async function startFakeFargateGrid(options: FakeFargateGridOptions = {})
     FakeEcsApi.start({
       containerPort: await freePort(),
       ...(options.browser ? { browser: options.browser } : {}),
+      ...(options.awslogs ? { awslogs: options.awslogs } : {}),
     }),
     startTestPageServer(),
   ]);
@@ -56,6 +62,7 @@ export async function startFakeFargateGrid(options: FakeFargateGridOptions = {})
     launchers: { ecs: new EcsLauncher({ ...options.launcher, ecs: fake.client(), logger }) },
     sessions: options.sessions ?? new MemorySessionStore(),
     logger,
+    ...(options.artifacts ? { artifacts: options.artifacts } : {}),
   });
   return {
     fake,

@@ -23,6 +23,12 @@ export interface LoopbackContainer {
   exited: boolean;
 }
 
+/** What hears from a container: why it ended, and each line it prints (its log, as awslogs would send it). */
+export interface ContainerHooks {
+  onExit?: (why: string) => void;
+  onLine?: (line: string) => void;
+}
+
 export class LoopbackChromedrivers {
   readonly containers = new Map<string, LoopbackContainer>();
 
@@ -31,19 +37,24 @@ export class LoopbackChromedrivers {
     private readonly chromedriver = '/usr/bin/chromedriver',
   ) {}
 
-  /** Starts chromedriver for `name`, listening on ip:port once it is up; `onExit` hears why it ended. */
-  start(name: string, ip: string, onExit: (why: string) => void = () => {}): LoopbackContainer {
+  /** Starts chromedriver for `name`, listening on ip:port once it is up. */
+  start(
+    name: string,
+    ip: string,
+    { onExit = () => {}, onLine = () => {} }: ContainerHooks = {},
+  ): LoopbackContainer {
     const child = spawn(this.chromedriver, ['--port=0'], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) },
     });
-    child.stderr?.resume();
+    createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', onLine);
     const container = watchContainer(child, ip, onExit, () => {
       container.forwarder?.close();
       for (const socket of container.sockets) socket.destroy();
     });
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+      onLine(line);
       const driverPort = STARTED.exec(line)?.[1];
       if (!driverPort || container.exited) return;
       container.forwarder = createServer((socket) => forward(container, Number(driverPort), socket));

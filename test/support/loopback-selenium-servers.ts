@@ -11,7 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
-import { killGroup, type LoopbackContainer, watchContainer } from './loopback-chromedrivers';
+import {
+  type ContainerHooks,
+  killGroup,
+  type LoopbackContainer,
+  watchContainer,
+} from './loopback-chromedrivers';
 import { processGroupAlive } from './processes';
 import { SELENIUM_JAR, seleniumNodeConfig } from './selenium-grid';
 import { until } from './until';
@@ -23,8 +28,12 @@ export class LoopbackSeleniumServers {
 
   constructor(private readonly port: number) {}
 
-  /** Starts a Selenium server for `name` on ip:port; `onExit` hears why it ended. */
-  start(name: string, ip: string, onExit: (why: string) => void = () => {}): LoopbackContainer {
+  /** Starts a Selenium server for `name` on ip:port. */
+  start(
+    name: string,
+    ip: string,
+    { onExit = () => {}, onLine = () => {} }: ContainerHooks = {},
+  ): LoopbackContainer {
     const dir = mkdtempSync(join(tmpdir(), 'gridgate-fake-task-'));
     // One session per task, as gridgate's task definition sets (SE_NODE_MAX_SESSIONS=1); managed downloads
     // on, as its SE_NODE_ENABLE_MANAGED_DOWNLOADS=true turns them on in docker-selenium.
@@ -50,6 +59,7 @@ export class LoopbackSeleniumServers {
     for (const output of [child.stdout, child.stderr]) {
       createInterface({ input: output as NodeJS.ReadableStream }).on('line', (line) => {
         if (STARTED.test(line)) container.ready = true;
+        onLine(line);
       });
     }
     this.containers.set(name, container);
