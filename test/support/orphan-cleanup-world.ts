@@ -1,0 +1,95 @@
+/**
+ * What the ECS orphan cleanup tests share: a world of ECS tasks (ecs-tasks-mock.ts) in two clusters of
+ * ecs pools beside a hub pool, a memory session store and a fake clock at T0, and the cleanup run over
+ * them, with helpers for a task gridgate started and a running session's record.
+ */
+import { StopTaskCommand } from '@aws-sdk/client-ecs';
+import { afterEach, expect } from 'vitest';
+import { STARTED_BY } from '../../functions/adapters/aws/task-tags';
+import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
+import { parseConfig } from '../../functions/core/config';
+import type { SessionRecord } from '../../functions/core/ports';
+import { type OrphanCleanupOptions, runOrphanCleanup } from '../../functions/entry/aws-cleanup';
+import { sampleRecord } from '../contract/session-store.contract';
+import { EcsTasksMock, gridgateTags, type ModelTask } from './ecs-tasks-mock';
+import { CollectingLogger, FixedClock, RecordingMetrics } from './fakes';
+
+export const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
+export const SECOND = 1000;
+export const MINUTE = 60 * SECOND;
+
+export const config = parseConfig(
+  {
+    browsers: { chrome: { versions: { '156': { pools: ['spot-a', 'spot-b', 'hub'] } } } },
+    pools: {
+      'spot-a': { kind: 'ecs', cluster: 'browsers-a' },
+      'spot-b': { kind: 'ecs', cluster: 'browsers-b' },
+      hub: { kind: 'hub', url: 'http://hub.internal:4444/wd/hub' },
+    },
+    timeouts: { newSession: '60s', maxAge: '1h' },
+  },
+  { localBrowserVersion: 'stable' },
+);
+export const GRACE = 60 * SECOND; // the cleanup's default
+export const LISTING = { startedBy: STARTED_BY, maxResults: 100 };
+
+/** The ECS world of the running test (setup makes a new one). */
+export let ecs: EcsTasksMock;
+afterEach(() => ecs?.restore());
+
+export function setup() {
+  ecs = new EcsTasksMock();
+  const clock = new FixedClock(T0);
+  const sessions = new MemorySessionStore(clock);
+  const logger = new CollectingLogger();
+  const metrics = new RecordingMetrics();
+  const sleeps: number[] = [];
+  const deps = {
+    ecs: ecs.client(),
+    sessions,
+    config,
+    logger,
+    metrics,
+    clock,
+    sleep: async (ms: number) => {
+      sleeps.push(ms);
+      ecs.timeline.push(`sleep ${ms}`);
+    },
+  };
+  const run = (options: OrphanCleanupOptions = {}) => runOrphanCleanup(deps, options);
+
+  /** A task gridgate's launcher started `ageMs` ago for session `key` of an ecs pool. */
+  function task(key: string, ageMs: number, pool = 'spot-a'): ModelTask {
+    const cluster = pool === 'spot-b' ? 'browsers-b' : 'browsers-a';
+    const launched = T0 - ageMs;
+    // ECS's createdAt comes a moment after the launch began; the tag is what counts.
+    return ecs.add({
+      cluster,
+      createdAt: launched + 200,
+      startedBy: STARTED_BY,
+      tags: gridgateTags(key, pool, launched),
+    });
+  }
+
+  /** A running session holding a slot; its browser is `handle`. */
+  async function session(key: string, handle: string, overrides: Partial<SessionRecord> = {}) {
+    const record = sampleRecord(key, {
+      pool: 'spot-a',
+      handle,
+      address: '10.0.1.17:4444',
+      createdAt: T0 - 5 * MINUTE,
+      lastActivityAt: T0 - SECOND,
+      maxAgeMs: 60 * MINUTE,
+      ...overrides,
+    });
+    expect(await sessions.acquire(key, { pool: record.pool, poolLimit: 500, user: record.user })).toEqual({
+      ok: true,
+    });
+    await sessions.add(record);
+    return record;
+  }
+
+  return { deps, sessions, clock, logger, metrics, sleeps, run, task, session };
+}
+
+export const stopped = () => ecs.inputs(StopTaskCommand);
