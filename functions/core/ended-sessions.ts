@@ -42,6 +42,11 @@ export class EndedSessions {
     if (this.ended.size > this.capacity) this.ended.delete(this.ended.keys().next().value as string);
   }
 
+  /** Every session remembered, oldest first: what a process of this server that starts later must know. */
+  entries(): [key: string, session: EndedSession][] {
+    return [...this.ended];
+  }
+
   recall(key: string): EndedSession | undefined {
     return this.ended.get(key);
   }

@@ -110,6 +110,8 @@ export async function startGridWithWorkers(
           state: configState(deps),
           socketPath,
           launcherKinds: Object.keys(deps.launchers) as (keyof typeof deps.launchers)[],
+          // Taken as it is sent: what ends later is broadcast after it, and arrives after it.
+          ended: deps.ended.entries(),
         });
       case 'call':
         return void answerPortCall(deps, message).then(

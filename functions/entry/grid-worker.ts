@@ -81,6 +81,7 @@ export async function runWorker(logger: Logger): Promise<void> {
     ended: new EndedSessions(undefined, (key, session) => send({ type: 'ended', key, session })),
   });
   adoptConfigState(deps, setup.state);
+  for (const [key, session] of setup.ended) deps.ended.heard(key, session);
 
   onMessage = (message) => {
     switch (message.type) {

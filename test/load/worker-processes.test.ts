@@ -1,9 +1,10 @@
 /**
  * `npm start` with two worker processes (a child process, as users run it) in front of a fake W3C hub:
  * quotas hold across workers (one slot ledger), activity through one worker keeps a session alive for
- * all, a worker killed mid-command is replaced and loses nothing, SIGTERM ends every session, a reload
- * reaches every worker, and /metrics and /ping add up the whole server. Connections are pinned to a
- * chosen worker by asking the kernel which process serves them (test/support/serving-process.ts).
+ * all, a worker killed mid-command is replaced and loses nothing (its replacement refuses the sessions
+ * that ended before it started), SIGTERM ends every session, a reload reaches every worker, and
+ * /metrics and /ping add up the whole server. Connections are pinned to a chosen worker by asking the
+ * kernel which process serves them (test/support/serving-process.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -187,6 +188,30 @@ describe('the Node server with two worker processes', () => {
     expect(deleted.sort()).toEqual(hub.sessionIds.map((id) => `/session/${id}`).sort());
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
   }, 90_000);
+
+  it('refuses, through a worker that replaced a killed one, a session deleted before it started', async () => {
+    hub = await FakeUpstream.start();
+    const url = await start(hubConfig(hub, 2));
+    const running = server as NodeServerProcess;
+    const [doomed, other] = workerPids(running) as [number, number];
+    const id = await newSession(await connectionTo(url, other));
+    const upstreamId = hub.sessionIds[0] as string;
+    expect((await (await connectionTo(url, doomed)).send('DELETE', `/session/${id}`)).status).toBe(200);
+    process.kill(doomed, 'SIGKILL');
+    await eventually(() => {
+      expect(workerPids(running)).toHaveLength(WORKERS);
+      expect(workerPids(running)).not.toContain(doomed);
+    }, 30_000);
+    const replacement = workerPids(running).find((pid) => pid !== other) as number;
+    // The fake hub would answer 200 for any session: only the grid's own refusal gives a 404 here.
+    const answer = await (await connectionTo(url, replacement)).send('GET', `/session/${id}/url`);
+    expect(answer.status).toBe(404);
+    expect(errorOf(answer.body)).toMatchObject({
+      error: 'invalid session id',
+      message: 'session ended: it was deleted',
+    });
+    expect(hub.requests.filter((r) => r.path.startsWith(`/session/${upstreamId}/`))).toEqual([]);
+  }, 60_000);
 
   it('applies a reload in every worker, on SIGHUP and when the file changes', async () => {
     hub = await FakeUpstream.start();

@@ -31,6 +31,12 @@ export type ToWorker =
       socketPath: string;
       /** Pool kinds the primary runs a launcher for. */
       launcherKinds: PoolConfig['kind'][];
+      /**
+       * The sessions the server ended so far, oldest first: a worker started later (one replacing a
+       * worker that died) was not told of them, and would send their commands to browser addresses that
+       * may be another session's by now.
+       */
+      ended: [key: string, session: EndedSession][];
     }
   | { type: 'config'; state: ConfigState }
   | { type: 'ended'; key: string; session: EndedSession }
