@@ -41,6 +41,12 @@ export interface GridDeps {
   /** True once the server is shutting down: no new session may start then (its browser would outlive it). */
   stopping?: () => boolean;
   /**
+   * Keys of the sessions this process is recording now: a record may be in the store before its write is
+   * answered (the write is retried), still dated from before it, and the expiry sweep must not end a
+   * session whose answer has not gone out yet. None: nothing is left alone.
+   */
+  creating?: Set<string>;
+  /**
    * This process's own name among the heads that share a store (random, new at each start), written on the
    * records of the sessions it creates (SessionRecord.head); none: records name no head.
    */

@@ -91,6 +91,7 @@ export function gridDeps(parts: GridParts): GridDeps {
     clock: systemClock,
     version: packageJson.version,
     configLoadedAt: systemClock.now(),
+    creating: new Set(),
     head: parts.head,
   };
   if ('launchedElsewhere' in parts) {

@@ -26,7 +26,10 @@ export interface ExpiryScope {
 export async function expireSessions(deps: GridDeps, scope: ExpiryScope = {}): Promise<number> {
   const { mine = () => true, gone = () => false } = scope;
   const now = deps.clock.now();
-  const running = (await deps.sessions.running()).filter(mine);
+  // A session whose creation is still recording it has not been answered yet: its idle time has not begun.
+  const running = (await deps.sessions.running()).filter(
+    (record) => mine(record) && !deps.creating?.has(record.key),
+  );
   const expired = running.flatMap((record): [SessionRecord, SessionEndReason][] => {
     if (gone(record)) return [[record, 'browser exited']];
     if (now - record.createdAt >= record.maxAgeMs) return [[record, 'max age']];

@@ -10,7 +10,7 @@ import type { PoolConfig } from '../core/config';
 import { stageRank } from '../core/creation-stages';
 import { devtoolsAddress } from '../core/devtools-address';
 import type { GridDeps } from '../core/grid-deps';
-import type { CreationStage } from '../core/ports';
+import type { CreationStage, SessionRecord } from '../core/ports';
 import { type RecordingAsk, recordingWish } from '../core/recording-wish';
 import type { SessionLimits } from '../core/session-limits';
 import type { CreatedSession, UpstreamWebDriver } from '../core/upstream-webdriver';
@@ -106,7 +106,7 @@ export async function launchSession(
       },
       attempt.user,
     );
-    await deps.sessions.add({
+    await recordSession(deps, {
       key: attempt.key,
       user: attempt.user,
       pool: pool.name,
@@ -139,6 +139,22 @@ export async function launchSession(
     // With the upstream's session ID, a hub ends the session it had created too.
     await launcher.stop(browser.handle, { pool, reason: 'creation failed', upstreamId });
     throw error;
+  }
+}
+
+/**
+ * Writes the session's record and starts its idle clock once the store has taken it: the new-session
+ * answer goes out next. A store slow to take the write (retries, throttling) would otherwise spend the idle
+ * timeout before the first command; meanwhile the expiry sweep leaves the session alone (GridDeps.creating),
+ * whatever time the store already shows.
+ */
+async function recordSession(deps: GridDeps, record: SessionRecord): Promise<void> {
+  deps.creating?.add(record.key);
+  try {
+    await deps.sessions.add(record);
+    deps.sessions.touch(record.key, deps.clock.now());
+  } finally {
+    deps.creating?.delete(record.key);
   }
 }
 

@@ -39,10 +39,10 @@ beforeAll(async () => {
   outageGrid = await startOutageGrid(
     'hub',
     { kind: 'hub', url: `http://${hub.address}`, maxSessions: POOL_SIZE },
-    // Short enough that the idle sweep ends, within the recovery wait, a session whose DELETE the store
-    // refused; long enough that slow store writes during the outage do not idle a session out before its
-    // first command (its idle clock starts before its record is written; at 2 s that failed under load).
-    { queue: '0s', newSession: '20s', idle: '8s' },
+    // Short, so that the idle sweep ends, well within the recovery wait, a session whose DELETE the store
+    // refused. A session's idle clock starts when its answer goes out, however slow the store was to take
+    // its record, so even this short an idle never ends a session before its first command.
+    { queue: '0s', newSession: '20s', idle: '2s' },
   );
   ({ grid, logger } = outageGrid);
 }, 60_000);

@@ -14,6 +14,7 @@ import type {
   UpstreamWebDriver,
 } from '../../functions/core/upstream-webdriver';
 import { createSession, type NewSessionRequest } from '../../functions/use-cases/create-session';
+import { expireSessions } from '../../functions/use-cases/expire-sessions';
 import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes';
 
 /** Browsers that are only addresses: nothing starts, each start and stop is remembered. */
@@ -73,6 +74,7 @@ function setup(upstream = new InMemoryUpstream(opened), pools = ['first']) {
     clock,
     version: 'test',
     stopping: () => stopping,
+    creating: new Set(),
   };
   const client = new AbortController();
   const request = (body: unknown, rest: Partial<NewSessionRequest> = {}): NewSessionRequest => ({
@@ -84,7 +86,7 @@ function setup(upstream = new InMemoryUpstream(opened), pools = ['first']) {
   const shutDown = () => {
     stopping = true;
   };
-  return { deps, upstream, launcher, sessions, logger, metrics, client, request, shutDown };
+  return { deps, upstream, launcher, sessions, logger, metrics, clock, client, request, shutDown };
 }
 
 const W3C_CHROME = { capabilities: { alwaysMatch: { browserName: 'chrome' } } };
@@ -183,6 +185,37 @@ describe('createSession', () => {
     });
     expect(launcher.stops).toEqual(['browser-1']);
     expect(await sessions.inUse()).toEqual({});
+  });
+
+  it('starts the idle clock once the record is written, however long the store took to write it', async () => {
+    const { deps, upstream, sessions, clock, request } = setup();
+    const write = sessions.add.bind(sessions);
+    sessions.add = async (record) => {
+      clock.advance(deps.config.timeouts.idle + 1000); // a store slow to take the write (retries, throttling)
+      await write(record);
+    };
+    const created = await createSession(deps, upstream, request(W3C_CHROME));
+    const check = deps.tokens.verify(created.session.sessionId, 'guest');
+    const key = check.ok ? check.claims.key : '';
+    expect((await sessions.get(key))?.lastActivityAt).toBe(clock.now());
+    expect(await expireSessions(deps)).toBe(0);
+    expect((await sessions.running()).map((record) => record.key)).toEqual([key]);
+  });
+
+  it('leaves a session alone while its record is written, though the store shows it already', async () => {
+    const { deps, upstream, sessions, clock, request } = setup();
+    const write = sessions.add.bind(sessions);
+    const swept: number[] = [];
+    sessions.add = async (record) => {
+      await write(record); // taken at once, answered only after a retry
+      clock.advance(deps.config.timeouts.idle + 1000);
+      swept.push(await expireSessions(deps));
+    };
+    const created = await createSession(deps, upstream, request(W3C_CHROME));
+    expect(swept).toEqual([0]);
+    const check = deps.tokens.verify(created.session.sessionId, 'guest');
+    expect((await sessions.running()).map((record) => record.key)).toEqual([check.ok && check.claims.key]);
+    expect(await expireSessions(deps)).toBe(0);
   });
 
   it('refuses a malformed body before anything starts', async () => {

@@ -24,6 +24,8 @@ const TOUCH_MEMORY = 1_000;
 interface Noted {
   /** When this head last wrote the session's activity (clock time). */
   writtenAt: number;
+  /** The latest activity this head noted, written or not. */
+  latestAt: number;
   /** Commands counted since that write. */
   pending: number;
   /** The latest command's method and path, named only when written. */
@@ -52,9 +54,9 @@ export class DynamoActivity {
     const now = this.options.clock.now();
     let noted = this.noted.get(key);
     if (noted === undefined) {
-      noted = { writtenAt: Number.NEGATIVE_INFINITY, pending: 0 };
+      noted = { writtenAt: Number.NEGATIVE_INFINITY, latestAt: at, pending: 0 };
       this.noted.set(key, noted);
-    }
+    } else if (at > noted.latestAt) noted.latestAt = at;
     if (method !== undefined && path !== undefined) {
       noted.pending++;
       noted.method = method;
@@ -64,6 +66,14 @@ export class DynamoActivity {
     noted.writtenAt = now;
     this.forgetOld(now);
     this.write(key, at, noted);
+  }
+
+  /**
+   * The latest activity this head noted for the session, which the table may not show yet: the write is
+   * throttled to the touch interval, not awaited, and may be refused.
+   */
+  latest(key: string): number | undefined {
+    return this.noted.get(key)?.latestAt;
   }
 
   /** The commands counted since the session's last write, if any, and the last one's name. */

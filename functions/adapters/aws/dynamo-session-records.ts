@@ -64,12 +64,22 @@ export class DynamoSessionRecords implements SessionRecords, ReclaimMarks {
     });
   }
 
+  /**
+   * With the latest activity this head noted where the table's is older: a head's own expiry sweep must
+   * not end a session idle by a time this head knows is past (an activity write not yet made or refused,
+   * the new-session answer's among them).
+   */
   async running(): Promise<SessionRecord[]> {
     return this.table.edge(async () => {
       const records: SessionRecord[] = [];
       const now = this.table.clock.now();
-      for await (const item of this.table.partition(RUNNING))
-        if (isLive(item, now)) records.push(toRecord(item));
+      for await (const item of this.table.partition(RUNNING)) {
+        if (!isLive(item, now)) continue;
+        const record = toRecord(item);
+        const seen = this.activity.latest(record.key);
+        if (seen !== undefined && seen > record.lastActivityAt) record.lastActivityAt = seen;
+        records.push(record);
+      }
       return records;
     });
   }
