@@ -40,6 +40,13 @@ export function multiPoolTemplate(props: Partial<GridgateStackProps> = {}): Temp
 }
 
 /** The one resource of `type` whose logical ID starts with `prefix`. */
+export const FUNCTION = 'AWS::Lambda::Function';
+
+/** The Properties of the one Lambda function whose logical ID starts with `prefix`. */
+export function functionProps(template: Template, prefix: string) {
+  return template.findResources(FUNCTION)[logicalId(template, FUNCTION, prefix)]?.Properties;
+}
+
 export function logicalId(template: Template, type: string, prefix: string): string {
   const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));
   if (ids.length !== 1)
