@@ -45,6 +45,23 @@ async function runServer(): Promise<void> {
     if (server) reload(server);
     else reloadWhenStarted = true;
   });
+  // SIGTERM and SIGINT stop the server, their handlers in first too: without them a signal during start-up
+  // would end the process at once, none of the shutdown done (what the start launched, warm browsers and
+  // workers, not stopped in order; a warm browser's profile left). One then stops the server once started.
+  let stopWhenStarted = false;
+  const stop = (running: Server): void => {
+    running.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  // `on`, not `once`: a second signal (a process group kill plus a relay) must not end Node mid-shutdown.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (server) stop(server);
+      else stopWhenStarted = true;
+    });
+  }
   try {
     const loaded = await loadConfig(process.argv.slice(2), process.env, logger);
     const options = {
@@ -64,20 +81,12 @@ async function runServer(): Promise<void> {
         ? await startGridWithWorkers(loaded.config, loaded.secret, logger, workers, options)
         : await startGrid(loaded.config, loaded.secret, logger, options);
     server = started;
+    if (stopWhenStarted) return stop(started);
     const also = workers > 1 ? `, ${workers} worker processes` : '';
     console.error(`gridgate: WebDriver grid ready at ${started.url} (also ${started.url}/wd/hub${also})`);
     // Who can reach it and as whom, said where the person who started it looks (docs/security.md).
     console.error(`gridgate: ${reachNotice(loaded.config)}`);
     if (reloadWhenStarted) reload(started);
-    // `on`, not `once`: a second signal (a process group kill plus a relay) must not end Node mid-shutdown.
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.on(signal, () => {
-        started.close().then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-      });
-    }
   } catch (error) {
     console.error(`gridgate: ${(error as Error).message}`);
     process.exit(1);
