@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { ToPrimary, ToWorker } from '../adapters/cluster/cluster-messages';
 import { toWire } from '../adapters/cluster/cluster-messages';
 import { answerPortCall, applyActivity } from '../adapters/cluster/worker-calls';
+import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { ClusterMetricsPage } from '../adapters/node/cluster-metrics';
 import { type MetricsSnapshot, PrometheusMetrics } from '../adapters/node/prometheus-metrics';
 import { type Config, DEFAULT_WORKERS_CAP } from '../core/config';
@@ -100,6 +101,8 @@ export async function startGridWithWorkers(
   }
   const running = grid;
   const { deps } = running;
+  // The workers' password checks are made here, on this process's threads, bounded per client once.
+  const passwords = deps.users instanceof HtpasswdUserDirectory ? deps.users.checks : undefined;
 
   const onMessage = (worker: Worker, message: ToPrimary) => {
     switch (message.type) {
@@ -114,7 +117,7 @@ export async function startGridWithWorkers(
           ended: deps.ended.entries(),
         });
       case 'call':
-        return void answerPortCall(deps, message).then(
+        return void answerPortCall(deps, message, passwords).then(
           (value) => send(worker, { type: 'reply', id: message.id, value: value ?? null }),
           (error: unknown) => send(worker, { type: 'reply', id: message.id, error: toWire(error) }),
         );

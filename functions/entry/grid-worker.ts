@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { ToPrimary, ToWorker } from '../adapters/cluster/cluster-messages';
 import { PrimaryCalls } from '../adapters/cluster/primary-calls';
 import { PrimaryLauncher } from '../adapters/cluster/primary-launcher';
+import { PrimaryPasswordChecks } from '../adapters/cluster/primary-password-checks';
 import { ACTIVITY_BATCH_MS, PrimarySessionStore } from '../adapters/cluster/primary-session-store';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { lazyAppListener } from '../adapters/node/app-listener';
@@ -60,9 +61,14 @@ export async function runWorker(logger: Logger): Promise<void> {
 
   const { config } = setup.state;
   const sessions = new PrimarySessionStore(calls);
-  // Each worker checks passwords itself (bcrypt is the costly part), from the same file, reloaded alike.
+  // Each worker reads the same file and remembers answers itself; the primary makes every check (bcrypt,
+  // the costly part, on its threads), so one client's checks under way are bounded once, not per worker.
   const users = config.usersFile
-    ? HtpasswdUserDirectory.open(config.usersFile, { clock: systemClock, logger })
+    ? HtpasswdUserDirectory.open(config.usersFile, {
+        clock: systemClock,
+        logger,
+        checks: new PrimaryPasswordChecks(calls),
+      })
     : undefined;
   // Read when a hub is first reached, so a hub a reload adds gets a hub's connections too.
   const agent = createUpstreamAgent((origin) => isHubOrigin(deps.config.pools, origin));

@@ -2,12 +2,16 @@
  * `npm start` with two worker processes (a child process, as users run it) in front of a fake W3C hub:
  * quotas hold across workers (one slot ledger), activity through one worker keeps a session alive for
  * all, a worker killed mid-command is replaced and loses nothing (its replacement refuses the sessions
- * that ended before it started), SIGTERM ends every session, a reload reaches every worker, and
- * /metrics and /ping add up the whole server. Connections are pinned to a chosen worker by asking the
- * kernel which process serves them (test/support/serving-process.ts).
+ * that ended before it started), one client's sign-ins under way are bounded once for the whole server,
+ * SIGTERM ends every session, a reload reaches every worker, and /metrics and /ping add up the whole
+ * server. Connections are pinned to a chosen worker by asking the kernel which process serves them
+ * (test/support/serving-process.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import bcrypt from 'bcryptjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { W3C_CHROME } from '../support/fake-grid';
 import { type FakeAnswer, FakeUpstream } from '../support/fakes';
@@ -212,6 +216,35 @@ describe('the Node server with two worker processes', () => {
     });
     expect(hub.requests.filter((r) => r.path.startsWith(`/session/${upstreamId}/`))).toEqual([]);
   }, 60_000);
+
+  it("bounds one client's sign-ins under way once for the whole server, not once in each worker", async () => {
+    // bcrypt at cost 13: a check takes about a second, so every guess below is under way at once.
+    const dir = mkdtempSync(join(tmpdir(), 'gridgate-workers-users-'));
+    const usersFile = join(dir, 'users.htpasswd');
+    writeFileSync(usersFile, `alice:${bcrypt.hashSync('alice-pw', 13)}\n`);
+    try {
+      hub = await FakeUpstream.start();
+      const url = await start(hubConfig(hub, 2, { usersFile, guest: null }));
+      const [first, second] = workerPids(server as NodeServerProcess) as [number, number];
+      // The server's default: 4 checks one client may have under way. Twice that, half through each worker.
+      const via = [];
+      for (let i = 0; i < 4; i++) via.push(await connectionTo(url, first), await connectionTo(url, second));
+      const answers = await Promise.all(
+        via.map((connection, n) =>
+          connection.send('GET', '/session/any/url', undefined, {
+            authorization: `Basic ${Buffer.from(`alice:wrong-${n}`).toString('base64')}`,
+          }),
+        ),
+      );
+      const statuses = answers.map((answer) => answer.status).sort();
+      expect(statuses).toEqual([401, 401, 401, 401, 429, 429, 429, 429]);
+      for (const answer of answers.filter((a) => a.status === 429)) {
+        expect(errorOf(answer.body).message).toMatch(/too many sign-ins from this address/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('applies a reload in every worker, on SIGHUP and when the file changes', async () => {
     hub = await FakeUpstream.start();

@@ -13,10 +13,14 @@ import type { ConfigState } from '../../core/swap-config';
 export const STORE_CALLS = ASYNC_STORE_CALLS;
 export type StoreCall = AsyncStoreCall;
 
-/** One call of a port the primary holds: its store, or the launcher of a pool kind (stop only). */
+/**
+ * One call of a port the primary holds: its store, the launcher of a pool kind (stop only), or its
+ * password checks (one per-client ledger for the whole server).
+ */
 export type PortCall =
   | { port: 'sessions'; method: StoreCall; args: unknown[] }
-  | { port: 'launcher'; poolKind: PoolConfig['kind']; method: 'stop'; args: unknown[] };
+  | { port: 'launcher'; poolKind: PoolConfig['kind']; method: 'stop'; args: unknown[] }
+  | { port: 'passwords'; method: 'check'; args: [client: string, password: string, hash: string] };
 
 /** A session's activity since the last batch: its latest time, its commands, the last one's method and path. */
 export type Touch = [key: string, at: number, commands: number, method?: string, path?: string];

@@ -1,14 +1,25 @@
 /**
  * The primary's side of its workers' calls: each is carried out on the primary's own ports (its store,
- * its launchers), so the whole server has one slot ledger and one owner of every browser.
+ * its launchers, its password checks), so the whole server has one slot ledger, one owner of every
+ * browser and one count of each client's sign-ins under way.
  */
 import type { GridDeps } from '../../core/grid-deps';
 import type { SessionStore, StopContext } from '../../core/ports';
+import type { PasswordChecks } from '../htpasswd/password-check-queue';
 import { type PortCall, STORE_CALLS, type Touch } from './cluster-messages';
 
 const STORE_METHODS: ReadonlySet<string> = new Set(STORE_CALLS);
 
-export async function answerPortCall(deps: GridDeps, call: PortCall): Promise<unknown> {
+/** `passwords`: the primary's password checks, when it has a users file. */
+export async function answerPortCall(
+  deps: GridDeps,
+  call: PortCall,
+  passwords?: PasswordChecks,
+): Promise<unknown> {
+  if (call.port === 'passwords') {
+    if (!passwords || call.method !== 'check') throw new Error('no users file to check a password against');
+    return passwords.check(...call.args);
+  }
   if (call.port === 'launcher') {
     const launcher = deps.launchers[call.poolKind];
     if (!launcher || call.method !== 'stop')

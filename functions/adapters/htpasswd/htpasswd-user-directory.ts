@@ -14,7 +14,7 @@ import type { Clock, Logger, UserDirectory } from '../../core/ports';
 import { fingerprint, fingerprintSync } from '../node/file-fingerprint';
 import { dummyHashLike } from './dummy-hash';
 import { readHtpasswdFile, readHtpasswdFileSync, UsersFileError } from './htpasswd-file';
-import { PasswordCheckQueue, type PasswordCheckRunner } from './password-check-queue';
+import { PasswordCheckQueue, type PasswordCheckRunner, type PasswordChecks } from './password-check-queue';
 import { verifyPassword } from './password-hash';
 import { PasswordWorkers } from './password-workers';
 import { VerificationCache } from './verification-cache';
@@ -37,6 +37,12 @@ export interface HtpasswdOptions {
   maxWaiting?: number;
   /** Checks one client address may have waiting or running (default 4). */
   perClient?: number;
+  /**
+   * Where the checks are admitted and run instead of this process's own queue and threads (which are
+   * then not started): a worker process of the Node server passes its primary's, so that the bounds on
+   * one client hold once for the whole server, not once in every worker.
+   */
+  checks?: PasswordChecks;
 }
 
 const DEFAULT_POLL_MS = 2000;
@@ -48,7 +54,8 @@ export class HtpasswdUserDirectory implements UserDirectory {
   private readonly cache: VerificationCache;
   private readonly polling: PeriodicTask | undefined;
   private readonly workers: PasswordWorkers | undefined;
-  private readonly checks: PasswordCheckQueue;
+  /** The checks of this process and of its workers, when it has any (the Node server's primary). */
+  readonly checks: PasswordChecks;
   private dummyHash: string;
 
   /** Reads the file now; a missing, unreadable or invalid file throws UsersFileError naming it. */
@@ -69,16 +76,18 @@ export class HtpasswdUserDirectory implements UserDirectory {
       options.cacheMs ?? DEFAULT_CACHE_MS,
       options.failureCacheMs ?? DEFAULT_FAILURE_CACHE_MS,
     );
-    const threads = options.threads ?? DEFAULT_THREADS;
+    const threads = options.checks ? 0 : (options.threads ?? DEFAULT_THREADS);
     this.workers = threads > 0 ? new PasswordWorkers(threads) : undefined;
     const run: PasswordCheckRunner = this.workers
       ? (password, hash) => (this.workers as PasswordWorkers).run(password, hash)
       : verifyPassword;
-    this.checks = new PasswordCheckQueue(run, {
-      running: Math.max(1, threads),
-      waiting: options.maxWaiting ?? 64,
-      perClient: options.perClient ?? 4,
-    });
+    this.checks =
+      options.checks ??
+      new PasswordCheckQueue(run, {
+        running: Math.max(1, threads),
+        waiting: options.maxWaiting ?? 64,
+        perClient: options.perClient ?? 4,
+      });
     this.dummyHash = dummyHashLike(users.values());
     options.logger.log('USERS_LOADED', { path, users: users.size, reload: false });
     const pollMs = options.pollMs ?? DEFAULT_POLL_MS;

@@ -16,6 +16,12 @@ export interface PasswordCheckLimits {
   perClient: number;
 }
 
+/** Where password checks are admitted and run: this queue, or (in a worker process) its primary's. */
+export interface PasswordChecks {
+  /** Whether `password` matches `hash`; rejects with a W3C error (Retry-After) when `client` is over a bound. */
+  check(client: string, password: string, hash: string): Promise<boolean>;
+}
+
 /** Runs one check; the queue never asks for more than `limits.running` at once. */
 export type PasswordCheckRunner = (password: string, hash: string) => Promise<boolean>;
 
@@ -29,7 +35,7 @@ interface Job {
 // A check takes about 100 ms; a second is long enough for the queue to have moved on.
 const RETRY_AFTER_SECONDS = 1;
 
-export class PasswordCheckQueue {
+export class PasswordCheckQueue implements PasswordChecks {
   private readonly waitingByClient = new Map<string, Job[]>();
   private readonly inUseByClient = new Map<string, number>();
   /** When each client with checks under way last had one started, by a running count. */
