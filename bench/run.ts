@@ -8,6 +8,13 @@ import type { LocalPool } from './direct-chromedriver';
 import { describeEnvironment, type Environment, loadNow } from './environment';
 import { GridgateServer } from './gridgate-server';
 import { formatLambdaBundleReport, type LambdaBundleReport, measureLambdaBundle } from './lambda-bundle';
+import {
+  formatMemoryReport,
+  MEMORY_PLANS,
+  MEMORY_TARGETS,
+  type MemoryReport,
+  measureMemory,
+} from './memory-benchmark';
 import { measureNewSessionLatency } from './new-session-latency';
 import { type BenchOptions, parseOptions } from './options';
 import { measureProxy, PROXY_PLANS } from './proxy-benchmark';
@@ -98,6 +105,13 @@ try {
     for (const report of scale) console.log(`\n${formatScaleReport(report)}`);
   }
 
+  let memory: MemoryReport | undefined;
+  if (browserless === 'memory' || (!browserless && options.only === 'all')) {
+    console.log('');
+    memory = await measureMemory(MEMORY_PLANS[options.preset], (line) => console.log(line));
+    console.log(`\n${formatMemoryReport(memory)}`);
+  }
+
   let lambdaBundle: LambdaBundleReport | undefined;
   if (options.only === 'all' && !browserless) {
     lambdaBundle = await measureLambdaBundle();
@@ -112,12 +126,13 @@ try {
     seconds: Math.round(seconds),
     environment,
     client: 'undici Agent, keep-alive, one connection per origin, the same instance for every path',
-    targets: { ...TARGETS, proxy: PROXY_TARGETS, scale: SCALE_TARGETS },
+    targets: { ...TARGETS, proxy: PROXY_TARGETS, scale: SCALE_TARGETS, memory: MEMORY_TARGETS },
     commands,
     newSession,
     recording,
     proxy,
     scale,
+    memory,
     lambdaBundle,
   });
   console.log(

@@ -6,13 +6,11 @@
  * the machine shows as a difference between the two one-session phases. With all open, it also times
  * commands with and without a Prometheus-style scrape of /metrics every second (scrape-load.ts).
  *
- * Two builds of the same server are measured: as `npm start` runs it (TypeScript under tsx, whose
- * loader thread alone holds ~35 MiB), and bundled by esbuild and run by plain node, as a deployment
- * would ship it.
+ * Two builds of the same server are measured: under tsx (whose loader thread alone holds ~35 MiB), and
+ * bundled with the production build's options and run by plain node, as `npm start` runs it.
  */
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { ESM_REQUIRE_BANNER } from '../functions/entry/router-bundle-options';
+import { buildServer } from '../scripts/server-build.mjs';
 import { resetPeakRss, rssOf, startProxyGridgate } from './proxy-gridgate';
 import { startFakeUpstream } from './proxy-nginx';
 import { measureScrapeLoad, type ScrapeLoadRun } from './scrape-load';
@@ -124,21 +122,17 @@ async function measureBuild(
   }
 }
 
-/** proxy-gridgate-child.ts bundled into one file under .tmp/ (git-ignored), as a deployment would build it. */
+/**
+ * proxy-gridgate-child.ts bundled under .tmp/ (git-ignored) with the production build's options
+ * (scripts/server-build.mjs), so that it loads what `npm start`'s server loads.
+ */
 async function bundleServer(): Promise<string> {
-  const outfile = fileURLToPath(new URL('../.tmp/scale-bench/gridgate-server.mjs', import.meta.url));
-  await build({
-    entryPoints: [fileURLToPath(new URL('./proxy-gridgate-child.ts', import.meta.url))],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    minify: true,
-    banner: { js: ESM_REQUIRE_BANNER },
-    logLevel: 'error',
-  });
-  return outfile;
+  const entry = fileURLToPath(new URL('../.tmp/scale-bench/gridgate-server.mjs', import.meta.url));
+  await buildServer(
+    { 'gridgate-server': fileURLToPath(new URL('./proxy-gridgate-child.ts', import.meta.url)) },
+    entry,
+  );
+  return entry;
 }
 
 async function openSessions(client: WebDriverClient, origin: string, count: number, concurrency: number) {

@@ -2,3 +2,5 @@
 export const SERVER_ENTRY: string;
 /** Builds dist/server/ unless it is newer than every source; resolves to the entry's path. */
 export function ensureServerBuild(): Promise<string>;
+/** Bundles `entryPoints` with the production build's options beside `entry`, one of the files it makes. */
+export function buildServer(entryPoints: Record<string, string>, entry: string): Promise<void>;

@@ -24,18 +24,14 @@ const SOURCES = ['functions', 'package-lock.json', 'scripts/server-build.mjs'];
 const ESM_REQUIRE_BANNER =
   "import { createRequire as __gridgateCreateRequire } from 'node:module'; const require = __gridgateCreateRequire(import.meta.url);";
 
-/** Builds dist/server/ unless it is newer than every source; returns the entry's path. */
-export async function ensureServerBuild() {
-  if (builtAt() > newestSource()) return SERVER_ENTRY;
-  // esbuild is loaded only to build: a server started from a current build never loads it.
-  const { build } = await import('esbuild');
-  const result = await build({
-    entryPoints: {
-      'node-server': join(root, 'functions/entry/node-server.ts'),
-      // The password-checking thread's code (password-workers.ts looks for it beside the entry).
-      'password-check-worker': join(root, 'functions/adapters/htpasswd/password-check-worker.ts'),
-    },
-    outdir: dirname(SERVER_ENTRY),
+/**
+ * The production build's esbuild options for `entryPoints` into `outdir` (the scale benchmark bundles its
+ * own entry with them, so that it measures what the server loads). Files are returned, not written.
+ */
+export function serverBuildOptions(entryPoints, outdir) {
+  return {
+    entryPoints,
+    outdir,
     outExtension: { '.js': '.mjs' },
     // The AWS SDK and the Kubernetes client sit in chunks loaded only by the pools and stores that use
     // them, so a laptop's server never parses them.
@@ -56,12 +52,35 @@ export async function ensureServerBuild() {
     sourcemap: false,
     write: false,
     logLevel: 'error',
-  });
-  const entry = result.outputFiles.find((file) => file.path === SERVER_ENTRY);
-  for (const file of result.outputFiles) if (file !== entry) writeAtomically(file.path, asciiOnly(file));
-  if (entry) writeAtomically(entry.path, asciiOnly(entry));
-  removeOtherChunks(new Set(result.outputFiles.map((file) => file.path)));
+  };
+}
+
+/** Builds dist/server/ unless it is newer than every source; returns the entry's path. */
+export async function ensureServerBuild() {
+  if (builtAt() > newestSource()) return SERVER_ENTRY;
+  await buildServer(
+    {
+      'node-server': join(root, 'functions/entry/node-server.ts'),
+      // The password-checking thread's code (password-workers.ts looks for it beside the entry).
+      'password-check-worker': join(root, 'functions/adapters/htpasswd/password-check-worker.ts'),
+    },
+    SERVER_ENTRY,
+  );
   return SERVER_ENTRY;
+}
+
+/**
+ * Bundles `entryPoints` with the production build's options beside `entry` (one of the files it makes,
+ * written last); chunks of earlier builds there are removed.
+ */
+export async function buildServer(entryPoints, entry) {
+  // esbuild is loaded only to build: a server started from a current build never loads it.
+  const { build } = await import('esbuild');
+  const result = await build(serverBuildOptions(entryPoints, dirname(entry)));
+  const last = result.outputFiles.find((file) => file.path === entry);
+  for (const file of result.outputFiles) if (file !== last) writeAtomically(file.path, asciiOnly(file));
+  if (last) writeAtomically(last.path, asciiOnly(last));
+  removeOtherChunks(dirname(entry), new Set(result.outputFiles.map((file) => file.path)));
 }
 
 /**
@@ -77,8 +96,8 @@ function asciiOnly(file) {
 }
 
 /** Chunks of earlier builds: content-named, so they pile up unless removed. */
-function removeOtherChunks(current) {
-  const chunks = join(dirname(SERVER_ENTRY), 'chunks');
+function removeOtherChunks(outdir, current) {
+  const chunks = join(outdir, 'chunks');
   for (const name of readdirSync(chunks)) {
     const path = join(chunks, name);
     if (!current.has(path) && !name.endsWith('.tmp')) rmSync(path, { force: true });
