@@ -60,7 +60,7 @@ beforeAll(async () => {
 }, TEST_MS);
 
 afterAll(async () => {
-  npmStart?.dispose();
+  await npmStart?.stop();
   await browser?.quit();
   hostile?.closeAllConnections();
   await new Promise((resolve) => hostile?.close(resolve));

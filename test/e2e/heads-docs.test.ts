@@ -43,7 +43,7 @@ beforeAll(async () => {
   dynamo = await startDynalite();
 });
 afterAll(async () => {
-  for (const head of heads) head.dispose();
+  await Promise.all(heads.map((head) => head.stop()));
   await dynamo.close();
 });
 

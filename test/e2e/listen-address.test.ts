@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type NodeServerProcess, startNodeServer } from '../support/node-server-process';
 
 let server: NodeServerProcess | undefined;
-afterEach(() => {
-  server?.dispose();
+afterEach(async () => {
+  await server?.stop();
   server = undefined;
 });
 

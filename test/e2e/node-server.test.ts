@@ -8,15 +8,8 @@ import { until } from '../support/until';
 
 const servers: NodeServerProcess[] = [];
 afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    const { child } = server;
-    if (child.exitCode === null && child.signalCode === null) {
-      // A failed test still ends its browsers: SIGTERM first, SIGKILL (dispose) only when the server hangs.
-      child.kill('SIGTERM');
-      await Promise.race([server.exited, new Promise((resolve) => setTimeout(resolve, 8000))]);
-    }
-    server.dispose();
-  }
+  // A failed test still ends its browsers: SIGTERM first, SIGKILL only when the server hangs.
+  for (const server of servers.splice(0)) await server.stop();
 });
 
 function startServer(config: unknown): NodeServerProcess {

@@ -9,8 +9,8 @@ import { ensureServerBuild, SERVER_ENTRY } from '../../scripts/server-build.mjs'
 import { NODE_SERVER_ARGS, type NodeServerProcess, startNodeServer } from '../support/node-server-process';
 
 let server: NodeServerProcess | undefined;
-afterEach(() => {
-  server?.dispose();
+afterEach(async () => {
+  await server?.stop();
   server = undefined;
 });
 

@@ -25,6 +25,12 @@ export interface NodeServerProcess {
   stderr(): string;
   /** Kills it if it still runs (SIGKILL) and removes its config file. */
   dispose(): void;
+  /**
+   * Ends it as a user does (SIGTERM), so it stops what it started (browsers, the chromedriver it keeps
+   * ready), then disposes; SIGKILL only when it has not exited within `graceMs`. After a SIGKILL a kept
+   * chromedriver runs on until some later start's sweep, which the suite's leftover check may not wait for.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export type ServerOutput = Pick<NodeServerProcess, 'url' | 'lines' | 'exited' | 'stderr'>;
@@ -60,13 +66,24 @@ export function startNodeServer(config: unknown, env: NodeJS.ProcessEnv = {}): N
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
+  const output = followServer(child);
+  const dispose = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
   return {
     child,
     configFile: file,
-    ...followServer(child),
-    dispose() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
+    ...output,
+    dispose,
+    async stop(graceMs = 8000) {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([output.exited, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+        clearTimeout(timer);
+      }
+      dispose();
     },
   };
 }
