@@ -49,14 +49,20 @@ it('answers a tampered session ID with 404 invalid session id, sending nothing t
 });
 
 it('answers an exception inside the app with 500 unknown error, not 200', async () => {
+  // Breaks once the session exists: the new session touches its record too, and must succeed here.
   class BrokenStore extends MemorySessionStore {
-    override touch(): void {
-      throw new TypeError('the store broke');
+    broken = false;
+    override touch(...args: Parameters<MemorySessionStore['touch']>): void {
+      if (this.broken) throw new TypeError('the store broke');
+      super.touch(...args);
     }
   }
-  lambda = startLambdaGrid({ sessions: new BrokenStore() });
+  const sessions = new BrokenStore();
+  lambda = startLambdaGrid({ sessions });
   const created = await lambda.invoke(restEvent({ method: 'POST', path: '/session', body: NEW_CHROME }));
+  expect(created.statusCode).toBe(200);
   const { sessionId } = jsonBody<{ value: { sessionId: string } }>(created).value;
+  sessions.broken = true;
   const invocation = await lambda.invoke(restEvent({ method: 'GET', path: `/session/${sessionId}/title` }));
   const error = w3cError(invocation);
   expect(error).toMatchObject({ status: 500, error: 'unknown error' });
