@@ -105,12 +105,13 @@ describe('the ready chromedriver', { timeout: TEST_MS }, () => {
     const second = startNodeServer(config, env);
     servers.push(second);
     await second.url;
-    expect(second.lines.find((line) => line.event === 'ORPHANS_REMOVED')?.processes).toBeGreaterThanOrEqual(
-      1,
-    );
+    // Its start sweeps before it says it started. Any gridgate of this test run starting meanwhile sweeps
+    // the same way and may be the one that ends it (and logs ORPHANS_REMOVED), so what is checked is that
+    // the orphan is gone once the second server has started, not whose log line says so.
     await until(
       () => launchedProcesses(undefined, pid).length === 0,
       "the killed server's chromedriver is gone",
+      { timeoutMs: 5000 },
     );
     // The new server keeps its own ready, and stops it when it is stopped.
     const secondPid = second.child.pid as number;
