@@ -67,6 +67,7 @@ export function toRecord(item: Record<string, unknown>): SessionRecord {
   if (typeof item.commands === 'number') record.commands = item.commands;
   if (typeof item.lastCommand === 'string') record.lastCommand = item.lastCommand;
   if (item.billing && typeof item.billing === 'object') record.billing = item.billing as TaskBilling;
+  if (typeof item.name === 'string') record.name = item.name;
   if (typeof item.head === 'string') record.head = item.head;
   return record;
 }
