@@ -20,12 +20,13 @@ import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { browserLogStreamPrefix } from '../functions/adapters/aws/browser-log-stream';
+import { recorderEnvironment } from '../functions/adapters/aws/recorder-environment';
 import { TASK_TAGS } from '../functions/adapters/aws/task-tags';
 import type { EcsPoolConfig } from '../functions/core/config';
 import type { EcsPoolDeployment } from '../functions/core/deployment';
 import { movingTagWarning } from './browser-image-tag';
 import { acknowledgeImagePull } from './image-pull-permissions';
-import { type RecordingsBucket, VIDEO_PREFIX } from './recordings-bucket';
+import type { RecordingsBucket } from './recordings-bucket';
 
 export interface BrowserFleetProps {
   vpc: IVpc;
@@ -139,10 +140,8 @@ export class BrowserFleet extends Construct {
   }
 
   /**
-   * docker-selenium's video recorder as a second, non-essential container: it watches the browser
-   * container's /status (tasks share one network namespace: localhost), records its X display while a
-   * session that asked (se:recordVideo, which gridgate sets) runs, and uploads `{se:videoName}.mp4` with rclone
-   * to videos/ in the recordings bucket with the task role's credentials. The browser's end ends the task.
+   * docker-selenium's video recorder as a second, non-essential container (recorder-environment.ts: what it
+   * watches, records and uploads), with the task role's credentials. The browser's end ends the task.
    */
   private addVideoRecorder(definition: FargateTaskDefinition, pool: EcsPoolConfig, image: string): void {
     const { recordings } = this.props;
@@ -159,26 +158,11 @@ export class BrowserFleet extends Construct {
             platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64,
           })
         : ContainerImage.fromRegistry(image),
-      environment: {
-        SE_VIDEO_RECORD_STANDALONE: 'true',
-        DISPLAY_CONTAINER_NAME: 'localhost',
-        SE_NODE_PORT: String(pool.port),
-        // The name gridgate gives (se:videoName: the session's key), without the recorder's ID suffix.
-        SE_VIDEO_FILE_NAME: 'auto',
-        SE_VIDEO_FILE_NAME_SUFFIX: 'false',
-        SE_VIDEO_UPLOAD_ENABLED: 'true',
-        SE_UPLOAD_DESTINATION_PREFIX: `s3://${recordings.bucket.bucketName}/${VIDEO_PREFIX.slice(0, -1)}`,
-        // rclone's S3 remote: the task role's credentials; no bucket check, no listing, no HEAD after the
-        // upload (the role may only put objects); ACLs are off on the bucket, so only this one is accepted.
-        RCLONE_CONFIG_S3_TYPE: 's3',
-        RCLONE_CONFIG_S3_PROVIDER: 'AWS',
-        RCLONE_CONFIG_S3_ENV_AUTH: 'true',
-        RCLONE_CONFIG_S3_REGION: Stack.of(this).region,
-        RCLONE_CONFIG_S3_NO_CHECK_BUCKET: 'true',
-        RCLONE_CONFIG_S3_NO_HEAD: 'true',
-        RCLONE_CONFIG_S3_ACL: 'bucket-owner-full-control',
-        SE_UPLOAD_OPTS: '--cutoff-mode SOFT --inplace --no-check-dest',
-      },
+      environment: recorderEnvironment({
+        port: pool.port,
+        bucket: recordings.bucket.bucketName,
+        region: Stack.of(this).region,
+      }),
       // A Spot interruption gives 120 s; the recorder finishes and uploads within them.
       stopTimeout: SPOT_STOP_TIMEOUT,
       logging: LogDrivers.awsLogs({ streamPrefix: browserLogStreamPrefix(pool), logGroup: this.logGroup }),

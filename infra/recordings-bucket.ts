@@ -8,9 +8,7 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-
-/** Where videos are kept in the bucket: `videos/{session key}.mp4` (functions/adapters/aws/s3-recordings.ts). */
-export const VIDEO_PREFIX = 'videos/';
+import { VIDEO_PREFIX } from '../functions/adapters/aws/recorder-environment';
 
 export interface RecordingsBucketProps {
   /** How long a video is kept: S3 expires it the first midnight (UTC) after this many whole days, at least 1. */

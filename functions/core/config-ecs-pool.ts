@@ -1,7 +1,7 @@
 /** The config of an ecs pool: one Fargate task per session, and the warm tasks kept ahead of demand. */
 // A namespace import lets bundlers keep only what is used; `{ z }` keeps all of zod, every locale too.
 import * as z from 'zod';
-import { containerPorts, poolCommon } from './config-pool-common';
+import { containerPorts, poolCommon, recorderImage } from './config-pool-common';
 import { cidr, duration } from './config-values';
 
 const ecsWarm = z
@@ -21,12 +21,7 @@ const ecsWarm = z
   .meta({ description: 'Pre-started tasks of an ecs pool, sized from recent demand within [min, max].' });
 
 /** The docker-selenium video recorder sidecar of an ecs pool's tasks. */
-const videoRecorder = z.strictObject({
-  image: z.string().min(1).default('selenium/video:latest').meta({
-    description:
-      "The recorder's image (selenium/video); pin it to the release of the browser image (e.g. ffmpeg-7.1-20250606 beside 4.33.0-20250606).",
-  }),
-});
+const videoRecorder = z.strictObject({ image: recorderImage });
 
 export const ecsPool = z
   .strictObject({

@@ -1,7 +1,7 @@
 /** The config of an eks pool: one Kubernetes pod per session on an EKS cluster. */
 // A namespace import lets bundlers keep only what is used; `{ z }` keeps all of zod, every locale too.
 import * as z from 'zod';
-import { containerPorts, poolCommon } from './config-pool-common';
+import { containerPorts, poolCommon, recorderImage } from './config-pool-common';
 import { cidr } from './config-values';
 
 // Kubernetes names and label values (a DNS-1123 label; a label value may also hold "_" and ".").
@@ -27,6 +27,34 @@ const quantity = z
     /^\d+(\.\d+)?(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/,
     'must be a Kubernetes quantity such as "500m", "1" or "2Gi"',
   );
+
+// A service account's name: a DNS subdomain (kubernetes.io "Object Names and IDs").
+const dnsSubdomain = z
+  .string()
+  .max(253)
+  .regex(
+    /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+    'must be lower-case letters, digits, "-" and "." (a DNS subdomain)',
+  );
+
+/** docker-selenium's video recorder as a second container of every pod, and where it uploads. */
+const podRecorder = z.strictObject({
+  image: recorderImage,
+  serviceAccount: dnsSubdomain.default('gridgate-recorder').meta({
+    description:
+      "The pods' service account, which the cluster owner creates in the pool's namespace: the CDK app's EKS Pod Identity association gives it the role that may upload videos to the recordings bucket.",
+  }),
+  // docker-selenium's Helm chart gives its recorder 1 CPU and 1 GiB (videoRecorder.resources).
+  cpu: quantity.default('1').meta({ description: "CPU request (and limit) of the recorder's container." }),
+  memory: quantity
+    .default('1Gi')
+    .meta({ description: "Memory request (and limit) of the recorder's container." }),
+  bucket: z.string().min(3).optional().meta({
+    description:
+      'The S3 bucket videos are uploaded to, under videos/. The CDK app sets its recordings bucket.',
+  }),
+  region: z.string().min(1).optional().meta({ description: "The bucket's Region. The CDK app sets it." }),
+});
 
 const toleration = z
   .strictObject({
@@ -98,5 +126,15 @@ export const eksPool = z
         description:
           "For the CDK app: the security group on the pods' nodes and the API endpoint (the EKS cluster security group, resourcesVpcConfig.clusterSecurityGroupId); it admits the router to `port` and 443.",
       }),
+    recorder: podRecorder.optional().meta({
+      description:
+        "docker-selenium's video recorder beside the browser in every pod, uploading the videos of sessions that ask (or of all, with video) to the recordings bucket; absent: no videos.",
+    }),
+  })
+  // EKS Pod Identity, which gives the recorder its credentials, is not available on Fargate.
+  .refine((pool) => !(pool.fargate && pool.recorder), {
+    message:
+      'a recorder needs pods on nodes: EKS Pod Identity (its upload credentials) is not available on Fargate',
+    path: ['recorder'],
   })
   .meta({ description: 'One Kubernetes pod per session on an EKS cluster.' });

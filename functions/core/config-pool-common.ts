@@ -1,4 +1,7 @@
-/** What every pool kind's config has (weight, region, colour, capacity, recording), and a browser container's ports. */
+/**
+ * What every pool kind's config has (weight, region, colour, capacity, recording), a browser container's ports,
+ * and the image of the video recorder cloud pools (ecs, eks) run beside their browsers.
+ */
 // A namespace import lets bundlers keep only what is used; `{ z }` keeps all of zod, every locale too.
 import * as z from 'zod';
 import { color, headerName } from './config-values';
@@ -46,3 +49,9 @@ export const containerPorts = {
       "The browser's VNC password (docker-selenium's SE_VNC_PASSWORD, 'secret' unless changed), handed to the status page's viewer.",
   }),
 };
+
+/** The docker-selenium video recorder's image, beside the browser in an ecs task or an eks pod. */
+export const recorderImage = z.string().min(1).default('selenium/video:latest').meta({
+  description:
+    "The recorder's image (selenium/video); pin it to the release of the browser image (e.g. ffmpeg-7.1-20250606 beside 4.33.0-20250606).",
+});

@@ -153,6 +153,81 @@ describe('EksLauncher.start', () => {
     expect(kube.pods.size).toBe(1);
   });
 
+  it('with a recorder, puts docker-selenium’s recorder beside the browser as in an ecs task, and finishes the video on delete', async () => {
+    const recorder = {
+      image: 'selenium/video:ffmpeg-7.1-20250606',
+      bucket: 'gridgate-recordings-1a2b',
+      region: 'eu-west-1',
+    };
+    const browser = await launcher.start({
+      pool: spotPool({ recorder }),
+      key: KEY,
+      user: 'ann@example.com',
+      idleTimeoutMs: 300_000,
+      capabilities: { browserName: 'chrome', browserVersion: '156' },
+      recording: { video: true, log: false },
+      signal: new AbortController().signal,
+    });
+    // The node is told to record, under the session's key: the name the router looks the video up by.
+    expect(browser.capabilities).toEqual({
+      browserName: 'chrome',
+      'se:recordVideo': true,
+      'se:videoName': KEY,
+    });
+    const spec = kube.callsOf('POST')[0]?.body.spec;
+    expect(spec).toMatchObject({
+      // The service account the stack's EKS Pod Identity association names; still no Kubernetes API token.
+      serviceAccountName: 'gridgate-recorder',
+      automountServiceAccountToken: false,
+      // docker-selenium's recorder gets 30 s to finish recording and 30 s to upload.
+      terminationGracePeriodSeconds: 60,
+    });
+    const [browserContainer, video] = spec.containers;
+    // The display outlives the recorder's own stop: the browser's preStop holds it.
+    expect(browserContainer.lifecycle).toEqual({ preStop: { exec: { command: ['sleep', '5'] } } });
+    expect(video).toEqual({
+      name: 'video',
+      image: 'selenium/video:ffmpeg-7.1-20250606',
+      env: [
+        { name: 'SE_VIDEO_RECORD_STANDALONE', value: 'true' },
+        { name: 'DISPLAY_CONTAINER_NAME', value: 'localhost' },
+        { name: 'SE_NODE_PORT', value: String(node.port) },
+        { name: 'SE_VIDEO_FILE_NAME', value: 'auto' },
+        { name: 'SE_VIDEO_FILE_NAME_SUFFIX', value: 'false' },
+        { name: 'SE_VIDEO_UPLOAD_ENABLED', value: 'true' },
+        { name: 'SE_UPLOAD_DESTINATION_PREFIX', value: 's3://gridgate-recordings-1a2b/videos' },
+        { name: 'RCLONE_CONFIG_S3_TYPE', value: 's3' },
+        { name: 'RCLONE_CONFIG_S3_PROVIDER', value: 'AWS' },
+        { name: 'RCLONE_CONFIG_S3_ENV_AUTH', value: 'true' },
+        { name: 'RCLONE_CONFIG_S3_REGION', value: 'eu-west-1' },
+        { name: 'RCLONE_CONFIG_S3_NO_CHECK_BUCKET', value: 'true' },
+        { name: 'RCLONE_CONFIG_S3_NO_HEAD', value: 'true' },
+        { name: 'RCLONE_CONFIG_S3_ACL', value: 'bucket-owner-full-control' },
+        { name: 'SE_UPLOAD_OPTS', value: '--cutoff-mode SOFT --inplace --no-check-dest' },
+      ],
+      resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } },
+    });
+    // No credentials in the pod: EKS Pod Identity's agent gives the recorder its role's.
+    expect(video.env.filter(({ name }: { name: string }) => /KEY|SECRET|TOKEN/.test(name))).toEqual([]);
+  });
+
+  it('leaves the pod of a pool without a recorder as it was: no service account, no hook, 5 s to stop', async () => {
+    const browser = await launch();
+    const spec = kube.callsOf('POST')[0]?.body.spec;
+    expect(spec.serviceAccountName).toBeUndefined();
+    expect(spec.terminationGracePeriodSeconds).toBe(5);
+    expect(spec.containers.map((container: { name: string }) => container.name)).toEqual(['browser']);
+    expect(spec.containers[0].lifecycle).toBeUndefined();
+    expect(browser.capabilities).toEqual({ browserName: 'chrome' });
+  });
+
+  it('refuses a recorder pool whose upload bucket is not set, without calling the API', async () => {
+    const error = await failure(launch(spotPool({ recorder: { region: 'eu-west-1' } })));
+    expect(error.stage).toBe('config');
+    expect(error.message).toContain('pools.pods.recorder.bucket: not set');
+    expect(kube.calls).toEqual([]);
+  });
+
   it('carries the billing of a pod on an EKS Fargate profile, sized as Fargate sizes it, and none on nodes', async () => {
     const onFargate = await launch(spotPool({ fargate: true, cpu: '1', memory: '2Gi' }));
     // 2 GiB + Fargate's 256 MB for Kubernetes' components does not fit 1 vCPU / 2 GB: billed as 1 vCPU / 3 GB.
@@ -329,5 +404,26 @@ describe('KubernetesPodApi', () => {
   it('sends the bearer token: a wrong one is refused by the server', async () => {
     const api = kube.podApi({ token: async () => 'wrong' });
     await expect(api.read('gridgate', 'gg-x')).rejects.toThrow('Kubernetes API 401 Unauthorized');
+  });
+
+  it('is answered as the API server answers pods it refuses: 400 when undecodable, 422 when invalid', async () => {
+    const api = kube.podApi();
+    const container = { name: 'browser', image: 'selenium/standalone-chrome:latest' };
+    const pod = (spec: Record<string, unknown>) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'gg-refused' },
+      spec: { containers: [container], ...spec },
+    });
+    await expect(api.create('gridgate', pod({ terminationGracePeriodSeconds: '60' }))).rejects.toMatchObject({
+      status: 400,
+      reason: 'BadRequest',
+    });
+    await expect(api.create('gridgate', pod({ containers: [container, container] }))).rejects.toMatchObject({
+      status: 422,
+      reason: 'Invalid',
+      message: expect.stringContaining('spec.containers[1].name: Duplicate value: "browser"'),
+    });
+    expect(kube.pods.size).toBe(0);
   });
 });

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EksFleet } from '../../functions/adapters/aws/eks-fleet';
 import { type EksPodApi, KubernetesApiError } from '../../functions/adapters/aws/eks-pod-api';
 import { podManifest } from '../../functions/adapters/aws/eks-pod-spec';
+import type { DeployedEksPool } from '../../functions/adapters/aws/eks-pool-check';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
-import type { EksPoolConfig } from '../../functions/core/config';
 import type { SessionRecord } from '../../functions/core/ports';
 import { runOrphanCleanup } from '../../functions/entry/aws-cleanup';
 import { type CleanupPassOptions, runCleanupPass } from '../../functions/use-cases/cleanup-pass';
@@ -33,7 +33,7 @@ function setup() {
     endpoint: 'https://api.example',
     networks: ['10.1.0.0/16'],
   });
-  const pool = config.pools.pods as EksPoolConfig;
+  const pool = config.pools.pods as DeployedEksPool;
   const clock = new FixedClock(T0);
   const sessions = new MemorySessionStore(clock);
   const logger = new CollectingLogger();

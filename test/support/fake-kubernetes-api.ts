@@ -2,8 +2,8 @@
  * An in-process stand-in for the Kubernetes API server: node:http (or https) on 127.0.0.1 answering exactly
  * the pod calls gridgate makes (create, read, delete, list by label selector) with Kubernetes' paths, Status
  * error bodies and bearer-token (or client-certificate) check; a Pod it would find invalid is refused with
- * 422 Invalid (kubernetes-api-rules.ts). A pod moves one step through its phases on
- * each read, along the path its behaviour names: normal (Pending → scheduled, ContainerCreating → Running
+ * 422 Invalid, one it could not decode with 400 BadRequest (kubernetes-api-rules.ts). A pod moves one
+ * step through its phases on each read, along the path its behaviour names: normal (Pending → scheduled, ContainerCreating → Running
  * with an IP and Ready), stuck Pending as Unschedulable, an image that never pulls, or Running but never
  * Ready.
  */
@@ -17,7 +17,7 @@ import {
   type EksPodApiOptions,
   KubernetesPodApi,
 } from '../../functions/adapters/aws/eks-pod-api';
-import { podProblems } from './kubernetes-api-rules';
+import { podProblems, podTypeProblems } from './kubernetes-api-rules';
 import type { LoopbackChromedrivers } from './loopback-chromedrivers';
 
 // biome-ignore lint/suspicious/noExplicitAny: Kubernetes objects are free-form JSON, checked field by field.
@@ -164,6 +164,17 @@ export class FakeKubernetesApi {
     }
     if (body.metadata.namespace !== undefined && body.metadata.namespace !== namespace) {
       return [400, status(400, 'BadRequest', 'the namespace of the provided object does not match')];
+    }
+    const undecodable = podTypeProblems(body);
+    if (undecodable.length > 0) {
+      return [
+        400,
+        status(
+          400,
+          'BadRequest',
+          `Pod in version "v1" cannot be handled as a Pod: ${undecodable.join(', ')}`,
+        ),
+      ];
     }
     const problems = podProblems(body);
     if (problems.length > 0) {

@@ -1,8 +1,11 @@
 /**
  * What the Kubernetes API server refuses of the Pod gridgate creates (the fake API server checks every
  * create against these): the rules of kubernetes.io/docs/concepts/overview/working-with-objects/ —
- * "Object Names and IDs", "Labels and Selectors", "Annotations" — and the Pod API reference. An invalid
- * object is answered 422 with reason Invalid, as the API server does.
+ * "Object Names and IDs", "Labels and Selectors", "Annotations" — the Pod API reference, and the pod
+ * checks of the API server's validation (kubernetes/kubernetes pkg/apis/core/validation/validation.go:
+ * validateContainers, ValidateVolumeMounts, validateEnv, validateHandler, ValidateServiceAccountName). An
+ * invalid object is answered 422 with reason Invalid, as the API server does; a field of the wrong JSON
+ * type never reaches validation: decoding it fails, 400 BadRequest.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: a Kubernetes object is free-form JSON, checked field by field.
@@ -19,6 +22,31 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 // Pod API reference, ContainerPort.name: an IANA_SVC_NAME, at most 15 characters.
 const PORT_NAME = /^(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+// validateEnv: IsEnvVarName, "a valid environment variable name must consist of alphabetic characters,
+// digits, '_', '-', or '.', and must not start with a digit" (API servers without the newer relaxed rule).
+const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+
+/**
+ * Fields whose JSON type the Pod's Go types fix: an env var's value is a string, a port and the grace period
+ * integers. The API server's decoder refuses any other with 400 BadRequest before validating.
+ */
+export function podTypeProblems(pod: Json): string[] {
+  const problems: string[] = [];
+  const grace = pod?.spec?.terminationGracePeriodSeconds;
+  if (grace !== undefined && !Number.isInteger(grace)) {
+    problems.push(`spec.terminationGracePeriodSeconds: cannot unmarshal ${typeof grace} into int64`);
+  }
+  for (const [i, container] of (pod?.spec?.containers ?? []).entries()) {
+    for (const [j, env] of (container?.env ?? []).entries()) {
+      if (env?.value !== undefined && typeof env.value !== 'string') {
+        problems.push(
+          `spec.containers[${i}].env[${j}].value: cannot unmarshal ${typeof env.value} into string`,
+        );
+      }
+    }
+  }
+  return problems;
+}
 
 /** Why the API server would refuse this Pod, each problem with its field path; empty when it would not. */
 export function podProblems(pod: Json): string[] {
@@ -34,11 +62,22 @@ export function podProblems(pod: Json): string[] {
   if (annotations.reduce((sum, [key, value]) => sum + key.length + String(value).length, 0) > 256 * 1024) {
     problems.push('metadata.annotations: Too long: must have at most 262144 bytes');
   }
+  const account = pod?.spec?.serviceAccountName;
+  // ValidateServiceAccountName: a DNS subdomain.
+  if (account !== undefined && (String(account).length > 253 || !DNS_SUBDOMAIN.test(String(account)))) {
+    problems.push(`spec.serviceAccountName: Invalid value: "${account}"`);
+  }
+  const volumes = new Set((pod?.spec?.volumes ?? []).map((volume: Json) => volume?.name));
+  const names = new Set<string>();
   for (const [i, container] of (pod?.spec?.containers ?? []).entries()) {
     const path = `spec.containers[${i}]`;
     if (!DNS_LABEL.test(String(container?.name ?? '')) || String(container.name).length > 63) {
       problems.push(`${path}.name: Invalid value: "${container?.name}"`);
     }
+    // validateContainers: container names are unique in the pod.
+    if (names.has(container?.name)) problems.push(`${path}.name: Duplicate value: "${container.name}"`);
+    names.add(container?.name);
+    problems.push(...containerProblems(path, container, volumes));
     for (const [j, port] of (container?.ports ?? []).entries()) {
       if (port.name !== undefined && (String(port.name).length > 15 || !PORT_NAME.test(String(port.name)))) {
         problems.push(`${path}.ports[${j}].name: Invalid value: "${port.name}"`);
@@ -70,6 +109,41 @@ function keyProblems(path: string, map: Json, values: boolean): string[] {
     const text = String(value);
     if (values && text !== '' && (text.length > 63 || !LABEL_NAME.test(text))) {
       problems.push(`${path}: Invalid value: "${text}": a label value must be 63 characters or less`);
+    }
+  }
+  return problems;
+}
+
+/** A container's env, volume mounts and lifecycle hooks, as the API server validates them. */
+function containerProblems(path: string, container: Json, volumes: Set<unknown>): string[] {
+  const problems: string[] = [];
+  for (const [j, env] of (container?.env ?? []).entries()) {
+    if (!ENV_NAME.test(String(env?.name ?? ''))) {
+      problems.push(`${path}.env[${j}].name: Invalid value: "${env?.name}"`);
+    }
+  }
+  // ValidateVolumeMounts: each mount names one of the pod's volumes.
+  for (const [j, mount] of (container?.volumeMounts ?? []).entries()) {
+    if (!volumes.has(mount?.name))
+      problems.push(`${path}.volumeMounts[${j}].name: Not found: "${mount?.name}"`);
+  }
+  // validateLifecycle → validateHandler: exactly one handler type; validateExecAction: a command.
+  for (const hook of ['postStart', 'preStop'] as const) {
+    const handler = container?.lifecycle?.[hook];
+    if (handler === undefined) continue;
+    const types = ['exec', 'httpGet', 'tcpSocket', 'sleep'].filter((type) => handler[type] !== undefined);
+    if (types.length === 0)
+      problems.push(`${path}.lifecycle.${hook}: Required value: must specify a handler type`);
+    if (types.length > 1) {
+      problems.push(
+        `${path}.lifecycle.${hook}.${types[1]}: Forbidden: may not specify more than 1 handler type`,
+      );
+    }
+    if (
+      handler.exec !== undefined &&
+      !(Array.isArray(handler.exec.command) && handler.exec.command.length > 0)
+    ) {
+      problems.push(`${path}.lifecycle.${hook}.exec.command: Required value`);
     }
   }
   return problems;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { checkEksPool } from '../../functions/adapters/aws/eks-pool-check';
 import { addressAllowed } from '../../functions/core/browser-network';
 import { ConfigError, type PoolConfig, parseConfig } from '../../functions/core/config';
 
@@ -82,6 +83,41 @@ describe('eks pools in the config', () => {
       'pools.pods.cpu: must be a Kubernetes quantity such as "500m", "1" or "2Gi"',
       expect.stringMatching(/^pools\.pods\.labels\.team: must be a Kubernetes label value/),
       'pools.pods.auth: must be "aws" or "kubeconfig"',
+    ]);
+  });
+});
+
+describe('an eks pool’s video recorder', () => {
+  it('fills docker-selenium’s image, the service account and the resources docker-selenium’s chart gives it', () => {
+    const pool = parseConfig(withPool({ recorder: {} }), DEFAULTS).pools.pods;
+    expect(pool).toMatchObject({
+      recorder: {
+        image: 'selenium/video:latest',
+        serviceAccount: 'gridgate-recorder',
+        cpu: '1',
+        memory: '1Gi',
+      },
+    });
+  });
+
+  it('needs its bucket and Region before a pod starts, which the CDK app sets', () => {
+    const networks = ['10.1.0.0/16'];
+    const bare = parseConfig(withPool({ auth: 'kubeconfig', networks, recorder: {} }), DEFAULTS).pools.pods;
+    expect(checkEksPool(bare as never)).toEqual([
+      'pools.pods.recorder.bucket: not set (the S3 bucket the recorder uploads videos to; the CDK app sets its recordings bucket)',
+      "pools.pods.recorder.region: not set (the bucket's Region; the CDK app sets it)",
+    ]);
+    const recorder = { bucket: 'gridgate-recordings-1a2b', region: 'eu-west-1' };
+    const placed = parseConfig(withPool({ auth: 'kubeconfig', networks, recorder }), DEFAULTS).pools.pods;
+    expect(checkEksPool(placed as never)).toEqual([]);
+  });
+
+  it('refuses a service account that is no DNS subdomain, and a recorder on Fargate', () => {
+    expect(problems({ recorder: { serviceAccount: 'Video_Recorder' } })).toEqual([
+      'pools.pods.recorder.serviceAccount: must be lower-case letters, digits, "-" and "." (a DNS subdomain)',
+    ]);
+    expect(problems({ fargate: true, recorder: {} })).toEqual([
+      'pools.pods.recorder: a recorder needs pods on nodes: EKS Pod Identity (its upload credentials) is not available on Fargate',
     ]);
   });
 });

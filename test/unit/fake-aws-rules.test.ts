@@ -20,7 +20,7 @@ import {
   refuseTags,
 } from '../support/ecs-api-rules';
 import { FakeCloudWatchLogs } from '../support/fake-cloudwatch-logs';
-import { podProblems } from '../support/kubernetes-api-rules';
+import { podProblems, podTypeProblems } from '../support/kubernetes-api-rules';
 
 const RUN_TASK = {
   cluster: 'browsers',
@@ -129,6 +129,73 @@ describe('Kubernetes', () => {
     expect(podProblems({ ...pod, spec: longPort })).toHaveLength(1);
     const annotations = { big: 'x'.repeat(256 * 1024) };
     expect(podProblems({ ...pod, metadata: { ...pod.metadata, annotations } })).toHaveLength(1);
+  });
+});
+
+describe('Kubernetes: a pod with a recorder beside the browser', () => {
+  const containers = [
+    {
+      name: 'browser',
+      env: [{ name: 'SE_NODE_SESSION_TIMEOUT', value: '300' }],
+      volumeMounts: [{ name: 'dshm', mountPath: '/dev/shm' }],
+      lifecycle: { preStop: { exec: { command: ['sleep', '5'] } } },
+    },
+    { name: 'video', env: [{ name: 'SE_NODE_PORT', value: '4444' }] },
+  ];
+  const pod = {
+    metadata: { name: 'gg-abc-1f2e3d' },
+    spec: {
+      serviceAccountName: 'gridgate-recorder',
+      terminationGracePeriodSeconds: 60,
+      containers,
+      volumes: [{ name: 'dshm' }],
+    },
+  };
+  const withContainers = (changed: unknown[]) => ({ ...pod, spec: { ...pod.spec, containers: changed } });
+  const [browser, video] = containers as unknown as [Record<string, unknown>, Record<string, unknown>];
+
+  it('takes it, and refuses what validation.go refuses, each by its field', () => {
+    expect(podProblems(pod)).toEqual([]);
+    expect(podTypeProblems(pod)).toEqual([]);
+    expect(podProblems(withContainers([browser, { ...video, name: 'browser' }]))).toEqual([
+      'spec.containers[1].name: Duplicate value: "browser"',
+    ]);
+    expect(
+      podProblems(
+        withContainers([{ ...browser, volumeMounts: [{ name: 'videos', mountPath: '/videos' }] }, video]),
+      ),
+    ).toEqual(['spec.containers[0].volumeMounts[0].name: Not found: "videos"']);
+    expect(podProblems(withContainers([{ ...browser, lifecycle: { preStop: {} } }, video]))).toEqual([
+      'spec.containers[0].lifecycle.preStop: Required value: must specify a handler type',
+    ]);
+    expect(
+      podProblems(withContainers([{ ...browser, lifecycle: { preStop: { exec: { command: [] } } } }, video])),
+    ).toEqual(['spec.containers[0].lifecycle.preStop.exec.command: Required value']);
+    expect(
+      podProblems(
+        withContainers([
+          { ...browser, lifecycle: { preStop: { exec: { command: ['true'] }, sleep: { seconds: 1 } } } },
+          video,
+        ]),
+      ),
+    ).toEqual([
+      'spec.containers[0].lifecycle.preStop.sleep: Forbidden: may not specify more than 1 handler type',
+    ]);
+    expect(
+      podProblems(withContainers([browser, { ...video, env: [{ name: '1PORT', value: 'x' }] }])),
+    ).toEqual(['spec.containers[1].env[0].name: Invalid value: "1PORT"']);
+    expect(podProblems({ ...pod, spec: { ...pod.spec, serviceAccountName: 'Video_Recorder' } })).toEqual([
+      'spec.serviceAccountName: Invalid value: "Video_Recorder"',
+    ]);
+  });
+
+  it('cannot decode an env value that is not a string or a grace period that is not an integer', () => {
+    expect(
+      podTypeProblems(withContainers([browser, { ...video, env: [{ name: 'SE_NODE_PORT', value: 4444 }] }])),
+    ).toEqual(['spec.containers[1].env[0].value: cannot unmarshal number into string']);
+    expect(podTypeProblems({ ...pod, spec: { ...pod.spec, terminationGracePeriodSeconds: '60' } })).toEqual([
+      'spec.terminationGracePeriodSeconds: cannot unmarshal string into int64',
+    ]);
   });
 });
 

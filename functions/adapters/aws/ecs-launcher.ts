@@ -26,7 +26,7 @@ import { isTaskGone, isThrottling } from './ecs-retry';
 import { runTask } from './ecs-run-task';
 import { isGoingDown, privateIpOf, stoppedReasonOf, taskIdOf } from './ecs-task-address';
 import { claimWarmTask } from './ecs-warm-claim';
-import { taskCapabilities } from './node-capabilities';
+import { recorderNodeCapabilities } from './node-capabilities';
 import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from './retry-pacing';
 
 export { EcsLaunchFailure, type EcsLaunchStage } from './ecs-launch-stage';
@@ -97,7 +97,7 @@ export class EcsLauncher implements Launcher {
         running.task.pullStartedAt?.getTime() ?? started,
         running.task.capacityProviderName === 'FARGATE_SPOT' ? 'spot' : 'on-demand',
       );
-      return { address, handle, capabilities: taskCapabilities(pool, request), billing };
+      return { address, handle, capabilities: recorderNodeCapabilities(pool, request), billing };
     } catch (error) {
       await this.stopTask(pool.name, pool.cluster, taskArn, stopReason(error, signal));
       throw error;
@@ -137,7 +137,7 @@ export class EcsLauncher implements Launcher {
     return {
       address: task.address,
       handle: task.taskId,
-      capabilities: taskCapabilities(pool, request),
+      capabilities: recorderNodeCapabilities(pool, request),
       // Billed since its own launch; the warm-task store keeps no provider, so the pool's first choice.
       billing: taskBilling(pool, task.startedAt, pool.spot ? 'spot' : 'on-demand'),
     };

@@ -22,7 +22,7 @@ import { type EksPodApi, KubernetesApiError } from './eks-pod-api';
 import { CONTAINER, type Pod, podManifest, podNameFor } from './eks-pod-spec';
 import { podState } from './eks-pod-state';
 import { checkEksPool, type DeployedEksPool, isDeployedEks } from './eks-pool-check';
-import { nodeCapabilities } from './node-capabilities';
+import { recorderNodeCapabilities } from './node-capabilities';
 import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from './retry-pacing';
 
 export { EksLaunchFailure, type EksLaunchStage } from './eks-launch-stage';
@@ -77,7 +77,7 @@ export class EksLauncher implements Launcher {
       return {
         address,
         handle: name,
-        capabilities: nodeCapabilities(request.capabilities),
+        capabilities: recorderNodeCapabilities(pool, request),
         ...(billing ? { billing } : {}),
       };
     } catch (error) {

@@ -1,11 +1,12 @@
 /**
- * The pod gridgate starts for one session, and how its pods are marked: the labels the cleanup lists them
- * by and the annotation it reads their age from. The launcher and the cleanup share these: change one,
- * change both.
+ * The pod gridgate starts for one session (with docker-selenium's video recorder beside the browser when
+ * the pool has one), and how its pods are marked: the labels the cleanup lists them by and the annotation it
+ * reads their age from. The launcher and the cleanup share these: change one, change both.
  */
 import { randomBytes } from 'node:crypto';
-import type { EksPoolConfig } from '../../core/config';
 import type { LaunchRequest } from '../../core/ports';
+import type { DeployedEksPool } from './eks-pool-check';
+import { recorderEnvironment } from './recorder-environment';
 
 export const POD_LABELS = {
   /** Present on every pod gridgate starts: "true". The cleanup lists by it. */
@@ -27,6 +28,23 @@ export const POD_ANNOTATIONS = {
 export const GRID_SELECTOR = `${POD_LABELS.grid}=true`;
 /** The browser container's name in every pod. */
 export const CONTAINER = 'browser';
+/** The recorder container's name, as in an ecs task and docker-selenium's Helm chart. */
+export const RECORDER_CONTAINER = 'video';
+
+// A pod without a recorder has nothing to finish: the browser is stopped at once.
+const GRACE_SECONDS = 5;
+/**
+ * A recorder's pod is given what docker-selenium's recorder allows itself to stop: its supervisord waits up
+ * to 30 s for the recording program (ffmpeg finishing the file, then the rclone upload) and up to 30 s for
+ * the uploader (Video/supervisord.conf, stopwaitsecs=30 each) before killing them.
+ */
+const RECORDER_GRACE_SECONDS = 60;
+/**
+ * Kubernetes signals every container of a deleted pod at once. The browser container's preStop holds its X
+ * display (and /status) up this long, so the recorder, signalled at once, stops ffmpeg on a display that is
+ * still there and the file is finished rather than cut off by the display vanishing.
+ */
+const DISPLAY_HOLD_SECONDS = 5;
 
 // Chromium needs more shared memory than a container's default 64 MB or tabs crash.
 const SHM_SIZE = '2Gi';
@@ -60,11 +78,12 @@ export type Pod = any;
 
 /** The Pod object POSTed to /api/v1/namespaces/{namespace}/pods. */
 export function podManifest(
-  pool: EksPoolConfig,
+  pool: DeployedEksPool,
   request: LaunchRequest,
   name: string,
   createdAt: number,
 ): Pod {
+  const { recorder } = pool;
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -89,10 +108,13 @@ export function podManifest(
     spec: {
       // One session, one run: a browser that exits is not started again.
       restartPolicy: 'Never',
-      // The browser needs no Kubernetes API access, nor every service's address in its environment.
+      // Neither container needs Kubernetes API access, nor every service's address in its environment. The
+      // recorder's AWS credentials come from EKS Pod Identity, whose token volume does not depend on this.
       automountServiceAccountToken: false,
       enableServiceLinks: false,
-      terminationGracePeriodSeconds: 5,
+      // The service account the recordings bucket's Pod Identity association names.
+      ...(recorder ? { serviceAccountName: recorder.serviceAccount } : {}),
+      terminationGracePeriodSeconds: recorder ? RECORDER_GRACE_SECONDS : GRACE_SECONDS,
       ...(Object.keys(pool.nodeSelector).length > 0 ? { nodeSelector: pool.nodeSelector } : {}),
       ...(pool.tolerations.length > 0 ? { tolerations: pool.tolerations } : {}),
       containers: [
@@ -115,9 +137,27 @@ export function podManifest(
             limits: { cpu: pool.cpu, memory: pool.memory },
           },
           volumeMounts: [{ name: 'dshm', mountPath: '/dev/shm' }],
+          ...(recorder
+            ? { lifecycle: { preStop: { exec: { command: ['sleep', String(DISPLAY_HOLD_SECONDS)] } } } }
+            : {}),
         },
+        ...(recorder ? [recorderContainer(pool.port, recorder)] : []),
       ],
       volumes: [{ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: SHM_SIZE } }],
     },
+  };
+}
+
+/** docker-selenium's recorder, as in an ecs task (recorder-environment.ts), with requests equal to limits. */
+function recorderContainer(port: number, recorder: NonNullable<DeployedEksPool['recorder']>): Pod {
+  const { image, bucket, region, cpu, memory } = recorder;
+  return {
+    name: RECORDER_CONTAINER,
+    image,
+    env: Object.entries(recorderEnvironment({ port, bucket, region })).map(([name, value]) => ({
+      name,
+      value,
+    })),
+    resources: { requests: { cpu, memory }, limits: { cpu, memory } },
   };
 }

@@ -1,6 +1,6 @@
 /** What a cloud browser's node is asked for in the new-session request, whether it runs in a task or a pod. */
 import type { Capabilities } from '../../core/capabilities';
-import type { EcsPoolConfig } from '../../core/config';
+import type { EcsPoolConfig, EksPoolConfig } from '../../core/config';
 import type { LaunchRequest } from '../../core/ports';
 
 /**
@@ -14,12 +14,12 @@ export function nodeCapabilities(requested: Capabilities): Capabilities {
 }
 
 /**
- * What an ecs task's node is asked for: with a video recorder beside it, whether to record this session
- * (se:recordVideo, read by docker-selenium's recorder; always said, so the recorder's own default never
- * decides) and under what name (se:videoName: the session's key, which the recordings bucket keys it by).
+ * What an ecs task's or eks pod's node is asked for: with a video recorder beside it, whether to record this
+ * session (se:recordVideo, read by docker-selenium's recorder; always said, so the recorder's own default
+ * never decides) and under what name (se:videoName: the session's key, which the recordings bucket keys it by).
  */
-export function taskCapabilities(
-  pool: EcsPoolConfig,
+export function recorderNodeCapabilities(
+  pool: EcsPoolConfig | EksPoolConfig,
   request: Pick<LaunchRequest, 'capabilities' | 'key' | 'recording'>,
 ): Capabilities {
   const asked = nodeCapabilities(request.capabilities);

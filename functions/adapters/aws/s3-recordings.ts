@@ -1,5 +1,5 @@
 /**
- * ecs sessions' videos in the recordings bucket, where the pool's recorder uploaded them as
+ * ecs and eks sessions' videos in the recordings bucket, where the pool's recorder uploaded them as
  * `videos/{session key}.mp4` (the key gridgate gave it as se:videoName): a HeadObject says whether one is
  * there, and the owner gets a presigned GET valid for a few minutes, signed here with the router's own
  * credentials (no call to AWS). S3 errors are translated here: a missing object is "none", anything else a
@@ -9,9 +9,7 @@ import { GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/cli
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Artifact, ArtifactKind, ArtifactSession, ArtifactSource } from '../../core/artifact-ports';
 import { WebDriverError } from '../../core/errors';
-
-/** Where the recorders put videos (infra/recordings-bucket.ts VIDEO_PREFIX). */
-export const VIDEO_PREFIX = 'videos/';
+import { VIDEO_PREFIX } from './recorder-environment';
 /** How long a presigned link works: enough to start a download or a player, short enough not to be shared. */
 export const PRESIGNED_SECONDS = 300;
 
