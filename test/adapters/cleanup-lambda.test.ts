@@ -14,7 +14,7 @@ import { ConfigError } from '../../functions/core/config';
 import { noMetrics } from '../../functions/core/ports';
 import { runOrphanCleanup } from '../../functions/entry/aws-cleanup';
 import { jobWiring } from '../../functions/entry/aws-job-wiring';
-import { sampleRecord } from '../contract/session-store.contract';
+import { sampleRecord } from '../contract/store-samples';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { EcsTasksMock, gridgateTags } from '../support/ecs-tasks-mock';
 import { CollectingLogger, FixedClock } from '../support/fakes';

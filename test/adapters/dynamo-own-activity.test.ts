@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
-import { sampleRecord } from '../contract/session-store.contract';
+import { sampleRecord } from '../contract/store-samples';
 import { type DynaliteServer, startDynalite } from '../support/dynalite';
 
 const T0 = sampleRecord('any').createdAt;

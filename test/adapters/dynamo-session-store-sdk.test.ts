@@ -20,7 +20,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
 import { MAX_ATTEMPTS } from '../../functions/adapters/aws/dynamo-transaction';
 import { WebDriverError } from '../../functions/core/errors';
-import { sampleRecord } from '../contract/session-store.contract';
+import { sampleRecord } from '../contract/store-samples';
 import { FixedClock } from '../support/fakes';
 
 // The store's records are dated T0, as the contract's.

@@ -7,12 +7,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
 import { WebDriverError } from '../../functions/core/errors';
 import type { SlotClaim } from '../../functions/core/ports';
-import { sampleRecord, sessionStoreContract } from '../contract/session-store.contract';
+import { sessionStoreContract } from '../contract/session-store.contract';
+import { sampleRecord, T0 } from '../contract/store-samples';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { FixedClock } from '../support/fakes';
 
-// The contract's records are dated T0; the stores under test live then too.
-const T0 = sampleRecord('any').createdAt;
 const HOUR = 60 * 60_000;
 
 let dynamo: DynaliteServer;
@@ -28,6 +27,7 @@ sessionStoreContract('DynamoSessionStore on dynalite', async () => {
   const store = new DynamoSessionStore({
     client: table.client,
     table: table.table,
+    // The contract's records are dated T0: the store lives then too.
     clock: new FixedClock(T0),
   });
   return {

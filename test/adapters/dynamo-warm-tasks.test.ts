@@ -4,7 +4,7 @@ import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-
 import { DynamoSessionStarts } from '../../functions/adapters/aws/dynamo-warm-demand';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
 import { WebDriverError } from '../../functions/core/errors';
-import { sampleRecord } from '../contract/session-store.contract';
+import { sampleRecord } from '../contract/store-samples';
 import { idleTask, warmTaskStoreContract } from '../contract/warm-task-store.contract';
 import { FixedClock } from '../support/fakes';
 import { useFreshSessionTable } from '../support/fresh-session-table';

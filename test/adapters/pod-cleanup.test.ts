@@ -7,7 +7,7 @@ import { MemorySessionStore } from '../../functions/adapters/memory/memory-sessi
 import type { SessionRecord } from '../../functions/core/ports';
 import { runOrphanCleanup } from '../../functions/entry/aws-cleanup';
 import { type CleanupPassOptions, runCleanupPass } from '../../functions/use-cases/cleanup-pass';
-import { sampleRecord } from '../contract/session-store.contract';
+import { sampleRecord } from '../contract/store-samples';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes';
 import { configWithOnePool } from '../support/one-pool-config';

@@ -1,6 +1,6 @@
 /** The cleanup on warm tasks a router claimed: kept while the session is made, judged as sessions after. */
 import { describe, expect, it } from 'vitest';
-import { sampleRecord } from '../contract/session-store.contract';
+import { sampleRecord } from '../contract/store-samples';
 import {
   CLUSTER,
   gridConfig,

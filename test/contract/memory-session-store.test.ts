@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
-import { sampleRecord, sessionStoreContract } from './session-store.contract';
+import { sessionStoreContract } from './session-store.contract';
+import { sampleRecord } from './store-samples';
 
 sessionStoreContract('MemorySessionStore', () => new MemorySessionStore());
 

@@ -10,7 +10,7 @@ import { MemorySessionStore } from '../../functions/adapters/memory/memory-sessi
 import { parseConfig } from '../../functions/core/config';
 import type { SessionRecord } from '../../functions/core/ports';
 import { type OrphanCleanupOptions, runOrphanCleanup } from '../../functions/entry/aws-cleanup';
-import { sampleRecord } from '../contract/session-store.contract';
+import { sampleRecord } from '../contract/store-samples';
 import { EcsTasksMock, gridgateTags, type ModelTask } from './ecs-tasks-mock';
 import { CollectingLogger, FixedClock, RecordingMetrics } from './fakes';
 

@@ -8,7 +8,7 @@ import { SessionTokens } from '../../functions/core/session-token';
 import { SlotQueue } from '../../functions/core/slot-queue';
 import { endSession } from '../../functions/use-cases/end-session';
 import { endAllSessions, expireSessions } from '../../functions/use-cases/expire-sessions';
-import { sampleRecord } from '../contract/session-store.contract';
+import { sampleRecord } from '../contract/store-samples';
 import { CollectingLogger, FakeLauncher, FixedClock } from '../support/fakes';
 
 function setup() {

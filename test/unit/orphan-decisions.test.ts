@@ -7,7 +7,7 @@ import {
   type OrphanPolicy,
   type TaskFacts,
 } from '../../functions/core/orphan-decisions';
-import { sampleRecord } from '../contract/session-store.contract';
+import { sampleRecord } from '../contract/store-samples';
 
 const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
 const SECOND = 1000;
