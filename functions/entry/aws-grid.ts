@@ -33,7 +33,7 @@ export async function awsGrid(
   const agent = createUpstreamAgent((origin) => isHubOrigin(config.pools, origin));
   const metrics = await adapters.metrics();
   const recordings = ecsRecordings(
-    ecsRecordingPlaces(env),
+    ecsRecordingPlaces(env.GRIDGATE_DEPLOYMENT),
     (session) => sessionPool(deps, session),
     adapters.logsClient,
   );

@@ -23,12 +23,13 @@ export function undeployedSettings(config: Config): string[] {
 }
 
 /**
- * Where the stack keeps ecs sessions' recordings (GRIDGATE_DEPLOYMENT): the bucket of their videos, when
- * some pool records, and the log group of their browsers' logs.
+ * Where the stack keeps ecs sessions' recordings, from GRIDGATE_DEPLOYMENT's text: the bucket of their
+ * videos, when some pool records, and the log group of their browsers' logs. The router Lambda and the
+ * Node server's heads (service and Web Function front doors) are given the same text.
  */
-export function ecsRecordingPlaces(env: NodeJS.ProcessEnv): { bucket?: string; logGroup?: string } {
-  if (!env.GRIDGATE_DEPLOYMENT) return {};
-  const { recordingsBucket, browserLogGroup } = parseDeployment(env.GRIDGATE_DEPLOYMENT);
+export function ecsRecordingPlaces(deployment: string | undefined): { bucket?: string; logGroup?: string } {
+  if (!deployment) return {};
+  const { recordingsBucket, browserLogGroup } = parseDeployment(deployment);
   return {
     ...(recordingsBucket ? { bucket: recordingsBucket } : {}),
     ...(browserLogGroup ? { logGroup: browserLogGroup } : {}),

@@ -1,7 +1,8 @@
 /**
  * Where the router reads ecs sessions' recordings on AWS: videos in the recordings bucket (S3), browser
  * logs in the browsers' log group (CloudWatch Logs), each SDK loaded with the first recording asked for
- * rather than on every cold start. None where the stack keeps neither.
+ * rather than on every cold start (a Lambda's) or at every `npm start` (a head's). None where the stack
+ * keeps neither. The router Lambda and the Node server's heads both read them through this.
  */
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { ArtifactSession, ArtifactSource } from '../core/artifact-ports';

@@ -62,7 +62,7 @@ export interface LaunchingParts extends CommonParts {
    * client stays out of the router Lambda's asset); none: every eks pool signs EKS tokens.
    */
   kubeconfigEks?: Launcher;
-  /** Where ecs sessions' videos are (the recordings bucket); none: not served. */
+  /** Where ecs sessions' videos and browser logs are (entry/ecs-recordings.ts); none: not served. */
   ecsRecordings?: ArtifactSource;
 }
 

@@ -1,6 +1,7 @@
 /**
- * Wires the Node server: the local launcher and its recordings, the store the config names (in memory, or a
- * DynamoDB table shared with other routers), given to the one wiring (grid-wiring.ts); then the app,
+ * Wires the Node server: the local launcher and its recordings, where a deployment keeps ecs sessions'
+ * recordings (ecs-recordings.ts), the store the config names (in memory, or a DynamoDB table shared with
+ * other routers), given to the one wiring (grid-wiring.ts); then the app,
  * WebSocket proxy, sweeps, reloads and shutdown.
  */
 import { randomBytes } from 'node:crypto';
@@ -25,7 +26,7 @@ import { isHubOrigin } from '../core/browser-network';
 import type { Config } from '../core/config';
 import type { EndedSessions } from '../core/ended-sessions';
 import { freeStaleSlots } from '../core/free-stale-slots';
-import { type GridDeps, poolsNamed } from '../core/grid-deps';
+import { type GridDeps, poolsNamed, sessionPool } from '../core/grid-deps';
 import { runEvery } from '../core/periodic-task';
 import { reportGridGauges } from '../core/pool-gauges';
 import { type Launcher, type Logger, type Metrics, type SessionRecord, systemClock } from '../core/ports';
@@ -38,6 +39,8 @@ import { endSession } from '../use-cases/end-session';
 import { endAllSessions, expireSessions } from '../use-cases/expire-sessions';
 import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
 import { ConfigReloader, type ReloadTrigger } from './config-reloader';
+import { ecsRecordingPlaces } from './deployed-config';
+import { ecsRecordings } from './ecs-recordings';
 import { EVERY_POOL_KIND, gridDeps } from './grid-wiring';
 import { reachNotice } from './reach-notice';
 
@@ -158,6 +161,13 @@ export async function startGrid(
     },
   });
   prometheus?.onScrape((into) => reportGridGauges(deps, into));
+  // ecs sessions' videos and browser logs where the stack keeps them, as the router Lambda reads them: a head
+  // of the service or Web Function front door is given the same GRIDGATE_DEPLOYMENT and the same grants.
+  const ecs = ecsRecordings(
+    ecsRecordingPlaces(options.deployment),
+    (session) => sessionPool(deps, session),
+    aws.logsClient,
+  );
   const deps = gridDeps({
     config,
     secret,
@@ -169,6 +179,7 @@ export async function startGrid(
     // A reload may add a pool of any kind.
     kinds: EVERY_POOL_KIND,
     local: { launcher, recordings },
+    ...(ecs ? { ecsRecordings: ecs } : {}),
     kubeconfigEks: kubeconfigEksLauncher(agent, logger, metrics),
     users,
     ended: options.ended,
