@@ -8,6 +8,7 @@ import type { Construct } from 'constructs';
 import { type Config, ConfigError, type EcsPoolConfig, type EksPoolConfig } from '../functions/core/config';
 import { BrowserFleet, type BrowserFleetProps } from './browser-fleet';
 import { EksClusterAccess } from './eks-access';
+import { EksRecorderIdentity } from './eks-recorder-identity';
 import { FRONT_DOOR_IDLE_LIMIT, FrontDoor, type FrontDoorProps } from './front-door';
 import { GridAlarms, type GridAlarmsProps } from './grid-alarms';
 import { GridDashboard, type GridDashboardProps } from './grid-dashboard';
@@ -51,7 +52,7 @@ export class GridgateStack extends Stack {
   readonly config: Config;
   readonly network: GridNetwork;
   readonly browsers: BrowserFleet;
-  /** Where ecs sessions' videos go; only when some ecs pool has a recorder. */
+  /** Where ecs and eks sessions' videos go; only when some pool has a recorder. */
   readonly recordings?: RecordingsBucket;
   readonly sessions: SessionTable;
   readonly signingKey: SigningKey;
@@ -62,12 +63,15 @@ export class GridgateStack extends Stack {
   readonly dashboard: GridDashboard;
   /** Access entries and security-group rules on the existing clusters of the config's eks pools. */
   readonly eksAccess?: EksClusterAccess;
+  /** The role and Pod Identity associations eks pools' recorders upload with; only when one has a recorder. */
+  readonly eksRecorders?: EksRecorderIdentity;
 
   constructor(scope: Construct, id: string, props: GridgateStackProps) {
     super(scope, id, props);
     this.config = props.config;
     const { removalPolicy, configFile } = props;
     const pools = ecsPools(props.config);
+    const eks = eksPools(props.config);
     const kind = props.frontDoor?.kind ?? 'rest-api';
     const routerTimeout = props.frontDoor?.timeout ?? Duration.minutes(15);
     checkRouterTimeout(props.config, routerTimeout);
@@ -82,7 +86,7 @@ export class GridgateStack extends Stack {
     this.sessions = new SessionTable(this, 'Sessions', { removalPolicy });
     this.signingKey = new SigningKey(this, 'SigningKey', { removalPolicy });
     // Only pools with a video recorder need the bucket.
-    this.recordings = pools.some((pool) => pool.recorder)
+    this.recordings = [...pools, ...eks].some((pool) => pool.recorder)
       ? new RecordingsBucket(this, 'Recordings', {
           retention: Duration.millis(props.config.recording.retention),
           removalPolicy,
@@ -103,7 +107,10 @@ export class GridgateStack extends Stack {
     const deployment = {
       table: this.sessions.table.tableName,
       pools: this.browsers.deploymentFacts(this.network.networks),
-      ...(this.recordings ? { recordingsBucket: this.recordings.bucket.bucketName } : {}),
+      // eks pools' recorders are told the bucket and its Region in each pod (functions/core/deployment.ts).
+      ...(this.recordings
+        ? { recordingsBucket: this.recordings.bucket.bucketName, region: this.region }
+        : {}),
       // Where ecs sessions' browser logs are read (functions/adapters/aws/cloudwatch-browser-logs.ts).
       ...(pools.length > 0 ? { browserLogGroup: this.browsers.logGroup.logGroupName } : {}),
       // `blue.<domain>` then asks for colour blue (the wildcard certificate covers it).
@@ -166,7 +173,6 @@ export class GridgateStack extends Stack {
       this.sessions.table.grantReadWriteData(grantee);
     }
     if (!this.network.internet) warnOfUnreachableHubs(this, props.config);
-    const eks = eksPools(props.config);
     if (eks.length > 0) {
       this.eksAccess = new EksClusterAccess(this, 'EksAccess', {
         pools: eks,
@@ -188,6 +194,13 @@ export class GridgateStack extends Stack {
           },
         ],
       });
+      const recorded = eks.filter((pool) => pool.recorder);
+      if (this.recordings && recorded.length > 0) {
+        this.eksRecorders = new EksRecorderIdentity(this, 'EksRecorders', {
+          pools: recorded,
+          recordings: this.recordings,
+        });
+      }
       // Pod IPs are VPC addresses of the cluster's VPC (VPC CNI): a VPC of the stack's own is never it.
       if (!props.network?.vpc && !props.network?.vpcId) {
         Annotations.of(this).addWarningV2(

@@ -1,8 +1,8 @@
 /**
- * The S3 bucket ecs sessions' videos go to: private (every public access blocked, ACLs off), encrypted at
- * rest (SSE-S3) and in transit (SSL enforced), each video expiring after the config's recording retention.
- * Tasks may only put objects under videos/; the router may only read them (to check one exists and sign a
- * short-lived URL for its owner). Nothing else is granted.
+ * The S3 bucket ecs and eks sessions' videos go to: private (every public access blocked, ACLs off), encrypted
+ * at rest (SSE-S3) and in transit (SSL enforced), each video expiring after the config's recording retention.
+ * Tasks and pods may only put objects under videos/; the router may only read them (to check one exists and
+ * sign a short-lived URL for its owner). Nothing else is granted.
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';

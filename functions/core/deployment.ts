@@ -21,8 +21,13 @@ export const deploymentSchema = z.strictObject({
   table: z.string().min(3).optional(),
   /** Per ecs pool, by the pool's name in the config file. */
   pools: z.record(z.string(), ecsPoolDeployment).default({}),
-  /** The S3 bucket ecs pools' video recorders upload to (functions/adapters/aws/s3-recordings.ts). */
+  /**
+   * The S3 bucket ecs and eks pools' video recorders upload to (functions/adapters/aws/s3-recordings.ts); an eks
+   * pool's recorder is told it, with `region`, in each pod it starts.
+   */
   recordingsBucket: z.string().min(3).optional(),
+  /** The stack's Region: where the recordings bucket is. */
+  region: z.string().min(1).optional(),
   /**
    * The log group ecs tasks' containers log to (awslogs), where the router reads sessions' browser logs
    * (functions/adapters/aws/cloudwatch-browser-logs.ts).
@@ -60,8 +65,8 @@ export function parseDeployment(text: string): Deployment {
 
 /**
  * The raw config (as read from its file, before parseConfig) with the deployment's facts laid over it:
- * the table becomes the store, each deployed pool gets its cluster, task definition and network, and a
- * head in a container its listen address.
+ * the table becomes the store, each deployed pool gets its cluster, task definition and network, each eks
+ * pool's recorder the recordings bucket, and a head in a container its listen address.
  * A deployed pool the config does not name is a mismatch between stack and file, and refused.
  */
 export function applyDeployment(raw: unknown, deployment: Deployment): unknown {
@@ -76,6 +81,15 @@ export function applyDeployment(raw: unknown, deployment: Deployment): unknown {
   }
   for (const [name, facts] of Object.entries(deployment.pools)) {
     pools[name] = { ...(pools[name] as Record<string, unknown>), ...facts };
+  }
+  const { recordingsBucket: bucket, region } = deployment;
+  if (bucket && region) {
+    for (const [name, pool] of Object.entries(pools)) {
+      const { kind, recorder } = (pool ?? {}) as { kind?: unknown; recorder?: unknown };
+      if (kind === 'eks' && typeof recorder === 'object' && recorder !== null) {
+        pools[name] = { ...(pool as Record<string, unknown>), recorder: { ...recorder, bucket, region } };
+      }
+    }
   }
   const colors = (config.colors as Record<string, unknown> | undefined) ?? {};
   return {

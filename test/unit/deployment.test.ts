@@ -44,6 +44,28 @@ describe('applyDeployment', () => {
     expect(parseConfig(FILE, { localBrowserVersion: 'stable' }).host).toBe('127.0.0.1');
   });
 
+  it('tells each eks pool’s recorder the recordings bucket and its Region, and leaves pools without one alone', () => {
+    const file = {
+      browsers: { chrome: { versions: { '131': { pools: ['pods', 'plain'] } } } },
+      pools: {
+        pods: { kind: 'eks', cluster: 'platform', recorder: { image: 'selenium/video:ffmpeg-7.1-20250606' } },
+        plain: { kind: 'eks', cluster: 'platform' },
+      },
+    };
+    const deployment = { recordingsBucket: 'gridgate-recordingsbucket-1a2b', region: 'eu-west-1' };
+    const config = parseConfig(applyDeployment(file, parseDeployment(JSON.stringify(deployment))), {
+      localBrowserVersion: 'stable',
+    });
+    expect(config.pools.pods).toMatchObject({
+      recorder: {
+        image: 'selenium/video:ffmpeg-7.1-20250606',
+        bucket: 'gridgate-recordingsbucket-1a2b',
+        region: 'eu-west-1',
+      },
+    });
+    expect(config.pools.plain).not.toHaveProperty('recorder');
+  });
+
   it('leaves a config alone when nothing is deployed', () => {
     expect(applyDeployment(FILE, parseDeployment('{}'))).toEqual(FILE);
   });

@@ -1,0 +1,154 @@
+/**
+ * eks pools with a video recorder (infra/examples/eks-pool-video.json): the recordings bucket, one role EKS
+ * Pod Identity hands the recorder pods (trusted by pods.eks.amazonaws.com only, allowed only to put videos),
+ * the Pod Identity association of the pool's service account, the bucket and Region in GRIDGATE_DEPLOYMENT,
+ * and cdk-nag clean.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { type IVpc, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, describe, expect, it } from 'vitest';
+import { gridStack, logicalId, ROOT } from './grid-stack-fixture';
+
+const EXAMPLE = join(ROOT, 'infra/examples/eks-pool-video.json');
+const ASSOCIATION = 'AWS::EKS::PodIdentityAssociation';
+
+const dir = mkdtempSync(join(tmpdir(), 'gridgate-eks-recordings-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The cluster's VPC, as `-c vpcId=…` would look it up. */
+function clusterVpc(): IVpc {
+  return Vpc.fromVpcAttributes(new Stack(), 'ClusterVpc', {
+    vpcId: 'vpc-0123',
+    vpcCidrBlock: '10.40.0.0/16',
+    availabilityZones: ['eu-west-1a', 'eu-west-1b'],
+    privateSubnetIds: ['subnet-a', 'subnet-b'],
+  });
+}
+
+/** The example with its pools changed. */
+function exampleWith(name: string, change: (pools: Record<string, Record<string, unknown>>) => void): string {
+  const config = JSON.parse(readFileSync(EXAMPLE, 'utf8'));
+  change(config.pools);
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(config));
+  return path;
+}
+
+const stack = gridStack({ configFile: EXAMPLE, network: { vpc: clusterVpc() } });
+const template = Template.fromStack(stack);
+const bucket = logicalId(template, 'AWS::S3::Bucket', 'RecordingsBucket');
+const recorderRole = logicalId(template, 'AWS::IAM::Role', 'EksRecordersRole');
+const videos = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucket, 'Arn'] }, '/videos/*']] };
+
+/** The policy statements attached to `role`. */
+function statementsOf(t: Template, role: string) {
+  return Object.values(t.findResources('AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: role }]))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+}
+
+describe('an eks pool with a recorder (eks-pool-video example)', () => {
+  it('makes the recordings bucket, expiring videos after the retention', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: [Match.objectLike({ Prefix: 'videos/', ExpirationInDays: 3 })] },
+    });
+  });
+
+  it('makes one role only EKS Pod Identity may assume, with the session tags it sets', () => {
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          {
+            Effect: 'Allow',
+            Principal: { Service: 'pods.eks.amazonaws.com' },
+            Action: ['sts:AssumeRole', 'sts:TagSession'],
+          },
+        ],
+      },
+    });
+    expect(
+      template.findResources('AWS::IAM::Role')[recorderRole]?.Properties.ManagedPolicyArns,
+    ).toBeUndefined();
+  });
+
+  it('lets that role only put videos under videos/ (and abort their uploads), nothing else', () => {
+    expect(statementsOf(template, recorderRole)).toEqual([
+      { Effect: 'Allow', Action: ['s3:AbortMultipartUpload', 's3:PutObject'], Resource: videos },
+    ]);
+  });
+
+  it("gives it to the pool's service account in the pool's namespace on the pool's cluster", () => {
+    template.resourceCountIs(ASSOCIATION, 1);
+    template.hasResourceProperties(ASSOCIATION, {
+      ClusterName: 'platform',
+      Namespace: 'gridgate',
+      ServiceAccount: 'gridgate-recorder',
+      RoleArn: { 'Fn::GetAtt': [recorderRole, 'Arn'] },
+    });
+  });
+
+  it('tells the router the bucket and its Region, which its pods upload to', () => {
+    const router = Object.values(template.findResources('AWS::Lambda::Function')).find((resource) =>
+      String(resource.Properties.Description).startsWith('gridgate router'),
+    );
+    const deployment = JSON.stringify(router?.Properties.Environment.Variables.GRIDGATE_DEPLOYMENT);
+    expect(deployment).toContain('\\"recordingsBucket\\":\\"');
+    expect(deployment).toContain('\\"region\\":\\"');
+    expect(deployment).toContain('AWS::Region');
+    // The router reads the videos back (a HeadObject, then a presigned GET).
+    const reads = Object.values(template.findResources('AWS::IAM::Policy'))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+      .filter((statement: { Action: unknown }) => statement.Action === 's3:GetObject');
+    expect(reads).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: videos }]);
+  });
+
+  it('says at synth that the service account and the Pod Identity Agent are left to the cluster owner', () => {
+    const annotations = Annotations.fromStack(stack);
+    expect(
+      annotations.findInfo(
+        '*',
+        Match.stringLikeRegexp(
+          'create service account gridgate-recorder in namespace gridgate.*eks-pod-identity-agent',
+        ),
+      ),
+    ).toHaveLength(1);
+    expect(annotations.findWarning('*', Match.anyValue())).toEqual([]);
+  });
+
+  it('passes cdk-nag AwsSolutions with only written-down acknowledgements', () => {
+    expect(new AwsSolutionsChecks().validateScope(stack).violations).toEqual([]);
+  });
+
+  it('makes one association per cluster, namespace and service account, however many pools share them', () => {
+    const file = exampleWith('two-pools.json', (pools) => {
+      pools.spot = { ...pools.pods, weight: 2 };
+      pools.other = { ...pools.pods, namespace: 'browsers' };
+    });
+    const config = JSON.parse(readFileSync(file, 'utf8'));
+    config.browsers.chrome.versions.stable.pools = ['pods', 'spot', 'other'];
+    writeFileSync(file, JSON.stringify(config));
+    const two = Template.fromStack(gridStack({ configFile: file, network: { vpc: clusterVpc() } }));
+    two.resourceCountIs(ASSOCIATION, 2);
+    two.resourceCountIs('AWS::S3::Bucket', 1);
+    two.hasResourceProperties(ASSOCIATION, { Namespace: 'browsers', ServiceAccount: 'gridgate-recorder' });
+  });
+});
+
+describe('eks pools without a recorder', () => {
+  it('get no bucket, no recorder role and no association, as before', () => {
+    const plain = Template.fromStack(
+      gridStack({ configFile: join(ROOT, 'infra/examples/eks-pool.json'), network: { vpc: clusterVpc() } }),
+    );
+    plain.resourceCountIs('AWS::S3::Bucket', 0);
+    plain.resourceCountIs(ASSOCIATION, 0);
+    const trusts = Object.values(plain.findResources('AWS::IAM::Role')).map((role) =>
+      JSON.stringify(role.Properties.AssumeRolePolicyDocument),
+    );
+    expect(trusts.filter((trust) => trust.includes('pods.eks.amazonaws.com'))).toEqual([]);
+  });
+});
