@@ -1,9 +1,10 @@
 /**
  * An in-process stand-in for the ECS API: a node:http server on 127.0.0.1 speaking the real wire protocol
  * (awsJson1_1: POST / with X-Amz-Target AmazonEC2ContainerServiceV20141113.<Action>, JSON both ways), so a
- * real ECSClient talks to it. Each RunTask starts a real chromedriver as the task's browser container and
- * gives the task its own loopback IP (127.0.0.2, .3, …) on the container port, forwarded to chromedriver's
- * own port; StopTask kills it; TagResource adds tags. Tasks go PROVISIONING → PENDING → RUNNING over
+ * real ECSClient talks to it. Each RunTask starts a real chromedriver as the task's browser container (or
+ * a Selenium server, or a docker-selenium node's display, VNC and noVNC around it) and gives the task its
+ * own loopback IP (127.0.0.2, .3, …) on the container port, forwarded to chromedriver's own port; StopTask
+ * kills it; TagResource adds tags. Tasks go PROVISIONING → PENDING → RUNNING over
  * successive DescribeTasks. Every call is first checked against what ECS refuses (ecs-api-rules.ts).
  */
 import { randomBytes } from 'node:crypto';
@@ -19,8 +20,9 @@ import {
   refuseTagResource,
 } from './ecs-api-rules';
 import type { FakeCloudWatchLogs } from './fake-cloudwatch-logs';
-import { LoopbackChromedrivers } from './loopback-chromedrivers';
+import { LoopbackChromedrivers, type LoopbackContainers } from './loopback-chromedrivers';
 import { LoopbackSeleniumServers } from './loopback-selenium-servers';
+import { LoopbackVncBrowsers, type VncSettings } from './loopback-vnc-browsers';
 
 const TARGET_PREFIX = 'AmazonEC2ContainerServiceV20141113.';
 const JSON_11 = 'application/x-amz-json-1.1';
@@ -40,6 +42,12 @@ export interface FakeEcsOptions {
    * server standalone a docker-selenium image runs, which also serves /se/file and /se/files.
    */
   browser?: 'chromedriver' | 'selenium-server';
+  /**
+   * A VNC view in every task, as docker-selenium's node images serve it (the browser, chromedriver's,
+   * headful on an X display that x11vnc shares behind the password, noVNC served by websockify on the
+   * port: loopback-vnc-browsers.ts); the pool's settings then name this port and password.
+   */
+  vnc?: VncSettings;
   /**
    * Where each task's browser container logs, as the awslogs driver sends it: every line it prints, one event
    * each, to the stream `{streamPrefix}/{container name}/{task ID}` of `group`.
@@ -61,9 +69,9 @@ export interface FakeTask {
   desiredStatus: 'RUNNING' | 'STOPPED';
   stoppedReason?: string;
   describes: number;
-  /** chromedriver's pid (and process group). */
+  /** The pid (and process group) of the task's first process: chromedriver's, the Selenium server's or the display's. */
   pid?: number;
-  /** Settles when chromedriver has exited and its forwarder is closed. */
+  /** Settles when the task's processes have exited (and chromedriver's forwarder is closed). */
   gone: Promise<void>;
 }
 
@@ -85,7 +93,7 @@ export class FakeEcsApi {
   private readonly byToken = new Map<string, FakeTask>();
   private nextHost = 2;
   private readonly server: Server;
-  private readonly containers: LoopbackChromedrivers | LoopbackSeleniumServers;
+  private readonly containers: LoopbackContainers;
 
   private constructor(private readonly options: FakeEcsOptions) {
     this.server = createServer((req, res) => {
@@ -94,7 +102,9 @@ export class FakeEcsApi {
     this.containers =
       options.browser === 'selenium-server'
         ? new LoopbackSeleniumServers(options.containerPort)
-        : new LoopbackChromedrivers(options.containerPort, options.chromedriver);
+        : options.vnc
+          ? new LoopbackVncBrowsers(options.containerPort, options.vnc, options.chromedriver)
+          : new LoopbackChromedrivers(options.containerPort, options.chromedriver);
   }
 
   static async start(options: FakeEcsOptions): Promise<FakeEcsApi> {
@@ -122,8 +132,8 @@ export class FakeEcsApi {
 
   /**
    * The settings (JSON as a user writes them) of an ecs pool whose tasks this API runs: cluster
-   * gridgate-browsers, task definition gridgate-chrome:1 (the API takes any), the container's port, and
-   * the tasks' loopback IPs as the pool's network.
+   * gridgate-browsers, task definition gridgate-chrome:1 (the API takes any), the container's port (and
+   * the tasks' VNC port and password, if they serve one), and the tasks' loopback IPs as the pool's network.
    */
   poolSettings(): Record<string, unknown> {
     return {
@@ -134,6 +144,7 @@ export class FakeEcsApi {
       securityGroups: ['sg-browsers'],
       networks: ['127.0.0.0/8'],
       port: this.options.containerPort,
+      ...(this.options.vnc ? { vncPort: this.options.vnc.port, vncPassword: this.options.vnc.password } : {}),
     };
   }
 

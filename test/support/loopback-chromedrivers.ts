@@ -29,7 +29,17 @@ export interface ContainerHooks {
   onLine?: (line: string) => void;
 }
 
-export class LoopbackChromedrivers {
+/** What a fake orchestrator runs its tasks' containers with. */
+export interface LoopbackContainers {
+  /** Starts the container `name` at `ip`; `pid` leads the process group of its first process. */
+  start(name: string, ip: string, hooks?: ContainerHooks): { pid?: number; gone: Promise<void> };
+  /** Whether it serves yet (the task may be RUNNING). */
+  listening(name: string): boolean;
+  /** Ends its processes, answering once they are gone. */
+  stop(name: string): Promise<void>;
+}
+
+export class LoopbackChromedrivers implements LoopbackContainers {
   readonly containers = new Map<string, LoopbackContainer>();
 
   constructor(
@@ -37,16 +47,17 @@ export class LoopbackChromedrivers {
     private readonly chromedriver = '/usr/bin/chromedriver',
   ) {}
 
-  /** Starts chromedriver for `name`, listening on ip:port once it is up. */
+  /** Starts chromedriver for `name`, listening on ip:port once it is up; `env` adds to its environment. */
   start(
     name: string,
     ip: string,
     { onExit = () => {}, onLine = () => {} }: ContainerHooks = {},
+    env: Record<string, string> = {},
   ): LoopbackContainer {
     const child = spawn(this.chromedriver, ['--port=0'], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) },
+      env: { ...process.env, ...env, [LAUNCHED_BY_ENV]: String(process.pid) },
     });
     createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', onLine);
     const container = watchContainer(child, ip, onExit, () => {

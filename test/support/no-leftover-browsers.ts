@@ -1,7 +1,8 @@
 /**
  * Global setup: after the whole suite, no chromium or chromedriver that gridgate started during it may
- * still run (DESIGN invariant 4). gridgate's browsers carry LAUNCHED_BY_ENV in their environment and
- * inherit this run's RUN_ENV, so browsers other programs run on the same machine do not count.
+ * still run (DESIGN invariant 4), nor the display, x11vnc or websockify of a fake task's VNC view.
+ * gridgate's browsers (and the fakes' processes) carry LAUNCHED_BY_ENV in their environment and inherit
+ * this run's RUN_ENV, so browsers other programs run on the same machine do not count.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -14,7 +15,7 @@ import { until } from './until';
 const RUN_ENV = 'GRIDGATE_TEST_RUN';
 
 function gridgateBrowserPids(run: string): string[] {
-  return ['chromium', 'chromedriver'].flatMap((name) => {
+  return ['chromium', 'chromedriver', 'Xvfb', 'x11vnc', 'websockify'].flatMap((name) => {
     let pids: string[];
     try {
       pids = execFileSync('pgrep', ['-x', name], { encoding: 'utf8' }).split('\n').filter(Boolean);
