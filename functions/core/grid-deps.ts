@@ -3,6 +3,7 @@ import type { ArtifactSource } from './artifact-ports';
 import { addressAllowed } from './browser-network';
 import type { Config, PoolConfig } from './config';
 import type { EndedSessions } from './ended-sessions';
+import type { EndingSessions } from './ending-sessions';
 import type { Clock, Launcher, Logger, Metrics, SessionStore, UserDirectory } from './ports';
 import type { RequestPricing } from './session-cost';
 import type { SessionTokens } from './session-token';
@@ -25,6 +26,11 @@ export interface GridDeps {
   sessions: SessionStore;
   /** The sessions this router ended lately: their commands are refused here, with the reason. */
   ended: EndedSessions;
+  /**
+   * The ends of sessions this process has under way (endSession): a DELETE refused because its session
+   * ended answers once that end is over. None: a DELETE answers at once.
+   */
+  ending?: EndingSessions;
   /** New-session requests waiting for a slot; every release must notify() it. */
   queue: SlotQueue;
   /** Checks Basic-auth credentials; present exactly when the config names a usersFile. */

@@ -12,6 +12,7 @@ import { HubLauncher } from '../adapters/hub/hub-launcher';
 import type { ArtifactSource } from '../core/artifact-ports';
 import type { Config, PoolConfig } from '../core/config';
 import { EndedSessions } from '../core/ended-sessions';
+import { EndingSessions } from '../core/ending-sessions';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import {
   type Launcher,
@@ -83,6 +84,7 @@ export function gridDeps(parts: GridParts): GridDeps {
     sessions: parts.sessions,
     queue: new SlotQueue(),
     ended: parts.ended ?? new EndedSessions(),
+    ending: new EndingSessions(),
     users: parts.users,
     tokens: new SessionTokens(parts.secret),
     logger: parts.logger,

@@ -24,7 +24,7 @@ import { requestUser } from './request-user';
 import { commandWait, waitSignal } from './runtime-limits';
 import { registerUiRoutes } from './ui/ui-routes';
 import { clientResponseHeaders, createUpstreamAgent } from './upstream-client';
-import { verifySession } from './verify-session';
+import { verifySession, verifySessionToDelete } from './verify-session';
 import { crossSiteRefusal, nonJsonRefusal, originPolicy, signalsOf } from './web-page-requests';
 import { webDriverJson } from './webdriver-json';
 
@@ -100,7 +100,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
       return created;
     });
     app.delete(`${base}/session/:id`, async (c) => {
-      const claims = verifySession(deps, c.req.param('id'), c.get('user'));
+      const claims = await verifySessionToDelete(deps, c.req.param('id'), c.get('user'));
       // Under a runtime's limits (Lambda) the browser's answer is awaited only while there is time to
       // give one; a browser that cannot say goodbye in time is stopped all the same.
       const wait = commandWait(c.env, Date.now());

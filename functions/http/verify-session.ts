@@ -22,6 +22,20 @@ export function verifySession(deps: GridDeps, token: string, user: string): Sess
 }
 
 /**
+ * verifySession for a DELETE: a session whose end this process has under way (the expiry sweep's, its
+ * browser's exit) is refused only once that end is over, its browser stopped and its slot free, so that a
+ * client told its session is gone finds the slot free, as after its own DELETE.
+ */
+export async function verifySessionToDelete(
+  deps: GridDeps,
+  token: string,
+  user: string,
+): Promise<SessionClaims> {
+  await deps.ending?.settled(verifySessionOwner(deps, token, user).key);
+  return verifySession(deps, token, user);
+}
+
+/**
  * The claims of a session of this user's, running or ended: what its recordings, logs and downloads are
  * served by after it ended (maximum age included). Only the ID is checked: its signature, its user, its pool.
  */

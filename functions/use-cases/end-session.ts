@@ -23,9 +23,18 @@ export type SessionRef = Pick<SessionRecord, 'key' | 'pool' | 'handle' | 'upstre
  * Ends the session: stops the browser and frees the slot (both idempotent, so this works without a
  * record too), and returns the record to the one caller that ended it, undefined to the others. When the
  * store fails to end the record, the browser stops and the slot frees all the same, and then the store's
- * error is thrown.
+ * error is thrown. Noted in deps.ending while under way: the session is refused as ended from its start.
  */
-export async function endSession(
+export function endSession(
+  deps: GridDeps,
+  session: SessionRef,
+  reason: SessionEndReason,
+): Promise<SessionRecord | undefined> {
+  const end = endNow(deps, session, reason);
+  return deps.ending ? deps.ending.track(session.key, end) : end;
+}
+
+async function endNow(
   deps: GridDeps,
   { key, pool, handle, upstreamId }: SessionRef,
   reason: SessionEndReason,

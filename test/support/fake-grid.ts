@@ -5,6 +5,7 @@ import { HubLauncher } from '../../functions/adapters/hub/hub-launcher';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { parseConfig } from '../../functions/core/config';
 import { EndedSessions } from '../../functions/core/ended-sessions';
+import { EndingSessions } from '../../functions/core/ending-sessions';
 import { type GridDeps, sessionPool } from '../../functions/core/grid-deps';
 import type { SessionStore, UserDirectory } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
@@ -69,6 +70,7 @@ export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
     sessions,
     queue: new SlotQueue(),
     ended: new EndedSessions(),
+    ending: new EndingSessions(),
     users: options.users,
     tokens: new SessionTokens(TEST_SECRET),
     logger,
