@@ -2,30 +2,23 @@
  * POST /session refused or failing: bad payloads, unknown browsers and versions, a full pool, browsers
  * that fail or refuse, timeouts and clients that go away; the W3C error each gets, and nothing leaked.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import {
   created,
   expectW3cError,
-  type FakeGrid,
-  type FakeGridOptions,
+  fakeGridPerTest,
   jsonRequest,
   postSession,
-  startFakeGrid,
   W3C_CHROME,
 } from '../support/fake-grid';
 import { type FakeAnswer, jsonAnswer } from '../support/fakes';
 
-let grid: FakeGrid;
-function start(options: FakeGridOptions = {}): FakeGrid {
-  grid = startFakeGrid(options);
-  return grid;
-}
-afterEach(() => grid?.close());
+const start = fakeGridPerTest();
 
 describe('POST /session: refusals', () => {
   it('answers malformed JSON with 400 invalid argument, launching nothing', async () => {
-    start();
+    const grid = start();
     await expectW3cError(
       await postSession(grid, '{"capabilities":'),
       400,
@@ -36,12 +29,12 @@ describe('POST /session: refusals', () => {
   });
 
   it('answers a body without capabilities with 400 invalid argument', async () => {
-    start();
+    const grid = start();
     await expectW3cError(await postSession(grid, { browserName: 'chrome' }), 400, 'invalid argument');
   });
 
   it('answers an invalid capability with 400 invalid argument', async () => {
-    start();
+    const grid = start();
     await expectW3cError(
       await postSession(grid, {
         capabilities: { alwaysMatch: { browserName: 'chrome', pageLoadStrategy: 'fast' } },
@@ -64,7 +57,7 @@ describe('POST /session: refusals', () => {
     ['goog:chromeOptions that is not an object', { 'goog:chromeOptions': 'headless' }],
     ['Chromium arguments that are not strings', { 'goog:chromeOptions': { args: [1] } }],
   ])('answers %s with 400 invalid argument, launching nothing (W3C §7.2)', async (_what, capability) => {
-    start();
+    const grid = start();
     for (const capabilities of [
       { alwaysMatch: { browserName: 'chrome', ...capability } },
       { firstMatch: [{ browserName: 'chrome', ...capability }] },
@@ -85,7 +78,7 @@ describe('POST /session: refusals', () => {
   ])(
     'answers %s: null with 400 invalid argument: only a missing member defaults',
     async (_what, capabilities) => {
-      start();
+      const grid = start();
       await expectW3cError(await postSession(grid, { capabilities }), 400, 'invalid argument');
       expect(grid.launcher.started).toEqual([]);
     },
@@ -101,7 +94,7 @@ describe('POST /session: refusals', () => {
           stacktrace: '#0 0x55',
         },
       });
-    start({
+    const grid = start({
       config: {
         browsers: { chrome: { versions: { '156': { pools: ['a', 'b'] } } } },
         pools: { a: { kind: 'local' }, b: { kind: 'local' } },
@@ -123,7 +116,7 @@ describe('POST /session: refusals', () => {
   });
 
   it('answers an unknown browser with 500 session not created, naming what was asked and what is offered', async () => {
-    start();
+    const grid = start();
     const message = await expectW3cError(
       await postSession(grid, {
         capabilities: {
@@ -140,7 +133,7 @@ describe('POST /session: refusals', () => {
   });
 
   it('answers an unoffered version with 500 session not created', async () => {
-    start();
+    const grid = start();
     await expectW3cError(
       await postSession(grid, {
         capabilities: { alwaysMatch: { browserName: 'chrome', browserVersion: '15' } },
@@ -152,7 +145,9 @@ describe('POST /session: refusals', () => {
   });
 
   it('answers with 500 session not created at once when the pool is full and queueing is off', async () => {
-    start({ config: { pools: { local: { kind: 'local', maxSessions: 1 } }, timeouts: { queue: '0s' } } });
+    const grid = start({
+      config: { pools: { local: { kind: 'local', maxSessions: 1 } }, timeouts: { queue: '0s' } },
+    });
     await created(await postSession(grid, W3C_CHROME));
     const response = await postSession(grid, W3C_CHROME);
     expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -162,7 +157,7 @@ describe('POST /session: refusals', () => {
   });
 
   it('releases the slot when the launcher fails', async () => {
-    start({ launcher: { failStarts: true } });
+    const grid = start({ launcher: { failStarts: true } });
     await expectW3cError(
       await postSession(grid, W3C_CHROME),
       500,
@@ -179,7 +174,7 @@ describe('POST /session: refusals', () => {
       jsonAnswer(500, {
         value: { error: 'session not created', message: 'Chrome failed to start', stacktrace: '' },
       });
-    start({ launcher: { newSession: refuse } });
+    const grid = start({ launcher: { newSession: refuse } });
     await expectW3cError(
       await postSession(grid, W3C_CHROME),
       500,
@@ -193,14 +188,14 @@ describe('POST /session: refusals', () => {
   });
 
   it('stops the browser when it answers the new-session request with no JSON', async () => {
-    start({ launcher: { newSession: () => ({ status: 200, body: '<html>oops</html>' }) } });
+    const grid = start({ launcher: { newSession: () => ({ status: 200, body: '<html>oops</html>' }) } });
     await expectW3cError(await postSession(grid, W3C_CHROME), 500, 'session not created', /no JSON/);
     expect(grid.launcher.stops).toEqual(['fake-1']);
     expect(await grid.sessions.inUse()).toEqual({});
   });
 
   it('stops the browser when it answers without a session ID', async () => {
-    start({ launcher: { newSession: () => jsonAnswer(200, { value: { capabilities: {} } }) } });
+    const grid = start({ launcher: { newSession: () => jsonAnswer(200, { value: { capabilities: {} } }) } });
     await expectW3cError(
       await postSession(grid, W3C_CHROME),
       500,
@@ -212,7 +207,7 @@ describe('POST /session: refusals', () => {
   });
 
   it('never creates more sessions than the pool allows when requests race', async () => {
-    start({ config: { timeouts: { queue: '0s' } } });
+    const grid = start({ config: { timeouts: { queue: '0s' } } });
     const responses = await Promise.all(Array.from({ length: 6 }, () => postSession(grid, W3C_CHROME)));
     expect(responses.map((r) => r.status).sort()).toEqual([200, 200, 500, 500, 500, 500]);
     expect(grid.launcher.started).toHaveLength(2);
@@ -220,7 +215,7 @@ describe('POST /session: refusals', () => {
   });
 
   it('stops the browser when its session ID is too long to carry in gridgate’s', async () => {
-    start({
+    const grid = start({
       launcher: {
         newSession: () => jsonAnswer(200, { value: { sessionId: 'x'.repeat(70), capabilities: {} } }),
       },
@@ -232,7 +227,7 @@ describe('POST /session: refusals', () => {
   });
 
   it('gives up, stopping what it started, when creation outlasts the new-session timeout', async () => {
-    start({
+    const grid = start({
       config: { timeouts: { newSession: '200ms' } },
       launcher: { newSession: () => new Promise<FakeAnswer>(() => {}) },
     });
@@ -247,7 +242,7 @@ describe('POST /session: refusals', () => {
   });
 
   it('tries another pool when the first one fails', async () => {
-    start({
+    const grid = start({
       config: {
         browsers: { chrome: { versions: { '156.0': { pools: ['one', 'two'] } } } },
         pools: { one: { kind: 'local' }, two: { kind: 'local' } },
@@ -260,7 +255,7 @@ describe('POST /session: refusals', () => {
   });
 
   it('stops the browser and releases the slot when the client goes away during creation', async () => {
-    start({ launcher: { newSession: () => new Promise<FakeAnswer>(() => {}) } });
+    const grid = start({ launcher: { newSession: () => new Promise<FakeAnswer>(() => {}) } });
     const client = new AbortController();
     const pending = grid.app.request('/session', {
       ...jsonRequest('POST', W3C_CHROME),
@@ -275,7 +270,7 @@ describe('POST /session: refusals', () => {
   });
 
   it('releases the slot when the client goes away while the browser is starting', async () => {
-    start({ launcher: { hold: true } });
+    const grid = start({ launcher: { hold: true } });
     const client = new AbortController();
     const pending = grid.app.request('/session', {
       ...jsonRequest('POST', W3C_CHROME),
@@ -292,7 +287,7 @@ describe('POST /session: refusals', () => {
     sessions.acquire = async () => {
       throw new Error('the table is on fire');
     };
-    start({ sessions });
+    const grid = start({ sessions });
     const message = await expectW3cError(await postSession(grid, W3C_CHROME), 500, 'unknown error');
     expect(message).not.toContain('fire');
     expect(grid.logger.fieldsOf('REQUEST_FAILED')).toEqual([

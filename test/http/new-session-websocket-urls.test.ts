@@ -1,20 +1,8 @@
 /** The WebSocket URLs of a new session's answer (webSocketUrl, se:cdp) rewritten to reach the grid, not the browser. */
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  created,
-  type FakeGrid,
-  type FakeGridOptions,
-  postSession,
-  startFakeGrid,
-  W3C_CHROME,
-} from '../support/fake-grid';
+import { describe, expect, it } from 'vitest';
+import { created, fakeGridPerTest, postSession, W3C_CHROME } from '../support/fake-grid';
 
-let grid: FakeGrid;
-function start(options: FakeGridOptions = {}): FakeGrid {
-  grid = startFakeGrid(options);
-  return grid;
-}
-afterEach(() => grid?.close());
+const start = fakeGridPerTest();
 
 describe('POST /session: WebSocket URLs', () => {
   const BROWSER_CAPS = {
@@ -23,7 +11,7 @@ describe('POST /session: WebSocket URLs', () => {
   };
 
   it('points webSocketUrl and se:cdp at the grid’s own host', async () => {
-    start({ launcher: { capabilities: BROWSER_CAPS } });
+    const grid = start({ launcher: { capabilities: BROWSER_CAPS } });
     const body = await created(await postSession(grid, W3C_CHROME, { host: 'grid.test:4444' }));
     const id = body.value.sessionId;
     expect(body.value.capabilities.webSocketUrl).toBe(`ws://grid.test:4444/session/${id}`);
@@ -32,13 +20,13 @@ describe('POST /session: WebSocket URLs', () => {
   });
 
   it('uses the request URL’s host when there is no Host header', async () => {
-    start({ launcher: { capabilities: BROWSER_CAPS } });
+    const grid = start({ launcher: { capabilities: BROWSER_CAPS } });
     const body = await created(await postSession(grid, W3C_CHROME));
     expect(body.value.capabilities.webSocketUrl).toBe(`ws://localhost/session/${body.value.sessionId}`);
   });
 
   it('honours X-Forwarded-Proto and X-Forwarded-Host from a TLS-terminating proxy', async () => {
-    start({ launcher: { capabilities: BROWSER_CAPS } });
+    const grid = start({ launcher: { capabilities: BROWSER_CAPS } });
     const body = await created(
       await postSession(grid, W3C_CHROME, {
         host: 'internal:4444',
@@ -52,7 +40,7 @@ describe('POST /session: WebSocket URLs', () => {
   });
 
   it('keeps /wd/hub in the rewritten URLs when the client used it', async () => {
-    start({ launcher: { capabilities: BROWSER_CAPS } });
+    const grid = start({ launcher: { capabilities: BROWSER_CAPS } });
     const body = await created(
       await postSession(
         grid,
@@ -67,7 +55,7 @@ describe('POST /session: WebSocket URLs', () => {
   });
 
   it('prefers the configured public URL', async () => {
-    start({
+    const grid = start({
       config: { publicUrl: 'https://grid.example.test/' },
       launcher: { capabilities: BROWSER_CAPS },
     });
@@ -78,7 +66,7 @@ describe('POST /session: WebSocket URLs', () => {
   });
 
   it('leaves no address inside the browser network in the answer', async () => {
-    start({ launcher: { capabilities: BROWSER_CAPS } });
+    const grid = start({ launcher: { capabilities: BROWSER_CAPS } });
     const response = await postSession(grid, W3C_CHROME, { host: 'grid.test' });
     const text = await response.text();
     expect(text).not.toContain('127.0.0.1');
@@ -86,7 +74,7 @@ describe('POST /session: WebSocket URLs', () => {
   });
 
   it('leaves webSocketUrl out when the browser did not offer one', async () => {
-    start();
+    const grid = start();
     const body = await created(await postSession(grid, W3C_CHROME));
     expect(body.value.capabilities).not.toHaveProperty('webSocketUrl');
   });

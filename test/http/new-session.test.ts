@@ -1,26 +1,13 @@
 /** POST /session through the whole app with fake browsers: a fresh browser, its capabilities, the signed ID. */
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  created,
-  expectW3cError,
-  type FakeGrid,
-  type FakeGridOptions,
-  postSession,
-  startFakeGrid,
-  W3C_CHROME,
-} from '../support/fake-grid';
+import { describe, expect, it } from 'vitest';
+import { created, expectW3cError, fakeGridPerTest, postSession, W3C_CHROME } from '../support/fake-grid';
 import { jsonAnswer } from '../support/fakes';
 
-let grid: FakeGrid;
-function start(options: FakeGridOptions = {}): FakeGrid {
-  grid = startFakeGrid(options);
-  return grid;
-}
-afterEach(() => grid?.close());
+const start = fakeGridPerTest();
 
 describe('POST /session', () => {
   it('starts a fresh browser and answers with a signed session ID and the browser’s capabilities', async () => {
-    start();
+    const grid = start();
     const body = await created(await postSession(grid, W3C_CHROME));
     const upstream = grid.launcher.upstream();
     expect(Object.keys(body)).toEqual(['value']);
@@ -42,7 +29,7 @@ describe('POST /session', () => {
     ['an empty one (chromedriver attached to a pre-started Chromium)', ''],
     ['none', undefined],
   ])('answers the catalog’s platformName when the browser reports %s', async (_, platformName) => {
-    start({
+    const grid = start({
       launcher: {
         newSession: () =>
           jsonAnswer(200, {
@@ -55,7 +42,7 @@ describe('POST /session', () => {
   });
 
   it('takes a slot and records the session', async () => {
-    start();
+    const grid = start();
     await created(await postSession(grid, W3C_CHROME));
     expect(await grid.sessions.inUse()).toEqual({ local: 1 });
     expect(await grid.sessions.running()).toEqual([
@@ -73,7 +60,7 @@ describe('POST /session', () => {
   });
 
   it('starts a new browser for every session', async () => {
-    start();
+    const grid = start();
     const first = await created(await postSession(grid, W3C_CHROME));
     const second = await created(await postSession(grid, W3C_CHROME));
     expect(first.value.sessionId).not.toBe(second.value.sessionId);
@@ -81,7 +68,7 @@ describe('POST /session', () => {
   });
 
   it('sends the browser the matched W3C capabilities, without gridgate’s own options', async () => {
-    start();
+    const grid = start();
     await created(
       await postSession(grid, {
         capabilities: {
@@ -111,7 +98,7 @@ describe('POST /session', () => {
   });
 
   it('honours shorter idle timeout and maximum age from gridgate:options', async () => {
-    start();
+    const grid = start();
     const body = await created(
       await postSession(grid, {
         capabilities: {
@@ -132,7 +119,7 @@ describe('POST /session', () => {
   ])(
     'refuses gridgate:options.%s longer than the config allows with 400, launching nothing',
     async (key, value) => {
-      start();
+      const grid = start();
       const response = await postSession(grid, {
         capabilities: { alwaysMatch: { browserName: 'chrome', 'gridgate:options': { [key]: value } } },
       });
@@ -148,7 +135,7 @@ describe('POST /session', () => {
   );
 
   it('accepts a JSON Wire payload and answers with the session ID at the top level too', async () => {
-    start();
+    const grid = start();
     const body = await created(
       await postSession(grid, {
         desiredCapabilities: { browserName: 'chrome', version: '', platform: 'ANY' },
@@ -162,14 +149,14 @@ describe('POST /session', () => {
   });
 
   it('accepts a JSON Wire payload whose version is a prefix of an offered one', async () => {
-    start();
+    const grid = start();
     await created(
       await postSession(grid, { desiredCapabilities: { browserName: 'chrome', version: '156' } }),
     );
   });
 
   it('answers under /wd/hub as well', async () => {
-    start();
+    const grid = start();
     const body = await created(await postSession(grid, W3C_CHROME, {}, '/wd/hub'));
     expect(grid.deps.tokens.verify(body.value.sessionId, 'guest').ok).toBe(true);
   });

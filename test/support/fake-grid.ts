@@ -1,5 +1,5 @@
 /** The whole gridgate app in-process (createApp) with fake browsers, a fixed clock and an in-memory store. */
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { HubArtifacts } from '../../functions/adapters/hub/hub-artifacts';
 import { HubLauncher } from '../../functions/adapters/hub/hub-launcher';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
@@ -92,6 +92,22 @@ export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
       await launcher.closeAll();
       await agent.close();
     },
+  };
+}
+
+/**
+ * Starts a fake grid for each test that asks, and closes every one it started after the test. Call at
+ * the top of a test file: `const start = fakeGridPerTest();`, then `const grid = start(options)` in a test.
+ */
+export function fakeGridPerTest(): (options?: FakeGridOptions) => FakeGrid {
+  const started: FakeGrid[] = [];
+  afterEach(async () => {
+    for (const grid of started.splice(0)) await grid.close();
+  });
+  return (options = {}) => {
+    const grid = startFakeGrid(options);
+    started.push(grid);
+    return grid;
   };
 }
 
