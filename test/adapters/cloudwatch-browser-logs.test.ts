@@ -9,8 +9,10 @@ import { browserLogStream } from '../../functions/adapters/aws/browser-log-strea
 import {
   CloudWatchBrowserLogs,
   type CloudWatchBrowserLogsOptions,
+  LOG_KEEP_MS,
   LOG_READ_TRIES,
 } from '../../functions/adapters/aws/cloudwatch-browser-logs';
+import { realSleep } from '../../functions/adapters/aws/retry-pacing';
 import type { Artifact, ArtifactSession } from '../../functions/core/artifact-ports';
 import { parseConfig } from '../../functions/core/config';
 import { WebDriverError } from '../../functions/core/errors';
@@ -69,9 +71,13 @@ async function logsWith(
     sleep: async (ms) => {
       waits.push(ms);
     },
+    // Unpaced unless a test is about pacing: the waits recorded are then the backoff's alone.
+    pacing: UNPACED,
     ...overrides,
   });
 }
+
+const UNPACED = { perSecond: Number.POSITIVE_INFINITY, maxWaitMs: 0 };
 
 async function text(artifact: Artifact | undefined): Promise<string> {
   if (artifact?.kind !== 'stream') throw new Error(`not a stream: ${JSON.stringify(artifact)}`);
@@ -200,7 +206,8 @@ describe('CloudWatchBrowserLogs', () => {
   });
 
   it('stops asking for pages once the reader goes away', async () => {
-    const logs = await logsWith({ pageSize: 1 });
+    // Longer than what is read before answering: the rest streams as the reader asks.
+    const logs = await logsWith({ pageSize: 1 }, { bufferBytes: 1 });
     fake().log(GROUP, STREAM, lines(50), Date.now() - 60_000);
     const artifact = await logs.find(session, 'log');
     if (artifact?.kind !== 'stream') throw new Error('no stream');
@@ -213,5 +220,98 @@ describe('CloudWatchBrowserLogs', () => {
     expect(asked).toBeLessThan(10);
     await new Promise((resolve) => setImmediate(resolve));
     expect(fake().calls.length).toBe(asked);
+  });
+});
+
+describe('CloudWatchBrowserLogs within the GetLogEvents quota', () => {
+  it('reads a log once for everyone asking at the same time or within LOG_KEEP_MS', async () => {
+    let now = Date.now();
+    const logs = await logsWith({ pageSize: 2 }, { clock: { now: () => now } });
+    fake().log(GROUP, STREAM, lines(3), now - 60_000);
+    const whole = lines(3)
+      .map((line) => `${line}\n`)
+      .join('');
+    const answers = await Promise.all(Array.from({ length: 10 }, () => logs.find(session, 'log')));
+    for (const answer of answers) expect(await text(answer)).toBe(whole);
+    // Two pages and the one that gives the token back, once for the ten.
+    expect(fake().calls).toHaveLength(3);
+    now += LOG_KEEP_MS - 1;
+    expect(await text(await logs.find(session, 'log'))).toBe(whole);
+    expect(fake().calls).toHaveLength(3);
+    now += 1;
+    fake().log(GROUP, STREAM, ['later'], now - 1);
+    expect(await text(await logs.find(session, 'log'))).toBe(`${whole}later\n`);
+    expect(fake().calls).toHaveLength(6);
+  });
+
+  it('answers a read whole with its length, so a throttled read is a 503 and never a body cut short', async () => {
+    const logs = await logsWith(
+      { pageSize: 1 },
+      {
+        clock: { now: () => 1_000_000 },
+        pacing: { perSecond: 1000, maxWaitMs: 10_000 },
+        // From the third page's turn on, every try is throttled.
+        sleep: async (ms) => {
+          waits.push(ms);
+          if (waits.length === 2) fake().throttle(LOG_READ_TRIES);
+        },
+      },
+    );
+    fake().log(GROUP, STREAM, lines(3), 1000);
+    const refused = await logs.find(session, 'log').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(WebDriverError);
+    expect(refused).toMatchObject({ status: 503, headers: { 'retry-after': '5' } });
+    expect(fake().calls).toHaveLength(2 + LOG_READ_TRIES);
+    // Once the service answers again, the same log comes whole, with its length.
+    const again = new CloudWatchBrowserLogs({
+      logs: fake().client(),
+      group: GROUP,
+      poolOf: (claims) => config.pools[claims.pool],
+      clock: { now: () => 1_000_000 },
+    });
+    expect(await again.find(session, 'log')).toMatchObject({
+      headers: { 'content-length': String(Buffer.byteLength(`${lines(3).join('\n')}\n`)) },
+    });
+  });
+
+  it('stays within the service’s rate however many logs are asked for at once', async () => {
+    // The fake refuses calls past its per-second quota, as the service does; the reads are paced below it.
+    const quota = 20;
+    const logs = await logsWith(
+      { pageSize: 2, callsPerSecond: quota },
+      { pacing: { perSecond: quota * 0.8, maxWaitMs: 10_000 }, sleep: realSleep },
+    );
+    const sessions = Array.from({ length: 8 }, (_, i) => ({ ...session, handle: `${'a'.repeat(31)}${i}` }));
+    for (const one of sessions)
+      fake().log(GROUP, `fargate/chrome/${one.handle}`, lines(4), Date.now() - 60_000);
+    const served = await Promise.all(sessions.map(async (one) => text(await logs.find(one, 'log'))));
+    expect(new Set(served)).toEqual(
+      new Set([
+        lines(4)
+          .map((line) => `${line}\n`)
+          .join(''),
+      ]),
+    );
+    expect(fake().calls).toHaveLength(8 * 3);
+    expect(fake().throttled).toBe(0);
+  });
+
+  it('refuses at once with a W3C 503 a read whose turn would come past the longest wait', async () => {
+    const logs = await logsWith(
+      {},
+      { pacing: { perSecond: 1, maxWaitMs: 2000 }, clock: { now: () => 1_000_000 } },
+    );
+    fake().log(GROUP, STREAM, ['one'], 1000);
+    const other = { ...session, handle: 'ffffffffffffffffffffffffffffffff' };
+    fake().log(GROUP, `fargate/chrome/${other.handle}`, ['two'], 1000);
+    // One page and the call that gives its token back: the turns at 0 and 1 s.
+    expect(await text(await logs.find(session, 'log'))).toBe('one\n');
+    // The next at 2 s is given; the one after it would be at 3 s, past the 2 s anyone may wait.
+    const refused = await logs.find(other, 'log').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(WebDriverError);
+    expect(refused).toMatchObject({ code: 'unknown error', status: 503, headers: { 'retry-after': '2' } });
+    expect(String((refused as Error).message)).toMatch(/at most 1 times a second/);
+    expect(fake().calls).toHaveLength(3);
+    expect(waits).toEqual([1000, 2000]);
   });
 });

@@ -2,7 +2,7 @@
  * An ecs session's log on Selenoid's path, through the whole app: `GET /logs/{id}.log` answers the owner
  * (and an admin) with the browser container's CloudWatch log stream, read from the fake GetLogEvents by a
  * real client; anyone else gets the same 404 as an unknown ID, a session that never logged a W3C 404, and
- * a throttled service a W3C 503.
+ * a throttled service, or a router whose share of GetLogEvents calls is taken, a W3C 503.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CloudWatchBrowserLogs, LOG_READ_TRIES } from '../../functions/adapters/aws/cloudwatch-browser-logs';
@@ -113,6 +113,27 @@ describe('an ecs session’s log from CloudWatch Logs', () => {
     const answer = await grid.app.request(`/logs/${id}.log`, { headers: as('alice') });
     expect(answer.headers.get('retry-after')).toBe('5');
     await expectW3cError(answer, 503, 'unknown error', /CloudWatch Logs is throttling/);
+  });
+
+  it('is a W3C 503 with Retry-After, asking nothing, once this router’s share of GetLogEvents is taken', async () => {
+    // One call a second, nobody waits: the log's first call takes this second's turn, the second is refused.
+    grid.deps.artifacts = {
+      ecs: artifactsByKind({
+        log: new CloudWatchBrowserLogs({
+          logs: logs.client(),
+          group: GROUP,
+          poolOf: (session) => sessionPool(grid.deps, session),
+          clock: { now: () => 1_000_000 },
+          pacing: { perSecond: 1, maxWaitMs: 0 },
+        }),
+      }),
+    };
+    const id = await ecsSession('alice');
+    logs.log(GROUP, `fargate/browser/${TASK}`, ['line'], 1);
+    const answer = await grid.app.request(`/logs/${id}.log`, { headers: as('alice') });
+    expect(answer.headers.get('retry-after')).toBe('1');
+    await expectW3cError(answer, 503, 'unknown error', /at most 1 times a second/);
+    expect(logs.calls).toHaveLength(1);
   });
 
   it('has no video where the pool keeps none', async () => {

@@ -28,6 +28,14 @@ export class LogsRefusal extends Error {
 
 const invalid = (message: string) => new LogsRefusal('InvalidParameterException', message);
 
+/**
+ * GetLogEvents calls a second the service takes before it throttles (ThrottlingException), per account and
+ * Region, shared by every reader: 25 by default (CloudWatch Logs quotas, docs.aws.amazon.com/AmazonCloudWatch/
+ * latest/logs/cloudwatch_limits_cwl.html; adjustable on request). The AWS knowledge-center article
+ * "cloudwatch-logs-throttling" adds that GetLogEvents is meant for people, not automation, and to back off.
+ */
+export const GET_LOG_EVENTS_PER_SECOND = 25;
+
 /** The most events one GetLogEvents answers (API_GetLogEvents, limit: "up to 10,000 log events"). */
 export const MAX_EVENTS_PER_PAGE = 10_000;
 /** The most bytes of events one GetLogEvents answers (API_GetLogEvents: "a response size of 1 MB"). */

@@ -5,7 +5,9 @@
  * driver would); each call is first checked against what the service refuses (cloudwatch-logs-api-rules.ts),
  * then answered with a page from the head: at most 10,000 events and 1 MB (fewer with `pageSize`, and an
  * empty page now and then with `emptyPages`: the reference says a page may be partly full or empty), and
- * the token passed given back once the stream's end is reached. Throttling is scripted per call.
+ * the token passed given back once the stream's end is reached. Calls past the service's rate quota in any
+ * one second are throttled as the service throttles them (GET_LOG_EVENTS_PER_SECOND, or `callsPerSecond`);
+ * more throttling can be scripted per call.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +15,7 @@ import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { awsJsonAnswer, awsJsonError, closeServer, requestBody } from './aws-json-fake';
 import {
   eventBytes,
+  GET_LOG_EVENTS_PER_SECOND,
   LogsRefusal,
   MAX_EVENTS_PER_PAGE,
   MAX_PAGE_BYTES,
@@ -38,6 +41,10 @@ export interface FakeCloudWatchLogsOptions {
   pageSize?: number;
   /** Answer every other page empty, as the service may. */
   emptyPages?: boolean;
+  /** Calls a second before ThrottlingException. @default GET_LOG_EVENTS_PER_SECOND, the service's quota */
+  callsPerSecond?: number;
+  /** What time it is for the quota's second. @default Date.now */
+  clock?: () => number;
 }
 
 export class FakeCloudWatchLogs {
@@ -48,6 +55,10 @@ export class FakeCloudWatchLogs {
   private readonly tokens = new Map<string, { stream: string; position: number; forward: boolean }>();
   private throttles = 0;
   private unavailable = 0;
+  /** When the calls taken within the last second came (epoch ms). */
+  private readonly taken: number[] = [];
+  /** Calls throttled for going past the per-second quota (not the scripted ones). */
+  throttled = 0;
   private answered = 0;
   /** Calls still open (answers being written), for tests that a reader cut short stopped asking. */
   open = 0;
@@ -134,6 +145,7 @@ export class FakeCloudWatchLogs {
       this.throttles--;
       throw throttled();
     }
+    this.withinQuota();
     if (this.unavailable > 0) {
       this.unavailable--;
       throw new LogsRefusal('ServiceUnavailableException', 'The service cannot complete the request.');
@@ -166,6 +178,17 @@ export class FakeCloudWatchLogs {
       nextForwardToken: this.token(stream, position, true),
       nextBackwardToken: this.token(stream, start, false),
     };
+  }
+
+  /** Throws ThrottlingException for a call past the quota within the last second (a sliding window). */
+  private withinQuota(): void {
+    const now = (this.options.clock ?? Date.now)();
+    while (this.taken.length > 0 && (this.taken[0] as number) <= now - 1000) this.taken.shift();
+    if (this.taken.length >= (this.options.callsPerSecond ?? GET_LOG_EVENTS_PER_SECOND)) {
+      this.throttled++;
+      throw throttled();
+    }
+    this.taken.push(now);
   }
 
   /** Events from `start` within [startTime, endTime), as many as fit the page's caps. */

@@ -11,7 +11,11 @@ import {
 } from '@aws-sdk/client-ecs';
 import { describe, expect, it } from 'vitest';
 import { STARTED_BY } from '../../functions/adapters/aws/task-tags';
-import { refuseGetLogEvents, refuseToken } from '../support/cloudwatch-logs-api-rules';
+import {
+  GET_LOG_EVENTS_PER_SECOND,
+  refuseGetLogEvents,
+  refuseToken,
+} from '../support/cloudwatch-logs-api-rules';
 import {
   refuseAnyEcsCall,
   refuseDescribeTasks,
@@ -266,6 +270,39 @@ describe('CloudWatch Logs', () => {
       // The stream's end: the token passed comes back.
       const end = await client.send(new GetLogEventsCommand({ ...read, nextToken: page.nextForwardToken }));
       expect(end).toMatchObject({ events: [], nextForwardToken: page.nextForwardToken });
+    } finally {
+      client.destroy();
+      await api.close();
+    }
+  });
+
+  it('throttles calls past the per-second quota, as the service does, and takes them again a second on', async () => {
+    let now = 1_000_000;
+    const api = await FakeCloudWatchLogs.start({ clock: () => now });
+    const client = api.client();
+    try {
+      api.createLogGroup(read.logGroupName);
+      api.log(read.logGroupName, read.logStreamName, ['one'], 1);
+      const answers: string[] = [];
+      for (let i = 0; i < GET_LOG_EVENTS_PER_SECOND + 2; i++) {
+        answers.push(
+          await client.send(new GetLogEventsCommand(read)).then(
+            () => 'taken',
+            (error: Error) => error.name,
+          ),
+        );
+        now += 10;
+      }
+      expect(answers).toEqual([
+        ...Array(GET_LOG_EVENTS_PER_SECOND).fill('taken'),
+        'ThrottlingException',
+        'ThrottlingException',
+      ]);
+      expect(api.throttled).toBe(2);
+      // A second after the first call, its place in the quota is free again.
+      now = 1_000_000 + 1000;
+      const page = await client.send(new GetLogEventsCommand(read));
+      expect(page.events?.map((event) => event.message)).toEqual(['one']);
     } finally {
       client.destroy();
       await api.close();
