@@ -2,7 +2,8 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { EMF_UNITS, EmfMetrics } from '../../functions/adapters/aws/emf-metrics';
-import { PROMETHEUS_SERIES, PrometheusMetrics } from '../../functions/adapters/node/prometheus-metrics';
+import { PrometheusMetrics } from '../../functions/adapters/node/prometheus-metrics';
+import { PROMETHEUS_SERIES } from '../../functions/adapters/node/prometheus-series';
 import type { MetricName, Metrics } from '../../functions/core/ports';
 import { useEmfOutput } from '../support/emf-output';
 
@@ -44,9 +45,7 @@ describe('PrometheusMetrics', () => {
     prometheus.onScrape(async (metrics) => measureEverything(metrics));
     const declared = families(await prometheus.scrape());
     const scraped = new Set(
-      (await prometheus.registry.getMetricsAsJSON())
-        .filter((family) => family.values.length > 0)
-        .map((family) => family.name),
+      (await prometheus.snapshot()).filter((family) => family.values.length > 0).map((family) => family.name),
     );
     expect(emfNames.sort()).toEqual(Object.keys(EMF_UNITS).sort());
     for (const name of emfNames as MetricName[]) {

@@ -1,9 +1,9 @@
 /**
  * What the production build loads before a request needs it, since each module a process loads stays in
- * its memory for good (bench/README.md, "Memory"): the zip libraries and `ws` are not in what the entry
- * loads at start, the build's text is ASCII (V8 keeps a source with one other character at two bytes a
- * character), and neither an idle server nor a worker that only relays commands loads Node's own fetch
- * (its bundled undici, which reading the global Request, Response or Headers loads).
+ * its memory for good (bench/README.md, "Memory"): the zip libraries, `ws` and prom-client are not in what
+ * the entry loads at start, the build's text is ASCII (V8 keeps a source with one other character at two
+ * bytes a character), and neither an idle server nor a worker that only relays commands loads Node's own
+ * fetch (its bundled undici, which reading the global Request, Response or Headers loads).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,6 +59,14 @@ describe('what the production build loads', () => {
       expect(all.some((text) => text.includes(library))).toBe(true);
     }
     expect(atStart.some((text) => text.includes('node_modules/undici/lib/dispatcher/agent.js'))).toBe(true);
+  });
+
+  it('leaves prom-client out of what a start loads, for the first measurement or scrape', async () => {
+    const entry = await ensureServerBuild();
+    const atStart = loadedAtStart(entry).map((file) => readFileSync(file, 'utf8'));
+    const all = everyFile(entry).map((file) => readFileSync(file, 'utf8'));
+    expect(atStart.some((text) => text.includes('node_modules/prom-client/'))).toBe(false);
+    expect(all.some((text) => text.includes('node_modules/prom-client/'))).toBe(true);
   });
 
   it('is ASCII only', async () => {

@@ -4,7 +4,6 @@
  * counters and histograms summed, process gauges by each one's own rule (start time left out, the
  * version once, event-loop lag averaged), so one scrape shows the whole server.
  */
-import { AggregatorRegistry } from 'prom-client';
 import type { MetricsPage } from '../../http/create-app';
 import type { MetricsSnapshot, PrometheusMetrics } from './prometheus-metrics';
 
@@ -20,7 +19,12 @@ export class ClusterMetricsPage implements MetricsPage {
   }
 
   async scrape(): Promise<string> {
-    const [own, workers] = await Promise.all([this.own.snapshot(), this.workers()]);
-    return AggregatorRegistry.aggregate([own, ...workers]).metrics();
+    // prom-client is loaded with the first scrape or measurement (prometheus-metrics.ts), not at start.
+    const [own, workers, { aggregatedText }] = await Promise.all([
+      this.own.snapshot(),
+      this.workers(),
+      import('./prometheus-registry'),
+    ]);
+    return aggregatedText([own, ...workers]);
   }
 }

@@ -1,161 +1,40 @@
 /**
- * The Metrics port as Prometheus series for the Node server's `GET /metrics`, through prom-client: the
- * same calls that become EMF records in Lambda become counters, histograms (seconds) and gauges here,
- * named the Prometheus way with the `gridgate_` prefix, plus the client's default process metrics.
+ * The Metrics port as Prometheus series for the Node server's `GET /metrics`: the same calls that become
+ * EMF records in Lambda become the series of PROMETHEUS_SERIES here (prometheus-registry.ts, prom-client).
  * Everything is measured per session or per scrape; nothing here runs per command.
+ *
+ * prom-client (with @opentelemetry/api, ~1.4 MiB of RSS per process) is loaded by the first measurement
+ * or scrape, not at start: a server that nobody scrapes and that runs no session never loads it, and a
+ * worker that only relays commands loads it with the first scrape. Measurements made while it loads
+ * wait for it, in order. The client's default process metrics (GC, event-loop lag) count from then on.
  */
-import {
-  Counter,
-  collectDefaultMetrics,
-  Gauge,
-  Histogram,
-  type MetricObjectWithValues,
-  type MetricValue,
-  Registry,
-} from 'prom-client';
 import type { MetricDimensions, MetricName, Metrics } from '../../core/ports';
+import type { MetricsSnapshot, PrometheusRegistry } from './prometheus-registry';
 
-/** What each metric name becomes; `derived` names have no series of their own (a query computes them). */
-export type PrometheusSeries =
-  | { kind: 'counter' | 'histogram' | 'gauge'; name: string; help: string }
-  | { kind: 'derived'; query: string };
+export type { MetricsSnapshot } from './prometheus-registry';
 
-/**
- * Every name the port knows, keyed like the EMF adapter's units: a name added to MetricName without a
- * series here does not compile.
- */
-export const PROMETHEUS_SERIES: Record<MetricName, PrometheusSeries> = {
-  SessionsRequested: {
-    kind: 'counter',
-    name: 'gridgate_sessions_requested_total',
-    help: 'New-session requests, by browser',
-  },
-  SessionsCreated: {
-    kind: 'counter',
-    name: 'gridgate_sessions_created_total',
-    help: 'Sessions created, by pool and browser',
-  },
-  SessionsFailed: {
-    kind: 'counter',
-    name: 'gridgate_sessions_failed_total',
-    help: 'New-session requests that got no session, by the stage they failed at',
-  },
-  // CloudWatch averages a 0-or-100 gauge into a rate; Prometheus divides the two counters instead.
-  SessionFailurePercent: {
-    kind: 'derived',
-    query:
-      '100 * sum(rate(gridgate_sessions_failed_total[5m])) / sum(rate(gridgate_sessions_requested_total[5m]))',
-  },
-  NewSessionLatency: {
-    kind: 'histogram',
-    name: 'gridgate_new_session_seconds',
-    help: 'Time from a new-session request to its answer, by outcome and pool',
-  },
-  LaunchStageLatency: {
-    kind: 'histogram',
-    name: 'gridgate_launch_stage_seconds',
-    help: 'Time a browser spent in each launch stage, by pool and stage',
-  },
-  QueueWait: {
-    kind: 'histogram',
-    name: 'gridgate_queue_wait_seconds',
-    help: 'Time waited for a slot, by pool',
-  },
-  SpotFallbacks: {
-    kind: 'counter',
-    name: 'gridgate_spot_fallbacks_total',
-    help: 'Browsers started on demand because Fargate Spot had no capacity',
-  },
-  SpotInterruptions: {
-    kind: 'counter',
-    name: 'gridgate_spot_interruptions_total',
-    help: 'Browsers Fargate Spot took back',
-  },
-  OrphansReaped: {
-    kind: 'counter',
-    name: 'gridgate_orphans_reaped_total',
-    help: 'Browsers, records and slots the cleanup removed, by reason',
-  },
-  UpstreamErrors: {
-    kind: 'counter',
-    name: 'gridgate_upstream_errors_total',
-    help: 'Commands that could not reach their browser, by pool',
-  },
-  Commands: {
-    kind: 'counter',
-    name: 'gridgate_commands_total',
-    help: 'Commands sent by sessions, counted when each session ends, by pool',
-  },
-  SessionCost: {
-    kind: 'counter',
-    name: 'gridgate_session_cost_dollars_total',
-    help: 'Estimated cost of ended cloud sessions in US dollars, by pool (docs/metrics.md)',
-  },
-  ActiveSessions: { kind: 'gauge', name: 'gridgate_sessions_active', help: 'Slots in use, by pool' },
-  PoolCapacity: { kind: 'gauge', name: 'gridgate_pool_capacity', help: 'Sessions a pool may hold at once' },
-  QueueWaiting: {
-    kind: 'gauge',
-    name: 'gridgate_queue_waiting',
-    help: 'New-session requests waiting for a slot each pool could give',
-  },
-};
-
-// Every dimension the port has; a call names some of them (prom-client accepts any subset).
-const LABELS = ['pool', 'browser', 'outcome', 'stage', 'reason', 'color'] as const;
-// From a warm local browser's handshake (~0.1 s) to a cold Fargate task pulling its image (minutes).
-const SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600];
-
-const MISNAMED_DEFAULTS = [
-  'nodejs_active_handles_total',
-  'nodejs_active_requests_total',
-  'nodejs_active_resources_total',
-];
-
-/** Every series of one registry, as prom-client's JSON. */
-export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
-
-type Instrument = Counter<string> | Histogram<string> | Gauge<string>;
+// The registry's text: Prometheus text format 0.0.4 (prom-client's Registry.PROMETHEUS_CONTENT_TYPE).
+const TEXT_FORMAT = 'text/plain; version=0.0.4; charset=utf-8';
 
 export class PrometheusMetrics implements Metrics {
-  readonly registry = new Registry();
-  private readonly instruments = new Map<MetricName, Instrument>();
+  private registry?: PrometheusRegistry;
+  private loading?: Promise<PrometheusRegistry>;
+  /** Measurements made before the registry was loaded, applied to it once it is. */
+  private readonly waiting: ((registry: PrometheusRegistry) => void)[] = [];
   private readonly levels: ((metrics: Metrics) => Promise<void>)[] = [];
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry });
-    // Gauges the client names like counters (Prometheus's lint refuses them); the same counts by type stay.
-    for (const misnamed of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(misnamed);
-    for (const [metric, series] of Object.entries(PROMETHEUS_SERIES) as [MetricName, PrometheusSeries][]) {
-      if (series.kind === 'derived') continue;
-      const options = {
-        name: series.name,
-        help: series.help,
-        labelNames: LABELS,
-        registers: [this.registry],
-      };
-      const instrument =
-        series.kind === 'counter'
-          ? new Counter(options)
-          : series.kind === 'histogram'
-            ? new Histogram({ ...options, buckets: SECONDS_BUCKETS })
-            : new Gauge(options);
-      this.instruments.set(metric, instrument);
-    }
-  }
+  readonly contentType = TEXT_FORMAT;
 
   count(name: MetricName, dimensions?: MetricDimensions, value = 1): void {
-    const counter = this.instruments.get(name);
-    if (counter instanceof Counter) counter.inc(labels(dimensions), value);
+    this.measure((registry) => registry.count(name, dimensions, value));
   }
 
   timing(name: MetricName, ms: number, dimensions?: MetricDimensions): void {
-    const histogram = this.instruments.get(name);
-    if (histogram instanceof Histogram) histogram.observe(labels(dimensions), ms / 1000);
+    this.measure((registry) => registry.timing(name, ms, dimensions));
   }
 
   gauge(name: MetricName, value: number, dimensions?: MetricDimensions): void {
-    const gauge = this.instruments.get(name);
-    if (gauge instanceof Gauge) gauge.set(labels(dimensions), value);
+    this.measure((registry) => registry.gauge(name, value, dimensions));
   }
 
   /** Adds what sets the gauges, run at every scrape (levels are read when asked, never kept up per request). */
@@ -163,31 +42,40 @@ export class PrometheusMetrics implements Metrics {
     this.levels.push(report);
   }
 
-  get contentType(): string {
-    return this.registry.contentType;
-  }
-
   /** The text exposition: gauges emptied and set again (a pool a reload removed disappears), then everything. */
   async scrape(): Promise<string> {
-    await this.measureLevels();
-    return this.registry.metrics();
+    return (await this.measureLevels()).text();
   }
 
   /** The same, as prom-client's JSON: what a server's primary merges with its workers' (cluster-metrics.ts). */
   async snapshot(): Promise<MetricsSnapshot> {
-    await this.measureLevels();
-    return this.registry.getMetricsAsJSON();
+    return (await this.measureLevels()).snapshot();
   }
 
-  private async measureLevels(): Promise<void> {
-    for (const instrument of this.instruments.values()) if (instrument instanceof Gauge) instrument.reset();
+  private measure(apply: (registry: PrometheusRegistry) => void): void {
+    if (this.registry) {
+      apply(this.registry);
+      return;
+    }
+    this.waiting.push(apply);
+    // A registry that failed to load fails every scrape (each awaits the same promise): nothing lost unseen.
+    this.load().catch(() => {});
+  }
+
+  private load(): Promise<PrometheusRegistry> {
+    this.loading ??= import('./prometheus-registry').then(({ PrometheusRegistry }) => {
+      const registry = new PrometheusRegistry();
+      for (const apply of this.waiting.splice(0)) apply(registry);
+      this.registry = registry;
+      return registry;
+    });
+    return this.loading;
+  }
+
+  private async measureLevels(): Promise<PrometheusRegistry> {
+    const registry = await this.load();
+    registry.resetGauges();
     await Promise.all(this.levels.map((report) => report(this)));
+    return registry;
   }
-}
-
-/** The dimensions that carry a value: an absent label is no label, as in EMF. */
-function labels(dimensions: MetricDimensions = {}): Partial<Record<string, string>> {
-  const present: Partial<Record<string, string>> = {};
-  for (const [label, value] of Object.entries(dimensions)) if (value) present[label] = value;
-  return present;
 }
