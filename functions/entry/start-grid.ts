@@ -221,8 +221,12 @@ export async function startGrid(
   // With a shared store, any router may end an ecs or hub session, but a local one only its own head.
   const ours = (record: SessionRecord) => !shared || !isLocal(record) || startedHere(record);
   // The browser of a local session of ours that this launcher no longer runs is gone: its record was
-  // left by a store that refused to end it, or that took a write the creation was told had failed.
-  const gone = (record: SessionRecord) => isLocal(record) && !launcher.isRunning(record.handle);
+  // left by a store that refused to end it, or that took a write the creation was told had failed. It
+  // ends for the reason it was stopped for (a DELETE, a timeout, a failed creation); unknown: it exited.
+  const gone = (record: SessionRecord) =>
+    isLocal(record) && !launcher.isRunning(record.handle)
+      ? (deps.ended.recall(record.key)?.reason ?? 'browser exited')
+      : undefined;
   const sweepMs = options.sweepMs ?? (shared ? SHARED_EXPIRY_SWEEP_MS : EXPIRY_SWEEP_MS);
   const sweeps = [
     runEvery('expiry sweep', sweepMs, () => expireSessions(deps, { mine: ours, gone }), logger),

@@ -11,12 +11,12 @@ export interface ExpiryScope {
   /** The records this sweep may end (a router sharing its store ends only what it can stop); default: all. */
   mine?: (record: SessionRecord) => boolean;
   /**
-   * Whether the record's browser is known to be gone (a local one this process no longer runs): it was
-   * stopped or its creation failed while the store could not end the record, or the store took a write
-   * the client was told had failed. Nothing else would ever end such a record, so it ends now. Asked
-   * after the store was read, so a session recorded meanwhile is seen with its browser.
+   * Why the record's browser is gone, when it is known to be (a local one this process no longer runs):
+   * it was stopped or its creation failed while the store could not end the record, or the store took a
+   * write the client was told had failed. Nothing else would ever end such a record, so it ends now, for
+   * that reason. Asked after the store was read, so a session recorded meanwhile is seen with its browser.
    */
-  gone?: (record: SessionRecord) => boolean;
+  gone?: (record: SessionRecord) => SessionEndReason | undefined;
 }
 
 /**
@@ -24,14 +24,15 @@ export interface ExpiryScope {
  * accepts; run every few seconds by the Node server.
  */
 export async function expireSessions(deps: GridDeps, scope: ExpiryScope = {}): Promise<number> {
-  const { mine = () => true, gone = () => false } = scope;
+  const { mine = () => true, gone = () => undefined } = scope;
   const now = deps.clock.now();
   // A session whose creation is still recording it has not been answered yet: its idle time has not begun.
   const running = (await deps.sessions.running()).filter(
     (record) => mine(record) && !deps.creating?.has(record.key),
   );
   const expired = running.flatMap((record): [SessionRecord, SessionEndReason][] => {
-    if (gone(record)) return [[record, 'browser exited']];
+    const goneFor = gone(record);
+    if (goneFor) return [[record, goneFor]];
     if (now - record.createdAt >= record.maxAgeMs) return [[record, 'max age']];
     if (now - record.lastActivityAt >= record.idleTimeoutMs) return [[record, 'idle timeout']];
     return [];

@@ -153,6 +153,10 @@ async function recordSession(deps: GridDeps, record: SessionRecord): Promise<voi
   try {
     await deps.sessions.add(record);
     deps.sessions.touch(record.key, deps.clock.now());
+  } catch (error) {
+    // The store may have taken the write all the same: the record that then shows is ended for this.
+    deps.ended.remember(record.key, { reason: 'creation failed' });
+    throw error;
   } finally {
     deps.creating?.delete(record.key);
   }

@@ -3,10 +3,11 @@
  * cut or comes after the client's request timeout, or when the SDK's retry is throttled after an earlier
  * attempt went through), under the Node server (`startGrid`) with real Chromium. A new session's record
  * write: the client hears 503, the browser is stopped, and the record the store did write is ended by the
- * head that created it (no other head can stop a local browser), at once rather than never; a second head
- * on the same store leaves the first head's local sessions alone. A DELETE's end of the record: the client
- * hears 503, and the browser stops all the same (no sweep sees the ended record again). Either way no
- * slot, record or browser is left, and the pool serves at full size again.
+ * head that created it (no other head can stop a local browser), at once rather than never, as a failed
+ * creation; a second head on the same store leaves the first head's local sessions alone. A DELETE's end
+ * of the record: the client hears 503, and the browser stops all the same (no sweep sees the ended record
+ * again); an end the store refused outright is made by the sweep once the store is back, as the DELETE it
+ * was. Either way no slot, record or browser is left, and the pool serves at full size again.
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -77,8 +78,11 @@ describe('a session record the store wrote but answered failed', { timeout: 60_0
       expect(grid.launcher.running()).toEqual([]);
       expect(launchedProcesses('chromium')).toEqual([]);
     }, 20_000);
-    // The store had taken the write: the record was there, and is ended now.
-    expect(await store.inner.get(key)).toMatchObject({ key, endReason: 'browser exited' });
+    // The store had taken the write: the record was there, and is ended now, for what happened to it.
+    expect(await store.inner.get(key)).toMatchObject({ key, endReason: 'creation failed' });
+    expect(logger.fieldsOf('SESSION_ENDED')).toEqual([
+      expect.objectContaining({ session: key, reason: 'creation failed' }),
+    ]);
 
     // No slot lost: the pool's one browser serves.
     const sessionId = await sessionIdOf(await newSession(grid.url));
@@ -99,6 +103,29 @@ describe('a session record the store wrote but answered failed', { timeout: 60_0
     expect((await fetch(`${creator.url}/session/${sessionId}/title`)).status).toBe(200);
     expect((await fetch(`${creator.url}/session/${sessionId}`, { method: 'DELETE' })).status).toBe(200);
     expect(await shared.inner.running()).toEqual([]);
+  });
+});
+
+describe('a session end the store refused', { timeout: 60_000 }, () => {
+  it('stops the browser at the DELETE, and the record is ended for the DELETE once the store is back', async () => {
+    const store = new FlakyStore();
+    const logger = new CollectingLogger();
+    const grid = await startHead(store, logger);
+    const sessionId = await sessionIdOf(await newSession(grid.url));
+    const check = grid.deps.tokens.verify(sessionId, 'guest');
+    const key = check.ok ? check.claims.key : '';
+    store.failing = new Set(['end']);
+    expect((await fetch(`${grid.url}/session/${sessionId}`, { method: 'DELETE' })).status).toBe(503);
+    expect(grid.launcher.running()).toEqual([]);
+    expect(await store.inner.running()).toHaveLength(1);
+    store.failing = new Set();
+
+    await eventually(async () => expect(await store.inner.running()).toEqual([]), 20_000);
+    expect(await store.inner.get(key)).toMatchObject({ key, endReason: 'deleted' });
+    expect(logger.fieldsOf('SESSION_DELETED')).toEqual([
+      expect.objectContaining({ session: key, reason: 'deleted' }),
+    ]);
+    expect(logger.fieldsOf('SESSION_ENDED')).toEqual([]);
   });
 });
 

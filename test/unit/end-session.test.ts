@@ -197,22 +197,22 @@ describe('expireSessions', () => {
 });
 
 describe('expireSessions with what the process knows of browsers', () => {
-  it('ends at once a session of its own whose browser is gone, and leaves those it may not end', async () => {
+  it('ends at once a session of its own whose browser is gone, for why it went, and leaves those it may not end', async () => {
     const { deps, sessions, launcher, logger, running } = setup();
     await running('gone');
     await running('not-mine');
     await running('alive');
     const scope = {
       mine: (record: SessionRecord) => record.key !== 'not-mine',
-      gone: (record: SessionRecord) => record.key !== 'alive',
+      gone: (record: SessionRecord) => (record.key === 'alive' ? undefined : ('creation failed' as const)),
     };
     expect(await expireSessions(deps, scope)).toBe(1);
-    expect((await sessions.get('gone'))?.endReason).toBe('browser exited');
+    expect((await sessions.get('gone'))?.endReason).toBe('creation failed');
     expect(launcher.stops).toEqual(['handle-gone']);
     expect((await sessions.running()).map((record) => record.key).sort()).toEqual(['alive', 'not-mine']);
     expect(await sessions.inUse()).toEqual({ local: 2 });
     expect(logger.fieldsOf('SESSION_ENDED')).toEqual([
-      expect.objectContaining({ session: 'gone', reason: 'browser exited' }),
+      expect.objectContaining({ session: 'gone', reason: 'creation failed' }),
     ]);
   });
 });
