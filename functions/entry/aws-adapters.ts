@@ -6,6 +6,7 @@
  */
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Dispatcher } from 'undici';
 import type { Launcher, Logger, Metrics, SessionStore } from '../core/ports';
 import { idleWarmTasks, type WarmTaskStore } from '../core/warm-task-store';
@@ -32,6 +33,11 @@ export interface AwsAdapters {
    * @default one with the SDK's default credentials and one try per call (entry/ecs-recordings.ts)
    */
   logsClient?(): Promise<CloudWatchLogsClient>;
+  /**
+   * The client eks sessions' videos are looked up and signed with, per bucket Region, made with the first
+   * video asked for. @default one with the SDK's default credentials (entry/eks-recordings.ts)
+   */
+  s3Client?(region: string): Promise<S3Client>;
 }
 
 // Each is called once per process or Lambda environment (at start-up, or warmTasks at every count, which

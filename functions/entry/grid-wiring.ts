@@ -27,6 +27,7 @@ import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { warmTaskTable } from '../core/warm-tasks';
 import { type AwsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
+import { eksRecordings } from './eks-recordings';
 
 type PoolKind = PoolConfig['kind'];
 
@@ -135,13 +136,14 @@ function launchersHere(parts: LaunchingParts): GridDeps['launchers'] {
 
 function artifactsHere(parts: LaunchingParts, deps: GridDeps): GridDeps['artifacts'] {
   const { kinds } = parts;
+  const poolOf = (session: { pool: string; address: string }) => sessionPool(deps, session);
   return {
     ...(parts.local && kinds.has('local') ? { local: parts.local.recordings } : {}),
     ...(parts.ecsRecordings ? { ecs: parts.ecsRecordings } : {}),
+    // eks sessions' videos are in the bucket their pool's recorder names, wherever gridgate runs.
+    ...(kinds.has('eks') ? { eks: eksRecordings(poolOf, parts.aws.s3Client) } : {}),
     // Hub sessions' videos and logs come from their hubs.
-    ...(kinds.has('hub')
-      ? { hub: new HubArtifacts((session) => sessionPool(deps, session), parts.agent) }
-      : {}),
+    ...(kinds.has('hub') ? { hub: new HubArtifacts(poolOf, parts.agent) } : {}),
   };
 }
 

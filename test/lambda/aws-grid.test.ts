@@ -2,6 +2,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HeadObjectCommand, NotFound, S3Client } from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { type Launcher, noMetrics } from '../../functions/core/ports';
@@ -36,6 +38,13 @@ const DEPLOYMENT = JSON.stringify({
   },
 });
 const ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:grid';
+// An eks pool as a stack deploys it: its cluster's endpoint and pod networks in the bundled file.
+const EKS_POOL = {
+  kind: 'eks',
+  cluster: 'platform',
+  endpoint: 'https://0123456789ABCDEF0123456789ABCDEF.gr7.eu-west-1.eks.amazonaws.com',
+  networks: ['10.40.0.0/16'],
+};
 
 function configFile(config: unknown): string {
   const path = join(mkdtempSync(join(tmpdir(), 'gridgate-aws-grid-')), 'gridgate.json');
@@ -209,6 +218,86 @@ describe('awsGrid', () => {
       expect((await app.request(`/video/${id}.mp4`)).status).toBe(404);
     } finally {
       await logs.close();
+      await agent.close();
+    }
+  });
+
+  it('serves an eks session’s video by a presigned redirect to the bucket its pool’s recorder uploads to', async () => {
+    const config = {
+      browsers: { chrome: { versions: { stable: { pools: ['pods', 'plain'] } } } },
+      pools: {
+        pods: { ...EKS_POOL, recorder: { image: 'selenium/video:ffmpeg-7.1-20250606' } },
+        plain: EKS_POOL,
+      },
+      store: { kind: 'dynamodb', table: 'gridgate-sessions' },
+    };
+    // What the CDK app tells the functions of a stack with an eks recorder: its bucket and Region.
+    const deployment = JSON.stringify({
+      recordingsBucket: 'gridgate-recordingsbucket-1a2b',
+      region: 'eu-west-1',
+    });
+    // Presigning is local (SigV4 over these example credentials); HeadObject is answered by the mock.
+    const regions: string[] = [];
+    const s3 = new S3Client({
+      region: 'eu-west-1',
+      credentials: {
+        accessKeyId: 'AKIDEXAMPLE',
+        secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+      },
+    });
+    const mock = mockClient(s3);
+    mock.on(HeadObjectCommand).callsFake((input: { Bucket: string; Key: string }) => {
+      if (input.Key !== 'videos/0011223344556677.mp4')
+        throw new NotFound({ message: 'Not Found', $metadata: { httpStatusCode: 404 } });
+      return { ContentLength: 1234, ContentType: 'video/mp4' };
+    });
+    const { deps, agent } = await awsGrid(
+      { GRIDGATE_CONFIG: configFile(config), GRIDGATE_DEPLOYMENT: deployment, GRIDGATE_SECRET: SECRET },
+      {
+        ...testAdapters().adapters,
+        s3Client: async (region) => {
+          regions.push(region);
+          return s3;
+        },
+      },
+    );
+    const idOf = (pool: string, key: string) =>
+      deps.tokens.sign(
+        {
+          key,
+          pool,
+          address: '10.40.3.7:4444',
+          upstreamId: 'u',
+          handle: `gg-${key}-abc123`,
+          devtools: '',
+          createdAt: 1,
+          maxAgeMs: 1000,
+        },
+        'guest',
+      );
+    try {
+      const app = createApp(deps, { agent });
+      const video = await app.request(`/video/${idOf('pods', '0011223344556677')}.mp4`);
+      expect(video.status).toBe(302);
+      expect(video.headers.get('cache-control')).toBe('no-store');
+      const url = new URL(video.headers.get('location') ?? '');
+      expect(`${url.origin}${url.pathname}`).toBe(
+        'https://gridgate-recordingsbucket-1a2b.s3.eu-west-1.amazonaws.com/videos/0011223344556677.mp4',
+      );
+      expect(url.searchParams.get('X-Amz-Expires')).toBe('300');
+      expect(url.searchParams.get('X-Amz-Credential')).toMatch(
+        /^AKIDEXAMPLE\/\d{8}\/eu-west-1\/s3\/aws4_request$/,
+      );
+      expect(regions).toEqual(['eu-west-1']);
+      expect(mock.commandCalls(HeadObjectCommand).map((call) => call.args[0].input)).toEqual([
+        { Bucket: 'gridgate-recordingsbucket-1a2b', Key: 'videos/0011223344556677.mp4' },
+      ]);
+      // Not uploaded (yet, or never asked): none; a pool without a recorder has none and S3 is not asked.
+      expect((await app.request(`/video/${idOf('pods', '8899aabbccddeeff')}.mp4`)).status).toBe(404);
+      expect((await app.request(`/video/${idOf('plain', '0011223344556677')}.mp4`)).status).toBe(404);
+      expect((await app.request(`/logs/${idOf('pods', '0011223344556677')}.log`)).status).toBe(404);
+      expect(mock.commandCalls(HeadObjectCommand)).toHaveLength(2);
+    } finally {
       await agent.close();
     }
   });
