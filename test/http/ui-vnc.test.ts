@@ -9,15 +9,12 @@ import WebSocket from 'ws';
 import type { SessionDetail } from '../../functions/http/ui/ui-views';
 import { expectW3cError } from '../support/fake-grid';
 import {
-  ALICE,
-  BOB,
   type Cleanups,
-  ROOT,
   session,
   fakeNoVnc as startNoVnc,
   vncGrid as startVncGrid,
-  WRONG_PASSWORD,
 } from '../support/fake-novnc';
+import { ALICE, BOB, ROOT, WRONG_PASSWORD } from '../support/page-users';
 import { upgradeOutcome } from '../support/websocket-upgrade';
 
 const cleanups: Cleanups = [];

@@ -3,16 +3,11 @@
  * page, its files, websockify echoing) on 127.0.0.1, and the status page's routes on a real Node server
  * with the upgrade path attached, in front of the fake grid with an ecs pool whose noVNC is that fake.
  */
-import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { WebSocketServer } from 'ws';
-import { HtpasswdUserDirectory } from '../../functions/adapters/htpasswd/htpasswd-user-directory';
 import { attachWebSocketProxy } from '../../functions/adapters/node/websocket-proxy';
 import { WebDriverError } from '../../functions/core/errors';
 import type { SessionRecord } from '../../functions/core/ports';
@@ -20,25 +15,10 @@ import { requestUser } from '../../functions/http/request-user';
 import { registerUiRoutes } from '../../functions/http/ui/ui-routes';
 import { webDriverJson } from '../../functions/http/webdriver-json';
 import { type FakeGrid, startFakeGrid } from './fake-grid';
-import { CollectingLogger, FixedClock } from './fakes';
-
-const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
-export const ALICE = { authorization: basic('alice:alice-pw') };
-export const BOB = { authorization: basic('bob:bob-pw') };
-export const ROOT = { authorization: basic('root:root-pw') };
-export const WRONG_PASSWORD = { authorization: basic('alice:wrong') };
+import { openPageUsers } from './page-users';
 
 /** Things to close after each test, last made first closed. */
 export type Cleanups = (() => unknown)[];
-
-/** A users file with alice, bob and root; deleted by the returned function. */
-function usersFile(): { path: string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'gridgate-vnc-'));
-  const path = join(dir, 'users.htpasswd');
-  const sha = (password: string) => `{SHA}${createHash('sha1').update(password).digest('base64')}`;
-  writeFileSync(path, `alice:${sha('alice-pw')}\nbob:${sha('bob-pw')}\nroot:${sha('root-pw')}\n`);
-  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 export async function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
@@ -94,15 +74,10 @@ export async function vncGrid(
   options: { webSockets?: boolean; users?: boolean } = {},
 ): Promise<VncGrid> {
   const webSockets = options.webSockets ?? true;
-  const file = usersFile();
-  const users = HtpasswdUserDirectory.open(file.path, {
-    clock: new FixedClock(),
-    logger: new CollectingLogger(),
-    pollMs: 0,
-  });
+  const users = openPageUsers();
   const grid = startFakeGrid({
     config: {
-      ...(options.users === false ? {} : { usersFile: file.path }),
+      ...(options.users === false ? {} : { usersFile: users.file }),
       admins: ['root'],
       browsers: { chrome: { versions: { '156': { pools: ['fargate', 'quiet', 'local'] } } } },
       pools: {
@@ -111,7 +86,7 @@ export async function vncGrid(
         quiet: { kind: 'ecs', maxSessions: 2, networks: ['127.0.0.0/8'], vncPort: false },
       },
     },
-    users: options.users === false ? undefined : users,
+    users: options.users === false ? undefined : users.directory,
   });
   const app = new Hono<{ Variables: { user: string } }>();
   app.use(async (c, next) => {
@@ -135,7 +110,6 @@ export async function vncGrid(
   cleanups.push(
     () => grid.close(),
     () => users.close(),
-    () => file.remove(),
     () => closeServer(server),
   );
   return { grid, app, port: (server.address() as AddressInfo).port };
