@@ -152,3 +152,27 @@ describe('eks pools without a recorder', () => {
     expect(trusts.filter((trust) => trust.includes('pods.eks.amazonaws.com'))).toEqual([]);
   });
 });
+
+describe('docs/video-and-logs.md, eks pools', () => {
+  const page = readFileSync(join(ROOT, 'docs/video-and-logs.md'), 'utf8');
+  const section = page.slice(page.indexOf('## eks pools'), page.indexOf('## hub pools'));
+  const blocks = [...section.matchAll(/```json\n([\s\S]*?)\n```/g)].map((match) =>
+    JSON.parse(match[1] ?? 'null'),
+  );
+
+  it('shows the example config as it is in infra/examples', () => {
+    expect(blocks[0]).toEqual(JSON.parse(readFileSync(EXAMPLE, 'utf8')));
+  });
+
+  it('gives clusters the stack does not set up the trust policy and the one statement the stack’s role has', () => {
+    const role = template.findResources('AWS::IAM::Role')[recorderRole];
+    expect(blocks[1]).toEqual(role?.Properties.AssumeRolePolicyDocument);
+    const [statement] = statementsOf(template, recorderRole);
+    expect(statement.Resource).toEqual(videos);
+    expect(blocks[2]).toEqual({
+      Version: '2012-10-17',
+      Statement: [{ ...statement, Resource: 'arn:aws:s3:::BUCKET/videos/*' }],
+    });
+    expect(blocks).toHaveLength(3);
+  });
+});
