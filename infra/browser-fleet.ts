@@ -49,7 +49,7 @@ export interface BrowserFleetProps {
    * @default true
    */
   mirrorImages?: boolean;
-  /** How long browser logs are kept. @default two weeks */
+  /** How long browser logs are kept. @default two weeks (GridgateStack: at least `recording.retention`, browser-log-retention.ts) */
   logRetention?: RetentionDays;
   /**
    * ECS Container Insights (the running-task and CPU/memory metrics on the dashboard). Billed as custom

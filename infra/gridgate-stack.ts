@@ -7,6 +7,7 @@ import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { type Config, ConfigError, type EcsPoolConfig, type EksPoolConfig } from '../functions/core/config';
 import { BrowserFleet, type BrowserFleetProps } from './browser-fleet';
+import { browserLogRetention, warnOfShortLogRetention } from './browser-log-retention';
 import { EksClusterAccess } from './eks-access';
 import { EksRecorderIdentity } from './eks-recorder-identity';
 import { FRONT_DOOR_IDLE_LIMIT, FrontDoor, type FrontDoorProps } from './front-door';
@@ -92,8 +93,11 @@ export class GridgateStack extends Stack {
           removalPolicy,
         })
       : undefined;
+    const logRetention = props.browsers?.logRetention ?? browserLogRetention(props.config);
+    if (pools.length > 0) warnOfShortLogRetention(this, props.config, logRetention);
     this.browsers = new BrowserFleet(this, 'Browsers', {
       ...props.browsers,
+      logRetention,
       recordings: this.recordings,
       vpc,
       privateSubnets,

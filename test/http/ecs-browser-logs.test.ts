@@ -51,8 +51,8 @@ afterEach(async () => {
   await logs.close();
 });
 
-/** An ecs session's ID for `user`, and its record in the store (as the router keeps one). */
-async function ecsSession(user: string, handle = TASK): Promise<string> {
+/** An ecs session's ID for `user`, and its record in the store (as the router keeps one) unless `gone`. */
+async function ecsSession(user: string, handle = TASK, gone = false): Promise<string> {
   const claims = {
     key: `key-${user}`,
     pool: 'fargate',
@@ -63,6 +63,7 @@ async function ecsSession(user: string, handle = TASK): Promise<string> {
     createdAt: grid.clock.now(),
     maxAgeMs: 3_600_000,
   };
+  if (gone) return grid.deps.tokens.sign(claims, user);
   await grid.sessions.add({
     ...claims,
     user,
@@ -88,6 +89,20 @@ describe('an ecs session’s log from CloudWatch Logs', () => {
       expect(await answer.text()).toBe('Started Selenium\nSession created\nSession deleted\n');
     }
     expect((await grid.app.request(`/logs/${id}`, { headers: as('alice') })).status).toBe(200);
+  });
+
+  it('is found from the session ID alone for its owner once the record is gone, and then for no admin', async () => {
+    // The ID carries the pool and the task: the stream's name. Whose it is only the record says (the ID's
+    // MAC binds its owner without naming them), so an admin asking for someone else's needs the record.
+    const id = await ecsSession('alice', TASK, true);
+    logs.log(GROUP, `fargate/browser/${TASK}`, ['Started Selenium'], 1);
+    const owner = await grid.app.request(`/logs/${id}.log`, { headers: as('alice') });
+    expect(await owner.text()).toBe('Started Selenium\n');
+    const admin = await grid.app.request(`/logs/${id}.log`, { headers: as('root') });
+    const unknown = await grid.app.request('/logs/not-a-session.log', { headers: as('root') });
+    const message = await expectW3cError(admin, 404, 'invalid session id');
+    expect(await expectW3cError(unknown, 404, 'invalid session id')).toBe(message);
+    expect(logs.calls).toHaveLength(2);
   });
 
   it('is the same 404 for anyone else as for an ID that is no session, and nothing is read', async () => {

@@ -4,8 +4,11 @@
  * may GetLogEvents on exactly that group, the group's name reaches it in GRIDGATE_DEPLOYMENT, and the stack
  * passes cdk-nag.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { browserLogStream } from '../../functions/adapters/aws/browser-log-stream';
@@ -83,6 +86,30 @@ describe('browser logs', () => {
         }),
       },
     });
+  });
+
+  it('are kept two weeks, or longer when recording.retention asks for more, counted from a session’s start', () => {
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
+    // 720 h after a session of up to 1 h: 30 days and an hour, so CloudWatch Logs' next offer, 60 days.
+    const example = JSON.parse(readFileSync(join(ROOT, 'infra/examples/fargate-chrome.json'), 'utf8'));
+    const dir = mkdtempSync(join(tmpdir(), 'gridgate-log-retention-'));
+    const file = join(dir, 'gridgate.json');
+    writeFileSync(file, JSON.stringify({ ...example, $schema: undefined, recording: { retention: '720h' } }));
+    const longer = gridStack({ configFile: file });
+    expect(
+      Object.values(Template.fromStack(longer).findResources('AWS::Logs::LogGroup')).filter(
+        (group) => group.Properties.RetentionInDays === 60,
+      ),
+    ).toHaveLength(1);
+    // A retention given to the stack wins, and synth says it is shorter than the config asks.
+    const short = gridStack({ configFile: file, browsers: { logRetention: RetentionDays.TWO_WEEKS } });
+    Template.fromStack(short).hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
+    const warnings = Annotations.fromStack(short).findWarning(
+      '*',
+      Match.stringLikeRegexp('browsers.logRetention'),
+    );
+    expect(warnings).toHaveLength(1);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('grants nothing and names no group where there are no ecs pools', () => {
