@@ -8,17 +8,19 @@ import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { WebDriver } from 'selenium-webdriver';
 import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { PROFILE_PREFIX } from '../../functions/adapters/local/chromedriver-launcher';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import { chromeSession } from '../support/chrome-sessions';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { devtoolsPort, launchedProcesses } from '../support/launched-processes';
 import { processGroupAlive } from '../support/processes';
+import { eventually } from '../support/until';
 import { sessionClaims } from './session-ended';
 
 // Real Chromium on a busy 2-core machine: generous waits, no timing asserted.
-const WAIT = { timeout: 30_000, interval: 100 };
+const WAIT_MS = 30_000;
+const POLL_MS = 100;
 const TEST_MS = 120_000;
 const GONE = 'session ended: the browser exited or crashed';
 
@@ -44,15 +46,19 @@ async function sessionChromium(driver: WebDriver): Promise<number> {
 
 async function expectEndedByItsBrowser(running: TestGrid, driver: WebDriver, handle: string) {
   // Without a command: the slot comes back, chromedriver and the profile go.
-  await vi.waitFor(async () => {
-    const status = (await (await fetch(`${running.url}/status`)).json()) as {
-      value: { pools: { inUse: number }[] };
-    };
-    expect(status.value.pools[0]?.inUse).toBe(0);
-  }, WAIT);
+  await eventually(
+    async () => {
+      const status = (await (await fetch(`${running.url}/status`)).json()) as {
+        value: { pools: { inUse: number }[] };
+      };
+      expect(status.value.pools[0]?.inUse).toBe(0);
+    },
+    WAIT_MS,
+    POLL_MS,
+  );
   expect(running.launcher.running()).toEqual([]);
   expect(processGroupAlive(Number(handle))).toBe(false);
-  await vi.waitFor(() => expect(running.logger.events()).toContain('SESSION_ENDED'), WAIT);
+  await eventually(() => expect(running.logger.events()).toContain('SESSION_ENDED'), WAIT_MS, POLL_MS);
   expect(running.logger.fieldsOf('SESSION_ENDED')[0]).toMatchObject({ reason: 'browser exited' });
   await expect(driver.getTitle()).rejects.toThrow(GONE);
 }
@@ -85,7 +91,7 @@ describe('a session whose Chromium is killed', { timeout: TEST_MS }, () => {
       pools: { local: { kind: 'local', maxSessions: 2, warm: 1 } },
     });
     const running = grid;
-    await vi.waitFor(() => expect(running.launcher.warmCount('local')).toBe(1), WAIT);
+    await eventually(() => expect(running.launcher.warmCount('local')).toBe(1), WAIT_MS, POLL_MS);
     const driver = await chromeSession(grid.url, new ChromeOptions());
     const { handle } = sessionClaims(grid, (await driver.getSession()).getId());
     process.kill(await sessionChromium(driver), 'SIGKILL');

@@ -1,9 +1,10 @@
 import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { hubPoolConfig, type SeleniumGrid, START_MS, startSeleniumGrid } from '../support/selenium-grid';
+import { eventually } from '../support/until';
 
 const TEST_MS = 150_000;
 
@@ -59,9 +60,6 @@ describe('the colour header through a Selenium Grid 4 hub', { timeout: TEST_MS }
     const pages = seen.filter((entry) => entry.path === '/first' || entry.path === '/second');
     expect(pages.map((entry) => entry.path)).toEqual(['/first', '/second']);
     expect(pages.map((entry) => entry.headers['x-yx-color'])).toEqual(['green', 'green']);
-    await vi.waitFor(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(0), {
-      timeout: 10_000,
-      interval: 200,
-    });
+    await eventually(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(0), 10_000, 200);
   });
 });

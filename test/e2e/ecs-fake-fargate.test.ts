@@ -4,7 +4,7 @@
  * and Chromium on a loopback IP of its own; the npm selenium-webdriver client drives it.
  */
 import { By } from 'selenium-webdriver';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MetricName, noMetrics } from '../../functions/core/ports';
 import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions';
 import type { FakeEcsApi, FakeTask } from '../support/fake-ecs-api';
@@ -13,6 +13,7 @@ import type { CollectingLogger } from '../support/fakes';
 import { processGroupAlive } from '../support/processes';
 import type { ServedApp } from '../support/served-app';
 import type { TestPageServer } from '../support/test-page-server';
+import { eventually, until } from '../support/until';
 
 const TEST_MS = 60_000;
 
@@ -106,36 +107,36 @@ describe('a session on a (fake) Fargate task', { timeout: TEST_MS }, () => {
       body: JSON.stringify({ capabilities: { alwaysMatch: { browserName: 'chrome' } } }),
       signal: client.signal,
     }).catch((error: unknown) => error);
-    const task = await vi.waitFor(
+    const task = await until(
       () => {
         const started = newTask(before);
         if (!started || started.describes === 0) throw new Error('no task polled yet');
         return started;
       },
-      { timeout: 10_000, interval: 20 },
+      'the new task has been polled',
+      { timeoutMs: 10_000, intervalMs: 20 },
     );
 
     client.abort();
 
     expect(await request).toBeInstanceOf(Error);
-    await vi.waitFor(
+    await eventually(
       () =>
         expect(fake.callsOf('StopTask')).toContainEqual({
           cluster: 'gridgate-browsers',
           task: task.arn,
           reason: 'gridgate: launch aborted',
         }),
-      { timeout: 10_000, interval: 50 },
+      10_000,
+      50,
     );
     await task.gone;
     expect(processGroupAlive(task.pid)).toBe(false);
     // Logged once the launch has unwound, which may be a moment after the task was stopped.
-    await vi.waitFor(
+    await eventually(
       () => expect(logger.fieldsOf('SESSION_FAILED').at(-1)?.reason).toMatch(/client went away/),
-      {
-        timeout: 5000,
-        interval: 20,
-      },
+      5000,
+      20,
     );
   });
 });

@@ -6,7 +6,7 @@
  * client; the task is tagged claimed, and the next cleanup pass starts its replacement.
  */
 import { By } from 'selenium-webdriver';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
 import { DynamoSessionStarts } from '../../functions/adapters/aws/dynamo-warm-demand';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
@@ -19,6 +19,7 @@ import { type FakeFargateGrid, startFakeFargateGrid } from '../support/fake-farg
 import { processGroupAlive } from '../support/processes';
 import type { ServedApp } from '../support/served-app';
 import type { TestPageServer } from '../support/test-page-server';
+import { eventually } from '../support/until';
 
 const TEST_MS = 90_000;
 
@@ -76,12 +77,13 @@ describe('an ECS warm pool (fake Fargate, dynalite)', { timeout: TEST_MS }, () =
       'gridgate:pool': 'fargate',
     });
     expect(tagsOf(warmTask as FakeTask)).not.toHaveProperty('gridgate:session');
-    await vi.waitFor(
+    await eventually(
       async () => {
         const report = await cleanup();
         expect(report.warm?.fargate?.idle).toBe(1);
       },
-      { timeout: 20_000, interval: 200 },
+      20_000,
+      200,
     );
     expect(await warm.list('fargate')).toEqual([
       expect.objectContaining({ taskId: warmTask?.id, state: 'idle' }),

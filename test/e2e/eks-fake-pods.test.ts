@@ -4,7 +4,7 @@
  * and Chromium on a loopback IP of its own; the npm selenium-webdriver client drives it.
  */
 import { By } from 'selenium-webdriver';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EksLauncher } from '../../functions/adapters/aws/eks-launcher';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions';
@@ -15,6 +15,7 @@ import { configWithOnePool } from '../support/one-pool-config';
 import { freePort, processGroupAlive } from '../support/processes';
 import { type ServedApp, serveApp } from '../support/served-app';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import { eventually } from '../support/until';
 
 const TEST_MS = 60_000;
 const TOKEN = 'k8s-aws-v1.e2e';
@@ -98,7 +99,7 @@ describe('a session on a (fake) EKS pod', { timeout: TEST_MS }, () => {
     expect(body.value.message).toMatch(
       /^cannot create a chrome 156 session: pool pods: pull: pod gg-\S+: ErrImagePull: /,
     );
-    await vi.waitFor(() => expect(kube.pods.size).toBe(0), { timeout: 5000, interval: 50 });
+    await eventually(() => expect(kube.pods.size).toBe(0), 5000, 50);
     expect(logger.fieldsOf('SESSION_FAILED').at(-1)?.reason).toMatch(/^pool pods: pull: /);
   });
 });

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import {
   fileToUpload,
@@ -17,6 +17,7 @@ import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { runPythonUpload } from '../support/python-selenium';
 import { hubPoolConfig, type SeleniumGrid, START_MS, startSeleniumGrid } from '../support/selenium-grid';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import { eventually } from '../support/until';
 
 const TEST_MS = 150_000;
 
@@ -41,7 +42,7 @@ describe('file transfer on a Selenium Grid 4 hub pool', { timeout: TEST_MS }, ()
   it('uploads and downloads with selenium-webdriver through gridgate, served by the hub', async () => {
     await transferWithSeleniumWebdriver(`${grid.url}/wd/hub`, site.url, scratch);
     // The hub frees its slot a moment after the DELETE it was sent.
-    await vi.waitFor(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(0), { timeout: 30_000 });
+    await eventually(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(0), 30_000);
   });
 
   it('uploads with Python Selenium’s send_keys', async () => {

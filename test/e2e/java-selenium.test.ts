@@ -6,13 +6,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { JAVA_TIMEOUT_MS, runJavaProgram } from '../support/java-selenium';
 import { sessionIdIn } from '../support/python-selenium';
 import { hubPoolConfig, type SeleniumGrid, START_MS, startSeleniumGrid } from '../support/selenium-grid';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import { eventually } from '../support/until';
 import { expectSessionEnded, sessionClaims } from './session-ended';
 
 const COMMAND_CHECKS = [
@@ -78,6 +79,6 @@ describe('the Java client through a hub pool', { timeout: JAVA_TIMEOUT_MS + 30_0
     const events = grid.logger.lines.filter((line) => line.fields.session === key).map((line) => line.event);
     expect(events).toEqual(['SESSION_REQUESTED', 'SESSION_CREATED', 'SESSION_DELETED']);
     // The hub frees its slot a moment after it answered the DELETE.
-    await vi.waitFor(async () => expect(await hub.sessions()).toBe(0), { timeout: 10_000, interval: 200 });
+    await eventually(async () => expect(await hub.sessions()).toBe(0), 10_000, 200);
   });
 });

@@ -2,9 +2,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { request } from 'undici';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type NodeServerProcess, startNodeServer } from '../support/node-server-process';
-import { until } from '../support/until';
+import { eventually, until } from '../support/until';
 
 const servers: NodeServerProcess[] = [];
 afterEach(async () => {
@@ -82,12 +82,12 @@ describe('reloading the config of the running Node server', () => {
     // lastReloadTime has millisecond precision: the reload must come a millisecond later at least.
     await until(() => Date.now() > Date.parse(startedAt), 'a millisecond has passed since the start');
     server.child.kill('SIGHUP');
-    await vi.waitFor(
+    await eventually(
       () =>
         expect(server.lines).toContainEqual(
           expect.objectContaining({ event: 'CONFIG_RELOADED', trigger: 'SIGHUP', retiredPools: ['local'] }),
         ),
-      { timeout: 10_000 },
+      10_000,
     );
     expect(await ping()).not.toBe(startedAt);
     expect(Date.parse(await ping())).toBeGreaterThan(Date.parse(startedAt));
@@ -114,7 +114,7 @@ describe('reloading the config of the running Node server', () => {
       JSON.stringify({ port: 0, host: '127.0.0.1', timeouts: { idle: 'soon' } }),
     );
     server.child.kill('SIGHUP');
-    await vi.waitFor(
+    await eventually(
       () =>
         expect(server.lines).toContainEqual(
           expect.objectContaining({
@@ -122,7 +122,7 @@ describe('reloading the config of the running Node server', () => {
             problems: [expect.stringMatching(/^timeouts\.idle:/)],
           }),
         ),
-      { timeout: 10_000 },
+      10_000,
     );
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);

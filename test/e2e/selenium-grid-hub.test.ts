@@ -1,11 +1,12 @@
 import { Builder, By } from 'selenium-webdriver';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubLauncher } from '../../functions/adapters/hub/hub-launcher';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import { upstreamEndpoint } from '../../functions/core/browser-network';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { hubPoolConfig, type SeleniumGrid, START_MS, startSeleniumGrid } from '../support/selenium-grid';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import { eventually } from '../support/until';
 
 const TEST_MS = 150_000;
 
@@ -50,10 +51,7 @@ describe('a Selenium Grid 4 hub through gridgate', { timeout: TEST_MS }, () => {
       await driver.quit();
     }
     // The hub frees its slot a moment after it answered the DELETE.
-    await vi.waitFor(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(0), {
-      timeout: 10_000,
-      interval: 200,
-    });
+    await eventually(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(0), 10_000, 200);
     expect(grid.logger.events()).toContain('SESSION_DELETED');
   });
 
@@ -90,14 +88,8 @@ describe('a Selenium Grid 4 hub through gridgate', { timeout: TEST_MS }, () => {
     expect(await launcher.endAbandoned(pool, ['abandoned-key', 'never-asked'])).toEqual(
       new Map([[abandoned, 'abandoned-key']]),
     );
-    await vi.waitFor(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(1), {
-      timeout: 10_000,
-      interval: 200,
-    });
+    await eventually(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(1), 10_000, 200);
     await launcher.stop('', { pool, reason: 'creation failed', upstreamId: kept });
-    await vi.waitFor(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(0), {
-      timeout: 10_000,
-      interval: 200,
-    });
+    await eventually(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(0), 10_000, 200);
   });
 });

@@ -10,12 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Builder, type WebDriver } from 'selenium-webdriver';
 import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { type NodeServerProcess, startNodeServer } from '../support/node-server-process';
+import { eventually } from '../support/until';
 import { probeVideo } from '../support/video-probe';
 
 const TEST_MS = 240_000;
-const WAIT = { timeout: 60_000, interval: 200 };
+const WAIT_MS = 60_000;
+const POLL_MS = 200;
 
 const scratch = mkdtempSync(join(tmpdir(), 'gridgate-killed-e2e-'));
 const servers: NodeServerProcess[] = [];
@@ -86,10 +88,14 @@ describe('recordings of sessions running when gridgate is killed', { timeout: TE
     const [killedVideo, killedFfmpeg] = [...ffmpegsOf(pid)].find(([output]) => output !== aloneVideo) ?? [];
     expect(aloneVideo && killedVideo && killedFfmpeg).toBeTruthy();
     // Some fragments (one every two seconds, a few KB each for a still page) are on disk before the kill.
-    await vi.waitFor(() => {
-      for (const video of [aloneVideo, killedVideo])
-        expect(statSync(video as string).size).toBeGreaterThan(8_000);
-    }, WAIT);
+    await eventually(
+      () => {
+        for (const video of [aloneVideo, killedVideo])
+          expect(statSync(video as string).size).toBeGreaterThan(8_000);
+      },
+      WAIT_MS,
+      POLL_MS,
+    );
 
     first.child.kill('SIGKILL');
     process.kill(killedFfmpeg as number, 'SIGKILL');

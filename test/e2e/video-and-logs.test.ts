@@ -9,17 +9,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Builder, By, until, type WebDriver } from 'selenium-webdriver';
 import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRecordings } from '../../functions/adapters/local/local-recordings';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { devtoolsPort, launchedProcesses } from '../support/launched-processes';
 import { runPythonRecordedSession } from '../support/python-selenium';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import { eventually } from '../support/until';
 import { probeVideo } from '../support/video-probe';
 import { sessionClaims } from './session-ended';
 
 const TEST_MS = 150_000;
-const WAIT = { timeout: 30_000, interval: 200 };
+const WAIT_MS = 30_000;
+const POLL_MS = 200;
 
 let grid: TestGrid;
 let site: TestPageServer;
@@ -57,12 +59,16 @@ async function fetched(path: string): Promise<Response> {
 /** The session's video, once served, written where ffprobe reads it. */
 async function videoOf(sessionId: string): Promise<string> {
   let bytes: Buffer | undefined;
-  await vi.waitFor(async () => {
-    const answer = await fetched(`/video/${sessionId}.mp4`);
-    expect(answer.status).toBe(200);
-    expect(answer.headers.get('content-type')).toBe('video/mp4');
-    bytes = Buffer.from(await answer.arrayBuffer());
-  }, WAIT);
+  await eventually(
+    async () => {
+      const answer = await fetched(`/video/${sessionId}.mp4`);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toBe('video/mp4');
+      bytes = Buffer.from(await answer.arrayBuffer());
+    },
+    WAIT_MS,
+    POLL_MS,
+  );
   const path = join(scratch, `${sessionId.slice(0, 16)}.mp4`);
   writeFileSync(path, bytes as Buffer);
   return path;
@@ -83,10 +89,7 @@ async function expectPlayedOnStatusPage(sessionId: string, search: string) {
   try {
     await viewer.get(`${grid.url}/ui`);
     await viewer.findElement(By.id('recordings-search')).sendKeys(search);
-    const row = await viewer.wait(
-      until.elementLocated(By.css(`#recordings tr[data-key="${key}"]`)),
-      WAIT.timeout,
-    );
+    const row = await viewer.wait(until.elementLocated(By.css(`#recordings tr[data-key="${key}"]`)), WAIT_MS);
     expect(await row.getText()).toContain('checkout works');
     const played = await viewer.executeAsyncScript<string | number>(PLAY_VIDEO, key);
     expect(played).toBeGreaterThan(0);
@@ -143,7 +146,7 @@ describe('videos and logs of local sessions', { timeout: TEST_MS }, () => {
     const driver = await session({ 'gridgate:options': { video: true, log: true, idleTimeout: '5s' } });
     const sessionId = await driver.getSession().then((s) => s.getId());
     await driver.get(site.url);
-    await vi.waitFor(() => expect(grid.logger.events()).toContain('SESSION_TIMED_OUT'), WAIT);
+    await eventually(() => expect(grid.logger.events()).toContain('SESSION_TIMED_OUT'), WAIT_MS, POLL_MS);
     await expectPlayableVideo(sessionId);
     expect((await fetched(`/logs/${sessionId}.log`)).status).toBe(200);
   });
@@ -159,9 +162,10 @@ describe('videos and logs of local sessions', { timeout: TEST_MS }, () => {
     const chromium = launchedProcesses('chromium').find((p) => devtoolsPort(p) === port);
     expect(chromium).toBeDefined();
     process.kill(chromium?.pid as number, 'SIGKILL');
-    await vi.waitFor(
+    await eventually(
       () => expect(grid.logger.fieldsOf('SESSION_ENDED').map((f) => f.reason)).toContain('browser exited'),
-      WAIT,
+      WAIT_MS,
+      POLL_MS,
     );
     await expectPlayableVideo(sessionId);
   });

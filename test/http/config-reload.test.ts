@@ -2,7 +2,7 @@
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigReloader } from '../../functions/entry/config-reloader';
 import {
   expectW3cError,
@@ -12,6 +12,7 @@ import {
   startFakeGrid,
   W3C_CHROME,
 } from '../support/fake-grid';
+import { eventually } from '../support/until';
 
 const dir = mkdtempSync(join(tmpdir(), 'gridgate-reload-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -123,7 +124,7 @@ describe('reloading the config file', () => {
     await reloader.reload('SIGHUP');
     await newSession(grid);
     const waiting = grid.app.request('/session', jsonRequest('POST', W3C_CHROME));
-    await vi.waitFor(() => expect(grid.logger.events()).toContain('SESSION_QUEUED'));
+    await eventually(() => expect(grid.logger.events()).toContain('SESSION_QUEUED'));
     writeConfig(pool(2));
     await reloader.reload('SIGHUP');
     expect((await waiting).status).toBe(200);
@@ -162,7 +163,7 @@ describe('reloading the config file', () => {
       const next = join(dir, 'gridgate.json.tmp');
       writeFileSync(next, JSON.stringify({ ...configServedBy('old'), timeouts: { maxAge: '2h' } }));
       renameSync(next, path);
-      await vi.waitFor(() => expect(grid.logger.fieldsOf('CONFIG_RELOADED')).toHaveLength(1));
+      await eventually(() => expect(grid.logger.fieldsOf('CONFIG_RELOADED')).toHaveLength(1));
       expect(grid.logger.fieldsOf('CONFIG_RELOADED')[0]).toMatchObject({ trigger: 'file changed' });
       expect(grid.deps.config.timeouts.maxAge).toBe(7_200_000);
     } finally {
@@ -173,7 +174,7 @@ describe('reloading the config file', () => {
   it('reloads a file that changed after the config in use was read, on the first poll', async () => {
     const polling = new ConfigReloader(grid.deps, path, { pollMs: 10, fingerprint: 'before start-up' });
     try {
-      await vi.waitFor(() => expect(grid.logger.fieldsOf('CONFIG_RELOADED')).toHaveLength(1));
+      await eventually(() => expect(grid.logger.fieldsOf('CONFIG_RELOADED')).toHaveLength(1));
       // Five polls' time on purpose: a reload on every poll would show here.
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(grid.logger.fieldsOf('CONFIG_RELOADED')).toHaveLength(1);
@@ -186,7 +187,7 @@ describe('reloading the config file', () => {
     const polling = new ConfigReloader(grid.deps, path, { pollMs: 10 });
     try {
       writeConfig('{');
-      await vi.waitFor(() => expect(grid.logger.fieldsOf('CONFIG_RELOAD_FAILED')).toHaveLength(1));
+      await eventually(() => expect(grid.logger.fieldsOf('CONFIG_RELOAD_FAILED')).toHaveLength(1));
       // Ten polls' time on purpose: a failure reported on every poll would show here.
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(grid.logger.fieldsOf('CONFIG_RELOAD_FAILED')).toHaveLength(1);

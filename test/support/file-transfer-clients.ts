@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { Builder, By } from 'selenium-webdriver';
 import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
 import { FileDetector } from 'selenium-webdriver/remote';
-import { expect, vi } from 'vitest';
+import { expect } from 'vitest';
 import { DOWNLOAD_CONTENT, DOWNLOAD_NAME } from './test-page-server';
+import { eventually } from './until';
 
 export const UPLOAD_NAME = 'to-upload.txt';
 export const UPLOAD_CONTENT = 'uploaded through gridgate\n';
@@ -69,9 +70,7 @@ export async function transferWithSeleniumWebdriver(
     await downloads.downloadFile(DOWNLOAD_NAME, target);
     // selenium-webdriver writes the unzipped file without waiting for it.
     const saved = join(target, DOWNLOAD_NAME);
-    await vi.waitFor(() => expect(readFileSync(saved, 'utf8')).toBe(DOWNLOAD_CONTENT), {
-      timeout: TRANSFER_WAIT_MS,
-    });
+    await eventually(() => expect(readFileSync(saved, 'utf8')).toBe(DOWNLOAD_CONTENT), TRANSFER_WAIT_MS);
 
     await downloads.deleteDownloadableFiles();
     expect(await downloads.getDownloadableFiles()).toEqual([]);
