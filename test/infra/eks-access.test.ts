@@ -1,13 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
-import { type IVpc, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../functions/core/config';
 import type { FrontDoorKind } from '../../infra/front-door';
+import { clusterVpc, exampleEdits } from './eks-cluster-fixture';
 import { gridStack, logicalId, ROOT } from './grid-stack-fixture';
 
 const EKS_POOL = join(ROOT, 'infra/examples/eks-pool.json');
@@ -21,27 +18,7 @@ const EDIT_POLICY = {
   ],
 };
 
-const dir = mkdtempSync(join(tmpdir(), 'gridgate-eks-infra-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The cluster's VPC, as `-c vpcId=…` would look it up. */
-function clusterVpc(): IVpc {
-  return Vpc.fromVpcAttributes(new Stack(), 'ClusterVpc', {
-    vpcId: 'vpc-0123',
-    vpcCidrBlock: '10.40.0.0/16',
-    availabilityZones: ['eu-west-1a', 'eu-west-1b'],
-    privateSubnetIds: ['subnet-a', 'subnet-b'],
-  });
-}
-
-/** The example with its pools changed (`undefined` removes a key). */
-function exampleWith(name: string, change: (pools: Record<string, Record<string, unknown>>) => void): string {
-  const config = JSON.parse(readFileSync(EKS_POOL, 'utf8'));
-  change(config.pools);
-  const path = join(dir, name);
-  writeFileSync(path, JSON.stringify(config));
-  return path;
-}
+const exampleWith = exampleEdits(EKS_POOL);
 
 /** The GetAtt of the role of the function whose description starts with `description`. */
 function roleOf(template: Template, description: string): unknown {

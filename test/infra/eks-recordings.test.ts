@@ -4,40 +4,18 @@
  * the Pod Identity association of the pool's service account, the bucket and Region in GRIDGATE_DEPLOYMENT,
  * and cdk-nag clean.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
-import { type IVpc, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { clusterVpc, exampleEdits } from './eks-cluster-fixture';
 import { gridStack, logicalId, ROOT } from './grid-stack-fixture';
 
 const EXAMPLE = join(ROOT, 'infra/examples/eks-pool-video.json');
 const ASSOCIATION = 'AWS::EKS::PodIdentityAssociation';
 
-const dir = mkdtempSync(join(tmpdir(), 'gridgate-eks-recordings-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The cluster's VPC, as `-c vpcId=…` would look it up. */
-function clusterVpc(): IVpc {
-  return Vpc.fromVpcAttributes(new Stack(), 'ClusterVpc', {
-    vpcId: 'vpc-0123',
-    vpcCidrBlock: '10.40.0.0/16',
-    availabilityZones: ['eu-west-1a', 'eu-west-1b'],
-    privateSubnetIds: ['subnet-a', 'subnet-b'],
-  });
-}
-
-/** The example with its pools changed. */
-function exampleWith(name: string, change: (pools: Record<string, Record<string, unknown>>) => void): string {
-  const config = JSON.parse(readFileSync(EXAMPLE, 'utf8'));
-  change(config.pools);
-  const path = join(dir, name);
-  writeFileSync(path, JSON.stringify(config));
-  return path;
-}
+const exampleWith = exampleEdits(EXAMPLE);
 
 const stack = gridStack({ configFile: EXAMPLE, network: { vpc: clusterVpc() } });
 const template = Template.fromStack(stack);
