@@ -25,7 +25,7 @@ import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import { isHubOrigin } from '../core/browser-network';
 import type { Config } from '../core/config';
 import type { EndedSessions } from '../core/ended-sessions';
-import { freeStaleSlots } from '../core/free-stale-slots';
+import { freeStaleSlots, STALE_SLOT_GRACE_MS } from '../core/free-stale-slots';
 import { type GridDeps, poolsNamed, sessionPool } from '../core/grid-deps';
 import { runEvery } from '../core/periodic-task';
 import { reportGridGauges } from '../core/pool-gauges';
@@ -87,7 +87,10 @@ export interface StartOptions {
   metrics?: Metrics;
   /** How often the expiry and stale-slot sweeps run: by default 1 s, 10 s with a shared store. */
   sweepMs?: number;
-  /** How long past `timeouts.newSession` a slot without a session is left alone (see freeStaleSlots). */
+  /**
+   * Clock slack between heads: how long past `timeouts.newSession` a slot without a session is left alone
+   * (see freeStaleSlots), and past its maximum age another head's local session.
+   */
   staleSlotGraceMs?: number;
   /**
    * The primary of a server with worker processes (grid-primary.ts): listen on this Unix socket for the
@@ -217,14 +220,21 @@ export async function startGrid(
   // A local session's browser runs where the head that created it runs: that head ends the record, also
   // once the browser is gone (a record of a head before records named theirs: while it runs here).
   const startedHere = (record: SessionRecord) =>
-    isLocal(record) && (record.head === deps.head || runsHere(record));
-  // With a shared store, any router may end an ecs or hub session, but a local one only its own head.
-  const ours = (record: SessionRecord) => !shared || !isLocal(record) || startedHere(record);
+    isLocal(record) && (record.head === undefined ? runsHere(record) : record.head === deps.head);
+  // A head ends its own local sessions at their maximum age: one whose record is older by the clock slack
+  // has lost its head (killed outright, or cut off from the store), and nobody else would ever end it.
+  const staleSlotGraceMs = options.staleSlotGraceMs ?? STALE_SLOT_GRACE_MS;
+  const headless = (record: SessionRecord) =>
+    deps.clock.now() - record.createdAt >= record.maxAgeMs + staleSlotGraceMs;
+  // With a shared store, any router may end an ecs or hub session, but a local one only its own head, or
+  // any head once it is headless (its record ended and its slot freed; its browser is not stopped here).
+  const ours = (record: SessionRecord) =>
+    !shared || !isLocal(record) || startedHere(record) || headless(record);
   // The browser of a local session of ours that this launcher no longer runs is gone: its record was
   // left by a store that refused to end it, or that took a write the creation was told had failed. It
   // ends for the reason it was stopped for (a DELETE, a timeout, a failed creation); unknown: it exited.
   const gone = (record: SessionRecord) =>
-    isLocal(record) && !launcher.isRunning(record.handle)
+    isLocal(record) && record.head === deps.head && !launcher.isRunning(record.handle)
       ? (deps.ended.recall(record.key)?.reason ?? 'browser exited')
       : undefined;
   const sweepMs = options.sweepMs ?? (shared ? SHARED_EXPIRY_SWEEP_MS : EXPIRY_SWEEP_MS);
@@ -232,7 +242,7 @@ export async function startGrid(
     runEvery('expiry sweep', sweepMs, () => expireSessions(deps, { mine: ours, gone }), logger),
     // A head that died between taking a slot and recording its session (or a release the store refused)
     // would keep the slot for good: whichever head sweeps first frees it.
-    runEvery('stale-slot sweep', sweepMs, () => freeStaleSlots(deps, options.staleSlotGraceMs), logger),
+    runEvery('stale-slot sweep', sweepMs, () => freeStaleSlots(deps, staleSlotGraceMs), logger),
   ];
   sweeps.push(
     runEvery('recordings retention', RECORDINGS_PRUNE_MS, () => recordings.prune(Date.now()), logger),

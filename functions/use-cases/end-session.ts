@@ -17,7 +17,7 @@ const EVENT_BY_REASON: Record<SessionEndReason, LogEvent> = {
 };
 
 /** Which session, by what the session ID carries, so a head that holds no record can still end it. */
-export type SessionRef = Pick<SessionRecord, 'key' | 'pool' | 'handle' | 'upstreamId'>;
+export type SessionRef = Pick<SessionRecord, 'key' | 'pool' | 'handle' | 'upstreamId' | 'head'>;
 
 /**
  * Ends the session: stops the browser and frees the slot (both idempotent, so this works without a
@@ -36,7 +36,7 @@ export function endSession(
 
 async function endNow(
   deps: GridDeps,
-  { key, pool, handle, upstreamId }: SessionRef,
+  { key, pool, handle, upstreamId, head }: SessionRef,
   reason: SessionEndReason,
 ): Promise<SessionRecord | undefined> {
   // A store that answers the end failed may have taken it (its answer cut or late, the SDK's retry
@@ -58,7 +58,10 @@ async function endNow(
   }
   try {
     const poolConfig = poolsNamed(deps, pool)[0];
-    if (poolConfig)
+    // A local browser is a process of the head that created it: another head's record stops nothing
+    // here, where its handle (a process ID) may even name a browser of this head's.
+    const elsewhere = poolConfig?.kind === 'local' && head !== undefined && head !== deps.head;
+    if (poolConfig && !elsewhere)
       await deps.launchers[poolConfig.kind]?.stop(handle, { pool: poolConfig, reason, upstreamId });
   } catch (error) {
     deps.logger.log('BROWSER_STOP_FAILED', { session: key, pool, handle, error: String(error) });

@@ -7,7 +7,8 @@
  * creation; a second head on the same store leaves the first head's local sessions alone. A DELETE's end
  * of the record: the client hears 503, and the browser stops all the same (no sweep sees the ended record
  * again); an end the store refused outright is made by the sweep once the store is back, as the DELETE it
- * was. Either way no slot, record or browser is left, and the pool serves at full size again.
+ * was. Either way no slot, record or browser is left, and the pool serves at full size again. A local
+ * record its head left for good (killed outright) is ended by another head once past its maximum age.
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -103,6 +104,44 @@ describe('a session record the store wrote but answered failed', { timeout: 60_0
     expect((await fetch(`${creator.url}/session/${sessionId}/title`)).status).toBe(200);
     expect((await fetch(`${creator.url}/session/${sessionId}`, { method: 'DELETE' })).status).toBe(200);
     expect(await shared.inner.running()).toEqual([]);
+  });
+});
+
+describe('a local session whose head was killed outright', { timeout: 60_000 }, () => {
+  it('is ended by another head once past its maximum age by the clock slack, stopping nothing there', async () => {
+    const store = new FlakyStore();
+    const logger = new CollectingLogger();
+    const grid = await startHead(store, logger);
+    const sessionId = await sessionIdOf(await newSession(grid.url));
+    const [live] = await store.inner.running();
+    if (!live) throw new Error('no record of the running session');
+    // What a head killed outright leaves: the records and slots of its local sessions, kept past their
+    // maximum age. A handle is a process ID, which may by now be one of this head's browsers' (process
+    // IDs repeat on one machine).
+    const killed = ['a process of its own', live.handle].map((handle, i) => ({
+      ...live,
+      key: `session-${i}-of-a-killed-head`,
+      head: 'killed-head',
+      handle,
+      createdAt: Date.now() - live.maxAgeMs,
+    }));
+    for (const record of killed) {
+      await store.inner.acquire(record.key, { pool: 'local', poolLimit: 3, user: record.user });
+      await store.inner.add(record);
+    }
+
+    await eventually(async () => {
+      expect((await store.inner.running()).map((record) => record.key)).toEqual([live.key]);
+      expect(await store.inner.inUse()).toEqual({ local: 1 });
+    }, 20_000);
+    for (const { key } of killed) expect(await store.inner.get(key)).toMatchObject({ endReason: 'max age' });
+    expect(logger.fieldsOf('SESSION_TIMED_OUT').map((fields) => fields.session)).toEqual(
+      expect.arrayContaining(killed.map(({ key }) => key)),
+    );
+    // This head's own browser, of the same handle, serves on.
+    expect(grid.launcher.running()).toEqual([live.handle]);
+    expect((await fetch(`${grid.url}/session/${sessionId}/title`)).status).toBe(200);
+    expect((await fetch(`${grid.url}/session/${sessionId}`, { method: 'DELETE' })).status).toBe(200);
   });
 });
 
