@@ -23,4 +23,4 @@ ENV GRIDGATE_CONFIG=/etc/gridgate/gridgate.json
 COPY --from=build /app/dist/server dist/server
 USER node
 EXPOSE 4444
-CMD ["node", "dist/server/node-server.mjs"]
+CMD ["node", "--max-semi-space-size=4", "dist/server/node-server.mjs"]

@@ -8,6 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from '../scripts/server-build.mjs';
 import { freePort, readyOrStopped, type ServerProcess, startServerProcess } from './proxy-processes';
 import { track } from './teardown';
 
@@ -40,7 +41,7 @@ export async function startGridgateServer(upstream: string, workers?: number): P
   );
   const server = startServerProcess(
     process.execPath,
-    ['scripts/start-server.mjs', '--config', file],
+    [...SERVER_NODE_FLAGS, 'scripts/start-server.mjs', '--config', file],
     'SIGTERM',
     REPOSITORY,
   );

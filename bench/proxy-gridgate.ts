@@ -2,6 +2,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
+import { SERVER_NODE_FLAGS } from '../scripts/server-build.mjs';
 import type { LiveHeap, ProxyChildReady } from './proxy-gridgate-child';
 import { track } from './teardown';
 
@@ -30,8 +31,9 @@ export async function startProxyGridgate(
   // process.execArgv carries tsx's loader, so the child runs TypeScript too.
   const entry = bundle ?? new URL('./proxy-gridgate-child.ts', import.meta.url);
   const child = fork(entry, [upstream, String(maxSessions)], {
-    // --expose-gc only lets liveHeap() collect garbage on request; nothing else calls it.
-    execArgv: [...(bundle ? [] : process.execArgv), '--expose-gc'],
+    // The server's own V8 flags, as npm start gives them. --expose-gc only lets liveHeap() collect
+    // garbage on request; nothing else calls it.
+    execArgv: [...(bundle ? [] : process.execArgv), ...SERVER_NODE_FLAGS, '--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     // A session of its own, as every other server measured (proxy-processes.ts): with the kernel's
     // autogroup scheduling, a child in the benchmark's session shared one CPU share with wrk, which

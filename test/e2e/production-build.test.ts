@@ -5,8 +5,9 @@
 import { readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ensureServerBuild, SERVER_ENTRY } from '../../scripts/server-build.mjs';
+import { ensureServerBuild, SERVER_ENTRY, SERVER_NODE_FLAGS } from '../../scripts/server-build.mjs';
 import { NODE_SERVER_ARGS, type NodeServerProcess, startNodeServer } from '../support/node-server-process';
+import { until } from '../support/until';
 
 let server: NodeServerProcess | undefined;
 afterEach(async () => {
@@ -27,6 +28,25 @@ describe('the production build', () => {
     const commandLine = readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0');
     expect(commandLine.slice(1, 1 + NODE_SERVER_ARGS.length)).toEqual(NODE_SERVER_ARGS);
     expect(statSync(SERVER_ENTRY).isFile()).toBe(true);
+  });
+
+  it("runs every process of the server with the server's V8 flags, its workers and the image's command too", async () => {
+    expect(SERVER_NODE_FLAGS.length).toBeGreaterThan(0);
+    server = startNodeServer({ port: 0, host: '127.0.0.1', workers: 2 });
+    await server.url;
+    const running = server;
+    const workers = () =>
+      running.lines.filter((l) => l.event === 'WORKER_STARTED').map((l) => l.pid as number);
+    await until(() => workers().length === 2, 'both workers listen');
+    for (const pid of [running.child.pid as number, ...workers()]) {
+      const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      expect({ pid, flags: commandLine.slice(1, 1 + SERVER_NODE_FLAGS.length) }).toEqual({
+        pid,
+        flags: SERVER_NODE_FLAGS,
+      });
+    }
+    const image = /^CMD (\[.*\])$/m.exec(readFileSync('Dockerfile', 'utf8'))?.[1];
+    expect(JSON.parse(image ?? '[]')).toEqual(['node', ...SERVER_NODE_FLAGS, 'dist/server/node-server.mjs']);
   });
 
   it('holds only the parts of undici the server uses, not its fetch, WebSocket or caches', async () => {

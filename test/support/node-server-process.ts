@@ -8,9 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { SERVER_NODE_FLAGS } from '../../scripts/server-build.mjs';
 
 /** `npm start`'s command after `node`, less the server's own arguments. */
-export const NODE_SERVER_ARGS = ['scripts/start-server.mjs'];
+export const NODE_SERVER_ARGS = [...SERVER_NODE_FLAGS, 'scripts/start-server.mjs'];
 
 export interface NodeServerProcess {
   child: ChildProcess;
