@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SessionRecord, SessionStore } from '../../functions/core/ports';
+import { eventually } from '../support/until';
 import { sampleRecord, slot, T0 } from './store-samples';
 import { freshStoreEachTest, type StoreFactory } from './store-under-test';
 
@@ -41,7 +42,7 @@ export function sessionRecordsContract(factory: StoreFactory): void {
     it('notes activity with touch', async () => {
       await store.add(sampleRecord('s1'));
       store.touch('s1', T0 + 42_000);
-      await expect.poll(async () => (await store.get('s1'))?.lastActivityAt).toBe(T0 + 42_000);
+      await eventually(async () => expect((await store.get('s1'))?.lastActivityAt).toBe(T0 + 42_000));
     });
 
     it('gives back every field of a record, running and once ended', async () => {
@@ -79,12 +80,13 @@ export function sessionRecordsContract(factory: StoreFactory): void {
     it('counts a command and names it by its method and path template, without the IDs', async () => {
       await store.add(sampleRecord('s1'));
       store.touch('s1', T0 + 1000, 'POST', '/element/5f1e-c0de/click');
-      await expect
-        .poll(async () => {
-          const record = await store.get('s1');
-          return { commands: record?.commands, lastCommand: record?.lastCommand };
-        })
-        .toEqual({ commands: 1, lastCommand: 'POST /element/{id}/click' });
+      await eventually(async () => {
+        const record = await store.get('s1');
+        expect({ commands: record?.commands, lastCommand: record?.lastCommand }).toEqual({
+          commands: 1,
+          lastCommand: 'POST /element/{id}/click',
+        });
+      });
       expect((await store.running())[0]).toMatchObject({
         commands: 1,
         lastCommand: 'POST /element/{id}/click',
@@ -94,14 +96,14 @@ export function sessionRecordsContract(factory: StoreFactory): void {
     it('does not count activity that is not a command', async () => {
       await store.add(sampleRecord('s1'));
       store.touch('s1', T0 + 1000);
-      await expect.poll(async () => (await store.get('s1'))?.lastActivityAt).toBe(T0 + 1000);
+      await eventually(async () => expect((await store.get('s1'))?.lastActivityAt).toBe(T0 + 1000));
       expect((await store.get('s1'))?.commands ?? 0).toBe(0);
     });
 
     it('ends a session with every command this store counted, and its last one', async () => {
       await store.add(sampleRecord('s1'));
       store.touch('s1', T0 + 1000, 'POST', '/url');
-      await expect.poll(async () => (await store.get('s1'))?.commands).toBe(1);
+      await eventually(async () => expect((await store.get('s1'))?.commands).toBe(1));
       store.touch('s1', T0 + 2000, 'GET', '/title');
       store.touch('s1', T0 + 3000, 'DELETE', '');
       const ended = await store.end('s1', 'deleted', T0 + 4000);

@@ -12,6 +12,7 @@ import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { type HeadImage, startHeadImage } from '../support/head-image-process';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import { eventually } from '../support/until';
 
 const TEST_MS = 150_000;
 
@@ -97,7 +98,7 @@ describe('the head image (Dockerfile CMD, production build) behind a load balanc
         expect(await page.title()).toBe('gridgate test page');
         await page.fill('#name', 'Ada');
         await page.click('#greet');
-        await expect.poll(() => page.textContent('#result')).toBe('Hello, Ada');
+        await eventually(async () => expect(await page.textContent('#result')).toBe('Hello, Ada'));
       } finally {
         await browser.close();
       }
@@ -106,6 +107,6 @@ describe('the head image (Dockerfile CMD, production build) behind a load balanc
     }
     // Playwright's close sent the DELETE: no slot is held in the shared store.
     const store = new DynamoSessionStore({ client: table.client, table: table.table });
-    await expect.poll(() => store.inUse(), { timeout: 30_000 }).toEqual({});
+    await eventually(async () => expect(await store.inUse()).toEqual({}), 30_000);
   });
 });

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type NodeServerProcess, startNodeServer } from '../support/node-server-process';
+import { eventually } from '../support/until';
 
 let server: NodeServerProcess | undefined;
 afterEach(async () => {
@@ -30,7 +31,7 @@ function listeningAddresses(port: number): string[] {
 async function started(config: Record<string, unknown>): Promise<{ port: number; stderr: string }> {
   server = startNodeServer(config);
   const port = Number(new URL(await server.url).port);
-  await expect.poll(() => server?.stderr(), { timeout: 10_000 }).toMatch(/gridgate: reachable/);
+  await eventually(() => expect(server?.stderr()).toMatch(/gridgate: reachable/), 10_000);
   return { port, stderr: server.stderr() };
 }
 

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { expireSessions } from '../../functions/use-cases/expire-sessions';
 import { expectW3cError, type FakeGrid, newSession, startFakeGrid } from '../support/fake-grid';
+import { eventually } from '../support/until';
 
 /** The memory store, each release held until the test lets it through (a slow store's transaction). */
 class HeldReleaseStore extends MemorySessionStore {
@@ -36,7 +37,7 @@ describe('a DELETE while the expiry sweep ends its session', () => {
     const id = await newSession(grid);
     grid.clock.advance(grid.deps.config.timeouts.idle);
     const sweep = expireSessions(grid.deps);
-    await expect.poll(() => sessions.releasesWaiting).toBe(1);
+    await eventually(() => expect(sessions.releasesWaiting).toBe(1));
 
     // The sweep has ended the record and stopped the browser; its slot is not free yet.
     const answered = Promise.resolve(grid.app.request(`/session/${id}`, { method: 'DELETE' })).then(

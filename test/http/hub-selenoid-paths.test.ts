@@ -13,6 +13,7 @@ import type { SessionClaims } from '../../functions/core/session-token';
 import { createApp } from '../../functions/http/create-app';
 import { expectW3cError, type FakeGrid, newSession, startFakeGrid } from '../support/fake-grid';
 import { FakeSelenoid } from '../support/fake-selenoid';
+import { eventually } from '../support/until';
 import { upgradeOutcome } from '../support/websocket-upgrade';
 
 const CLIENT_AUTH = `Basic ${Buffer.from('client:client-secret').toString('base64')}`;
@@ -314,7 +315,7 @@ describe('X-Selenoid-No-Wait', () => {
     startGrid({ only: selenoidPool(only, { maxSessions: 2 }) });
     const first = await newSession(grid as FakeGrid);
     const second = newSession(grid as FakeGrid);
-    await expect.poll(() => only.newSessionRequests().length).toBe(2);
+    await eventually(() => expect(only.newSessionRequests().length).toBe(2));
     expect(only.newSessionRequests()[1]?.headers).not.toHaveProperty('x-selenoid-no-wait');
     await get(`/session/${first}`, { method: 'DELETE' });
     expect(upstreamOf(await second)).toMatch(/^[0-9a-f]{32}$/);

@@ -13,6 +13,7 @@ import {
   W3C_CHROME,
 } from '../support/fake-grid';
 import { type FakeAnswer, jsonAnswer } from '../support/fakes';
+import { eventually } from '../support/until';
 
 const start = fakeGridPerTest();
 
@@ -261,7 +262,7 @@ describe('POST /session: refusals', () => {
       ...jsonRequest('POST', W3C_CHROME),
       signal: client.signal,
     });
-    await expect.poll(() => grid.launcher.started[0]?.upstream.requests.length ?? 0).toBe(1);
+    await eventually(() => expect(grid.launcher.started[0]?.upstream.requests.length ?? 0).toBe(1));
     client.abort();
     await expectW3cError(await pending, 500, 'session not created', /the client went away/);
     expect(grid.launcher.stops).toEqual(['fake-1']);
@@ -276,7 +277,7 @@ describe('POST /session: refusals', () => {
       ...jsonRequest('POST', W3C_CHROME),
       signal: client.signal,
     });
-    await expect.poll(async () => (await grid.sessions.inUse()).local ?? 0).toBe(1);
+    await eventually(async () => expect((await grid.sessions.inUse()).local ?? 0).toBe(1));
     client.abort();
     await expectW3cError(await pending, 500, 'session not created', /the client went away/);
     expect(await grid.sessions.inUse()).toEqual({});

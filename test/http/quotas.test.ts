@@ -10,6 +10,7 @@ import {
   signedInAs,
   W3C_CHROME,
 } from '../support/fake-grid';
+import { eventually } from '../support/until';
 
 const TWO_BROWSERS = {
   browsers: {
@@ -173,7 +174,7 @@ describe('waiting for a slot', () => {
     start({ pools: { local: { kind: 'local', maxSessions: 1 } } });
     const first = await create('alice');
     const second = post('bob');
-    await expect.poll(waiting).toBe(1);
+    await eventually(async () => expect(await waiting()).toBe(1));
     expect(await status()).toMatchObject({
       ready: false,
       message: 'gridgate is at capacity; 1 waiting for a slot',
@@ -194,7 +195,7 @@ describe('waiting for a slot', () => {
     start({ users: { alice: { maxSessions: 1 } } });
     await create('alice');
     const second = post('alice');
-    await expect.poll(waiting).toBe(1);
+    await eventually(async () => expect(await waiting()).toBe(1));
     // The user's limit is what holds it back; the pool still has room, so the grid is ready.
     expect((await status()).ready).toBe(true);
     grid.clock.advance(300_000);
@@ -207,9 +208,9 @@ describe('waiting for a slot', () => {
     start({ users: { alice: { maxSessions: 1 } } });
     const held = await create('alice');
     const first = post('alice', chrome({ idleTimeout: '1m' }));
-    await expect.poll(waiting).toBe(1);
+    await eventually(async () => expect(await waiting()).toBe(1));
     const second = post('alice', chrome({ idleTimeout: '2m' }));
-    await expect.poll(waiting).toBe(2);
+    await eventually(async () => expect(await waiting()).toBe(2));
     await remove('alice', held);
     const firstId = await sessionOf(await first);
     expect(await settled(second)).toBe(false);
@@ -223,7 +224,7 @@ describe('waiting for a slot', () => {
     start({ users: { alice: { maxSessions: 1 } } });
     await create('alice');
     const waitingForAlice = post('alice', chrome({ queueTimeout: '300ms' }));
-    await expect.poll(waiting).toBe(1);
+    await eventually(async () => expect(await waiting()).toBe(1));
     await create('bob');
     await expectW3cError(await waitingForAlice, 500, 'session not created', /user alice already holds/);
   });
@@ -275,7 +276,7 @@ describe('waiting for a slot', () => {
     const held = await create('alice');
     const client = new AbortController();
     const gone = post('bob', W3C_CHROME, client.signal);
-    await expect.poll(waiting).toBe(1);
+    await eventually(async () => expect(await waiting()).toBe(1));
     client.abort();
     await expectW3cError(await gone, 500, 'session not created', /the client went away/);
     expect(await waiting()).toBe(0);
@@ -291,9 +292,9 @@ describe('waiting for a slot', () => {
     start({ pools: { local: { kind: 'local', maxSessions: 1 } } });
     const held = await create('alice');
     const unlucky = post('bob');
-    await expect.poll(waiting).toBe(1);
+    await eventually(async () => expect(await waiting()).toBe(1));
     const lucky = post('carol');
-    await expect.poll(waiting).toBe(2);
+    await eventually(async () => expect(await waiting()).toBe(2));
     const realStart = grid.launcher.start.bind(grid.launcher);
     let failNext = true;
     grid.launcher.start = async (request) => {
@@ -320,7 +321,7 @@ describe('waiting for a slot', () => {
     const firefoxWaiter = post('carol', {
       capabilities: { alwaysMatch: { browserName: 'firefox', 'gridgate:options': { queueTimeout: '5s' } } },
     });
-    await expect.poll(waiting).toBe(2);
+    await eventually(async () => expect(await waiting()).toBe(2));
     expect((await status()).pools).toEqual([
       expect.objectContaining({ name: 'one', waiting: 2 }),
       expect.objectContaining({ name: 'two', waiting: 1 }),

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { jsonRequest, type NewSessionAnswer, W3C_CHROME } from '../support/fake-grid';
 import { ALICE, BOB, GUEST, ROOT } from '../support/page-users';
 import { newSessionAs, overviewAs, statusPageGrids } from '../support/status-page-grid';
+import { eventually } from '../support/until';
 
 const startGrid = statusPageGrids();
 
@@ -17,7 +18,7 @@ describe('GET /ui/api/overview', () => {
       ...jsonRequest('POST', W3C_CHROME, ALICE),
       signal: client.signal,
     });
-    await expect.poll(async () => (await overviewAs(grid, ALICE)).starting.length).toBe(1);
+    await eventually(async () => expect((await overviewAs(grid, ALICE)).starting.length).toBe(1));
     const [start] = (await overviewAs(grid, ALICE)).starting;
     expect(start).toMatchObject({ user: 'alice', pool: 'local', ageMs: 0 });
     expect((await overviewAs(grid, ROOT)).starting.map((s) => s.key)).toEqual([start?.key]);
@@ -25,7 +26,7 @@ describe('GET /ui/api/overview', () => {
     expect((await overviewAs(grid, ALICE)).sessions).toEqual([]);
     client.abort();
     await pending;
-    await expect.poll(async () => (await overviewAs(grid, ALICE)).starting).toEqual([]);
+    await eventually(async () => expect((await overviewAs(grid, ALICE)).starting).toEqual([]));
   });
 
   it('shows each user only their own sessions, the admin all of them, guests the guest’s', async () => {

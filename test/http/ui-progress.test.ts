@@ -7,6 +7,7 @@ import type { LaunchedBrowser, Launcher, LaunchRequest, LaunchStage } from '../.
 import type { Overview, SessionDetail } from '../../functions/http/ui/ui-views';
 import { type FakeGrid, jsonRequest, startFakeGrid, W3C_CHROME } from '../support/fake-grid';
 import { type FakeLauncher, type FakeLauncherOptions, jsonAnswer } from '../support/fakes';
+import { eventually } from '../support/until';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -70,12 +71,12 @@ describe('the stage of a session being created', () => {
     const created = g.app.request('/session', jsonRequest('POST', W3C_CHROME));
 
     const pull = await launcher.next();
-    await expect.poll(() => startingStage(g)).toBe('pull');
+    await eventually(async () => expect(await startingStage(g)).toBe('pull'));
     g.clock.advance(7000);
     expect((await overview(g)).starting[0]).toMatchObject({ user: 'guest', pool: 'local', stageMs: 7000 });
     pull.go();
     const driver = await launcher.next();
-    await expect.poll(() => startingStage(g)).toBe('driver');
+    await eventually(async () => expect(await startingStage(g)).toBe('driver'));
     driver.go();
 
     expect((await created).status).toBe(200);
@@ -103,10 +104,10 @@ describe('the stage of a session being created', () => {
 
     const driver = await launcher.next();
     expect((await g.sessions.slots())[0]?.stage).toMatch(/^(launch|driver)$/);
-    await expect.poll(() => startingStage(g)).toBe('driver');
+    await eventually(async () => expect(await startingStage(g)).toBe('driver'));
     driver.go();
-    await expect.poll(() => startingStage(g)).toBe('session');
-    await expect.poll(() => answer !== undefined).toBe(true);
+    await eventually(async () => expect(await startingStage(g)).toBe('session'));
+    await eventually(() => expect(answer !== undefined).toBe(true));
     answer?.();
     expect((await created).status).toBe(200);
   });
@@ -115,7 +116,7 @@ describe('the stage of a session being created', () => {
     const g = grid({ hold: true });
     const client = new AbortController();
     const created = g.app.request('/session', { ...jsonRequest('POST', W3C_CHROME), signal: client.signal });
-    await expect.poll(() => startingStage(g)).toBe('launch');
+    await eventually(async () => expect(await startingStage(g)).toBe('launch'));
     client.abort();
     await created;
   });
