@@ -6,7 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
-import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { addTransactions } from './dynalite-transactions';
 
 const require = createRequire(import.meta.url);
@@ -67,6 +72,10 @@ export async function startDynalite(): Promise<DynaliteServer> {
           BillingMode: 'PAY_PER_REQUEST',
         }),
       );
+      // dynalite answers CreateTable with the table CREATING and makes it ACTIVE on a timer (even at 0 ms);
+      // until then it refuses item calls with ResourceNotFoundException, as DynamoDB does. A quick client
+      // on a quiet machine got there first once, so wait for ACTIVE as a deployment waits for its table.
+      await untilActive(client, table);
       return {
         client,
         table,
@@ -84,4 +93,13 @@ export async function startDynalite(): Promise<DynaliteServer> {
       );
     },
   };
+}
+
+async function untilActive(client: DynamoDBClient, table: string): Promise<void> {
+  for (let tries = 0; tries < 500; tries++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  throw new Error(`dynalite's table ${table} did not become ACTIVE`);
 }
