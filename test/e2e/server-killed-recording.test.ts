@@ -111,9 +111,13 @@ describe('recordings of sessions running when gridgate is killed', { timeout: TE
     // The killed server's browsers are swept by the start, before it says it started. Any gridgate of the
     // same test run starting meanwhile sweeps the same way and may be the one that ends them (and logs
     // ORPHANS_REMOVED), so what is checked is that they are gone, not whose log line says so.
-    await until(() => launchedProcesses(undefined, pid).length === 0, "the killed server's browsers are gone", {
-      timeoutMs: 5000,
-    });
+    await until(
+      () => launchedProcesses(undefined, pid).length === 0,
+      "the killed server's browsers are gone",
+      {
+        timeoutMs: 5000,
+      },
+    );
 
     for (const { id } of [alone, killed]) {
       const video = await probeVideo(await fetchedVideo(again, id));
