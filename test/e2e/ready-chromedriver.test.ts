@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonRequest, W3C_CHROME } from '../support/fake-grid';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
-import { type LaunchedProcess, launchedProcesses } from '../support/launched-processes';
+import { type LaunchedProcess, launchedProcesses, orphansGone } from '../support/launched-processes';
 import { type NodeServerProcess, startNodeServer } from '../support/node-server-process';
 import { until } from '../support/until';
 
@@ -105,14 +105,7 @@ describe('the ready chromedriver', { timeout: TEST_MS }, () => {
     const second = startNodeServer(config, env);
     servers.push(second);
     await second.url;
-    // Its start sweeps before it says it started. Any gridgate of this test run starting meanwhile sweeps
-    // the same way and may be the one that ends it (and logs ORPHANS_REMOVED), so what is checked is that
-    // the orphan is gone once the second server has started, not whose log line says so.
-    await until(
-      () => launchedProcesses(undefined, pid).length === 0,
-      "the killed server's chromedriver is gone",
-      { timeoutMs: 5000 },
-    );
+    await orphansGone(pid);
     // The new server keeps its own ready, and stops it when it is stopped.
     const secondPid = second.child.pid as number;
     await readyDriver(secondPid);

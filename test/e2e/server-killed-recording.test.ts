@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { Builder, type WebDriver } from 'selenium-webdriver';
 import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
 import { afterAll, describe, expect, it } from 'vitest';
-import { launchedProcesses } from '../support/launched-processes';
+import { launchedProcesses, orphansGone } from '../support/launched-processes';
 import { type NodeServerProcess, startNodeServer } from '../support/node-server-process';
-import { eventually, until } from '../support/until';
+import { eventually } from '../support/until';
 import { probeVideo } from '../support/video-probe';
 
 const TEST_MS = 240_000;
@@ -98,7 +98,7 @@ describe('recordings of sessions running when gridgate is killed', { timeout: TE
       POLL_MS,
     );
 
-    // Both sessions' chromedrivers (and the kept-ready one) and their Chromiums outlive the kill.
+    // It runs both sessions' chromedrivers (and a kept-ready one), which the next start must sweep.
     expect(launchedProcesses('chromedriver', pid).length).toBeGreaterThanOrEqual(2);
     first.child.kill('SIGKILL');
     process.kill(killedFfmpeg as number, 'SIGKILL');
@@ -108,16 +108,7 @@ describe('recordings of sessions running when gridgate is killed', { timeout: TE
     const again = await second.url;
     const ended = second.lines.filter((line) => line.event === 'SESSION_ENDED');
     expect(ended.map((line) => line.reason)).toEqual(['server killed', 'server killed']);
-    // The killed server's browsers are swept by the start, before it says it started. Any gridgate of the
-    // same test run starting meanwhile sweeps the same way and may be the one that ends them (and logs
-    // ORPHANS_REMOVED), so what is checked is that they are gone, not whose log line says so.
-    await until(
-      () => launchedProcesses(undefined, pid).length === 0,
-      "the killed server's browsers are gone",
-      {
-        timeoutMs: 5000,
-      },
-    );
+    await orphansGone(pid);
 
     for (const { id } of [alone, killed]) {
       const video = await probeVideo(await fetchedVideo(again, id));

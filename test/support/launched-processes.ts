@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
+import { until } from './until';
 
 export interface LaunchedProcess {
   pid: number;
@@ -37,6 +38,20 @@ export function launchedProcesses(name?: LaunchedProcess['name'], owner = proces
       }
     })
     .sort((a, b) => a.pid - b.pid);
+}
+
+/**
+ * Waits until nothing `owner` (a gridgate killed outright) launched is left: the next start's sweep ends
+ * such orphans before it says it started. Any gridgate of the same test run starting meanwhile sweeps the
+ * same way and may be the one that ends them (and logs ORPHANS_REMOVED), so tests check that they are
+ * gone, not whose log line says so.
+ */
+export async function orphansGone(owner: number): Promise<void> {
+  await until(
+    () => launchedProcesses(undefined, owner).length === 0,
+    `what process ${owner} launched is gone`,
+    { timeoutMs: 5000 },
+  );
 }
 
 /** The port a Chromium's DevTools listens on, from DevToolsActivePort in its profile; undefined if none. */
