@@ -1,6 +1,6 @@
 /** Uploads and managed downloads of local sessions, on the real file system: hostile zips write nothing. */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { text } from 'node:stream/consumers';
@@ -168,9 +168,8 @@ describe('managed downloads (/se/files) of a local session', () => {
     expect(listed[0]).toMatchObject({ size: 8 });
     expect(listed[0]?.lastModifiedTime).toBeGreaterThan(0);
 
-    const download = await files.download('101', 'report.csv');
-    expect(await text(download.bytes())).toBe('a,b\n1,2\n');
-    const zip = Buffer.concat(await download.zipped().toArray());
+    expect(await text((await files.download('101', 'report.csv')).bytes())).toBe('a,b\n1,2\n');
+    const zip = Buffer.concat(await (await files.download('101', 'report.csv')).zipped().toArray());
     const archive = await yauzl.fromBufferPromise(zip);
     const names: string[] = [];
     for await (const entry of archive.eachEntry()) names.push(entry.fileName);
@@ -185,5 +184,29 @@ describe('managed downloads (/se/files) of a local session', () => {
     await files.deleteDownloads('101');
     expect(await readdir(downloads)).toEqual([]);
     expect(await files.downloads('101')).toEqual([]);
+  });
+
+  it('serves a found file whole though the browser renames or removes it meanwhile, as Chromium does with a finished download', async () => {
+    const downloads = await downloadsOf('101');
+    // Chromium writes a download as ".org.chromium.Chromium.XXXXXX" and renames it once complete.
+    await writeFile(join(downloads, '.org.chromium.Chromium.a1b2c3'), 'x'.repeat(100_000));
+    const asBytes = await files.download('101', '.org.chromium.Chromium.a1b2c3');
+    const asZip = await files.download('101', '.org.chromium.Chromium.a1b2c3');
+    await rename(join(downloads, '.org.chromium.Chromium.a1b2c3'), join(downloads, 'data.bin'));
+    await rm(join(downloads, 'data.bin'));
+
+    expect((await text(asBytes.bytes())).length).toBe(100_000);
+    const archive = await yauzl.fromBufferPromise(Buffer.concat(await asZip.zipped().toArray()));
+    const entries: string[] = [];
+    for await (const entry of archive.eachEntry()) {
+      entries.push(entry.fileName);
+      expect((await text(await archive.openReadStreamPromise(entry))).length).toBe(100_000);
+    }
+    expect(entries).toEqual(['.org.chromium.Chromium.a1b2c3']);
+
+    const error = (await files
+      .download('101', '.org.chromium.Chromium.a1b2c3')
+      .catch((e) => e)) as WebDriverError;
+    expect(error.code).toBe('invalid argument');
   });
 });
