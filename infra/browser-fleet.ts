@@ -9,6 +9,8 @@ import { type IConnectable, type ISubnet, type IVpc, Port, SecurityGroup } from 
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import {
   Cluster,
+  type ContainerDefinition,
+  ContainerDependencyCondition,
   ContainerImage,
   ContainerInsights,
   CpuArchitecture,
@@ -62,6 +64,15 @@ export interface BrowserFleetProps {
 
 /** Fargate lets a container at most 120 s to stop; a Spot interruption gives exactly 120 s of notice. */
 const SPOT_STOP_TIMEOUT = Duration.seconds(120);
+/**
+ * What docker-selenium's recorder allows itself to stop, plus a margin: on SIGTERM its supervisord stops, one
+ * after another, the recording (ffmpeg finishing the MP4 and handing it to the uploader; stopwaitsecs=30), the
+ * uploader (rclone putting it in the bucket; 30) and the readiness probe (5), then exits (docker-selenium
+ * Video/recorder.conf, uploader.conf): 65 s at most, so ECS's SIGKILL never cuts an upload supervisord would
+ * have let finish. The browser is signalled after the recorder has stopped; of a Spot notice's 120 s it keeps
+ * at least 50.
+ */
+const RECORDER_STOP_TIMEOUT = Duration.seconds(70);
 
 export class BrowserFleet extends Construct {
   readonly cluster: Cluster;
@@ -104,7 +115,7 @@ export class BrowserFleet extends Construct {
         operatingSystemFamily: OperatingSystemFamily.LINUX,
       },
     });
-    definition.addContainer('Browser', {
+    const browser = definition.addContainer('Browser', {
       containerName: pool.containerName,
       image: mirrored
         ? ContainerImage.fromAsset(join(import.meta.dirname, 'browser-image'), {
@@ -129,7 +140,7 @@ export class BrowserFleet extends Construct {
       // The router reads the browser's stream, {prefix}/{container}/{task ID}, as the session's log.
       logging: LogDrivers.awsLogs({ streamPrefix: browserLogStreamPrefix(pool), logGroup: this.logGroup }),
     });
-    if (pool.recorder) this.addVideoRecorder(definition, pool, pool.recorder.image);
+    if (pool.recorder) this.addVideoRecorder(definition, browser, pool, pool.recorder.image);
     Validations.of(definition).acknowledge({
       id: 'AwsSolutions-ECS2',
       reason:
@@ -143,13 +154,18 @@ export class BrowserFleet extends Construct {
    * docker-selenium's video recorder as a second, non-essential container (recorder-environment.ts: what it
    * watches, records and uploads), with the task role's credentials. The browser's end ends the task.
    */
-  private addVideoRecorder(definition: FargateTaskDefinition, pool: EcsPoolConfig, image: string): void {
+  private addVideoRecorder(
+    definition: FargateTaskDefinition,
+    browser: ContainerDefinition,
+    pool: EcsPoolConfig,
+    image: string,
+  ): void {
     const { recordings } = this.props;
     if (!recordings)
       throw new Error(`pool "${pool.name}" has a recorder but the stack has no recordings bucket`);
     const arm = pool.architecture === 'arm64';
     const mirrored = this.props.mirrorImages ?? true;
-    definition.addContainer('VideoRecorder', {
+    const recorder = definition.addContainer('VideoRecorder', {
       containerName: 'video',
       essential: false,
       image: mirrored
@@ -163,10 +179,15 @@ export class BrowserFleet extends Construct {
         bucket: recordings.bucket.bucketName,
         region: Stack.of(this).region,
       }),
-      // A Spot interruption gives 120 s; the recorder finishes and uploads within them.
-      stopTimeout: SPOT_STOP_TIMEOUT,
+      stopTimeout: RECORDER_STOP_TIMEOUT,
       logging: LogDrivers.awsLogs({ streamPrefix: browserLogStreamPrefix(pool), logGroup: this.logGroup }),
     });
+    // Without a dependency ECS signals every container of a stopping task at once, and the browser's X display
+    // may go before ffmpeg has finished the file. "When a dependency is defined for container startup, for
+    // container shutdown it is reversed" (Amazon ECS API Reference, ContainerDependency): the recorder starts
+    // once the browser has (START: the browser has no health check for HEALTHY) and is stopped, and given its
+    // stopTimeout, before the browser is signalled.
+    recorder.addContainerDependencies({ container: browser, condition: ContainerDependencyCondition.START });
     recordings.grantUpload(definition.taskRole);
   }
 

@@ -99,6 +99,15 @@ describe('docs/video-and-logs.md', () => {
   });
 });
 
+/** The containers, with `name`'s dependsOn replaced by one dependency. */
+function withDependency(
+  containers: Record<string, unknown>[],
+  name: string,
+  dependency: { containerName: string; condition: string },
+): Record<string, unknown>[] {
+  return containers.map((c) => (c.name === name ? { ...c, dependsOn: [dependency] } : c));
+}
+
 describe('the video recorder sidecar', () => {
   const definition = template.findResources(TASK_DEFINITION)[
     logicalId(template, TASK_DEFINITION, 'BrowsersPoolchromespot')
@@ -135,6 +144,21 @@ describe('the video recorder sidecar', () => {
     expect(Object.keys(env).filter((name) => /KEY|SECRET|TOKEN/.test(name))).toEqual([]);
   });
 
+  it('is stopped before the browser and given the time its own shutdown takes', () => {
+    const [browser, video] = definition.Properties.ContainerDefinitions as {
+      Name: string;
+      DependsOn?: unknown;
+      StopTimeout?: number;
+    }[];
+    // ECS reverses dependencies on shutdown (API_ContainerDependency): the recorder finishes its file while
+    // the browser's display is still there.
+    expect(video?.DependsOn).toEqual([{ ContainerName: 'browser', Condition: 'START' }]);
+    expect(browser?.DependsOn).toBeUndefined();
+    // docker-selenium's recorder stops within 65 s (supervisord: 30 + 30 + 5); Fargate allows 120.
+    expect(video?.StopTimeout).toBe(70);
+    expect(browser?.StopTimeout).toBe(120);
+  });
+
   it('is a task definition ECS would register, and the rules refuse ones it would not', () => {
     const shape = apiShape(definition.Properties);
     expect(() => refuseFargateTaskDefinition(shape)).not.toThrow();
@@ -157,10 +181,40 @@ describe('the video recorder sidecar', () => {
         { containerDefinitions: containers.map((c) => ({ ...c, stopTimeout: 121 })) },
       ],
       ['memory Fargate does not offer', { memory: '1536' }],
+      [
+        'a dependency on a container not in the definition',
+        {
+          containerDefinitions: withDependency(containers, 'video', {
+            containerName: 'vnc',
+            condition: 'START',
+          }),
+        },
+      ],
+      [
+        'a dependency condition ECS does not know',
+        {
+          containerDefinitions: withDependency(containers, 'video', {
+            containerName: 'browser',
+            condition: 'STOP',
+          }),
+        },
+      ],
+      ...(['COMPLETE', 'SUCCESS'] as const).map((condition): [string, Record<string, unknown>] => [
+        `waiting for the essential browser to ${condition === 'COMPLETE' ? 'exit' : 'succeed'}`,
+        {
+          containerDefinitions: withDependency(containers, 'video', { containerName: 'browser', condition }),
+        },
+      ]),
     ];
     for (const [what, change] of variants) {
       expect(() => refuseFargateTaskDefinition({ ...shape, ...change }), what).toThrow();
     }
+    // COMPLETE is allowed when the container waited for is not essential.
+    const onRecorder = withDependency(containers, 'browser', {
+      containerName: 'video',
+      condition: 'COMPLETE',
+    });
+    expect(() => refuseFargateTaskDefinition({ ...shape, containerDefinitions: onRecorder })).not.toThrow();
   });
 });
 

@@ -2,9 +2,10 @@
  * What ECS refuses of a Fargate task definition (RegisterTaskDefinition, which CloudFormation's
  * AWS::ECS::TaskDefinition calls), for the shapes the CDK app synthesizes: the fake ECS API's tasks are
  * started from these, so a definition ECS would refuse must fail here first. Each rule cites the Amazon ECS
- * API Reference (API_RegisterTaskDefinition.html, API_ContainerDefinition.html, API_PortMapping.html) or
- * the Developer Guide page that states it. Input: the API's own shape (camelCase), as CloudFormation passes
- * it on; values CloudFormation fills in at deploy time (Ref, Fn::Join) are objects and not judged.
+ * API Reference (API_RegisterTaskDefinition.html, API_ContainerDefinition.html, API_ContainerDependency.html,
+ * API_PortMapping.html) or the Developer Guide page that states it. Input: the API's own shape (camelCase),
+ * as CloudFormation passes it on; values CloudFormation fills in at deploy time (Ref, Fn::Join) are objects
+ * and not judged.
  */
 import { EcsRefusal } from './ecs-api-rules';
 
@@ -46,16 +47,7 @@ export function refuseFargateTaskDefinition(input: Json): void {
   }
   const names = new Set<string>();
   for (const container of containers) refuseContainer(container, names);
-  // API_ContainerDependency, containerName: a container of the same task definition.
-  for (const container of containers) {
-    for (const dependency of container.dependsOn ?? []) {
-      if (!names.has(dependency.containerName)) {
-        throw invalid(
-          `Container ${container.name} depends on ${dependency.containerName}, which is not in the task definition.`,
-        );
-      }
-    }
-  }
+  for (const container of containers) refuseDependencies(container, containers);
   // API_PortMapping, containerPort: with awsvpc "exposed ports should be specified using containerPort"
   // and a port can be exposed by one container of the task only (containers share the task's ENI).
   const ports = containers.flatMap((container) =>
@@ -65,6 +57,35 @@ export function refuseFargateTaskDefinition(input: Json): void {
   );
   const duplicate = ports.find((port, index) => ports.indexOf(port) !== index);
   if (duplicate) throw invalid(`Port ${duplicate} is mapped by more than one container.`);
+}
+
+// API_ContainerDependency, condition: "Valid Values: START | COMPLETE | SUCCESS | HEALTHY".
+const CONDITIONS = ['START', 'COMPLETE', 'SUCCESS', 'HEALTHY'];
+// API_ContainerDependency, condition: COMPLETE and SUCCESS wait for the other container to exit, and "This
+// condition can't be set on an essential container" (an essential container's exit stops the task).
+const EXITED_CONDITIONS = ['COMPLETE', 'SUCCESS'];
+
+/** A container's dependsOn (API_ContainerDependency: both members required), against the definition's containers. */
+function refuseDependencies(container: Json, containers: Json[]): void {
+  for (const dependency of container.dependsOn ?? []) {
+    if (!CONDITIONS.includes(dependency.condition)) {
+      throw invalid(
+        `Container ${container.name}: dependency condition ${dependency.condition} is not valid.`,
+      );
+    }
+    // containerName: a container of the same task definition. The wording is ECS's own, stray "+" and all
+    // (as users quote it: eagletmt/hako#99, dagster-io/dagster#6926).
+    const other = containers.find((candidate) => candidate.name === dependency.containerName);
+    if (!other) {
+      throw invalid(`Cannot depend on container + '${dependency.containerName}' because it does not exist`);
+    }
+    // ECS's answer as users quote it (boto/boto3#2436, compose-x/ecs_composex#302).
+    if (EXITED_CONDITIONS.includes(dependency.condition) && other.essential !== false) {
+      throw invalid(
+        'A dependency container with SUCCESS or COMPLETE condition cannot be an essential container',
+      );
+    }
+  }
 }
 
 function refuseContainer(container: Json, names: Set<string>): void {
