@@ -171,7 +171,23 @@ export interface SessionRecord {
    * browser is gone.
    */
   head?: string;
+  /**
+   * What the session records, when it records anything: the store then keeps it, once ended, among the
+   * recorded sessions (SessionRecords.recordedSessions) for as long as its recordings are kept.
+   */
+  recording?: SessionRecording;
 }
+
+/** What a session records, and how long its recordings are kept once it ended. */
+export interface SessionRecording {
+  video: boolean;
+  log: boolean;
+  /** The config's recording.retention when the session was created (a reload changes later sessions only). */
+  retentionMs: number;
+}
+
+/** How many ended sessions with recordings a store lists at most: the newest ones. */
+export const RECORDED_LISTED_MAX = 1000;
 
 /** What a new session asks of the quota: a slot in one pool, counted against the user's limit too. */
 export interface SlotClaim {
@@ -205,6 +221,7 @@ export const ASYNC_STORE_CALLS = [
   'get',
   'running',
   'end',
+  'recordedSessions',
   'markReclaimed',
   'reclaimed',
 ] as const satisfies readonly Exclude<keyof SessionStore, 'touch'>[];
@@ -250,6 +267,13 @@ export interface SessionRecords {
   touch(key: string, at: number, method?: string, path?: string): void;
   /** Marks the session ended; returns the record only to the first caller, so a session ends once. */
   end(key: string, reason: SessionEndReason, at: number): Promise<SessionRecord | undefined>;
+  /**
+   * Ended sessions that recorded something (their record's `recording`), latest end first: at most the
+   * newest RECORDED_LISTED_MAX (a store may be made with fewer), each while its recordings are kept
+   * (`recording.retentionMs` from its end). get() gives each of them back by its key as long, so whose
+   * recordings they are is known after the ended record's usual hour.
+   */
+  recordedSessions(): Promise<SessionRecord[]>;
 }
 
 /** Browsers their platform took back, so a later command's error can say so. */

@@ -122,6 +122,16 @@ export async function launchSession(
       ...(browser.billing ? { billing: browser.billing } : {}),
       ...(recording.name ? { name: recording.name } : {}),
       ...(deps.head ? { head: deps.head } : {}),
+      // The store keeps a session that records anything listed for as long as its recordings are kept.
+      ...(recording.video || recording.log
+        ? {
+            recording: {
+              video: recording.video,
+              log: recording.log,
+              retentionMs: deps.config.recording.retention,
+            },
+          }
+        : {}),
     });
     if (attempt.signal.aborted) {
       await endSession(

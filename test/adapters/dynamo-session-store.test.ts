@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
 import { WebDriverError } from '../../functions/core/errors';
 import type { SlotClaim } from '../../functions/core/ports';
+import { RECORDED_MAX, RECORDED_PAGE } from '../contract/recorded-sessions.contract';
 import { sessionStoreContract } from '../contract/session-store.contract';
 import { sampleRecord, T0 } from '../contract/store-samples';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
@@ -29,6 +30,8 @@ sessionStoreContract('DynamoSessionStore on dynalite', async () => {
     table: table.table,
     // The contract's records are dated T0: the store lives then too.
     clock: new FixedClock(T0),
+    maxRecorded: RECORDED_MAX,
+    recordedPageSize: RECORDED_PAGE,
   });
   return {
     store,
@@ -72,6 +75,33 @@ describe('DynamoSessionStore on dynalite', () => {
     });
     await store.markReclaimed('task-1', { at: T0, reason: 'SpotInterruption' });
     expect(await rawItem('reclaim#task-1', 'reclaim')).toMatchObject({ expiresAt: (T0 + HOUR) / 1000 });
+  });
+
+  it('keeps a session that recorded something for its recordings’ retention: its ended item, and its item in the recorded partition sorted by its end', async () => {
+    await newTable();
+    const store = new DynamoSessionStore({
+      client: table.client,
+      table: table.table,
+      clock: new FixedClock(T0),
+    });
+    const recording = { video: true, log: false, retentionMs: 24 * HOUR };
+    await store.add(sampleRecord('s1', { recording }));
+    await store.end('s1', 'idle timeout', T0 + 1500);
+    const expiresAt = Math.ceil((T0 + 1500 + 24 * HOUR) / 1000);
+    expect(await rawItem('ended#s1', 'record')).toMatchObject({ expiresAt, recording });
+    expect(await rawItem('recorded', `00${T0 + 1500}#s1`)).toMatchObject({
+      key: 's1',
+      endReason: 'idle timeout',
+      recording,
+      expiresAt,
+    });
+    // A session that recorded nothing: its ended item for the hour, nothing in the recorded partition.
+    await store.add(sampleRecord('s2'));
+    await store.end('s2', 'deleted', T0 + 2000);
+    expect(await rawItem('ended#s2', 'record')).toMatchObject({
+      expiresAt: Math.ceil((T0 + 2000 + HOUR) / 1000),
+    });
+    expect(await rawItem('recorded', `00${T0 + 2000}#s2`)).toBeUndefined();
   });
 
   it('treats items past their expiresAt as gone, since TTL deletes them only within two days', async () => {

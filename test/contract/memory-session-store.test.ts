@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
+import { FixedClock } from '../support/fakes';
+import { RECORDED_MAX } from './recorded-sessions.contract';
 import { sessionStoreContract } from './session-store.contract';
-import { sampleRecord } from './store-samples';
+import { sampleRecord, T0 } from './store-samples';
 
-sessionStoreContract('MemorySessionStore', () => new MemorySessionStore());
+sessionStoreContract(
+  'MemorySessionStore',
+  () => new MemorySessionStore(new FixedClock(T0), { maxRecorded: RECORDED_MAX }),
+);
 
 describe('MemorySessionStore', () => {
   it('forgets ended sessions after an hour', async () => {

@@ -55,6 +55,7 @@ export function sessionRecordsContract(factory: StoreFactory): void {
         billing: { billedFrom: T0 - 5000, capacity: 'spot', vcpu: 1, memoryGb: 2, architecture: 'x86_64' },
         name: 'checkout works',
         head: 'head-a',
+        recording: { video: true, log: true, retentionMs: 86_400_000 },
       };
       await store.add(record);
       expect(await store.get('s1')).toStrictEqual(record);

@@ -92,6 +92,22 @@ function setup(upstream = new InMemoryUpstream(opened), pools = ['first']) {
 const W3C_CHROME = { capabilities: { alwaysMatch: { browserName: 'chrome' } } };
 
 describe('createSession', () => {
+  it('records what the session records, and how long the config keeps recordings, only when it records anything', async () => {
+    const { deps, upstream, sessions, request } = setup();
+    const keyOf = (id: string) => {
+      const check = deps.tokens.verify(id, 'guest');
+      return check.ok ? check.claims.key : '';
+    };
+    const asked = { browserName: 'chrome', 'se:recordVideo': true, 'se:name': 'checkout' };
+    const recorded = await createSession(deps, upstream, request({ capabilities: { alwaysMatch: asked } }));
+    expect(await sessions.get(keyOf(recorded.session.sessionId))).toMatchObject({
+      name: 'checkout',
+      recording: { video: true, log: false, retentionMs: 24 * 60 * 60_000 },
+    });
+    const plain = await createSession(deps, upstream, request(W3C_CHROME));
+    expect((await sessions.get(keyOf(plain.session.sessionId)))?.recording).toBeUndefined();
+  });
+
   it('starts a browser, opens its session, records it and hands back a signed ID', async () => {
     const { deps, upstream, launcher, sessions, logger, request } = setup();
     const created = await createSession(deps, upstream, request(W3C_CHROME));

@@ -9,6 +9,7 @@
  * | slots held by a user      | `counters`       | `user#<user>`  | held                               |
  * | a running session         | `running`        | `<key>`        | the record (commands: ADD), expiresAt |
  * | an ended session          | `ended#<key>`    | `record`       | the record, endedAt, endReason, expiresAt |
+ * | an ended session that recorded something | `recorded` | `<endedAt, 15 digits>#<key>` | the ended record, expiresAt |
  * | a reclaimed browser       | `reclaim#<handle>` | `reclaim`    | at, reason, expiresAt              |
  *
  * Slots share one partition so that the cleanup lists them with one Query (to free those whose session
@@ -16,8 +17,11 @@
  * ended records live elsewhere, under their own key, and never slow the listing down. The counters share
  * one partition too, so each listing is one Query. A partition takes about 1,000 writes per second; a
  * session costs a handful of writes plus one touch per key per touch interval, far below that.
+ * Ended sessions with recordings share one partition too, sorted by when they ended (the time zero-padded,
+ * so the strings sort as the numbers do), so that the status page's list is one Query, newest first; an
+ * ended record of such a session is kept as long as its recordings, so it is found by key as long.
  */
-import type { SessionEndReason, SessionRecord, TaskBilling } from '../../core/ports';
+import type { SessionEndReason, SessionRecord, SessionRecording, TaskBilling } from '../../core/ports';
 
 export interface ItemKey {
   pk: string;
@@ -28,6 +32,7 @@ export const COUNTERS = 'counters';
 export const POOL_PREFIX = 'pool#';
 export const USER_PREFIX = 'user#';
 export const RUNNING = 'running';
+export const RECORDED = 'recorded';
 
 export const SLOTS = 'slots';
 export const slotKey = (key: string): ItemKey => ({ pk: SLOTS, sk: key });
@@ -35,6 +40,10 @@ export const poolCounterKey = (pool: string): ItemKey => ({ pk: COUNTERS, sk: `$
 export const userCounterKey = (user: string): ItemKey => ({ pk: COUNTERS, sk: `${USER_PREFIX}${user}` });
 export const runningKey = (key: string): ItemKey => ({ pk: RUNNING, sk: key });
 export const endedKey = (key: string): ItemKey => ({ pk: `ended#${key}`, sk: 'record' });
+export const recordedKey = (key: string, endedAt: number): ItemKey => ({
+  pk: RECORDED,
+  sk: `${String(endedAt).padStart(15, '0')}#${key}`,
+});
 export const reclaimKey = (handle: string): ItemKey => ({ pk: `reclaim#${handle}`, sk: 'reclaim' });
 
 /** The TTL attribute's value for an item that may go at `ms` (epoch milliseconds). */
@@ -69,7 +78,13 @@ export function toRecord(item: Record<string, unknown>): SessionRecord {
   if (item.billing && typeof item.billing === 'object') record.billing = item.billing as TaskBilling;
   if (typeof item.name === 'string') record.name = item.name;
   if (typeof item.head === 'string') record.head = item.head;
+  if (item.recording && typeof item.recording === 'object') record.recording = toRecording(item.recording);
   return record;
+}
+
+function toRecording(value: object): SessionRecording {
+  const { video, log, retentionMs } = value as Record<string, unknown>;
+  return { video: video === true, log: log === true, retentionMs: Number(retentionMs) };
 }
 
 /** A number attribute as the SDK may hand it back: plain (document client) or raw (`{ N: "2" }`). */

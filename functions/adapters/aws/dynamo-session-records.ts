@@ -16,8 +16,10 @@ import {
   endedKey,
   expiresAt,
   isLive,
+  RECORDED,
   RUNNING,
   reclaimKey,
+  recordedKey,
   runningKey,
   toRecord,
 } from './dynamo-session-items';
@@ -30,11 +32,18 @@ import {
   MAX_ATTEMPTS,
 } from './dynamo-transaction';
 
+/** How many ended sessions with recordings are listed, and in pages of how many (tests make both small). */
+export interface RecordedListing {
+  max: number;
+  pageSize?: number;
+}
+
 export class DynamoSessionRecords implements SessionRecords, ReclaimMarks {
   constructor(
     private readonly table: DynamoTable,
     private readonly activity: DynamoActivity,
     private readonly retentionMs: number,
+    private readonly listing: RecordedListing,
   ) {}
 
   /** A running record may go (TTL) once past its max age by the retention: by then the cleanup has ended it. */
@@ -100,7 +109,9 @@ export class DynamoSessionRecords implements SessionRecords, ReclaimMarks {
   /**
    * Moves the record from the running partition to its ended item in one transaction. The delete is
    * conditional on the activity time that was read, so exactly one of concurrent callers wins, and the
-   * ended record carries the latest activity (a touch in between makes the caller read again).
+   * ended record carries the latest activity (a touch in between makes the caller read again). A session
+   * that recorded something is also put in the recorded partition, in the same transaction, and both items
+   * are kept while its recordings are.
    */
   async end(key: string, reason: SessionEndReason, at: number): Promise<SessionRecord | undefined> {
     return this.table.edge(async () => {
@@ -133,12 +144,7 @@ export class DynamoSessionRecords implements SessionRecords, ReclaimMarks {
                     },
                   },
                 },
-                {
-                  Put: {
-                    TableName: this.table.name,
-                    Item: { ...ended, ...endedKey(key), expiresAt: expiresAt(at + this.retentionMs) },
-                  },
-                },
+                ...this.endedItems(ended, at).map((Item) => ({ Put: { TableName: this.table.name, Item } })),
               ],
             }),
           );
@@ -153,6 +159,29 @@ export class DynamoSessionRecords implements SessionRecords, ReclaimMarks {
           await backoff(attempt);
         }
       }
+    });
+  }
+
+  /** The ended record's item, and the recorded partition's for a session that recorded something. */
+  private endedItems(ended: SessionRecord, at: number): Record<string, unknown>[] {
+    const kept = ended.recording?.retentionMs;
+    const endedItem = {
+      ...ended,
+      ...endedKey(ended.key),
+      expiresAt: expiresAt(at + Math.max(this.retentionMs, kept ?? 0)),
+    };
+    if (kept === undefined) return [endedItem];
+    return [endedItem, { ...ended, ...recordedKey(ended.key, at), expiresAt: expiresAt(at + kept) }];
+  }
+
+  /** One Query of the recorded partition, latest end first, stopping at the listing's bound. */
+  async recordedSessions(): Promise<SessionRecord[]> {
+    return this.table.edge(async () => {
+      const records: SessionRecord[] = [];
+      const now = this.table.clock.now();
+      for await (const item of this.table.greatestFirst(RECORDED, this.listing.max, this.listing.pageSize))
+        if (isLive(item, now)) records.push(toRecord(item));
+      return records;
     });
   }
 

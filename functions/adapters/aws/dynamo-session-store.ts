@@ -9,6 +9,7 @@ import {
   type Clock,
   type CreationStage,
   type HeldSlot,
+  RECORDED_LISTED_MAX,
   type Reclaim,
   type SessionEndReason,
   type SessionRecord,
@@ -32,6 +33,10 @@ export interface DynamoSessionStoreOptions {
   touchIntervalMs?: number;
   /** How long ended records and reclaim marks stay readable (and running ones past their max age). */
   retentionMs?: number;
+  /** The most ended sessions with recordings listed (the newest); @default RECORDED_LISTED_MAX */
+  maxRecorded?: number;
+  /** Items per Query page of that list (tests); @default as many as it lists */
+  recordedPageSize?: number;
   /** Hears what a touch write could not do; touch itself never throws. */
   onError?: (error: WebDriverError, context: { operation: 'touch'; key: string }) => void;
 }
@@ -58,7 +63,10 @@ export class DynamoSessionStore implements SessionStore {
       onError: options.onError,
     });
     this.slotLedger = new DynamoSlotLedger(table);
-    this.records = new DynamoSessionRecords(table, activity, options.retentionMs ?? DEFAULT_RETENTION_MS);
+    this.records = new DynamoSessionRecords(table, activity, options.retentionMs ?? DEFAULT_RETENTION_MS, {
+      max: options.maxRecorded ?? RECORDED_LISTED_MAX,
+      pageSize: options.recordedPageSize,
+    });
   }
 
   acquire(key: string, claim: SlotClaim): Promise<SlotAnswer> {
@@ -108,6 +116,10 @@ export class DynamoSessionStore implements SessionStore {
 
   end(key: string, reason: SessionEndReason, at: number): Promise<SessionRecord | undefined> {
     return this.records.end(key, reason, at);
+  }
+
+  recordedSessions(): Promise<SessionRecord[]> {
+    return this.records.recordedSessions();
   }
 
   markReclaimed(handle: string, reclaim: Reclaim): Promise<void> {

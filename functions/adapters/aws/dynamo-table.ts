@@ -28,6 +28,30 @@ export class DynamoTable {
     for await (const page of pages) yield* page.Items ?? [];
   }
 
+  /**
+   * The first `max` items of one partition, greatest sort key first (ScanIndexForward false), read
+   * consistently, page by page: each page at most `pageSize` items (and DynamoDB's 1 MB), none past `max`.
+   */
+  async *greatestFirst(pk: string, max: number, pageSize = max): AsyncGenerator<Record<string, unknown>> {
+    let left = max;
+    const pages = paginateQuery(
+      { client: this.doc, pageSize: Math.min(pageSize, max) },
+      {
+        TableName: this.name,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        yield item;
+        if (--left <= 0) return;
+      }
+    }
+  }
+
   /** A live item (strongly consistent: a head must see what another head just wrote). */
   async item(key: ItemKey): Promise<Record<string, unknown> | undefined> {
     const { Item } = await this.doc.send(

@@ -66,6 +66,9 @@ export class PrimarySessionStore implements SessionStore {
   async end(key: string, reason: SessionEndReason, at: number): Promise<SessionRecord | undefined> {
     return (await this.call<SessionRecord | null>('end', key, reason, at)) ?? undefined;
   }
+  recordedSessions(): Promise<SessionRecord[]> {
+    return this.call('recordedSessions');
+  }
   markReclaimed(handle: string, reclaim: Reclaim): Promise<void> {
     return this.call('markReclaimed', handle, reclaim);
   }

@@ -6,6 +6,7 @@ import {
   type Clock,
   type CreationStage,
   type HeldSlot,
+  RECORDED_LISTED_MAX,
   type Reclaim,
   type SessionEndReason,
   type SessionRecord,
@@ -18,6 +19,11 @@ import {
 // Ended sessions are remembered this long so that later commands can say why the session is gone.
 const ENDED_RETENTION_MS = 60 * 60_000;
 const ENDED_MAX = 10_000;
+
+export interface MemorySessionStoreOptions {
+  /** The most ended sessions with recordings kept listed (the newest); @default RECORDED_LISTED_MAX */
+  maxRecorded?: number;
+}
 
 interface Slot {
   pool: string;
@@ -38,8 +44,16 @@ export class MemorySessionStore implements SessionStore {
   private readonly records = new Map<string, LiveRecord>();
   private readonly ended = new Map<string, SessionRecord>();
   private readonly reclaims = new Map<string, Reclaim>(); // by launcher handle
+  // Ended sessions with recordings, in the order they ended: kept while their recordings are.
+  private readonly recorded = new Map<string, SessionRecord>();
+  private readonly maxRecorded: number;
 
-  constructor(private readonly clock: Clock = systemClock) {}
+  constructor(
+    private readonly clock: Clock = systemClock,
+    options: MemorySessionStoreOptions = {},
+  ) {
+    this.maxRecorded = options.maxRecorded ?? RECORDED_LISTED_MAX;
+  }
 
   // No await between the checks and the set: in one process that makes the step atomic.
   async acquire(key: string, { pool, poolLimit, user, userLimit }: SlotClaim): Promise<SlotAnswer> {
@@ -93,7 +107,7 @@ export class MemorySessionStore implements SessionStore {
   async get(key: string): Promise<SessionRecord | undefined> {
     const live = this.records.get(key);
     if (live) return published(live);
-    const record = this.ended.get(key);
+    const record = this.ended.get(key) ?? this.recordedNow(key);
     return record && { ...record };
   }
 
@@ -119,7 +133,19 @@ export class MemorySessionStore implements SessionStore {
     const ended = { ...published(record), endedAt: at, endReason: reason };
     this.ended.set(key, ended);
     this.forgetOldEnded(at);
+    if (ended.recording) {
+      this.recorded.set(key, ended);
+      this.forgetOldRecorded(at);
+    }
     return { ...ended };
+  }
+
+  async recordedSessions(): Promise<SessionRecord[]> {
+    const now = this.clock.now();
+    return [...this.recorded.values()]
+      .filter((record) => stillKept(record, now))
+      .sort(latestEndFirst)
+      .map((record) => ({ ...record }));
   }
 
   async markReclaimed(handle: string, reclaim: Reclaim): Promise<void> {
@@ -136,12 +162,37 @@ export class MemorySessionStore implements SessionStore {
     return reclaim && { ...reclaim };
   }
 
+  private recordedNow(key: string): SessionRecord | undefined {
+    const record = this.recorded.get(key);
+    return record && stillKept(record, this.clock.now()) ? record : undefined;
+  }
+
+  // The newest maxRecorded, each while its recordings are kept: a session that ended late and kept short
+  // may go before older ones kept long, so every one is looked at (at most maxRecorded + 1).
+  private forgetOldRecorded(now: number): void {
+    for (const [key, record] of this.recorded) if (!stillKept(record, now)) this.recorded.delete(key);
+    while (this.recorded.size > this.maxRecorded) {
+      const oldest = [...this.recorded.values()].sort(latestEndFirst).at(-1);
+      if (oldest) this.recorded.delete(oldest.key);
+    }
+  }
+
   private forgetOldEnded(now: number): void {
     for (const [key, record] of this.ended) {
       if (this.ended.size <= ENDED_MAX && now - (record.endedAt ?? now) < ENDED_RETENTION_MS) break;
       this.ended.delete(key);
     }
   }
+}
+
+/** Whether an ended session's recordings are still kept at `now`. */
+function stillKept(record: SessionRecord, now: number): boolean {
+  return now - (record.endedAt ?? now) < (record.recording?.retentionMs ?? 0);
+}
+
+/** Latest end first; of two that ended at once, the greater key first (as the DynamoDB store's sort key orders them). */
+function latestEndFirst(a: SessionRecord, b: SessionRecord): number {
+  return (b.endedAt ?? 0) - (a.endedAt ?? 0) || (a.key < b.key ? 1 : a.key > b.key ? -1 : 0);
 }
 
 /** The record as the port describes it: a copy, its last command named. */
