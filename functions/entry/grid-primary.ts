@@ -62,7 +62,7 @@ export async function startGridWithWorkers(
     for (const worker of workers) if (worker !== except) send(worker, message);
   };
   const requests: RequestCounter = { startedAt: Date.now(), requests: 0, sessions: 0 };
-  const metrics = new PrometheusMetrics();
+  const metrics = new PrometheusMetrics({ logger });
   const scrapes = new Map<number, (snapshot: MetricsSnapshot) => void>();
   let nextScrape = 1;
   const workersMetrics = () =>

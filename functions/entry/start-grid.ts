@@ -127,7 +127,7 @@ export async function startGrid(
       ? await aws.sessionStore(config.store.table, logger)
       : new MemorySessionStore();
   // Measurements go where the caller says (EMF in a Lambda Web Function), else to GET /metrics.
-  const metrics = options.metrics ?? new PrometheusMetrics();
+  const metrics = options.metrics ?? new PrometheusMetrics({ logger });
   const prometheus = metrics instanceof PrometheusMetrics ? metrics : undefined;
   // What a killed gridgate was recording is kept before the sweep removes its directories.
   await keepRecordingsOfKilledServers(config, logger);

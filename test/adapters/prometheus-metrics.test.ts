@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { EMF_UNITS, EmfMetrics } from '../../functions/adapters/aws/emf-metrics';
 import { PrometheusMetrics } from '../../functions/adapters/node/prometheus-metrics';
 import { PROMETHEUS_SERIES } from '../../functions/adapters/node/prometheus-series';
-import type { MetricName, Metrics } from '../../functions/core/ports';
+import type { LogEvent, Logger, MetricName, Metrics } from '../../functions/core/ports';
 import { useEmfOutput } from '../support/emf-output';
 
 /** Each metric name through the port method its kind of measurement uses, as gridgate calls them. */
@@ -107,5 +107,29 @@ describe('PrometheusMetrics', () => {
     expect(families(text).get('nodejs_active_handles')).toBe('gauge');
     expect(families(text).get('nodejs_eventloop_lag_seconds')).toBe('gauge');
     expect(promtoolCheckMetrics(text)).toBe('');
+  });
+
+  it('keeps nothing once the registry cannot be loaded: says so once, and every scrape gives the reason', async () => {
+    const lines: { event: LogEvent; fields?: Record<string, unknown> }[] = [];
+    const logger: Logger = { log: (event, fields) => lines.push({ event, fields }) };
+    const metrics = new PrometheusMetrics({
+      logger,
+      loadRegistry: () => Promise.reject(new Error('Cannot find module prom-client')),
+    });
+    // What waits for the registry, read from outside: this test is about that queue's bound.
+    const waiting = () => (metrics as unknown as { waiting: unknown[] }).waiting.length;
+    metrics.count('SessionsCreated', { pool: 'local' });
+    metrics.timing('NewSessionLatency', 1500);
+    expect(waiting()).toBe(2);
+    await expect(metrics.scrape()).rejects.toThrow('Cannot find module prom-client');
+    for (let i = 0; i < 10_000; i++) metrics.count('SessionsCreated', { pool: 'local' });
+    expect(waiting()).toBe(0);
+    await expect(metrics.snapshot()).rejects.toThrow('Cannot find module prom-client');
+    expect(lines).toEqual([
+      {
+        event: 'BACKGROUND_TASK_FAILED',
+        fields: { task: 'metrics registry load', error: 'Error: Cannot find module prom-client', dropped: 2 },
+      },
+    ]);
   });
 });

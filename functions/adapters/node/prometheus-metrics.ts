@@ -7,8 +7,10 @@
  * or scrape, not at start: a server that nobody scrapes and that runs no session never loads it, and a
  * worker that only relays commands loads it with the first scrape. Measurements made while it loads
  * wait for it, in order. The client's default process metrics (GC, event-loop lag) count from then on.
+ * If it cannot be loaded, that is logged once, every scrape fails with the reason, and measurements are
+ * dropped rather than kept for a registry that will never come.
  */
-import type { MetricDimensions, MetricName, Metrics } from '../../core/ports';
+import type { Logger, MetricDimensions, MetricName, Metrics } from '../../core/ports';
 import type { MetricsSnapshot, PrometheusRegistry } from './prometheus-registry';
 
 export type { MetricsSnapshot } from './prometheus-registry';
@@ -16,14 +18,30 @@ export type { MetricsSnapshot } from './prometheus-registry';
 // The registry's text: Prometheus text format 0.0.4 (prom-client's Registry.PROMETHEUS_CONTENT_TYPE).
 const TEXT_FORMAT = 'text/plain; version=0.0.4; charset=utf-8';
 
+export interface PrometheusMetricsOptions {
+  /** Told once when the registry cannot be loaded. */
+  logger?: Logger;
+  /** Makes the registry. @default prom-client's, imported on first use */
+  loadRegistry?: () => Promise<PrometheusRegistry>;
+}
+
+async function importRegistry(): Promise<PrometheusRegistry> {
+  const { PrometheusRegistry } = await import('./prometheus-registry');
+  return new PrometheusRegistry();
+}
+
 export class PrometheusMetrics implements Metrics {
   private registry?: PrometheusRegistry;
   private loading?: Promise<PrometheusRegistry>;
+  /** Set once the registry failed to load: measurements are dropped from then on. */
+  private unavailable = false;
   /** Measurements made before the registry was loaded, applied to it once it is. */
   private readonly waiting: ((registry: PrometheusRegistry) => void)[] = [];
   private readonly levels: ((metrics: Metrics) => Promise<void>)[] = [];
 
   readonly contentType = TEXT_FORMAT;
+
+  constructor(private readonly options: PrometheusMetricsOptions = {}) {}
 
   count(name: MetricName, dimensions?: MetricDimensions, value = 1): void {
     this.measure((registry) => registry.count(name, dimensions, value));
@@ -57,18 +75,30 @@ export class PrometheusMetrics implements Metrics {
       apply(this.registry);
       return;
     }
+    if (this.unavailable) return;
     this.waiting.push(apply);
-    // A registry that failed to load fails every scrape (each awaits the same promise): nothing lost unseen.
+    // The failure is logged by load() and given to every scrape (each awaits the same promise).
     this.load().catch(() => {});
   }
 
   private load(): Promise<PrometheusRegistry> {
-    this.loading ??= import('./prometheus-registry').then(({ PrometheusRegistry }) => {
-      const registry = new PrometheusRegistry();
-      for (const apply of this.waiting.splice(0)) apply(registry);
-      this.registry = registry;
-      return registry;
-    });
+    this.loading ??= (this.options.loadRegistry ?? importRegistry)().then(
+      (registry) => {
+        for (const apply of this.waiting.splice(0)) apply(registry);
+        this.registry = registry;
+        return registry;
+      },
+      (error: unknown) => {
+        this.unavailable = true;
+        const dropped = this.waiting.splice(0).length;
+        this.options.logger?.log('BACKGROUND_TASK_FAILED', {
+          task: 'metrics registry load',
+          error: String(error),
+          dropped,
+        });
+        throw error;
+      },
+    );
     return this.loading;
   }
 
