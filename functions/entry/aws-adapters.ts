@@ -8,6 +8,8 @@ import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Dispatcher } from 'undici';
+import type { EksPodApi } from '../adapters/aws/eks-pod-api';
+import type { DeployedEksPool } from '../adapters/aws/eks-pool-check';
 import type { Launcher, Logger, Metrics, SessionStore } from '../core/ports';
 import { idleWarmTasks, type WarmTaskStore } from '../core/warm-task-store';
 import { readSecretsManager, type SecretReader } from './signing-secret';
@@ -23,6 +25,11 @@ export interface AwsAdapters {
     warmTable?: string;
   }): Promise<Launcher>;
   eksLauncher(context: { agent: Dispatcher; logger: Logger; metrics: Metrics }): Promise<Launcher>;
+  /**
+   * The pod API of each eks pool's cluster (EKS tokens signed with the process's credentials), which the
+   * launcher and the reads of running pods' logs share; made with the first call.
+   */
+  eksPodApis(): Promise<(pool: DeployedEksPool) => EksPodApi>;
   /** The warm tasks in `table`, which /status counts without making the ECS launcher; asked at every count. */
   warmTasks(table: string): Promise<WarmTaskStore>;
   metrics(): Promise<Metrics>;
@@ -70,17 +77,13 @@ export const awsAdapters: AwsAdapters = {
   // Loaded with the first session on an eks pool, like ECS. The EKS token is signed with the same
   // credential chain as every SDK client (the Lambda role's, refreshed as it expires).
   eksLauncher: async ({ agent, logger, metrics }) => {
-    const [{ EksLauncher }, { eksPodApis }, sdk] = await Promise.all([
+    const [{ EksLauncher }, podApi] = await Promise.all([
       import('../adapters/aws/eks-launcher'),
-      import('../adapters/aws/eks-pod-apis'),
-      dynamoClient(),
+      awsPodApis(),
     ]);
-    const podApi = eksPodApis({
-      credentials: () => sdk.config.credentials(),
-      region: await sdk.config.region(),
-    });
     return new EksLauncher({ podApi, agent, logger, metrics });
   },
+  eksPodApis: () => awsPodApis(),
   warmTasks: (table) => warmTasksIn(table),
   metrics: async () => new (await import('../adapters/aws/emf-metrics')).EmfMetrics({ service: 'router' }),
   secret: readSecretsManager,
@@ -100,6 +103,22 @@ function dynamoClient(): Promise<DynamoDBClient> {
     },
   );
   return dynamo;
+}
+
+// One pod API per cluster for the environment's life: the launcher and the log reads share its cached token.
+let podApis: Promise<(pool: DeployedEksPool) => EksPodApi> | undefined;
+
+function awsPodApis(): Promise<(pool: DeployedEksPool) => EksPodApi> {
+  podApis ??= Promise.all([import('../adapters/aws/eks-pod-apis'), dynamoClient()]).then(
+    async ([{ eksPodApis }, sdk]) =>
+      eksPodApis({ credentials: () => sdk.config.credentials(), region: await sdk.config.region() }),
+    (error: unknown) => {
+      // A failed load is not kept: the next caller tries again.
+      podApis = undefined;
+      throw error;
+    },
+  );
+  return podApis;
 }
 
 // One store per table for the environment's life, shared by the ECS launcher's claims and /status's counts.

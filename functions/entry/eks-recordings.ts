@@ -1,21 +1,42 @@
 /**
- * Where gridgate reads eks sessions' videos: in the bucket their pool's recorder uploads to (`recorder.bucket`
- * and `region`: the stack's recordings bucket, laid onto the pool from GRIDGATE_DEPLOYMENT, or one the config
- * names), served by a presigned redirect as ecs sessions' are (adapters/aws/s3-recordings.ts). The S3 SDK
- * loads with the first video asked for. A pool without a recorder has no videos, and gridgate reads no log of
- * a pod: neither asks S3 anything.
+ * Where gridgate reads eks sessions' recordings. Videos: in the bucket their pool's recorder uploads to
+ * (`recorder.bucket` and `region`: the stack's recordings bucket, laid onto the pool from GRIDGATE_DEPLOYMENT,
+ * or one the config names), served by a presigned redirect as ecs sessions' are (adapters/aws/s3-recordings.ts).
+ * Logs: the running pod's browser container log from the Kubernetes API, then the copy the launcher kept in
+ * that bucket when it stopped the pod (adapters/aws/eks-pod-logs.ts). The S3 SDK loads with the first
+ * recording asked for. A pool without a recorder has no videos, and its logs only while its sessions run.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { EksPodApi } from '../adapters/aws/eks-pod-api';
+import type { DeployedEksPool } from '../adapters/aws/eks-pool-check';
 import type { ArtifactSession, ArtifactSource } from '../core/artifact-ports';
-import type { PoolConfig } from '../core/config';
+import { artifactsByKind } from '../core/artifacts-by-kind';
+import type { EksPoolConfig, PoolConfig } from '../core/config';
 
-/** `poolOf`: the pool a session ran in, by its ID's claims; `s3Client`: one per Region, made when first asked. */
+/** The pod API of an eks pool's cluster, for each way a pool authenticates (`auth`). */
+export interface EksPodApisByAuth {
+  /** EKS tokens signed with the process's AWS credentials (entry/aws-adapters.ts). */
+  aws: () => Promise<(pool: DeployedEksPool) => EksPodApi>;
+  /** A kubeconfig's credentials (the Node server's); none: such pools are not served here. */
+  kubeconfig?: () => Promise<(pool: DeployedEksPool) => EksPodApi>;
+}
+
+export interface EksRecordingsOptions {
+  /** One S3 client per Region, made when first asked. @default one with the SDK's default credentials */
+  s3Client?: (region: string) => Promise<S3Client>;
+  podApis: EksPodApisByAuth;
+}
+
+/** `poolOf`: the pool a session ran in, by its ID's claims. */
 export function eksRecordings(
   poolOf: (session: ArtifactSession) => PoolConfig | undefined,
-  s3Client: (region: string) => Promise<S3Client> = newS3Client,
+  { s3Client = newS3Client, podApis }: EksRecordingsOptions,
 ): ArtifactSource {
   const buckets = new Map<string, Promise<ArtifactSource>>();
-  const bucketSource = (bucket: string, region: string): Promise<ArtifactSource> => {
+  /** The S3 recordings of the pool's recorder's bucket; undefined: the pool has none. */
+  const bucketOf = (pool: EksPoolConfig): Promise<ArtifactSource> | undefined => {
+    const { bucket, region } = pool.recorder ?? {};
+    if (!bucket || !region) return undefined;
     const where = `${region}/${bucket}`;
     let source = buckets.get(where);
     if (!source) {
@@ -31,14 +52,50 @@ export function eksRecordings(
     }
     return source;
   };
-  return {
-    async find(session, kind, ask) {
-      const pool = poolOf(session);
-      const recorder = pool?.kind === 'eks' ? pool.recorder : undefined;
-      if (kind !== 'video' || !recorder?.bucket || !recorder.region) return undefined;
-      return (await bucketSource(recorder.bucket, recorder.region)).find(session, kind, ask);
-    },
+  const eksPool = (session: ArtifactSession): EksPoolConfig | undefined => {
+    const pool = poolOf(session);
+    return pool?.kind === 'eks' ? pool : undefined;
   };
+  let logs: Promise<ArtifactSource> | undefined;
+  const podLogs = (): Promise<ArtifactSource> => {
+    logs ??= import('../adapters/aws/eks-pod-logs').then(
+      ({ EksPodLogs }) =>
+        new EksPodLogs({
+          poolOf: eksPool,
+          podApi: async (pool) => (await podApisOf(podApis, pool))(pool),
+          kept: async (pool) => bucketOf(pool),
+        }),
+      (error: unknown) => {
+        logs = undefined;
+        throw error;
+      },
+    );
+    return logs;
+  };
+  return artifactsByKind({
+    video: {
+      async find(session, kind, ask) {
+        const pool = eksPool(session);
+        const source = pool && bucketOf(pool);
+        return source && (await source).find(session, kind, ask);
+      },
+    },
+    log: {
+      async find(session, kind, ask) {
+        if (!eksPool(session)) return undefined;
+        return (await podLogs()).find(session, kind, ask);
+      },
+    },
+  });
+}
+
+async function podApisOf(
+  apis: EksPodApisByAuth,
+  pool: DeployedEksPool,
+): Promise<(pool: DeployedEksPool) => EksPodApi> {
+  if (pool.auth !== 'kubeconfig') return apis.aws();
+  if (!apis.kubeconfig) throw new Error(`pools.${pool.name}: a kubeconfig pool is not served here`);
+  return apis.kubeconfig();
 }
 
 /** The S3 client of a bucket's Region, with the SDK's default credentials (the router's or head's role). */

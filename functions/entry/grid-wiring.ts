@@ -27,7 +27,7 @@ import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { warmTaskTable } from '../core/warm-tasks';
 import { type AwsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
-import { eksRecordings } from './eks-recordings';
+import { type EksPodApisByAuth, eksRecordings } from './eks-recordings';
 
 type PoolKind = PoolConfig['kind'];
 
@@ -64,6 +64,8 @@ export interface LaunchingParts extends CommonParts {
    * client stays out of the router Lambda's asset); none: every eks pool signs EKS tokens.
    */
   kubeconfigEks?: Launcher;
+  /** The pod API of eks pools that name a kubeconfig, shared with that launcher (their running pods' logs). */
+  kubeconfigPodApis?: EksPodApisByAuth['kubeconfig'];
   /** Where ecs sessions' videos and browser logs are (entry/ecs-recordings.ts); none: not served. */
   ecsRecordings?: ArtifactSource;
 }
@@ -140,8 +142,16 @@ function artifactsHere(parts: LaunchingParts, deps: GridDeps): GridDeps['artifac
   return {
     ...(parts.local && kinds.has('local') ? { local: parts.local.recordings } : {}),
     ...(parts.ecsRecordings ? { ecs: parts.ecsRecordings } : {}),
-    // eks sessions' videos are in the bucket their pool's recorder names, wherever gridgate runs.
-    ...(kinds.has('eks') ? { eks: eksRecordings(poolOf, parts.aws.s3Client) } : {}),
+    // eks sessions' videos are in the bucket their pool's recorder names, wherever gridgate runs; their logs
+    // in their pods while they run, and kept in that bucket after.
+    ...(kinds.has('eks')
+      ? {
+          eks: eksRecordings(poolOf, {
+            s3Client: parts.aws.s3Client,
+            podApis: { aws: () => parts.aws.eksPodApis(), kubeconfig: parts.kubeconfigPodApis },
+          }),
+        }
+      : {}),
     // Hub sessions' videos and logs come from their hubs.
     ...(kinds.has('hub') ? { hub: new HubArtifacts(poolOf, parts.agent) } : {}),
   };

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from 'undici';
+import type { EksPodApi } from '../adapters/aws/eks-pod-api';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
 import { ffmpegInstaller } from '../adapters/local/ensure-ffmpeg';
@@ -23,7 +24,7 @@ import { relayedRequests } from '../adapters/node/primary-relay';
 import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import { isHubOrigin } from '../core/browser-network';
-import type { Config } from '../core/config';
+import type { Config, EksPoolConfig } from '../core/config';
 import type { EndedSessions } from '../core/ended-sessions';
 import { freeStaleSlots, STALE_SLOT_GRACE_MS } from '../core/free-stale-slots';
 import { type GridDeps, poolsNamed, sessionPool } from '../core/grid-deps';
@@ -166,6 +167,8 @@ export async function startGrid(
   prometheus?.onScrape((into) => reportGridGauges(deps, into));
   // ecs sessions' videos and browser logs where the stack keeps them, as the router Lambda reads them: a head
   // of the service or Web Function front door is given the same GRIDGATE_DEPLOYMENT and the same grants.
+  // eks pools that name a kubeconfig: one client per file and context, for their launcher and their logs.
+  const kubeconfigPods = kubeconfigPodApisOnFirstUse();
   const ecs = ecsRecordings(
     ecsRecordingPlaces(options.deployment),
     (session) => sessionPool(deps, session),
@@ -183,7 +186,8 @@ export async function startGrid(
     kinds: EVERY_POOL_KIND,
     local: { launcher, recordings },
     ...(ecs ? { ecsRecordings: ecs } : {}),
-    kubeconfigEks: kubeconfigEksLauncher(agent, logger, metrics),
+    kubeconfigEks: kubeconfigEksLauncher(kubeconfigPods, agent, logger, metrics),
+    kubeconfigPodApis: kubeconfigPods,
     users,
     ended: options.ended,
     requestPricing: options.requestPricing,
@@ -303,14 +307,32 @@ export async function startGrid(
   return { url: `http://${host}:${port}`, port, deps, launcher, reload, close };
 }
 
-/** The launcher of eks pools that name a kubeconfig: the Kubernetes client loads with such a pool's first pod. */
-function kubeconfigEksLauncher(agent: Dispatcher, logger: Logger, metrics: Metrics): Launcher {
+/** The pod API of eks pools that name a kubeconfig: the Kubernetes client loads with the first call. */
+function kubeconfigPodApisOnFirstUse(): () => Promise<(pool: EksPoolConfig) => EksPodApi> {
+  let apis: Promise<(pool: EksPoolConfig) => EksPodApi> | undefined;
+  return () => {
+    apis ??= import('../adapters/aws/eks-kubeconfig').then(
+      ({ kubeconfigPodApis }) => kubeconfigPodApis(),
+      (error: unknown) => {
+        // A failed load is not kept: the next caller tries again.
+        apis = undefined;
+        throw error;
+      },
+    );
+    return apis;
+  };
+}
+
+/** The launcher of eks pools that name a kubeconfig: loaded with such a pool's first pod. */
+function kubeconfigEksLauncher(
+  podApis: () => Promise<(pool: EksPoolConfig) => EksPodApi>,
+  agent: Dispatcher,
+  logger: Logger,
+  metrics: Metrics,
+): Launcher {
   return onFirstUse(async () => {
-    const [{ EksLauncher }, { kubeconfigPodApis }] = await Promise.all([
-      import('../adapters/aws/eks-launcher'),
-      import('../adapters/aws/eks-kubeconfig'),
-    ]);
-    return new EksLauncher({ podApi: kubeconfigPodApis(), agent, logger, metrics });
+    const [{ EksLauncher }, podApi] = await Promise.all([import('../adapters/aws/eks-launcher'), podApis()]);
+    return new EksLauncher({ podApi, agent, logger, metrics });
   });
 }
 

@@ -165,6 +165,7 @@ describe('the cleanup pass over EKS pods', () => {
       create: (namespace, pod) => api.create(namespace, pod),
       read: (namespace, name) => api.read(namespace, name),
       list: (namespace, selector) => api.list(namespace, selector),
+      log: (namespace, name, options) => api.log(namespace, name, options),
       delete: async () => {
         throw new KubernetesApiError(429, 'TooManyRequests', 'Too many requests, please try again later.');
       },

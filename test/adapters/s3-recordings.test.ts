@@ -6,6 +6,7 @@
 import { HeadObjectCommand, NotFound, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
+import { logKey } from '../../functions/adapters/aws/pod-log-keys';
 import { PRESIGNED_SECONDS, S3Recordings, videoKey } from '../../functions/adapters/aws/s3-recordings';
 import type { ArtifactSession } from '../../functions/core/artifact-ports';
 
@@ -94,11 +95,25 @@ describe('S3Recordings', () => {
     expect(await new S3Recordings(s3, BUCKET).find(session, 'video')).toBeUndefined();
   });
 
-  it('keeps no logs or screenshots there, and asks S3 nothing for them', async () => {
+  it('redirects to a presigned GET of logs/{key}.log, as plain text, for a log kept when a pod was stopped', async () => {
+    headObjectLikeS3(new Set([`${BUCKET}/${logKey(session.key)}`]), false);
+    const artifact = await new S3Recordings(s3, BUCKET).find(session, 'log');
+    const url = new URL((artifact as { location: string }).location);
+    expect(url.pathname).toBe('/logs/0011223344556677.log');
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      'X-Amz-Expires': String(PRESIGNED_SECONDS),
+      'response-content-type': 'text/plain; charset=utf-8',
+      'response-content-disposition': 'inline; filename="0011223344556677.log"',
+    });
+  });
+
+  it('keeps no screenshots there, and asks S3 nothing for them', async () => {
     headObjectLikeS3(new Set(), true);
     expect(await new S3Recordings(s3, BUCKET).find(session, 'log')).toBeUndefined();
     expect(await new S3Recordings(s3, BUCKET).find(session, 'screenshot')).toBeUndefined();
-    expect(mock.commandCalls(HeadObjectCommand)).toEqual([]);
+    expect(mock.commandCalls(HeadObjectCommand).map((call) => call.args[0].input.Key)).toEqual([
+      'logs/0011223344556677.log',
+    ]);
   });
 
   it('says the bucket did not answer when S3 refuses the request', async () => {

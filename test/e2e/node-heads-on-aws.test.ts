@@ -38,6 +38,9 @@ async function startHead(config: Config, secret: Buffer): Promise<RunningGrid> {
     eksLauncher: async () => {
       throw new Error('no eks pools in this test');
     },
+    eksPodApis: async () => {
+      throw new Error('no eks pools in this test');
+    },
     warmTasks: async () => {
       throw new Error('no warm pools in this test');
     },

@@ -67,6 +67,9 @@ function testAdapters() {
     eksLauncher: async () => {
       throw new Error('no eks pools in this test');
     },
+    eksPodApis: async () => {
+      throw new Error('no eks pods in this test');
+    },
     warmTasks: async () => {
       throw new Error('no warm pools in this test');
     },
@@ -238,6 +241,9 @@ describe('awsGrid', () => {
     });
     // Presigning is local (SigV4 over these example credentials); HeadObject is answered by the mock.
     const regions: string[] = [];
+    const logsAsked: string[] = [];
+    const never = () => Promise.reject(new Error('not in this test'));
+    const goneApi = { create: never, read: never, delete: never, list: never };
     const s3 = new S3Client({
       region: 'eu-west-1',
       credentials: {
@@ -259,6 +265,8 @@ describe('awsGrid', () => {
           regions.push(region);
           return s3;
         },
+        // The pods are gone: their logs are only what was kept in the bucket.
+        eksPodApis: async () => () => ({ ...goneApi, log: async (_ns, name) => void logsAsked.push(name) }),
       },
     );
     const idOf = (pool: string, key: string) =>
@@ -295,8 +303,14 @@ describe('awsGrid', () => {
       // Not uploaded (yet, or never asked): none; a pool without a recorder has none and S3 is not asked.
       expect((await app.request(`/video/${idOf('pods', '8899aabbccddeeff')}.mp4`)).status).toBe(404);
       expect((await app.request(`/video/${idOf('plain', '0011223344556677')}.mp4`)).status).toBe(404);
+      // No log kept in the bucket and no pod: none.
       expect((await app.request(`/logs/${idOf('pods', '0011223344556677')}.log`)).status).toBe(404);
-      expect(mock.commandCalls(HeadObjectCommand)).toHaveLength(2);
+      expect(mock.commandCalls(HeadObjectCommand).map((call) => call.args[0].input.Key)).toEqual([
+        'videos/0011223344556677.mp4',
+        'videos/8899aabbccddeeff.mp4',
+        'logs/0011223344556677.log',
+      ]);
+      expect(logsAsked).toEqual(['gg-0011223344556677-abc123']);
     } finally {
       await agent.close();
     }

@@ -1,8 +1,10 @@
 /**
  * An in-process stand-in for the Kubernetes API server: node:http (or https) on 127.0.0.1 answering exactly
- * the pod calls gridgate makes (create, read, delete, list by label selector) with Kubernetes' paths, Status
- * error bodies and bearer-token (or client-certificate) check; a Pod it would find invalid is refused with
- * 422 Invalid, one it could not decode with 400 BadRequest (kubernetes-api-rules.ts). A pod moves one
+ * the pod calls gridgate makes (create, read, delete, list by label selector, read a container's log) with
+ * Kubernetes' paths, Status error bodies and bearer-token (or client-certificate) check; a Pod it would find
+ * invalid is refused with 422 Invalid, one it could not decode with 400 BadRequest, a log asked for as the
+ * API server would not give it likewise (kubernetes-api-rules.ts). A container's log is what its chromedriver
+ * printed (with `containers`) and whatever a test writes into it (writeLog). A pod moves one
  * step through its phases on each read, along the path its behaviour names: normal (Pending → scheduled, ContainerCreating → Running
  * with an IP and Ready), stuck Pending as Unschedulable, an image that never pulls, or Running but never
  * Ready.
@@ -17,7 +19,7 @@ import {
   type EksPodApiOptions,
   KubernetesPodApi,
 } from '../../functions/adapters/aws/eks-pod-api';
-import { podProblems, podTypeProblems } from './kubernetes-api-rules';
+import { podLogRefusal, podProblems, podTypeProblems } from './kubernetes-api-rules';
 import type { LoopbackChromedrivers } from './loopback-chromedrivers';
 
 // biome-ignore lint/suspicious/noExplicitAny: Kubernetes objects are free-form JSON, checked field by field.
@@ -30,6 +32,8 @@ export interface FakePod {
   behaviour: PodBehaviour;
   reads: number;
   ip: string;
+  /** What each container has written, by container name. */
+  logs: Map<string, string>;
 }
 
 export interface FakeKubernetesOptions {
@@ -49,7 +53,7 @@ export interface FakeKubernetesOptions {
   tls?: { cert: string; key: string; clientCa: string };
 }
 
-const PODS = /^\/api\/v1\/namespaces\/([a-z0-9-]+)\/pods(?:\/([a-z0-9.-]+))?$/;
+const PODS = /^\/api\/v1\/namespaces\/([a-z0-9-]+)\/pods(?:\/([a-z0-9.-]+)(\/log)?)?$/;
 const UNSCHEDULABLE =
   '0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.';
 
@@ -101,6 +105,13 @@ export class FakeKubernetesApi {
     });
   }
 
+  /** Appends to what a pod's container has written (its log), as its process would print it. */
+  writeLog(namespace: string, name: string, container: string, text: string): void {
+    const fake = this.pods.get(`${namespace}/${name}`);
+    if (!fake) throw new Error(`no pod ${namespace}/${name}`);
+    fake.logs.set(container, (fake.logs.get(container) ?? '') + text);
+  }
+
   callsOf(method: string): { path: string; body?: Json }[] {
     return this.calls.filter((call) => call.method === method).map(({ method: _, ...call }) => call);
   }
@@ -133,12 +144,19 @@ export class FakeKubernetesApi {
     }
     const match = PODS.exec(url.pathname);
     if (!match) return reply(404, status(404, 'NotFound', `the server could not find ${url.pathname}`));
-    const [, namespace, name] = match as unknown as [string, string, string | undefined];
+    const [, namespace, name, log] = match as unknown as [string, string, string | undefined, string?];
     if (method === 'POST' && name === undefined) return reply(...this.create(namespace, body));
     if (method === 'GET' && name === undefined) return reply(200, this.list(namespace, url.searchParams));
     if (name === undefined) return reply(405, status(405, 'MethodNotAllowed', `${method} on a collection`));
     const fake = this.pods.get(`${namespace}/${name}`);
     if (!fake) return reply(404, status(404, 'NotFound', `pods "${name}" not found`));
+    if (log) {
+      if (method !== 'GET') return reply(405, status(405, 'MethodNotAllowed', `${method} on a pod's log`));
+      const refusal = podLogRefusal(fake.pod, url.searchParams);
+      if (refusal) return reply(refusal.code, status(refusal.code, refusal.reason, refusal.message));
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(this.logText(fake, url.searchParams));
+      return;
+    }
     if (method === 'GET') return reply(200, this.read(fake));
     if (method === 'DELETE') {
       this.pods.delete(`${namespace}/${name}`);
@@ -196,14 +214,20 @@ export class FakeKubernetesApi {
     };
     this.created++;
     const behaviour = this.behaviours.shift() ?? 'normal';
-    this.pods.set(key, {
+    const fake: FakePod = {
       pod,
       behaviour,
       reads: 0,
       ip: this.options.podIp?.(this.created) ?? `10.1.0.${this.created}`,
-    });
+      logs: new Map(),
+    };
+    this.pods.set(key, fake);
+    // The first container is the browser: what its chromedriver prints is its log.
+    const browser = body.spec.containers[0].name;
     if (behaviour === 'normal')
-      this.options.containers?.start(body.metadata.name, this.pods.get(key)?.ip as string);
+      this.options.containers?.start(body.metadata.name, fake.ip, {
+        onLine: (line) => fake.logs.set(browser, `${fake.logs.get(browser) ?? ''}${line}\n`),
+      });
     return [201, pod];
   }
 
@@ -274,6 +298,23 @@ export class FakeKubernetesApi {
       }
     }
     return fake.pod;
+  }
+
+  /**
+   * The container's log as the kubelet gives it: the last `tailLines` lines if asked, then at most `limitBytes`
+   * bytes ("the number of bytes to read from the server before terminating the log output").
+   */
+  private logText(fake: FakePod, query: URLSearchParams): Buffer {
+    const container = query.get('container') || fake.pod.spec.containers[0].name;
+    let text = fake.logs.get(container) ?? '';
+    const tail = query.get('tailLines');
+    if (tail !== null) {
+      const lines = text.split(/(?<=\n)/);
+      text = Number(tail) === 0 ? '' : lines.slice(-Number(tail)).join('');
+    }
+    const bytes = Buffer.from(text, 'utf8');
+    const limit = query.get('limitBytes');
+    return limit === null ? bytes : bytes.subarray(0, Number(limit));
   }
 
   /** Equality selectors ("a=b,c=d") with limit/continue paging, as the API server pages. */

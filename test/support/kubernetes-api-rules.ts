@@ -148,3 +148,81 @@ function containerProblems(path: string, container: Json, volumes: Set<unknown>)
   }
   return problems;
 }
+
+/** A refusal as the API server answers it: the HTTP status, the Status object's reason and its message. */
+export interface ApiRefusal {
+  code: number;
+  reason: 'BadRequest' | 'Invalid';
+  message: string;
+}
+
+const INTEGER = /^-?\d+$/;
+
+/**
+ * Why the API server would refuse `GET …/pods/{name}/log` with these query parameters, or undefined when it
+ * would answer. The rules of kubernetes/kubernetes pkg/registry/core/pod/rest/log.go (LogREST.Get) and
+ * pkg/registry/core/pod/strategy.go (LogLocation):
+ * - a parameter that is not an integer cannot be decoded into PodLogOptions: 400 BadRequest;
+ * - ValidatePodLogOptions: limitBytes "must be greater than 0", tailLines "must be greater than or equal to
+ *   0", else 422 Invalid (errors.NewInvalid of kind PodLogOptions);
+ * - no container named and the pod has several: 400 "a container name must be specified for pod X, choose
+ *   one of: [a b]"; a container the pod does not have: 400 "container X is not valid for pod Y";
+ * - a container that has not started yet: the kubelet's 400 "container … is waiting to start".
+ */
+export function podLogRefusal(pod: Json, query: URLSearchParams): ApiRefusal | undefined {
+  const name = String(pod?.metadata?.name ?? '');
+  for (const field of ['limitBytes', 'tailLines'] as const) {
+    const value = query.get(field);
+    if (value !== null && !INTEGER.test(value)) {
+      return {
+        code: 400,
+        reason: 'BadRequest',
+        message: `couldn't decode PodLogOptions: ${field}: strconv.ParseInt: parsing "${value}": invalid syntax`,
+      };
+    }
+  }
+  const invalid: string[] = [];
+  const limit = query.get('limitBytes');
+  if (limit !== null && Number(limit) < 1)
+    invalid.push(`limitBytes: Invalid value: ${limit}: must be greater than 0`);
+  const tail = query.get('tailLines');
+  if (tail !== null && Number(tail) < 0) {
+    invalid.push(`tailLines: Invalid value: ${tail}: must be greater than or equal to 0`);
+  }
+  if (invalid.length > 0) {
+    return {
+      code: 422,
+      reason: 'Invalid',
+      message: `PodLogOptions "${name}" is invalid: ${invalid.join(', ')}`,
+    };
+  }
+  const containers: string[] = (pod?.spec?.containers ?? []).map((container: Json) =>
+    String(container?.name),
+  );
+  const container = query.get('container') ?? '';
+  if (container === '' && containers.length !== 1) {
+    return {
+      code: 400,
+      reason: 'BadRequest',
+      message: `a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]`,
+    };
+  }
+  if (container !== '' && !containers.includes(container)) {
+    return {
+      code: 400,
+      reason: 'BadRequest',
+      message: `container ${container} is not valid for pod ${name}`,
+    };
+  }
+  const chosen = container || containers[0];
+  const waiting = (pod?.status?.containerStatuses ?? []).find((status: Json) => status?.name === chosen)
+    ?.state?.waiting?.reason;
+  if (waiting) {
+    return {
+      code: 400,
+      reason: 'BadRequest',
+      message: `container "${chosen}" in pod "${name}" is waiting to start: ${waiting}`,
+    };
+  }
+  return undefined;
+}

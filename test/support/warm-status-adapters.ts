@@ -23,6 +23,9 @@ export function warmStatusAdapters(client: DynamoDBClient, overrides: Partial<Aw
     eksLauncher: async () => {
       throw new Error('no eks pools in these tests');
     },
+    eksPodApis: async () => {
+      throw new Error('no eks pools in these tests');
+    },
     warmTasks: async (table) => {
       made.stores.push(table);
       return new DynamoWarmTasks({ client, table });

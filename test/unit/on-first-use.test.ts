@@ -57,6 +57,7 @@ function adaptersWith(warmTasks: AwsAdapters['warmTasks']): AwsAdapters {
     sessionStore: never,
     ecsLauncher: never,
     eksLauncher: never,
+    eksPodApis: never,
     metrics: never,
     secret: never,
     warmTasks,

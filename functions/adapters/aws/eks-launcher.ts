@@ -19,7 +19,7 @@ import { type CloudBrowserFailures, cloudBrowserReady } from './cloud-browser-re
 import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
 import { EksLaunchFailure } from './eks-launch-stage';
 import { type EksPodApi, KubernetesApiError } from './eks-pod-api';
-import { CONTAINER, type Pod, podManifest, podNameFor } from './eks-pod-spec';
+import { CONTAINER, POD_NAME, type Pod, podManifest, podNameFor } from './eks-pod-spec';
 import { podState } from './eks-pod-state';
 import { checkEksPool, type DeployedEksPool, isDeployedEks } from './eks-pool-check';
 import { recorderNodeCapabilities } from './node-capabilities';
@@ -39,7 +39,6 @@ export interface EksLauncherOptions extends CloudLauncherOptions {
 const READ_BACKOFF: Backoff = { firstMs: 500, maxMs: 3000, factor: 1.5 };
 const CALL_TRIES = 4;
 const CALL_BACKOFF: Backoff = { firstMs: 500, maxMs: 4000, factor: 2 };
-const POD_NAME = /^gg-[a-z0-9-]{1,60}$/;
 // A Ready pod whose address is outside the pool's networks has not become a usable browser.
 const POD_FAILURES: CloudBrowserFailures = {
   unit: 'pod',

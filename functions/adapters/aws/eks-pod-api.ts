@@ -1,8 +1,9 @@
 /**
- * The few Kubernetes API calls gridgate makes on pods (create, read, delete, list by label): the EksPodApi
- * interface the EKS launcher and fleet depend on, and KubernetesPodApi, which makes them over undici
- * with a bearer token and the cluster's CA. A full client (@kubernetes/client-node) would bring its own
- * HTTP stack, YAML, OpenID and WebSocket dependencies into every Lambda bundle for these four requests.
+ * The few Kubernetes API calls gridgate makes on pods (create, read, delete, list by label, read a container's
+ * log): the EksPodApi interface the EKS launcher, fleet and log source depend on, and KubernetesPodApi, which
+ * makes them over undici with a bearer token and the cluster's CA. A full client (@kubernetes/client-node)
+ * would bring its own HTTP stack, YAML, OpenID and WebSocket dependencies into every Lambda bundle for these
+ * five requests.
  */
 import { Agent, type Dispatcher, request } from 'undici';
 import { abortAfter } from '../../core/abort-after';
@@ -64,6 +65,24 @@ export interface EksPodApi {
   delete(namespace: string, name: string, signal?: AbortSignal): Promise<boolean>;
   /** Every pod in the namespace matching the label selector, page by page. */
   list(namespace: string, labelSelector: string, signal?: AbortSignal): Promise<Pod[]>;
+  /**
+   * The container's log from its start, at most `limitBytes` of it; undefined when there is no such pod.
+   * Not followed: what was written when asked.
+   */
+  log(
+    namespace: string,
+    name: string,
+    options: PodLogOptions,
+    signal?: AbortSignal,
+  ): Promise<Buffer | undefined>;
+}
+
+/** Which container's log, and how much of it (Kubernetes API reference, Pod, "read log of the specified Pod"). */
+export interface PodLogOptions {
+  /** Required by the API server whenever the pod has more than one container (a recorder beside the browser). */
+  container: string;
+  /** At least 1; the server may answer "slightly more or slightly less", so the answer is cut here too. */
+  limitBytes: number;
 }
 
 /** EksPodApi over the Kubernetes REST API; refusals are KubernetesApiError. */
@@ -115,6 +134,23 @@ export class KubernetesPodApi implements EksPodApi {
     return pods;
   }
 
+  /** `GET …/pods/{name}/log?container=…&limitBytes=…` (no `follow`): text/plain, a Status object on errors. */
+  async log(
+    namespace: string,
+    name: string,
+    { container, limitBytes }: PodLogOptions,
+    signal?: AbortSignal,
+  ): Promise<Buffer | undefined> {
+    const query = new URLSearchParams({ container, limitBytes: String(limitBytes) });
+    const path = `${podsPath(namespace)}/${encodeURIComponent(name)}/log?${query}`;
+    try {
+      return await this.call('GET', path, signal, undefined, limitBytes);
+    } catch (error) {
+      if (error instanceof KubernetesApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
   private async connection(): Promise<ApiConnection> {
     if (this.options.connection) return this.options.connection();
     const headers: Record<string, string> = this.options.token
@@ -123,7 +159,26 @@ export class KubernetesPodApi implements EksPodApi {
     return { headers, dispatcher: this.dispatcher };
   }
 
-  private async call(method: Dispatcher.HttpMethod, path: string, signal?: AbortSignal, body?: unknown) {
+  private call(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    signal?: AbortSignal,
+    body?: unknown,
+  ): Promise<Pod>;
+  private call(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    signal: AbortSignal | undefined,
+    body: undefined,
+    textUpTo: number,
+  ): Promise<Buffer>;
+  private async call(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    signal?: AbortSignal,
+    body?: unknown,
+    textUpTo?: number,
+  ) {
     // Held until the answer is read: AbortSignal.any holds a bare AbortSignal.timeout too weakly to fire.
     const timeout = abortAfter(this.options.requestTimeoutMs ?? 10_000);
     try {
@@ -132,13 +187,21 @@ export class KubernetesPodApi implements EksPodApi {
         path,
         signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
         body,
+        textUpTo,
       );
     } finally {
       timeout.clear();
     }
   }
 
-  private async send(method: Dispatcher.HttpMethod, path: string, signal: AbortSignal, body?: unknown) {
+  /** A 2xx answer as JSON, or as its first `textUpTo` bytes when given (a log); any other a KubernetesApiError. */
+  private async send(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    signal: AbortSignal,
+    body?: unknown,
+    textUpTo?: number,
+  ) {
     const { headers, dispatcher } = await this.connection();
     const response = await request(`${this.base}${path}`, {
       method,
@@ -146,11 +209,14 @@ export class KubernetesPodApi implements EksPodApi {
       signal,
       headers: {
         ...headers,
-        accept: 'application/json',
+        // A log is text/plain; its errors are still Status objects in JSON.
+        accept: textUpTo === undefined ? 'application/json' : 'text/plain, application/json',
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+    const ok = response.statusCode >= 200 && response.statusCode < 300;
+    if (ok && textUpTo !== undefined) return firstBytes(response.body, textUpTo);
     const text = await response.body.text();
     let json: Pod;
     try {
@@ -166,6 +232,22 @@ export class KubernetesPodApi implements EksPodApi {
       json.message ?? `${method} ${path} failed`,
     );
   }
+}
+
+/** The first `most` bytes of a body; the rest is not read (the connection is dropped, not drained). */
+async function firstBytes(body: Dispatcher.ResponseData['body'], most: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of body) {
+    const part = chunk as Buffer;
+    chunks.push(part.subarray(0, most - bytes));
+    bytes += Math.min(part.length, most - bytes);
+    if (bytes >= most) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks);
 }
 
 function podsPath(namespace: string): string {

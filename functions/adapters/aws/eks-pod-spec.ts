@@ -24,6 +24,9 @@ export const POD_ANNOTATIONS = {
   user: 'gridgate/user',
 } as const;
 
+/** What podNameFor makes: a handle that is anything else names no pod of gridgate's. */
+export const POD_NAME = /^gg-[a-z0-9-]{1,60}$/;
+
 /** Selects every pod gridgate started. */
 export const GRID_SELECTOR = `${POD_LABELS.grid}=true`;
 /** The browser container's name in every pod. */
