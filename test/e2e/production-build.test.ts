@@ -2,11 +2,18 @@
  * `npm start` runs the production build: functions/ bundled into dist/server/ and run by plain node,
  * rebuilt when a source is newer than the build and left alone when it is not.
  */
-import { readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ensureServerBuild, SERVER_ENTRY, SERVER_NODE_FLAGS } from '../../scripts/server-build.mjs';
-import { NODE_SERVER_ARGS, type NodeServerProcess, startNodeServer } from '../support/node-server-process';
+import {
+  followServer,
+  NODE_SERVER_ARGS,
+  type NodeServerProcess,
+  startNodeServer,
+} from '../support/node-server-process';
 import { until } from '../support/until';
 
 let server: NodeServerProcess | undefined;
@@ -24,10 +31,46 @@ describe('the production build', () => {
     // The command the tests run is the one `npm start` runs, with no loader flag in front of it.
     const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } })
       .scripts;
-    expect(scripts.start).toBe(['node', ...NODE_SERVER_ARGS].join(' '));
+    expect(scripts.start).toBe(['exec', 'node', ...NODE_SERVER_ARGS].join(' '));
     const commandLine = readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0');
     expect(commandLine.slice(1, 1 + NODE_SERVER_ARGS.length)).toEqual(NODE_SERVER_ARGS);
     expect(statSync(SERVER_ENTRY).isFile()).toBe(true);
+  });
+
+  it('stops when npm itself is sent SIGTERM, as `kill <npm’s pid>` or a process supervisor sends it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gridgate-npm-start-'));
+    const config = join(dir, 'gridgate.json');
+    writeFileSync(config, JSON.stringify({ port: 0, workers: 1 }));
+    // Every process started with this config file: the server, whatever runs it.
+    const serverProcesses = () =>
+      readdirSync('/proc')
+        .filter((name) => /^\d+$/.test(name))
+        .filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(config);
+          } catch {
+            return false; // gone meanwhile
+          }
+        });
+    // --silent: npm's own header lines would not be the server's JSON log.
+    const npm = spawn('npm', ['start', '--silent', '--', '--config', config], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const output = followServer(npm);
+      const url = await output.url;
+      npm.kill('SIGTERM');
+      await output.exited;
+      // npm runs a script through `sh -c`; without `exec` the shell dies of the signal and node runs on.
+      await until(() => serverProcesses().length === 0, 'no process of that server runs', {
+        timeoutMs: 15_000,
+      });
+      await expect(fetch(`${url}/status`)).rejects.toThrow();
+      expect(output.lines.map((line) => line.event)).toContain('SERVER_STOPPED');
+    } finally {
+      for (const pid of serverProcesses()) process.kill(Number(pid), 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("runs every process of the server with the server's V8 flags, its workers and the image's command too", async () => {
