@@ -10,12 +10,14 @@ import {
   CloudWatchBrowserLogs,
   type CloudWatchBrowserLogsOptions,
   LOG_KEEP_MS,
+  LOG_READ_PACING,
   LOG_READ_TRIES,
 } from '../../functions/adapters/aws/cloudwatch-browser-logs';
 import { realSleep } from '../../functions/adapters/aws/retry-pacing';
 import type { Artifact, ArtifactSession } from '../../functions/core/artifact-ports';
 import { parseConfig } from '../../functions/core/config';
 import { WebDriverError } from '../../functions/core/errors';
+import { GET_LOG_EVENTS_PER_SECOND } from '../support/cloudwatch-logs-api-rules';
 import { FakeCloudWatchLogs, type FakeCloudWatchLogsOptions } from '../support/fake-cloudwatch-logs';
 import { until } from '../support/until';
 
@@ -99,7 +101,8 @@ describe('CloudWatchBrowserLogs', () => {
 
   it('serves every page from the head, in order, until the token passed comes back', async () => {
     const logs = await logsWith({ pageSize: 3, emptyPages: true });
-    fake().log(GROUP, STREAM, lines(20), Date.now() - 60_000);
+    // Few enough pages to stay under the service's 10 calls a second, which these unpaced reads would pass.
+    fake().log(GROUP, STREAM, lines(11), Date.now() - 60_000);
     const artifact = await logs.find(session, 'log');
     expect(artifact).toMatchObject({
       kind: 'stream',
@@ -111,12 +114,12 @@ describe('CloudWatchBrowserLogs', () => {
       },
     });
     expect(await text(artifact)).toBe(
-      lines(20)
+      lines(11)
         .map((line) => `${line}\n`)
         .join(''),
     );
-    // 7 full pages, 7 empty ones between them, and the one that gives the token back.
-    expect(fake().calls).toHaveLength(15);
+    // 4 pages (the last one partly full), 4 empty ones between them, and the one that gives the token back.
+    expect(fake().calls).toHaveLength(9);
     expect(fake().calls[0]).not.toHaveProperty('nextToken');
     for (const call of fake().calls) {
       expect(call).toMatchObject({ logGroupName: GROUP, logStreamName: STREAM, startFromHead: true });
@@ -272,6 +275,10 @@ describe('CloudWatchBrowserLogs within the GetLogEvents quota', () => {
     expect(await again.find(session, 'log')).toMatchObject({
       headers: { 'content-length': String(Buffer.byteLength(`${lines(3).join('\n')}\n`)) },
     });
+  });
+
+  it('paces each process to a fifth of the service’s quota, so five heads beside the console stay within it', () => {
+    expect(LOG_READ_PACING.perSecond * 5).toBe(GET_LOG_EVENTS_PER_SECOND);
   });
 
   it('stays within the service’s rate however many logs are asked for at once', async () => {

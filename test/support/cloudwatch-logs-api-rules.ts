@@ -30,11 +30,13 @@ const invalid = (message: string) => new LogsRefusal('InvalidParameterException'
 
 /**
  * GetLogEvents calls a second the service takes before it throttles (ThrottlingException), per account and
- * Region, shared by every reader: 25 by default (CloudWatch Logs quotas, docs.aws.amazon.com/AmazonCloudWatch/
- * latest/logs/cloudwatch_limits_cwl.html; adjustable on request). The AWS knowledge-center article
- * "cloudwatch-logs-throttling" adds that GetLogEvents is meant for people, not automation, and to back off.
+ * Region, shared by every reader: "10 requests per second per account per Region. This quota can't be
+ * changed." (CloudWatch Logs quotas, docs.aws.amazon.com/AmazonCloudWatch/latest/logs/
+ * cloudwatch_limits_cwl.html).
+ * The AWS knowledge-center article "cloudwatch-logs-throttling" adds that GetLogEvents has a hard limit, is
+ * meant for people, not automation, and that callers should back off.
  */
-export const GET_LOG_EVENTS_PER_SECOND = 25;
+export const GET_LOG_EVENTS_PER_SECOND = 10;
 
 /** The most events one GetLogEvents answers (API_GetLogEvents, limit: "up to 10,000 log events"). */
 export const MAX_EVENTS_PER_PAGE = 10_000;

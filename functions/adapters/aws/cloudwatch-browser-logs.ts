@@ -7,9 +7,9 @@
  * even while the browser keeps logging. Throttling and an unavailable service are waited out with backoff;
  * the SDK errors are translated here: a missing group or stream is "no log", anything else a W3C error.
  *
- * GetLogEvents has a per-account, per-Region rate quota (CloudWatch Logs quotas: 25 calls a second by
- * default) that every router, the console and other readers share, and people and log followers ask for the
- * same running session's log again and again. So this process's calls are paced (LOG_READ_PACING: a turn
+ * GetLogEvents has a per-account, per-Region rate quota (CloudWatch Logs quotas: 10 calls a second, not
+ * adjustable) that every router, the console and other readers share, and people and log followers ask for
+ * the same running session's log again and again. So this process's calls are paced (LOG_READ_PACING: a turn
  * each, a bounded wait for it, else a 503 at once), and a log of up to LOG_BUFFER_BYTES is read whole before
  * it is answered and kept LOG_KEEP_MS for everyone who asks meanwhile (one read for many followers; a
  * throttled read is a W3C 503, never a body cut short). A longer log streams past that, page after page.
@@ -43,11 +43,13 @@ import { backoffMs, NEVER_ABORTED, realSleep, type Sleep } from './retry-pacing'
 export const LOG_READ_BACKOFF: Backoff = { firstMs: 250, maxMs: 4000, factor: 2 };
 export const LOG_READ_TRIES = 6;
 /**
- * This process's GetLogEvents calls: a fifth of the account's default 25 a second, so five heads (or Lambda
+ * This process's GetLogEvents calls: a fifth of the account's 10 a second, so five heads (or Lambda
  * environments) reading flat out stay within it beside the console; a read that would wait past 10 s for its
- * turn (50 calls ahead of it) is refused with a 503 at once rather than queue without bound.
+ * turn (20 calls ahead of it) is refused with a 503 at once rather than queue without bound. The quota: "10
+ * requests per second per account per Region. This quota can't be changed." (CloudWatch Logs quotas,
+ * docs.aws.amazon.com/AmazonCloudWatch/latest/logs/cloudwatch_limits_cwl.html, GetLogEvents).
  */
-export const LOG_READ_PACING: CallPacing = { perSecond: 5, maxWaitMs: 10_000 };
+export const LOG_READ_PACING: CallPacing = { perSecond: 2, maxWaitMs: 10_000 };
 /** A log read whole is kept this long for whoever asks meanwhile (a follower polling each second). */
 export const LOG_KEEP_MS = 2000;
 /** Logs up to this size are read whole before answering (one session's is about 5 KB); longer ones stream. */
