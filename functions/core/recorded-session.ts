@@ -13,8 +13,14 @@ export interface RecordedSession {
   createdAt: number;
   endedAt?: number;
   endReason?: string;
-  video?: { size: number; format: 'mp4' | 'webm'; fileName: string };
-  log?: { size: number; fileName: string };
+  /** Sizes are absent where the list does not know them (recordings in a bucket, listed from the store). */
+  video?: { size?: number; format: 'mp4' | 'webm'; fileName: string };
+  log?: { size?: number; fileName: string };
   /** Whether the last frame the browser showed was kept (as JPEG). */
   screenshot?: boolean;
+  /**
+   * Where its browser ran, for a source that finds recordings by it (an ecs log by its task); never shown
+   * on the page.
+   */
+  ranAt?: { address: string; handle: string; upstreamId: string };
 }

@@ -8,6 +8,7 @@ import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { ArtifactSession, ArtifactSource } from '../core/artifact-ports';
 import { artifactsByKind } from '../core/artifacts-by-kind';
 import type { PoolConfig } from '../core/config';
+import type { KeptRecordings } from '../core/recorded-in-store';
 
 export interface EcsRecordingPlaces {
   /** The recordings bucket (GRIDGATE_DEPLOYMENT's recordingsBucket). */
@@ -44,6 +45,16 @@ export function ecsRecordings(
   if (!video && !log) return undefined;
   return artifactsByKind({ ...(video ? { video } : {}), ...(log ? { log } : {}) });
 }
+
+/**
+ * What an ended ecs session that recorded something keeps, for the status page's list: a video where it
+ * asked for one and its pool's tasks run the recorder, and its log always (every task's browser container
+ * logs to the browsers' log group, which the stack makes with any ecs pool).
+ */
+export const ecsKept: KeptRecordings = (record, pool) => ({
+  video: record.recording?.video === true && pool.kind === 'ecs' && pool.recorder !== undefined,
+  log: true,
+});
 
 /** The router's CloudWatch Logs client: one try per call, since the log reads pace their own retries. */
 async function newLogsClient(): Promise<CloudWatchLogsClient> {

@@ -12,6 +12,7 @@ import type { DeployedEksPool } from '../adapters/aws/eks-pool-check';
 import type { ArtifactSession, ArtifactSource } from '../core/artifact-ports';
 import { artifactsByKind } from '../core/artifacts-by-kind';
 import type { EksPoolConfig, PoolConfig } from '../core/config';
+import type { KeptRecordings } from '../core/recorded-in-store';
 
 /** The pod API of an eks pool's cluster, for each way a pool authenticates (`auth`). */
 export interface EksPodApisByAuth {
@@ -97,6 +98,20 @@ async function podApisOf(
   if (!apis.kubeconfig) throw new Error(`pools.${pool.name}: a kubeconfig pool is not served here`);
   return apis.kubeconfig();
 }
+
+/**
+ * What an ended eks session that recorded something keeps, for the status page's list: a video where it asked
+ * and its pool's recorder uploads. Its log is listed once a copy is kept in the bucket at every stop
+ * (logs/{key}.log, pod-log-keys.ts); until then a pod's log is served only while it runs.
+ */
+export const eksKept: KeptRecordings = (record, pool) => ({
+  video:
+    record.recording?.video === true &&
+    pool.kind === 'eks' &&
+    !!pool.recorder?.bucket &&
+    !!pool.recorder.region,
+  log: false,
+});
 
 /** The S3 client of a bucket's Region, with the SDK's default credentials (the router's or head's role). */
 async function newS3Client(region: string): Promise<S3Client> {

@@ -22,12 +22,14 @@ import {
   systemClock,
   type UserDirectory,
 } from '../core/ports';
+import { listedFromStore } from '../core/recorded-in-store';
 import type { RequestPricing } from '../core/session-cost';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { warmTaskTable } from '../core/warm-tasks';
 import { type AwsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
-import { type EksPodApisByAuth, eksRecordings } from './eks-recordings';
+import { ecsKept } from './ecs-recordings';
+import { type EksPodApisByAuth, eksKept, eksRecordings } from './eks-recordings';
 
 type PoolKind = PoolConfig['kind'];
 
@@ -141,15 +143,21 @@ function artifactsHere(parts: LaunchingParts, deps: GridDeps): GridDeps['artifac
   const poolOf = (session: { pool: string; address: string }) => sessionPool(deps, session);
   return {
     ...(parts.local && kinds.has('local') ? { local: parts.local.recordings } : {}),
-    ...(parts.ecsRecordings ? { ecs: parts.ecsRecordings } : {}),
+    // ecs and eks sessions' recordings are listed, and their owners known, from the store (core/recorded-in-store.ts).
+    ...(parts.ecsRecordings ? { ecs: listedFromStore(parts.ecsRecordings, deps, 'ecs', ecsKept) } : {}),
     // eks sessions' videos are in the bucket their pool's recorder names, wherever gridgate runs; their logs
     // in their pods while they run, and kept in that bucket after.
     ...(kinds.has('eks')
       ? {
-          eks: eksRecordings(poolOf, {
-            s3Client: parts.aws.s3Client,
-            podApis: { aws: () => parts.aws.eksPodApis(), kubeconfig: parts.kubeconfigPodApis },
-          }),
+          eks: listedFromStore(
+            eksRecordings(poolOf, {
+              s3Client: parts.aws.s3Client,
+              podApis: { aws: () => parts.aws.eksPodApis(), kubeconfig: parts.kubeconfigPodApis },
+            }),
+            deps,
+            'eks',
+            eksKept,
+          ),
         }
       : {}),
     // Hub sessions' videos and logs come from their hubs.

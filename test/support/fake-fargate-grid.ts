@@ -8,7 +8,7 @@ import { EcsLauncher, type EcsLauncherOptions } from '../../functions/adapters/a
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import type { Config } from '../../functions/core/config';
 import type { GridDeps } from '../../functions/core/grid-deps';
-import type { SessionStore } from '../../functions/core/ports';
+import type { SessionStore, UserDirectory } from '../../functions/core/ports';
 import { FakeEcsApi, type FakeEcsOptions } from './fake-ecs-api';
 import { CollectingLogger } from './fakes';
 import { configWithOnePool } from './one-pool-config';
@@ -28,6 +28,8 @@ export interface FakeFargateGridOptions {
   config?: Record<string, unknown>;
   /** @default a memory store */
   sessions?: SessionStore;
+  /** Who may sign in, for a config that names a usersFile; none: the config's guest. */
+  users?: UserDirectory;
   /** Launcher options beside the client and the logger (metrics, warm). */
   launcher?: Omit<EcsLauncherOptions, 'ecs' | 'logger'>;
 }
@@ -63,6 +65,7 @@ export async function startFakeFargateGrid(options: FakeFargateGridOptions = {})
     sessions: options.sessions ?? new MemorySessionStore(),
     logger,
     ...(options.artifacts ? { artifacts: options.artifacts } : {}),
+    ...(options.users ? { users: options.users } : {}),
   });
   return {
     fake,

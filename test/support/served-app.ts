@@ -24,7 +24,7 @@ export interface ServedApp {
 }
 
 export async function serveApp(
-  parts: Pick<GridDeps, 'config' | 'launchers' | 'sessions' | 'logger' | 'artifacts'>,
+  parts: Pick<GridDeps, 'config' | 'launchers' | 'sessions' | 'logger' | 'artifacts' | 'users'>,
 ): Promise<ServedApp> {
   const deps: GridDeps = {
     ...parts,

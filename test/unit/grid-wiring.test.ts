@@ -115,6 +115,62 @@ describe('gridDeps', () => {
     expect(made.ecs).toBe(0);
   });
 
+  it('lists ended ecs sessions with recordings from the store, and only those, each once', async () => {
+    const sessions = new MemorySessionStore();
+    const ecsRecordings = { find: async () => undefined };
+    const { given } = parts({ sessions, ecsRecordings, local: { launcher: local, recordings } });
+    const deps = gridDeps({ ...given, kinds: EVERY_POOL_KIND });
+    const at = Date.now();
+    const recording = { video: true, log: false, retentionMs: 60_000 };
+    const record = (key: string, pool: string, more = {}) => ({
+      key,
+      user: 'alice',
+      pool,
+      browserName: 'chrome',
+      browserVersion: 'stable',
+      address: '10.0.1.5:4444',
+      handle: `task-${key}`,
+      upstreamId: `node-${key}`,
+      createdAt: at,
+      lastActivityAt: at,
+      idleTimeoutMs: 60_000,
+      maxAgeMs: 600_000,
+      ...more,
+    });
+    await sessions.add(record('aa00000000000001', 'fargate', { recording, name: 'checkout' }));
+    await sessions.add(record('aa00000000000002', 'fargate'));
+    // A hub pool's session is not the ecs source's to list, though the store keeps it.
+    await sessions.add(record('aa00000000000003', 'hub', { recording }));
+    for (const key of ['aa00000000000001', 'aa00000000000002', 'aa00000000000003'])
+      await sessions.end(key, 'deleted', at + 1000);
+    const source = deps.artifacts?.ecs;
+    expect(source?.find).toBeDefined();
+    expect(await source?.list?.()).toEqual([
+      {
+        key: 'aa00000000000001',
+        user: 'alice',
+        pool: 'fargate',
+        browserName: 'chrome',
+        browserVersion: 'stable',
+        name: 'checkout',
+        createdAt: at,
+        endedAt: at + 1000,
+        endReason: 'deleted',
+        // The pool has no recorder, so no video; every ecs task logs.
+        log: { fileName: 'aa00000000000001.log' },
+        ranAt: {
+          address: '10.0.1.5:4444',
+          handle: 'task-aa00000000000001',
+          upstreamId: 'node-aa00000000000001',
+        },
+      },
+    ]);
+    expect((await source?.recorded?.('aa00000000000001'))?.user).toBe('alice');
+    expect(await source?.recorded?.('aa00000000000002')).toBeUndefined();
+    expect(await source?.recorded?.('aa00000000000003')).toBeUndefined();
+    expect(deps.artifacts?.local).toBe(recordings);
+  });
+
   it('signs with the secret given and keeps the ended sessions given', () => {
     const ended = new EndedSessions();
     const { given } = parts({ ended });

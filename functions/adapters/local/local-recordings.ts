@@ -80,18 +80,22 @@ export class LocalRecordings implements ArtifactSource {
     if (!record) return kind === 'log' ? this.live(session.key) : undefined;
     const directory = join(this.root(), record.key);
     if (kind === 'video' && record.video) {
-      const { format, fileName, size } = record.video;
+      const { format, fileName } = record.video;
       const path = join(directory, `video.${format}`);
+      const size = record.video.size ?? (await sizeOf(path));
+      if (size === undefined) return undefined;
       return { kind: 'file', path, size, contentType: CONTENT_TYPES[format], fileName, live: false };
     }
     if (kind === 'log' && record.log) {
       const path = join(directory, LOG);
-      const { size, fileName } = record.log;
+      const { fileName } = record.log;
+      const size = record.log.size ?? (await sizeOf(path));
+      if (size === undefined) return undefined;
       return { kind: 'file', path, size, contentType: 'text/plain; charset=utf-8', fileName, live: false };
     }
     if (kind === 'screenshot' && record.screenshot) {
       const path = join(directory, SCREENSHOT);
-      const size = (await stat(path).catch(() => undefined))?.size;
+      const size = await sizeOf(path);
       if (size === undefined) return undefined;
       return {
         kind: 'file',
@@ -176,7 +180,7 @@ export class LocalRecordings implements ArtifactSource {
 
   private async live(key: string): Promise<Artifact | undefined> {
     const log = this.liveLog(key);
-    const size = log && (await stat(log.path).catch(() => undefined))?.size;
+    const size = log && (await sizeOf(log.path));
     if (!log || size === undefined) return undefined;
     const { path, fileName } = log;
     return { kind: 'file', path, size, contentType: 'text/plain; charset=utf-8', fileName, live: true };
@@ -188,6 +192,9 @@ async function writeRecord(directory: string, record: RecordedSession): Promise<
   await writeFile(join(directory, `${META}.new`), JSON.stringify(record), { mode: 0o600 });
   await rename(join(directory, `${META}.new`), join(directory, META));
 }
+
+/** A file's size, or undefined when it is not there. */
+const sizeOf = async (path: string) => (await stat(path).catch(() => undefined))?.size;
 
 const bytesOf = (record: RecordedSession) => (record.video?.size ?? 0) + (record.log?.size ?? 0);
 

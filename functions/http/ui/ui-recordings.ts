@@ -34,17 +34,10 @@ export function registerRecordingRoutes(
   for (const kind of ['video', 'log', 'screenshot'] as const) {
     app.get(`${RECORDINGS_API}/:key/${kind}`, async (c) => {
       const found = await visibleRecording(deps, viewer(c), c.req.param('key'));
-      const artifact = await found.source.find(
-        {
-          key: found.record.key,
-          user: found.record.user,
-          pool: found.record.pool,
-          address: '',
-          upstreamId: '',
-          handle: '',
-        },
-        kind,
-      );
+      const { key, user, pool, ranAt } = found.record;
+      // Sources that find recordings by the session's key alone (a local disk's) need no more of it.
+      const where = ranAt ?? { address: '', upstreamId: '', handle: '' };
+      const artifact = await found.source.find({ key, user, pool, ...where }, kind);
       if (!artifact) throw invalidSessionId(`no ${kind} of session ${found.record.key}`);
       return artifactResponse(c, artifact);
     });
@@ -72,7 +65,7 @@ function matches(record: RecordedSession, search: string): boolean {
   );
 }
 
-function view(record: RecordedSession): RecordingView {
+function view({ ranAt: _where, ...record }: RecordedSession): RecordingView {
   const at = (kind: ArtifactKind | 'screenshot') => `${RECORDINGS_API.slice(1)}/${record.key}/${kind}`;
   return {
     ...record,
