@@ -3,7 +3,9 @@
  * records and ended ones (retained an hour by default), each with its pool and createdAt
  * (dynamo-session-items.ts). Ended records live under one partition each, so this is a Scan: it reads the
  * whole table once per cleanup pass, about (sessions of the last hour) × ~0.5 KB; a thousand sessions an
- * hour is ~0.5 MB, ~60 read units a pass, a few cents a month on demand.
+ * hour is ~0.5 MB, ~60 read units a pass, a few cents a month on demand. Sessions that recorded something are
+ * kept for the recording retention instead, in two items (their ended record and one in the recorded
+ * partition, which the filter leaves out so that no start is counted twice).
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
