@@ -24,11 +24,17 @@ export function lazyAppListener(
   };
   return (incoming, outgoing) => {
     if (listener) return serve(listener, incoming, outgoing);
-    // Until it is loaded the request waits, its body unread (a paused stream keeps every byte).
-    loading ??= import('@hono/node-server').then((node) => {
-      listener = node.getRequestListener(fetch);
-      return listener;
-    });
+    // Until it is loaded the request waits, its body unread (a paused stream keeps every byte). The
+    // adapter's "answered already" marker (http/forward-command.ts) is made first, with the runtime's own
+    // Response: made once the listener has put the adapter's Response class in its place (as a later first
+    // import would), it is one of the adapter's cached responses, which the adapter writes out as a second
+    // head after the relayed answer (ERR_HTTP_HEADERS_SENT) instead of knowing it was sent.
+    loading ??= import('@hono/node-server/utils/response')
+      .then(() => import('@hono/node-server'))
+      .then((node) => {
+        listener = node.getRequestListener(fetch);
+        return listener;
+      });
     let closed = false;
     outgoing.once('close', () => {
       closed = true;
