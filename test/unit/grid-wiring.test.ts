@@ -171,6 +171,56 @@ describe('gridDeps', () => {
     expect(deps.artifacts?.local).toBe(recordings);
   });
 
+  it('lists an ended eks session’s video where its pool’s recorder uploads, and nothing of a pool without one', async () => {
+    const eksConfig = parseConfig(
+      {
+        browsers: { chrome: { versions: { stable: { pools: ['pods', 'plain'] } } } },
+        pools: {
+          pods: {
+            kind: 'eks',
+            cluster: 'platform',
+            recorder: {
+              image: 'selenium/video:ffmpeg-7.1-20250606',
+              bucket: 'recordings-1a2b',
+              region: 'eu-west-1',
+            },
+          },
+          plain: { kind: 'eks', cluster: 'platform' },
+        },
+      },
+      { localBrowserVersion: 'unused' },
+    );
+    const sessions = new MemorySessionStore();
+    const { given } = parts({ sessions, config: eksConfig, kinds: poolKindsOf(eksConfig) });
+    const deps = gridDeps(given);
+    const at = Date.now();
+    for (const [key, pool] of [
+      ['bb00000000000001', 'pods'],
+      ['bb00000000000002', 'plain'],
+    ] as const) {
+      await sessions.add({
+        key,
+        user: 'alice',
+        pool,
+        browserName: 'chrome',
+        browserVersion: 'stable',
+        address: '10.0.2.7:4444',
+        handle: `gg-${key}`,
+        upstreamId: `node-${key}`,
+        createdAt: at,
+        lastActivityAt: at,
+        idleTimeoutMs: 60_000,
+        maxAgeMs: 600_000,
+        recording: { video: true, log: true, retentionMs: 60_000 },
+      });
+      await sessions.end(key, 'deleted', at + 1000);
+    }
+    const listed = await deps.artifacts?.eks?.list?.();
+    expect(listed?.map((r) => [r.key, r.video, r.log])).toEqual([
+      ['bb00000000000001', { format: 'mp4', fileName: 'bb00000000000001.mp4' }, undefined],
+    ]);
+  });
+
   it('signs with the secret given and keeps the ended sessions given', () => {
     const ended = new EndedSessions();
     const { given } = parts({ ended });
