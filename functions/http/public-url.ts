@@ -32,12 +32,27 @@ export function rewriteWebSocketCapabilities(
 ): Capabilities {
   const sessionUrl = `${rewrite.base}/session/${rewrite.token}`;
   const out = { ...capabilities };
-  if (typeof out.webSocketUrl === 'string') out.webSocketUrl = sessionUrl;
+  if (typeof out.webSocketUrl === 'string') out.webSocketUrl = `${sessionUrl}${bidiPath(out.webSocketUrl)}`;
   if (typeof out['se:cdp'] === 'string' || rewrite.servesCdp) {
     out['se:cdp'] = `${sessionUrl}/se/cdp`;
     out['se:cdpVersion'] ??= out.browserVersion;
   }
   return out;
+}
+
+/**
+ * What follows the session in the browser's own BiDi URL, kept so the relayed socket reaches the same
+ * endpoint: nothing from chromedriver (`ws://host/session/{id}`), `/se/bidi` from a Selenium Grid 4 hub or
+ * node (docker-selenium's), which refuse a socket at the session's bare path with 400. Plain segments only.
+ */
+function bidiPath(url: string): string {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return '';
+  }
+  return /\/session\/[^/]+((?:\/[A-Za-z0-9._~-]+)*)\/?$/.exec(path)?.[1] ?? '';
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Builder, By } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { remote } from 'webdriverio';
 import { HubLauncher } from '../../functions/adapters/hub/hub-launcher';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import { upstreamEndpoint } from '../../functions/core/browser-network';
@@ -53,6 +54,27 @@ describe('a Selenium Grid 4 hub through gridgate', { timeout: TEST_MS }, () => {
     // The hub frees its slot a moment after it answered the DELETE.
     await eventually(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(0), 10_000, 200);
     expect(grid.logger.events()).toContain('SESSION_DELETED');
+  });
+
+  it('speaks BiDi with WebdriverIO to the hub’s /se/bidi through gridgate', async () => {
+    const browser = await remote({
+      hostname: '127.0.0.1',
+      port: Number(new URL(grid.url).port),
+      path: '/',
+      logLevel: 'silent',
+      capabilities: { browserName: 'chrome', 'wdio:enforceWebDriverClassic': false },
+    });
+    try {
+      // Grid 4 serves BiDi at /session/{id}/se/bidi and refuses a socket at the session's bare path.
+      const wsBase = grid.url.replace(/^http/, 'ws');
+      expect(browser.capabilities.webSocketUrl).toBe(`${wsBase}/session/${browser.sessionId}/se/bidi`);
+      expect(browser.isBidi).toBe(true);
+      await browser.url(`${site.url}/`);
+      const tree = await browser.browsingContextGetTree({});
+      expect(tree.contexts.map((context) => context.url)).toEqual([`${site.url}/`]);
+    } finally {
+      await browser.deleteSession();
+    }
   });
 
   it("finds in the hub's /status a session whose creation was abandoned, by its key, and ends only that one", async () => {

@@ -19,6 +19,15 @@ describe('POST /session: WebSocket URLs', () => {
     expect(body.value.capabilities['se:cdpVersion']).toBe('156.0.7000.1');
   });
 
+  it('keeps the path after the session of a Selenium Grid 4 hub’s or node’s BiDi URL (/se/bidi)', async () => {
+    const grid = start({
+      launcher: { capabilities: { webSocketUrl: 'ws://10.0.0.7:4444/session/0a59fa1b/se/bidi' } },
+    });
+    const body = await created(await postSession(grid, W3C_CHROME, { host: 'grid.test:4444' }));
+    const id = body.value.sessionId;
+    expect(body.value.capabilities.webSocketUrl).toBe(`ws://grid.test:4444/session/${id}/se/bidi`);
+  });
+
   it('uses the request URL’s host when there is no Host header', async () => {
     const grid = start({ launcher: { capabilities: BROWSER_CAPS } });
     const body = await created(await postSession(grid, W3C_CHROME));
