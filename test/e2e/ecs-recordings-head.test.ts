@@ -5,7 +5,8 @@
  * service at the endpoint its environment names. ECS is the in-process fake whose tasks are real chromedriver
  * and Chromium, each task's output going to its stream in the fake CloudWatch Logs as awslogs sends it; S3 is
  * a fake that checks the presigned URL's signature. The server runs under the loopback guard, which records
- * every connection and name lookup it makes: none leaves this machine.
+ * every connection and name lookup it makes: none leaves this machine. The ended session is listed on the
+ * status page from the head's store, as grid-wiring.ts wires it.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -118,11 +119,13 @@ function connections(): GuardEntry[] {
 describe('a Node server head with a deployment’s recordings bucket and browser log group', {
   timeout: TEST_MS,
 }, () => {
-  it('serves an ecs session’s log while it runs and after, and its video by a presigned redirect', async () => {
+  it('serves an ecs session’s log while it runs and after, lists it on the status page, and its video by a presigned redirect', async () => {
     const created = await call('POST', '/session', {
       capabilities: {
         alwaysMatch: {
           browserName: 'chrome',
+          'se:name': 'checkout from a head',
+          'gridgate:options': { log: true },
           'goog:chromeOptions': { args: ['--headless=new', '--no-sandbox', '--disable-gpu'] },
         },
       },
@@ -155,8 +158,18 @@ describe('a Node server head with a deployment’s recordings bucket and browser
     expect(ended.status).toBe(200);
     expect((await ended.text()).startsWith(running)).toBe(true);
 
-    // The recorder uploads videos/{session key}.mp4 when the session ends.
+    // The status page lists the ended session from the store, with its log (its pool runs no recorder: no video).
     const key = keyOf(id);
+    const page = await call('GET', '/ui/api/recordings');
+    expect(page.json.recordings).toEqual([
+      expect.objectContaining({ key, name: 'checkout from a head', logUrl: `ui/api/recordings/${key}/log` }),
+    ]);
+    expect(page.json.recordings[0]).not.toHaveProperty('videoUrl');
+    const listedLog = await fetch(`${url}/${page.json.recordings[0].logUrl}`);
+    expect(listedLog.status).toBe(200);
+    expect((await listedLog.text()).startsWith(running)).toBe(true);
+
+    // The recorder uploads videos/{session key}.mp4 when the session ends.
     const video = Buffer.from('a fragmented MP4, as the recorder uploads it');
     s3.put(BUCKET, videoKey(key), video, 'binary/octet-stream');
     const redirect = await fetch(`${url}/video/${id}.mp4`, { redirect: 'manual' });
