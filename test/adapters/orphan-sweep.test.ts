@@ -3,7 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LAUNCHED_BY_ENV, PROFILE_PREFIX } from '../../functions/adapters/local/chromedriver-launcher';
+import {
+  LAUNCHED_BY_ENV,
+  PROFILE_PREFIX,
+  SCRATCH_PREFIX,
+} from '../../functions/adapters/local/chromedriver-launcher';
 import { sweepOrphans } from '../../functions/adapters/local/orphan-sweep';
 import { SESSION_DIRECTORY_PREFIX } from '../../functions/adapters/local/session-directories';
 import { until } from '../support/until';
@@ -42,7 +46,10 @@ describe('sweepOrphans', () => {
     // A session's uploads and downloads are swept the same way.
     const orphanFiles = join(directory, `${SESSION_DIRECTORY_PREFIX}${dead}-ghi789`);
     const liveFiles = join(directory, `${SESSION_DIRECTORY_PREFIX}${process.pid}-jkl012`);
-    for (const profile of [orphanProfile, liveProfile, orphanFiles, liveFiles]) {
+    // And a browser's TMPDIR, where chromedriver and Chromium keep their own temporary folders.
+    const orphanScratch = join(directory, `${SCRATCH_PREFIX}${dead}-mno345`);
+    const liveScratch = join(directory, `${SCRATCH_PREFIX}${process.pid}-pqr678`);
+    for (const profile of [orphanProfile, liveProfile, orphanFiles, liveFiles, orphanScratch, liveScratch]) {
       mkdirSync(profile);
       writeFileSync(join(profile, 'Preferences'), '{}');
     }
@@ -71,7 +78,7 @@ describe('sweepOrphans', () => {
 
       // Other orphans on this machine may go too; these two are the ones this test can vouch for.
       expect(result.processes).toBeGreaterThanOrEqual(1);
-      expect(result.profiles).toBe(2);
+      expect(result.profiles).toBe(3);
       await orphanExited;
       expect(live.exitCode).toBeNull();
       // A fixed window on purpose: nothing happens to the foreign one, so there is no event to wait for;
@@ -83,6 +90,8 @@ describe('sweepOrphans', () => {
       expect(existsSync(liveProfile)).toBe(true);
       expect(existsSync(orphanFiles)).toBe(false);
       expect(existsSync(liveFiles)).toBe(true);
+      expect(existsSync(orphanScratch)).toBe(false);
+      expect(existsSync(liveScratch)).toBe(true);
     } finally {
       orphan.kill('SIGKILL');
       live.kill('SIGKILL');

@@ -1,11 +1,14 @@
 /** How sessions end on real Chromium: timeouts, crashes, clients that leave early, tampered IDs. */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { SCRATCH_PREFIX } from '../../functions/adapters/local/chromedriver-launcher';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { until } from '../support/until';
+import { sessionClaims } from './session-ended';
 
 let grid: TestGrid;
 
@@ -62,6 +65,22 @@ describe('session lifecycle on real Chromium', () => {
     expect(after.body.value.message).toContain('idle timeout');
     expect(processesUsing(userDataDir)).toBe('');
     expect(existsSync(userDataDir)).toBe(false);
+  });
+
+  it('gives chromedriver and Chromium a temporary folder of their own, gone with the session', async () => {
+    const session = await newSession();
+    // The handle is the session's chromedriver's pid; Chromium inherits its environment.
+    const { handle } = sessionClaims(grid, session.sessionId);
+    const environment = readFileSync(`/proc/${handle}/environ`, 'utf8').split('\0');
+    const scratch = environment.find((entry) => entry.startsWith('TMPDIR='))?.slice('TMPDIR='.length) ?? '';
+    expect(scratch.startsWith(`${tmpdir()}/${SCRATCH_PREFIX}${process.pid}-`)).toBe(true);
+    // chromedriver's scoped_dir and Chromium's org.chromium.Chromium.* folders, which a stopped browser
+    // leaves behind in the machine's temporary directory otherwise, one or two for every session.
+    await until(() => readdirSync(scratch).length > 0, 'the browser to write its temporary folder');
+    const ended = await request(`${grid.url}/session/${session.sessionId}`, { method: 'DELETE' });
+    expect(ended.statusCode).toBe(200);
+    await ended.body.dump();
+    expect(existsSync(scratch)).toBe(false);
   });
 
   it('refuses a session ID once it is older than the maximum age the client asked for', async () => {

@@ -29,11 +29,18 @@ import { type ReadyBrowser, WarmBrowsers } from './warm-browsers';
 export const LAUNCHED_BY_ENV = 'GRIDGATE_LAUNCHED_BY';
 /** Profile directories are named after the gridgate process that owns them: gridgate-chromium-<pid>-…. */
 export const PROFILE_PREFIX = 'gridgate-chromium-';
+/** The folder each chromedriver and its Chromium get as TMPDIR, named the same way: gridgate-tmp-<pid>-…. */
+export const SCRATCH_PREFIX = 'gridgate-tmp-';
 const PORT_RACE_ATTEMPTS = 3;
 
 interface RunningDriver {
   child: ChildProcess;
   userDataDir: string;
+  /**
+   * TMPDIR of chromedriver and its Chromium: what they make there (chromedriver's scoped_dir, Chromium's
+   * org.chromium.Chromium.* socket folder), which a stopped or killed browser leaves behind, goes with it.
+   */
+  scratchDir: string;
   exited: Promise<void>;
   /**
    * A warm browser's Chromium, launched apart from chromedriver: chromedriver attached to it neither
@@ -195,7 +202,7 @@ export class ChromedriverLauncher implements Launcher {
         pool.chromium,
         args,
         driver.userDataDir,
-        launchedEnv(),
+        launchedEnv(running.scratchDir),
         signal,
         (child, exited) => {
           running.chromium = { child, exited };
@@ -256,15 +263,18 @@ export class ChromedriverLauncher implements Launcher {
   ): Promise<Omit<ReadyBrowser, 'debuggerAddress'>> {
     const warm = ahead !== undefined;
     const userDataDir = ahead === 'ready' ? '' : await newProfile();
+    const scratchDir = await newScratch();
     if (this.stopped) {
-      if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+      await Promise.all(
+        [userDataDir, scratchDir].map((dir) => dir && rm(dir, { recursive: true, force: true })),
+      );
       throw new Error('gridgate is stopping: no browser is started');
     }
     onStage?.('launch');
     const child = spawn(chromedriver, ['--port=0', ...driverArgs], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: launchedEnv(),
+      env: launchedEnv(scratchDir),
     });
     const handle = String(child.pid ?? `failed-${Date.now()}`);
     // A chromedriver that could not be spawned reports 'error' and never 'exit'.
@@ -272,7 +282,7 @@ export class ChromedriverLauncher implements Launcher {
       child.once('exit', () => resolve());
       child.once('error', () => resolve());
     });
-    const driver: RunningDriver = { child, userDataDir, exited, warm };
+    const driver: RunningDriver = { child, userDataDir, scratchDir, exited, warm };
     this.drivers.set(handle, driver);
     this.directories.open(handle);
     child.once('exit', (code, exitSignal) =>
@@ -312,12 +322,15 @@ export class ChromedriverLauncher implements Launcher {
     this.browsers.unwatch(handle);
     const recordings = this.options.recordings;
     await recordings?.stopVideo(handle);
-    const { userDataDir } = driver;
+    const { userDataDir, scratchDir } = driver;
     const groups: Group[] = [driver, ...(driver.chromium ? [driver.chromium] : [])];
     await Promise.all(groups.map(stopGroup));
+    const removed = (dir: string) =>
+      dir && rm(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
     await Promise.all([
       recordings?.keep(handle, context?.reason),
-      userDataDir && rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 }),
+      removed(userDataDir),
+      removed(scratchDir),
       this.directories.remove(handle),
     ]);
     this.drivers.delete(handle);
@@ -358,8 +371,14 @@ type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
 const isRoot = () => process.getuid?.() === 0;
 
 const newProfile = () => mkdtemp(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
+const newScratch = () => mkdtemp(join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`));
 
 const runs = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
-// Inherited by Chromium too: tells gridgate's browsers from others on the machine.
-const launchedEnv = (): NodeJS.ProcessEnv => ({ ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) });
+// Inherited by Chromium too: tells gridgate's browsers from others on the machine, and keeps their temporary
+// files in the browser's own folder.
+const launchedEnv = (scratchDir: string): NodeJS.ProcessEnv => ({
+  ...process.env,
+  [LAUNCHED_BY_ENV]: String(process.pid),
+  TMPDIR: scratchDir,
+});

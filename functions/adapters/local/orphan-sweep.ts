@@ -7,12 +7,15 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LAUNCHED_BY_ENV, PROFILE_PREFIX } from './chromedriver-launcher';
+import { LAUNCHED_BY_ENV, PROFILE_PREFIX, SCRATCH_PREFIX } from './chromedriver-launcher';
 import { SESSION_DIRECTORY_PREFIX } from './session-directories';
 
 const BROWSER_NAMES = new Set(['chromium', 'chromedriver']);
-// Profiles and session directories (uploads, downloads), each named after the gridgate process that made it.
-const OWNED_DIRECTORY = new RegExp(`^(?:${PROFILE_PREFIX}|${SESSION_DIRECTORY_PREFIX})(\\d+)-`);
+// Profiles, browsers' temporary folders and session directories (uploads, downloads), each named after the
+// gridgate process that made it.
+const OWNED_DIRECTORY = new RegExp(
+  `^(?:${PROFILE_PREFIX}|${SCRATCH_PREFIX}|${SESSION_DIRECTORY_PREFIX})(\\d+)-`,
+);
 
 export interface SweepResult {
   processes: number;
