@@ -88,6 +88,8 @@ export interface FileTransfer {
 
 /** Why and where a browser stops: a hub's session must be ended at the hub unless the client's DELETE did. */
 export interface StopContext {
+  /** The session's key: what a browser's kept log is named by (an eks pod's, copied before it is deleted). */
+  key: string;
   pool: PoolConfig;
   reason: SessionEndReason;
   /** The browser's own session ID: what a hub's session is ended by. */
@@ -336,6 +338,8 @@ export type LogEvent =
   | 'BROWSER_EXITED'
   | 'BROWSER_RECLAIMED'
   | 'BROWSER_STOP_FAILED'
+  /** An eks pod's browser log could not be copied to the bucket before the pod was deleted. */
+  | 'BROWSER_LOG_NOT_KEPT'
   | 'UPSTREAM_ERROR'
   | 'REQUEST_FAILED'
   /** A client left in the middle of its request (its body cut off): nobody to answer. */

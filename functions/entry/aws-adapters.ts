@@ -12,6 +12,7 @@ import type { EksPodApi } from '../adapters/aws/eks-pod-api';
 import type { DeployedEksPool } from '../adapters/aws/eks-pool-check';
 import type { Launcher, Logger, Metrics, SessionStore } from '../core/ports';
 import { idleWarmTasks, type WarmTaskStore } from '../core/warm-task-store';
+import type { KeepPodLog } from './pod-log-keeper';
 import { readSecretsManager, type SecretReader } from './signing-secret';
 
 /** The adapters that talk to AWS, replaceable so tests (and other wiring) can give their own. */
@@ -24,7 +25,13 @@ export interface AwsAdapters {
     metrics: Metrics;
     warmTable?: string;
   }): Promise<Launcher>;
-  eksLauncher(context: { agent: Dispatcher; logger: Logger; metrics: Metrics }): Promise<Launcher>;
+  /** `keepLog`: how a pod's browser log is kept in its pool's bucket before the pod is deleted. */
+  eksLauncher(context: {
+    agent: Dispatcher;
+    logger: Logger;
+    metrics: Metrics;
+    keepLog: KeepPodLog;
+  }): Promise<Launcher>;
   /**
    * The pod API of each eks pool's cluster (EKS tokens signed with the process's credentials), which the
    * launcher and the reads of running pods' logs share; made with the first call.
@@ -76,12 +83,12 @@ export const awsAdapters: AwsAdapters = {
   },
   // Loaded with the first session on an eks pool, like ECS. The EKS token is signed with the same
   // credential chain as every SDK client (the Lambda role's, refreshed as it expires).
-  eksLauncher: async ({ agent, logger, metrics }) => {
+  eksLauncher: async ({ agent, logger, metrics, keepLog }) => {
     const [{ EksLauncher }, podApi] = await Promise.all([
       import('../adapters/aws/eks-launcher'),
       awsPodApis(),
     ]);
-    return new EksLauncher({ podApi, agent, logger, metrics });
+    return new EksLauncher({ podApi, agent, logger, metrics, keepLog });
   },
   eksPodApis: () => awsPodApis(),
   warmTasks: (table) => warmTasksIn(table),

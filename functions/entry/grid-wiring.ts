@@ -30,6 +30,7 @@ import { warmTaskTable } from '../core/warm-tasks';
 import { type AwsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
 import { ecsKept } from './ecs-recordings';
 import { type EksPodApisByAuth, eksKept, eksRecordings } from './eks-recordings';
+import { podLogKeeper } from './pod-log-keeper';
 
 type PoolKind = PoolConfig['kind'];
 
@@ -130,7 +131,8 @@ function launchersHere(parts: LaunchingParts): GridDeps['launchers'] {
     );
   }
   if (kinds.has('eks')) {
-    const withAws = onFirstUse(() => aws.eksLauncher({ agent, logger, metrics }));
+    const keepLog = podLogKeeper(logger, aws.s3Client);
+    const withAws = onFirstUse(() => aws.eksLauncher({ agent, logger, metrics, keepLog }));
     launchers.eks = parts.kubeconfigEks
       ? eksLauncherByAuth({ aws: withAws, kubeconfig: parts.kubeconfigEks })
       : withAws;

@@ -43,6 +43,7 @@ import { ConfigReloader, type ReloadTrigger } from './config-reloader';
 import { ecsRecordingPlaces } from './deployed-config';
 import { ecsRecordings } from './ecs-recordings';
 import { EVERY_POOL_KIND, gridDeps } from './grid-wiring';
+import { type KeepPodLog, podLogKeeper } from './pod-log-keeper';
 import { reachNotice } from './reach-notice';
 
 const EXPIRY_SWEEP_MS = 1000;
@@ -186,7 +187,12 @@ export async function startGrid(
     kinds: EVERY_POOL_KIND,
     local: { launcher, recordings },
     ...(ecs ? { ecsRecordings: ecs } : {}),
-    kubeconfigEks: kubeconfigEksLauncher(kubeconfigPods, agent, logger, metrics),
+    kubeconfigEks: kubeconfigEksLauncher(kubeconfigPods, {
+      agent,
+      logger,
+      metrics,
+      keepLog: podLogKeeper(logger, aws.s3Client),
+    }),
     kubeconfigPodApis: kubeconfigPods,
     users,
     ended: options.ended,
@@ -326,13 +332,11 @@ function kubeconfigPodApisOnFirstUse(): () => Promise<(pool: EksPoolConfig) => E
 /** The launcher of eks pools that name a kubeconfig: loaded with such a pool's first pod. */
 function kubeconfigEksLauncher(
   podApis: () => Promise<(pool: EksPoolConfig) => EksPodApi>,
-  agent: Dispatcher,
-  logger: Logger,
-  metrics: Metrics,
+  context: { agent: Dispatcher; logger: Logger; metrics: Metrics; keepLog: KeepPodLog },
 ): Launcher {
   return onFirstUse(async () => {
     const [{ EksLauncher }, podApi] = await Promise.all([import('../adapters/aws/eks-launcher'), podApis()]);
-    return new EksLauncher({ podApi, agent, logger, metrics });
+    return new EksLauncher({ podApi, ...context });
   });
 }
 

@@ -62,7 +62,7 @@ async function endNow(
     // here, where its handle (a process ID) may even name a browser of this head's.
     const elsewhere = poolConfig?.kind === 'local' && head !== undefined && head !== deps.head;
     if (poolConfig && !elsewhere)
-      await deps.launchers[poolConfig.kind]?.stop(handle, { pool: poolConfig, reason, upstreamId });
+      await deps.launchers[poolConfig.kind]?.stop(handle, { key, pool: poolConfig, reason, upstreamId });
   } catch (error) {
     deps.logger.log('BROWSER_STOP_FAILED', { session: key, pool, handle, error: String(error) });
   }

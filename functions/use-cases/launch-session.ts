@@ -147,7 +147,7 @@ export async function launchSession(
     return { ...created, sessionId, capabilities };
   } catch (error) {
     // With the upstream's session ID, a hub ends the session it had created too.
-    await launcher.stop(browser.handle, { pool, reason: 'creation failed', upstreamId });
+    await launcher.stop(browser.handle, { key: attempt.key, pool, reason: 'creation failed', upstreamId });
     throw error;
   }
 }

@@ -15,7 +15,7 @@ describe('EcsLauncher.stop', () => {
     const { launcher } = harness();
     ecsMock.on(StopTaskCommand).resolves({});
 
-    await launcher.stop(TASK_ID, { pool: fargatePool(), reason: 'deleted', upstreamId: 'abc' });
+    await launcher.stop(TASK_ID, { key: 'k', pool: fargatePool(), reason: 'deleted', upstreamId: 'abc' });
 
     expect(stopTaskInputs()).toEqual([
       { cluster: 'gridgate-browsers', task: TASK_ID, reason: 'gridgate: deleted' },
@@ -30,7 +30,7 @@ describe('EcsLauncher.stop', () => {
         new InvalidParameterException({ message: 'The referenced task was not found.', $metadata: {} }),
       );
 
-    await launcher.stop(TASK_ID, { pool: fargatePool(), reason: 'idle timeout', upstreamId: '' });
+    await launcher.stop(TASK_ID, { key: 'k', pool: fargatePool(), reason: 'idle timeout', upstreamId: '' });
 
     expect(stopTaskInputs()).toHaveLength(1);
     expect(logger.events()).toEqual([]);
@@ -40,7 +40,7 @@ describe('EcsLauncher.stop', () => {
     const { launcher } = harness();
     ecsMock.on(StopTaskCommand).rejectsOnce(throttled()).resolves({});
 
-    await launcher.stop(TASK_ID, { pool: fargatePool(), reason: 'max age', upstreamId: '' });
+    await launcher.stop(TASK_ID, { key: 'k', pool: fargatePool(), reason: 'max age', upstreamId: '' });
 
     expect(stopTaskInputs()).toHaveLength(2);
   });
@@ -52,7 +52,7 @@ describe('EcsLauncher.stop', () => {
       .rejects(new ClusterNotFoundException({ message: 'Cluster not found.', $metadata: {} }));
 
     await expect(
-      launcher.stop(TASK_ID, { pool: fargatePool(), reason: 'deleted', upstreamId: '' }),
+      launcher.stop(TASK_ID, { key: 'k', pool: fargatePool(), reason: 'deleted', upstreamId: '' }),
     ).resolves.toBeUndefined();
 
     expect(logger.fieldsOf('BROWSER_STOP_FAILED')).toEqual([
@@ -64,6 +64,7 @@ describe('EcsLauncher.stop', () => {
     const { launcher, logger } = harness();
 
     await launcher.stop(TASK_ID, {
+      key: 'k',
       pool: fargatePool({ cluster: undefined }),
       reason: 'deleted',
       upstreamId: '',

@@ -156,7 +156,7 @@ describe('the eks launcher with a kubeconfig pool', () => {
         }),
       },
     ]);
-    await launcher.stop(browser.handle, { pool, reason: 'deleted', upstreamId: 'u' });
+    await launcher.stop(browser.handle, { key: 'k', pool, reason: 'deleted', upstreamId: 'u' });
     expect(kube.callsOf('DELETE')).toEqual([{ path: `/api/v1/namespaces/ci/pods/${browser.handle}` }]);
     expect(kube.pods.size).toBe(0);
   });
@@ -177,8 +177,8 @@ describe('the eks launcher with a kubeconfig pool', () => {
     const viaAws = kubeconfigPool({ auth: 'aws', endpoint: 'https://k8s.example.com' });
     await launcher.start(launchRequest(viaKubeconfig));
     await launcher.start(launchRequest(viaAws));
-    await launcher.stop('gg-x', { pool: viaKubeconfig, reason: 'deleted', upstreamId: 'u' });
-    await launcher.stop('gg-x', { pool: viaAws, reason: 'deleted', upstreamId: 'u' });
+    await launcher.stop('gg-x', { key: 'k', pool: viaKubeconfig, reason: 'deleted', upstreamId: 'u' });
+    await launcher.stop('gg-x', { key: 'k', pool: viaAws, reason: 'deleted', upstreamId: 'u' });
     expect(used).toEqual(['kubeconfig start', 'aws start', 'kubeconfig stop', 'aws stop']);
   });
 });

@@ -355,8 +355,8 @@ describe('EksLauncher.stop', () => {
   it('deletes the pod by name, and a second stop of the gone pod is fine', async () => {
     const pool = spotPool();
     const browser = await launch(pool);
-    await launcher.stop(browser.handle, { pool, reason: 'deleted', upstreamId: 'abc' });
-    await launcher.stop(browser.handle, { pool, reason: 'deleted', upstreamId: 'abc' });
+    await launcher.stop(browser.handle, { key: 'k', pool, reason: 'deleted', upstreamId: 'abc' });
+    await launcher.stop(browser.handle, { key: 'k', pool, reason: 'deleted', upstreamId: 'abc' });
     expect(kube.callsOf('DELETE').map((call) => call.path)).toEqual([
       podPath(browser.handle),
       podPath(browser.handle),
@@ -369,14 +369,19 @@ describe('EksLauncher.stop', () => {
     const pool = spotPool();
     const browser = await launch(pool);
     kube.throttleNext = 10;
-    await launcher.stop(browser.handle, { pool, reason: 'idle timeout', upstreamId: 'abc' });
+    await launcher.stop(browser.handle, { key: 'k', pool, reason: 'idle timeout', upstreamId: 'abc' });
     expect(logger.fieldsOf('BROWSER_STOP_FAILED')).toEqual([
       { pool: 'pods', handle: browser.handle, reason: expect.stringContaining('429 TooManyRequests') },
     ]);
   });
 
   it('deletes nothing for a handle that is not a pod name of this grid', async () => {
-    await launcher.stop('kube-system/coredns', { pool: spotPool(), reason: 'deleted', upstreamId: 'abc' });
+    await launcher.stop('kube-system/coredns', {
+      key: 'k',
+      pool: spotPool(),
+      reason: 'deleted',
+      upstreamId: 'abc',
+    });
     expect(kube.calls).toEqual([]);
     expect(logger.events()).toEqual(['BROWSER_STOP_FAILED']);
   });

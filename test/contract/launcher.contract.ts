@@ -38,7 +38,12 @@ function request(pool: PoolConfig, signal: AbortSignal): LaunchRequest {
   };
 }
 
-const stopContext = (pool: PoolConfig): StopContext => ({ pool, reason: 'deleted', upstreamId: '' });
+const stopContext = (pool: PoolConfig): StopContext => ({
+  key: 'k',
+  pool,
+  reason: 'deleted',
+  upstreamId: '',
+});
 
 export function launcherContract(name: string, make: () => LauncherUnderTest | Promise<LauncherUnderTest>) {
   describe(`${name} (Launcher contract)`, () => {

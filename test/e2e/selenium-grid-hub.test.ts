@@ -111,7 +111,7 @@ describe('a Selenium Grid 4 hub through gridgate', { timeout: TEST_MS }, () => {
       new Map([[abandoned, 'abandoned-key']]),
     );
     await eventually(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(1), 10_000, 200);
-    await launcher.stop('', { pool, reason: 'creation failed', upstreamId: kept });
+    await launcher.stop('', { key: 'k', pool, reason: 'creation failed', upstreamId: kept });
     await eventually(async () => expect(await (hub as SeleniumGrid).sessions()).toBe(0), 10_000, 200);
   });
 });

@@ -64,6 +64,7 @@ describe('Node server: /status and warm ecs tasks', () => {
 
     // A session's need still makes it, with the table to claim warm tasks from.
     await grid.deps.launchers.ecs?.stop('0123456789abcdef0123456789abcdef', {
+      key: 'k',
       pool: grid.deps.config.pools.fargate as PoolConfig,
       reason: 'deleted',
       upstreamId: '',

@@ -60,6 +60,7 @@ function env(warm: Record<string, unknown> | undefined, tableName = table.table)
 
 const adapters = () => warmStatusAdapters(table.client);
 const stopping = (deps: GridDeps): StopContext => ({
+  key: 'k',
   pool: deps.config.pools.fargate as PoolConfig,
   reason: 'deleted',
   upstreamId: '',

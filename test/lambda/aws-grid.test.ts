@@ -125,7 +125,7 @@ describe('awsGrid', () => {
       signal: new AbortController().signal,
     };
     const browser = await ecs.start(request);
-    await ecs.stop(browser.handle, { pool: request.pool, reason: 'deleted', upstreamId: '' });
+    await ecs.stop(browser.handle, { key: 'k', pool: request.pool, reason: 'deleted', upstreamId: '' });
     expect(made.launchers).toBe(1);
     expect(launcher.stops).toEqual([browser.handle]);
     await launcher.closeAll();

@@ -1,15 +1,17 @@
 /**
- * An in-process stand-in for the two S3 calls ecs sessions' videos take: a node:http server on 127.0.0.1
+ * An in-process stand-in for the S3 calls sessions' recordings take: a node:http server on 127.0.0.1
  * speaking S3's REST protocol, path-style (the SDK addresses a bucket so when its endpoint is an IP
  * address), so a real S3Client made from AWS_ENDPOINT_URL_S3 talks to it. `HeadObject` is what the router
  * asks before it answers; a `GET` carrying a presigned URL's query is what the owner's client follows the
- * redirect with. Each is checked against what S3 refuses (Amazon S3 API Reference, cited at each rule),
- * the presigned URL's Signature Version 4 recomputed with the one key pair the fake knows. Objects are put
- * by the test, as the recorder's upload would.
+ * redirect with; `PutObject` is how an eks pod's log is kept when the pod is stopped. Each is checked against
+ * what S3 refuses (Amazon S3 API Reference, cited at each rule), the presigned URL's Signature Version 4
+ * recomputed with the one key pair the fake knows. Videos are put by the test, as the recorder's upload
+ * would.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { crc32 } from 'node:zlib';
 import { closeServer } from './aws-json-fake';
 
 /** The key pair the fake signs with, as the process under test is given it. */
@@ -65,6 +67,11 @@ export class FakeS3 {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
+  /** A stored object's bytes and Content-Type, or undefined. */
+  object(bucket: string, key: string): StoredObject | undefined {
+    return this.objects.get(`${bucket}/${key}`);
+  }
+
   /** Stores an object, as the recorder's upload (PutObject) would. */
   put(bucket: string, key: string, body: Buffer, contentType = 'application/octet-stream'): void {
     if (!this.buckets.has(bucket)) throw new Error(`no bucket ${bucket}`);
@@ -76,6 +83,12 @@ export class FakeS3 {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => this.answerRequest(req, res, Buffer.concat(chunks)));
+  }
+
+  private answerRequest(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
     const url = new URL(req.url ?? '/', this.endpoint);
     const [, bucket = '', ...rest] = url.pathname.split('/');
     const key = decodeURIComponent(rest.join('/'));
@@ -84,6 +97,11 @@ export class FakeS3 {
     const call: S3Call = { method: req.method ?? '', bucket, key, auth, status: 200 };
     this.calls.push(call);
     try {
+      if (req.method === 'PUT') {
+        const etag = this.putObject(req, bucket, key, auth, body);
+        res.writeHead(200, { etag }).end();
+        return;
+      }
       const found = this.answer(req, url, bucket, key, auth);
       const headers: Record<string, string> = {
         'content-type': url.searchParams.get('response-content-type') ?? found.contentType,
@@ -106,6 +124,61 @@ export class FakeS3 {
     }
   }
 
+  /**
+   * PutObject (API_PutObject), signed by header: the key rules as for a read; a Content-Length is required
+   * (411 MissingContentLength) and a single PUT holds at most 5 GB (400 EntityTooLarge); a CRC32 the SDK
+   * sends (x-amz-checksum-crc32, "Checking object integrity") must be the body's (400 BadDigest).
+   */
+  private putObject(
+    req: IncomingMessage,
+    bucket: string,
+    key: string,
+    auth: S3Call['auth'],
+    body: Buffer,
+  ): string {
+    this.checkNames(bucket, key);
+    if (auth !== 'header') throw new S3Refusal(403, 'AccessDenied', 'Access Denied');
+    this.checkHeaderScope(String(req.headers.authorization));
+    if (!this.buckets.has(bucket)) throw new S3Refusal(404, 'NoSuchBucket', 'The bucket does not exist.');
+    const declared = req.headers['x-amz-decoded-content-length'] ?? req.headers['content-length'];
+    if (declared === undefined) {
+      throw new S3Refusal(411, 'MissingContentLength', 'You must provide the Content-Length HTTP header.');
+    }
+    if (Number(declared) > 5 * 1024 ** 3) {
+      throw new S3Refusal(400, 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size.');
+    }
+    if (req.headers['content-encoding']?.includes('aws-chunked')) {
+      throw new S3Refusal(501, 'NotImplemented', 'The fake takes whole bodies, not aws-chunked ones.');
+    }
+    const sent = req.headers['x-amz-checksum-crc32'];
+    if (sent !== undefined) {
+      const computed = Buffer.alloc(4);
+      computed.writeUInt32BE(crc32(body));
+      if (computed.toString('base64') !== sent) {
+        throw new S3Refusal(
+          400,
+          'BadDigest',
+          'The CRC32 you specified did not match the calculated checksum.',
+        );
+      }
+    }
+    const contentType = String(req.headers['content-type'] ?? 'binary/octet-stream');
+    this.objects.set(`${bucket}/${key}`, { body, contentType });
+    return `"${createHash('md5').update(body).digest('hex')}"`;
+  }
+
+  /** "General purpose bucket naming rules" and "Naming Amazon S3 objects". */
+  private checkNames(bucket: string, key: string): void {
+    // 3-63 characters of lower-case letters, digits, '.' and '-', beginning and ending with a letter or digit.
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+      throw new S3Refusal(400, 'InvalidBucketName', 'The specified bucket is not valid.');
+    }
+    // A key is at most 1,024 bytes of UTF-8.
+    if (key === '' || Buffer.byteLength(key) > 1024) {
+      throw new S3Refusal(400, 'KeyTooLongError', 'Your key is too long.');
+    }
+  }
+
   private answer(
     req: IncomingMessage,
     url: URL,
@@ -114,17 +187,13 @@ export class FakeS3 {
     auth: S3Call['auth'],
   ): StoredObject {
     if (req.method !== 'HEAD' && req.method !== 'GET') {
-      throw new S3Refusal(405, 'MethodNotAllowed', 'The fake serves HeadObject and GetObject only.');
+      throw new S3Refusal(
+        405,
+        'MethodNotAllowed',
+        'The fake serves HeadObject, GetObject and PutObject only.',
+      );
     }
-    // "General purpose bucket naming rules": 3-63 characters of lower-case letters, digits, '.' and '-',
-    // beginning and ending with a letter or digit.
-    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
-      throw new S3Refusal(400, 'InvalidBucketName', 'The specified bucket is not valid.');
-    }
-    // "Naming Amazon S3 objects": a key is at most 1,024 bytes of UTF-8.
-    if (key === '' || Buffer.byteLength(key) > 1024) {
-      throw new S3Refusal(400, 'KeyTooLongError', 'Your key is too long.');
-    }
+    this.checkNames(bucket, key);
     if (auth === 'none') throw new S3Refusal(403, 'AccessDenied', 'Access Denied');
     if (auth === 'header') this.checkHeaderScope(String(req.headers.authorization));
     else this.checkPresigned(req, url);

@@ -63,6 +63,7 @@ describe('gridDeps', () => {
     expect(Object.keys(deps.artifacts ?? {})).toEqual(['hub']);
     expect(made.ecs).toBe(0);
     await deps.launchers.ecs?.stop('task', {
+      key: 'k',
       pool: config.pools.fargate as never,
       reason: 'deleted',
       upstreamId: '',
@@ -84,10 +85,10 @@ describe('gridDeps', () => {
     const eks = gridDeps(given).launchers.eks;
     const pool = (auth: 'aws' | 'kubeconfig') =>
       ({ kind: 'eks', name: auth, auth }) as unknown as Parameters<Launcher['stop']>[1]['pool'];
-    await eks?.stop('pod-1', { pool: pool('kubeconfig'), reason: 'deleted', upstreamId: '' });
+    await eks?.stop('pod-1', { key: 'k', pool: pool('kubeconfig'), reason: 'deleted', upstreamId: '' });
     expect(kubeconfig.stops).toEqual(['pod-1']);
     expect(made.eks).toBe(0);
-    await eks?.stop('pod-2', { pool: pool('aws'), reason: 'deleted', upstreamId: '' });
+    await eks?.stop('pod-2', { key: 'k', pool: pool('aws'), reason: 'deleted', upstreamId: '' });
     expect(made.eks).toBe(1);
   });
 
@@ -107,6 +108,7 @@ describe('gridDeps', () => {
     expect(Object.keys(deps.launchers).sort()).toEqual(['ecs', 'hub']);
     expect(deps.artifacts).toBeUndefined();
     await deps.launchers.ecs?.stop('task', {
+      key: 'k',
       pool: config.pools.fargate as never,
       reason: 'deleted',
       upstreamId: '',

@@ -33,7 +33,7 @@ describe('HubLauncher', () => {
       capabilities: { browserName: 'chrome', browserVersion: '1.0', 'gridgate:creation': 'k1' },
     });
     await expect(
-      new HubLauncher().stop('', { pool, reason: 'deleted', upstreamId: '' }),
+      new HubLauncher().stop('', { key: 'k', pool, reason: 'deleted', upstreamId: '' }),
     ).resolves.toBeUndefined();
   });
 

@@ -9,6 +9,7 @@ import type { WarmTask, WarmTaskStore } from '../../functions/core/warm-task-sto
 import { type AwsAdapters, ecsWarmCount, onFirstUse } from '../../functions/entry/aws-adapters';
 
 const STOPPING: StopContext = {
+  key: 'k',
   pool: Object.values(parseConfig({}, { localBrowserVersion: '1' }).pools)[0] as StopContext['pool'],
   reason: 'deleted',
   upstreamId: '',

@@ -23,6 +23,7 @@ import { CONTAINER, POD_NAME, type Pod, podManifest, podNameFor } from './eks-po
 import { podState } from './eks-pod-state';
 import { checkEksPool, type DeployedEksPool, isDeployedEks } from './eks-pool-check';
 import { recorderNodeCapabilities } from './node-capabilities';
+import type { PodLogToKeep } from './pod-log-archive';
 import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from './retry-pacing';
 
 export { EksLaunchFailure, type EksLaunchStage } from './eks-launch-stage';
@@ -33,6 +34,11 @@ export interface EksLauncherOptions extends CloudLauncherOptions {
   podApi: (pool: DeployedEksPool) => EksPodApi;
   /** Longest a pod may take to be scheduled, pull its image and become Ready (default 90 s). */
   podReadyTimeoutMs?: number;
+  /**
+   * Copies the pod's browser log to its pool's bucket before a session's pod is deleted (pod-log-archive.ts,
+   * loaded by the entry); bounded in time and never throwing. None: logs are not kept past the pod.
+   */
+  keepLog?: (toKeep: PodLogToKeep) => Promise<void>;
 }
 
 // One pod read per wait, 0.5 s growing to 3 s: at most ~45 reads in 90 s, per session.
@@ -86,8 +92,11 @@ export class EksLauncher implements Launcher {
     }
   }
 
-  /** Never throws: a pod already gone is fine, anything else is logged for the cleanup to finish. */
-  async stop(handle: string, { pool }: StopContext): Promise<void> {
+  /**
+   * Keeps the pod's browser log (bounded; a failure is logged), then deletes the pod. Never throws: a pod
+   * already gone is fine, anything else is logged for the cleanup to finish.
+   */
+  async stop(handle: string, { key, pool }: StopContext): Promise<void> {
     if (pool.kind !== 'eks' || !isDeployedEks(pool) || !POD_NAME.test(handle)) {
       this.options.logger?.log('BROWSER_STOP_FAILED', {
         handle,
@@ -96,7 +105,10 @@ export class EksLauncher implements Launcher {
       });
       return;
     }
-    await this.deletePod(this.options.podApi(pool), pool, handle);
+    const api = this.options.podApi(pool);
+    // The log goes with the pod: read it first. keepLog never throws, so the delete always follows.
+    await this.options.keepLog?.({ api, pool, pod: handle, sessionKey: key });
+    await this.deletePod(api, pool, handle);
   }
 
   /** POSTs the pod, retried while throttled; AlreadyExists on a retry means an earlier try made it. */

@@ -42,8 +42,8 @@ export class HubLauncher implements Launcher {
       throw new Error(`the hub answered ${response.statusCode} to GET /status`);
     }
     const abandoned = abandonedSessions(await response.body.json(), new Set(keys));
-    for (const upstreamId of abandoned.keys()) {
-      await this.stop('', { pool, reason: 'creation failed', upstreamId });
+    for (const [upstreamId, key] of abandoned) {
+      await this.stop('', { key, pool, reason: 'creation failed', upstreamId });
     }
     return abandoned;
   }

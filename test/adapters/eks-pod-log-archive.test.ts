@@ -1,0 +1,147 @@
+/**
+ * An eks session's log kept when its pod is stopped: EksLauncher.stop with the PodLogArchive reads the pod's
+ * browser container log from the fake Kubernetes API and puts it in the fake S3 with a real S3Client, then
+ * deletes the pod; a log past the bound is cut and says so; a bucket that refuses, or a copy that outlasts
+ * its bound, is logged and the pod is deleted all the same.
+ */
+
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
+import { S3Client } from '@aws-sdk/client-s3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EksLauncher } from '../../functions/adapters/aws/eks-launcher';
+import {
+  CUT_NOTE,
+  PodLogArchive,
+  type PodLogArchiveOptions,
+} from '../../functions/adapters/aws/pod-log-archive';
+import type { EksPoolConfig } from '../../functions/core/config';
+import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
+import { FAKE_S3_CREDENTIALS, FAKE_S3_REGION, FakeS3 } from '../support/fake-s3';
+import { CollectingLogger } from '../support/fakes';
+import { eksPool } from '../support/one-pool-config';
+
+const TOKEN = 'k8s-aws-v1.archive';
+const BUCKET = 'gridgate-recordingsbucket-4d5e6f';
+const NS = 'gridgate';
+const KEY = '0123456789abcdef';
+const POD = `gg-${KEY}-a1b2c3`;
+const LOG = 'Started Selenium Standalone\nSession created\nSession deleted\n';
+
+let kube: FakeKubernetesApi;
+let s3: FakeS3;
+let logger: CollectingLogger;
+
+beforeEach(async () => {
+  [kube, s3] = await Promise.all([FakeKubernetesApi.start({ token: TOKEN }), FakeS3.start([BUCKET])]);
+  logger = new CollectingLogger();
+  await kube.podApi().create(NS, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: POD },
+    spec: {
+      containers: [
+        { name: 'browser', image: 'selenium/standalone-chrome:4' },
+        { name: 'video', image: 'selenium/video:ffmpeg-7.1' },
+      ],
+    },
+  });
+  kube.writeLog(NS, POD, 'browser', LOG);
+  kube.writeLog(NS, POD, 'video', 'ffmpeg\n');
+});
+afterEach(async () => {
+  await Promise.all([kube.close(), s3.close()]);
+});
+
+function pool(recorder: Record<string, unknown> | null = { bucket: BUCKET, region: FAKE_S3_REGION }) {
+  return eksPool({
+    cluster: 'browsers',
+    namespace: NS,
+    endpoint: 'https://kubernetes.invalid',
+    networks: ['10.0.0.0/8'],
+    ...(recorder ? { recorder: { image: 'selenium/video:ffmpeg-7.1', ...recorder } } : {}),
+  });
+}
+
+function s3Client(endpoint = s3.endpoint): S3Client {
+  return new S3Client({
+    region: FAKE_S3_REGION,
+    endpoint,
+    forcePathStyle: true,
+    credentials: FAKE_S3_CREDENTIALS,
+  });
+}
+
+/** A launcher whose stop keeps logs with an archive of these options. */
+function launcher(options: Partial<PodLogArchiveOptions> = {}): EksLauncher {
+  const archive = new PodLogArchive({ s3Client: async () => s3Client(), logger, ...options });
+  const api = kube.podApi();
+  return new EksLauncher({ podApi: () => api, logger, keepLog: (toKeep) => archive.keep(toKeep) });
+}
+
+async function stop(target: EksLauncher, onPool: EksPoolConfig = pool()): Promise<void> {
+  await target.stop(POD, { key: KEY, pool: onPool, reason: 'deleted', upstreamId: 'u' });
+}
+
+describe('an eks pod stopped at a session’s end', () => {
+  it('has its browser log kept as logs/{key}.log in its pool’s bucket, then is deleted', async () => {
+    await stop(launcher());
+    const kept = s3.object(BUCKET, `logs/${KEY}.log`);
+    expect(kept?.body.toString('utf8')).toBe(LOG);
+    expect(kept?.contentType).toBe('text/plain; charset=utf-8');
+    // Read first, deleted after: the log goes with the pod.
+    expect(kube.calls.map((call) => `${call.method} ${call.path}`)).toEqual([
+      'POST /api/v1/namespaces/gridgate/pods',
+      `GET /api/v1/namespaces/gridgate/pods/${POD}/log?container=browser&limitBytes=2097153`,
+      `DELETE /api/v1/namespaces/gridgate/pods/${POD}`,
+    ]);
+    expect(kube.pods.size).toBe(0);
+    expect(logger.events()).toEqual([]);
+  });
+
+  it('has a log longer than the bound cut there, with a line saying so', async () => {
+    await stop(launcher({ maxBytes: 16 }));
+    const kept = s3.object(BUCKET, `logs/${KEY}.log`)?.body.toString('utf8');
+    expect(kept).toBe(`${LOG.slice(0, 16)}${CUT_NOTE}`);
+  });
+
+  it('keeps nothing for a pool without a bucket, and asks S3 nothing', async () => {
+    await stop(launcher(), pool(null));
+    expect(s3.calls).toEqual([]);
+    expect(kube.callsOf('GET')).toEqual([]);
+    expect(kube.pods.size).toBe(0);
+  });
+
+  it('is deleted when the bucket refuses the copy, which is logged', async () => {
+    await stop(launcher(), pool({ bucket: 'gridgate-no-such-bucket', region: FAKE_S3_REGION }));
+    expect(kube.pods.size).toBe(0);
+    expect(logger.fieldsOf('BROWSER_LOG_NOT_KEPT')).toEqual([
+      { pool: 'pods', handle: POD, session: KEY, error: expect.stringContaining('NoSuchBucket') },
+    ]);
+  });
+
+  it('is deleted when the copy outlasts its bound, which is logged', async () => {
+    // An S3 endpoint that takes the connection and never answers.
+    const sockets = new Set<Socket>();
+    const silent: Server = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      await stop(launcher({ s3Client: async () => s3Client(endpoint), timeoutMs: 200 }));
+      expect(kube.pods.size).toBe(0);
+      expect(logger.fieldsOf('BROWSER_LOG_NOT_KEPT')).toEqual([
+        { pool: 'pods', handle: POD, session: KEY, error: 'not kept within 200 ms' },
+      ]);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('keeps nothing of a pod already gone, and logs nothing', async () => {
+    await kube.podApi().delete(NS, POD);
+    await stop(launcher());
+    expect(s3.calls).toEqual([]);
+    expect(logger.events()).toEqual([]);
+  });
+});
