@@ -36,8 +36,16 @@ export interface BrowserFleet<B extends FleetBrowser = FleetBrowser, P extends F
   list(place: P): Promise<B[]>;
   /** What became of these browsers (by ID) that the listing did not show alive. */
   fates(place: P, ids: string[]): Promise<Map<string, TaskFate>>;
-  /** Stops one browser; one already gone counts as stopped. */
-  stop(place: P, id: string, reason: StopReason | WarmStopReason): Promise<void>;
+  /**
+   * Stops one browser; one already gone counts as stopped. `session`: whose browser it was, when it ran one
+   * (a warm browser did not), so a fleet may keep what goes with it (an eks pod's log).
+   */
+  stop(
+    place: P,
+    id: string,
+    reason: StopReason | WarmStopReason,
+    session: { key: string; pool: string | undefined } | undefined,
+  ): Promise<void>;
   /** Whether an error from this fleet's API says "later" (throttled, the server's own trouble). */
   isThrottled(error: unknown): boolean;
   /** The fleet's warm pool work for one pass, when it keeps browsers ahead of demand. */

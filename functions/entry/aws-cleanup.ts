@@ -11,13 +11,17 @@ import type { DeployedEksPool } from '../adapters/aws/eks-pool-check';
 import type { BrowserFleet } from '../core/browser-fleet';
 import { type CleanupPassDeps, type CleanupPassOptions, runCleanupPass } from '../use-cases/cleanup-pass';
 import type { CleanupReport } from '../use-cases/cleanup-report';
+import type { KeepPodLog } from './pod-log-keeper';
 
 export interface OrphanCleanupDeps extends CleanupPassDeps {
   ecs: ECSClient;
   /** Waits between StopTask calls (rate bound); tests pass one that only records. */
   sleep?: (ms: number) => Promise<void>;
-  /** The pod API of an eks pool's cluster; without it eks pools are not swept. */
-  pods?: (pool: DeployedEksPool) => EksPodApi;
+  /**
+   * The pod API of an eks pool's cluster, and how a session's pod's browser log is kept before the pod is
+   * deleted (entry/pod-log-keeper.ts); without them eks pools are not swept.
+   */
+  pods?: { api: (pool: DeployedEksPool) => EksPodApi; keepLog: KeepPodLog };
   /** The warm pool store and demand; without it warm tasks are neither started nor registered. */
   warm?: WarmPoolDeps;
 }
@@ -37,6 +41,6 @@ export function runOrphanCleanup(
   const fleets: BrowserFleet[] = [
     new EcsFleet({ ecs, sessions, config, clock, sleep, stopsPerSecond, warm }),
   ];
-  if (pods) fleets.push(new EksFleet(pods));
+  if (pods) fleets.push(new EksFleet(pods.api, pods.keepLog));
   return runCleanupPass(deps, fleets, options);
 }

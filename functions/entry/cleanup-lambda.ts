@@ -5,6 +5,7 @@ import { eksPodApis } from '../adapters/aws/eks-pod-apis';
 import { systemClock } from '../core/ports';
 import { type CleanupReport, runOrphanCleanup } from './aws-cleanup';
 import { jobWiring } from './aws-job-wiring';
+import { podLogKeeper } from './pod-log-keeper';
 
 // Room after the last StopTask to write the store, log the report and return before Lambda's timeout.
 const FINISH_MS = 5000;
@@ -12,8 +13,12 @@ const FINISH_MS = 5000;
 const { config, sessions, logger, metrics, dryRun, warm } = jobWiring('cleanup');
 const ecs = new ECSClient({});
 // EKS tokens are signed with the same credentials as the ECS client's (the Lambda role's).
+// A session's pod the cleanup deletes (timed out, left behind) has its browser log kept first, as at a DELETE.
 const pods = Object.values(config.pools).some((pool) => pool.kind === 'eks')
-  ? eksPodApis({ credentials: () => ecs.config.credentials(), region: await ecs.config.region() })
+  ? {
+      api: eksPodApis({ credentials: () => ecs.config.credentials(), region: await ecs.config.region() }),
+      keepLog: podLogKeeper(logger),
+    }
   : undefined;
 
 /** A scheduled event, or `{"dryRun": true}` from a person invoking it by hand. */

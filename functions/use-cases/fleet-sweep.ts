@@ -184,7 +184,8 @@ export class FleetSweep<B extends FleetBrowser, P extends FleetPlace> {
       if (stop.warm && !(await this.warm?.mayStop(stop.pool, stop.id))) continue;
       if (!this.options.dryRun) {
         try {
-          await this.fleet.stop(place, stop.id, stop.reason);
+          const session = stop.key === undefined ? undefined : { key: stop.key, pool: stop.pool };
+          await this.fleet.stop(place, stop.id, stop.reason, session);
         } catch (error) {
           if (!this.fleet.isThrottled(error)) throw error;
           // The fleet's client already retried with backoff: the rest of this place waits for the next pass.

@@ -3,6 +3,7 @@ import { EksFleet } from '../../functions/adapters/aws/eks-fleet';
 import { type EksPodApi, KubernetesApiError } from '../../functions/adapters/aws/eks-pod-api';
 import { podManifest } from '../../functions/adapters/aws/eks-pod-spec';
 import type { DeployedEksPool } from '../../functions/adapters/aws/eks-pool-check';
+import type { PodLogToKeep } from '../../functions/adapters/aws/pod-log-archive';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import type { SessionRecord } from '../../functions/core/ports';
 import { runOrphanCleanup } from '../../functions/entry/aws-cleanup';
@@ -37,10 +38,21 @@ function setup() {
   const clock = new FixedClock(T0);
   const sessions = new MemorySessionStore(clock);
   const logger = new CollectingLogger();
-  const deps = { pods: () => api, sessions, config, logger, clock };
+  // Each pod whose log the pass would keep, in the order the calls were made.
+  const kept: string[] = [];
+  const keepLog = async (toKeep: PodLogToKeep) => {
+    kept.push(
+      `${toKeep.pool.name} ${toKeep.pod} ${toKeep.sessionKey} ${kube.pods.has(`gridgate/${toKeep.pod}`)}`,
+    );
+  };
+  const deps = { pods: { api: () => api, keepLog }, sessions, config, logger, clock };
   /** One cleanup pass over the pods alone. */
   const sweep = (options: CleanupPassOptions = {}) =>
-    runCleanupPass({ ...deps, metrics: new RecordingMetrics() }, [new EksFleet(deps.pods)], options);
+    runCleanupPass(
+      { ...deps, metrics: new RecordingMetrics() },
+      [new EksFleet(deps.pods.api, keepLog)],
+      options,
+    );
 
   /** A pod gridgate launched `ageMs` ago for session `key`. */
   async function pod(key: string, ageMs: number): Promise<string> {
@@ -69,7 +81,7 @@ function setup() {
     await sessions.add(record);
     return record;
   }
-  return { deps, sessions, clock, logger, sweep, pod, session };
+  return { deps, sessions, clock, logger, sweep, pod, session, kept };
 }
 
 const names = () => [...kube.pods.values()].map((fake) => fake.pod.metadata.name).sort();
@@ -97,6 +109,24 @@ describe('the cleanup pass over EKS pods', () => {
     expect((await sessions.get('expired'))?.endReason).toBe('max age');
     expect((await sessions.get('old'))?.endReason).toBe('max age');
     expect(await sessions.inUse()).toEqual({ pods: 1 });
+  });
+
+  it('keeps the browser log of each pod it deletes that carries a session key, while the pod is still there', async () => {
+    const { sessions, sweep, pod, session, kept } = setup();
+    await pod('nosession', 3 * MINUTE);
+    await session('ended', await pod('ended', 5 * MINUTE));
+    await sessions.end('ended', 'deleted', T0 - MINUTE);
+    await session('expired', await pod('expired', 61 * MINUTE), { createdAt: T0 - 61 * MINUTE });
+    await session('live', await pod('live', 5 * MINUTE));
+    await sweep();
+    // A pod whose record is missing still names its session (its label): its log is kept under that key.
+    // The live one is not stopped.
+    expect(kept.sort()).toEqual([
+      'pods gg-ended ended true',
+      'pods gg-expired expired true',
+      'pods gg-nosession nosession true',
+    ]);
+    expect(names()).toEqual(['gg-live']);
   });
 
   it('ends a running record whose pod is gone or finished, then deletes the finished pod on the next pass', async () => {
@@ -170,7 +200,10 @@ describe('the cleanup pass over EKS pods', () => {
         throw new KubernetesApiError(429, 'TooManyRequests', 'Too many requests, please try again later.');
       },
     };
-    const fleet = new EksFleet(() => throttled);
+    const fleet = new EksFleet(
+      () => throttled,
+      async () => {},
+    );
     const result = await runCleanupPass({ ...deps, sessions, metrics: new RecordingMetrics() }, [fleet]);
     expect(result.clusters).toEqual([
       { cluster: 'browsers/gridgate', tasks: 2, status: 'throttled', error: expect.stringContaining('429') },
