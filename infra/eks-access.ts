@@ -34,7 +34,10 @@ export interface EksClusterAccessProps {
 
 /**
  * The narrowest AWS-managed access policy that creates and deletes pods: AmazonEKSViewPolicy only reads,
- * AmazonEKSAdminPolicy also edits RBAC in the namespace. Scoped to the pools' namespaces below.
+ * AmazonEKSAdminPolicy also edits RBAC in the namespace. Scoped to the pools' namespaces below. It also reads
+ * pods' logs (`pods/log`: get, list, watch), which the router asks for a running session's log: the Amazon
+ * EKS User Guide, "Review access policy permissions", lists that rule under AmazonEKSEditPolicy, as the
+ * Kubernetes `edit` ClusterRole has it from `view` ("User-facing roles").
  */
 export const EKS_ACCESS_POLICY = 'AmazonEKSEditPolicy';
 /** The Kubernetes API's port on an EKS endpoint; the private one sits on the cluster security group. */

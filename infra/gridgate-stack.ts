@@ -91,6 +91,7 @@ export class GridgateStack extends Stack {
       ? new RecordingsBucket(this, 'Recordings', {
           retention: Duration.millis(props.config.recording.retention),
           removalPolicy,
+          podLogs: eks.some((pool) => pool.recorder),
         })
       : undefined;
     const logRetention = props.browsers?.logRetention ?? browserLogRetention(props.config);
@@ -171,7 +172,14 @@ export class GridgateStack extends Stack {
     this.browsers.grantCleanup(this.cleanup.function);
     this.browsers.grantTaskControl(this.interruptions.function);
     this.signingKey.secret.grantRead(router);
-    this.recordings?.grantRead(router);
+    // eks pools with a recorder keep their pods' browser logs in the bucket: the router reads them back.
+    const keptLogs = eks.some((pool) => pool.recorder);
+    this.recordings?.grantRead(router, { logs: keptLogs });
+    if (keptLogs) {
+      // Whoever deletes a session's pod copies its log first: the router (or head) at DELETE, the cleanup at
+      // an idle timeout or maximum age (functions/adapters/aws/pod-log-archive.ts).
+      for (const stopper of [router, this.cleanup.function]) this.recordings?.grantLogUpload(stopper);
+    }
     if (pools.length > 0) this.browsers.grantBrowserLogRead(router);
     for (const grantee of [router, this.cleanup.function, this.interruptions.function]) {
       this.sessions.table.grantReadWriteData(grantee);

@@ -1,13 +1,15 @@
 /**
- * The S3 bucket ecs and eks sessions' videos go to: private (every public access blocked, ACLs off), encrypted
- * at rest (SSE-S3) and in transit (SSL enforced), each video expiring after the config's recording retention.
- * Tasks and pods may only put objects under videos/; the router may only read them (to check one exists and
- * sign a short-lived URL for its owner). Nothing else is granted.
+ * The S3 bucket ecs and eks sessions' videos go to, and eks sessions' browser logs (kept when their pods are
+ * stopped): private (every public access blocked, ACLs off), encrypted at rest (SSE-S3) and in transit (SSL
+ * enforced), each object expiring after the config's recording retention. Tasks and pods may only put objects
+ * under videos/; the functions that stop eks pods only under logs/; the router may only read both (to check
+ * one exists and sign a short-lived URL for its owner). Nothing else is granted.
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { LOG_PREFIX } from '../functions/adapters/aws/pod-log-keys';
 import { VIDEO_PREFIX } from '../functions/adapters/aws/recorder-environment';
 
 export interface RecordingsBucketProps {
@@ -15,6 +17,8 @@ export interface RecordingsBucketProps {
   retention: Duration;
   /** @default RemovalPolicy.RETAIN (a stack deleted by mistake keeps the videos until they expire) */
   removalPolicy?: RemovalPolicy;
+  /** eks pods' browser logs are kept under logs/ too (some eks pool has a recorder). @default false */
+  podLogs?: boolean;
 }
 
 export class RecordingsBucket extends Construct {
@@ -22,19 +26,22 @@ export class RecordingsBucket extends Construct {
 
   constructor(scope: Construct, id: string, props: RecordingsBucketProps) {
     super(scope, id);
+    // S3 lifecycle expiration counts whole days (PutBucketLifecycleConfiguration, Expiration Days ≥ 1).
+    const expiration = Duration.days(Math.max(1, Math.ceil(props.retention.toDays({ integral: false }))));
     this.bucket = new Bucket(this, 'Bucket', {
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       enforceSSL: true,
-      // S3 lifecycle expiration counts whole days (PutBucketLifecycleConfiguration, Expiration Days ≥ 1).
       lifecycleRules: [
         {
           id: 'expire-recordings',
           prefix: VIDEO_PREFIX,
-          expiration: Duration.days(Math.max(1, Math.ceil(props.retention.toDays({ integral: false })))),
+          expiration,
           abortIncompleteMultipartUploadAfter: Duration.days(1),
         },
+        // Kept pod logs go with the videos of the same sessions (one PutObject each: no multipart upload).
+        ...(props.podLogs ? [{ id: 'expire-logs', prefix: LOG_PREFIX, expiration }] : []),
       ],
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
@@ -47,21 +54,29 @@ export class RecordingsBucket extends Construct {
 
   /** PutObject (and aborting its multipart uploads) under videos/ only: what the recorder's upload needs. */
   grantUpload(grantee: IGrantable): void {
-    this.grantOnVideos(grantee, ['s3:PutObject', 's3:AbortMultipartUpload']);
+    this.grantUnder(VIDEO_PREFIX, grantee, ['s3:PutObject', 's3:AbortMultipartUpload']);
   }
 
-  /** GetObject under videos/ only: HeadObject to see a video exists, and the presigned GET people follow. */
-  grantRead(grantee: IGrantable): void {
-    this.grantOnVideos(grantee, ['s3:GetObject']);
+  /** PutObject under logs/ only: what a function that stops eks pods needs to keep their browser logs. */
+  grantLogUpload(grantee: IGrantable): void {
+    this.grantUnder(LOG_PREFIX, grantee, ['s3:PutObject']);
   }
 
-  private grantOnVideos(grantee: IGrantable, actions: string[]): void {
-    Grant.addToPrincipal({ grantee, actions, resourceArns: [this.bucket.arnForObjects(`${VIDEO_PREFIX}*`)] });
+  /**
+   * GetObject under videos/ (and logs/, with `logs`) only: HeadObject to see one exists, and the presigned
+   * GET people follow.
+   */
+  grantRead(grantee: IGrantable, { logs = false }: { logs?: boolean } = {}): void {
+    this.grantUnder(VIDEO_PREFIX, grantee, ['s3:GetObject']);
+    if (logs) this.grantUnder(LOG_PREFIX, grantee, ['s3:GetObject']);
+  }
+
+  private grantUnder(prefix: string, grantee: IGrantable, actions: string[]): void {
+    Grant.addToPrincipal({ grantee, actions, resourceArns: [this.bucket.arnForObjects(`${prefix}*`)] });
     if (Construct.isConstruct(grantee)) {
       Validations.of(grantee).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${this.logicalId}.Arn>/${VIDEO_PREFIX}*]`,
-        reason:
-          'Each session names its own video object when it ends; the wildcard is the videos/ prefix of this bucket only.',
+        id: `AwsSolutions-IAM5[Resource::<${this.logicalId}.Arn>/${prefix}*]`,
+        reason: `Each session names its own object when it ends; the wildcard is the ${prefix} prefix of this bucket only.`,
       });
     }
   }

@@ -22,6 +22,7 @@ const template = Template.fromStack(stack);
 const bucket = logicalId(template, 'AWS::S3::Bucket', 'RecordingsBucket');
 const recorderRole = logicalId(template, 'AWS::IAM::Role', 'EksRecordersRole');
 const videos = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucket, 'Arn'] }, '/videos/*']] };
+const logs = { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucket, 'Arn'] }, '/logs/*']] };
 
 /** The policy statements attached to `role`. */
 function statementsOf(t: Template, role: string) {
@@ -31,10 +32,32 @@ function statementsOf(t: Template, role: string) {
 }
 
 describe('an eks pool with a recorder (eks-pool-video example)', () => {
-  it('makes the recordings bucket, expiring videos after the retention', () => {
+  it('makes the recordings bucket, expiring videos and kept pod logs after the retention', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
-      LifecycleConfiguration: { Rules: [Match.objectLike({ Prefix: 'videos/', ExpirationInDays: 3 })] },
+      LifecycleConfiguration: {
+        Rules: [
+          Match.objectLike({ Prefix: 'videos/', ExpirationInDays: 3 }),
+          { Id: 'expire-logs', Prefix: 'logs/', ExpirationInDays: 3, Status: 'Enabled' },
+        ],
+      },
     });
+  });
+
+  it('lets the functions that delete pods put their logs under logs/ only, and the router read them', () => {
+    const s3Of = (description: string) => {
+      const fn = Object.values(template.findResources('AWS::Lambda::Function')).find((resource) =>
+        String(resource.Properties.Description).startsWith(description),
+      );
+      return statementsOf(template, fn?.Properties.Role['Fn::GetAtt'][0]).filter(
+        (statement: { Action: unknown }) => String(statement.Action).startsWith('s3:'),
+      );
+    };
+    const put = { Effect: 'Allow', Action: 's3:PutObject', Resource: logs };
+    expect(s3Of('gridgate router')).toEqual([
+      { Effect: 'Allow', Action: 's3:GetObject', Resource: [logs, videos] },
+      put,
+    ]);
+    expect(s3Of('gridgate cleanup')).toEqual([put]);
   });
 
   it('makes one role only EKS Pod Identity may assume, with the session tags it sets', () => {
@@ -82,7 +105,7 @@ describe('an eks pool with a recorder (eks-pool-video example)', () => {
     const reads = Object.values(template.findResources('AWS::IAM::Policy'))
       .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
       .filter((statement: { Action: unknown }) => statement.Action === 's3:GetObject');
-    expect(reads).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: videos }]);
+    expect(reads).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: [logs, videos] }]);
   });
 
   it('says at synth that the service account and the Pod Identity Agent are left to the cluster owner', () => {
