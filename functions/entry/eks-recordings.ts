@@ -100,18 +100,14 @@ async function podApisOf(
 }
 
 /**
- * What an ended eks session that recorded something keeps, for the status page's list: a video where it asked
- * and its pool's recorder uploads. Its log is listed once a copy is kept in the bucket at every stop
- * (logs/{key}.log, pod-log-keys.ts); until then a pod's log is served only while it runs.
+ * What an ended eks session that recorded something keeps, for the status page's list: where its pool's
+ * recorder has a bucket, a video if it asked for one, and its log always (the pod's log is copied there as
+ * logs/{key}.log at every stop, pod-log-archive.ts). A pool without one keeps neither past the pod.
  */
-export const eksKept: KeptRecordings = (record, pool) => ({
-  video:
-    record.recording?.video === true &&
-    pool.kind === 'eks' &&
-    !!pool.recorder?.bucket &&
-    !!pool.recorder.region,
-  log: false,
-});
+export const eksKept: KeptRecordings = (record, pool) => {
+  const bucket = pool.kind === 'eks' && !!pool.recorder?.bucket && !!pool.recorder.region;
+  return { video: bucket && record.recording?.video === true, log: bucket };
+};
 
 /** The S3 client of a bucket's Region, with the SDK's default credentials (the router's or head's role). */
 async function newS3Client(region: string): Promise<S3Client> {

@@ -173,7 +173,7 @@ describe('gridDeps', () => {
     expect(deps.artifacts?.local).toBe(recordings);
   });
 
-  it('lists an ended eks session’s video where its pool’s recorder uploads, and nothing of a pool without one', async () => {
+  it('lists an ended eks session’s video and kept log where its pool’s recorder uploads, and nothing of a pool without one', async () => {
     const eksConfig = parseConfig(
       {
         browsers: { chrome: { versions: { stable: { pools: ['pods', 'plain'] } } } },
@@ -219,7 +219,11 @@ describe('gridDeps', () => {
     }
     const listed = await deps.artifacts?.eks?.list?.();
     expect(listed?.map((r) => [r.key, r.video, r.log])).toEqual([
-      ['bb00000000000001', { format: 'mp4', fileName: 'bb00000000000001.mp4' }, undefined],
+      [
+        'bb00000000000001',
+        { format: 'mp4', fileName: 'bb00000000000001.mp4' },
+        { fileName: 'bb00000000000001.log' },
+      ],
     ]);
   });
 
