@@ -13,6 +13,7 @@ import type { ToPrimary, ToWorker } from '../adapters/cluster/cluster-messages';
 import { toWire } from '../adapters/cluster/cluster-messages';
 import { answerPortCall, applyActivity } from '../adapters/cluster/worker-calls';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
+import { PRIMARY_DIRECTORY_PREFIX } from '../adapters/local/orphan-sweep';
 import { ClusterMetricsPage } from '../adapters/node/cluster-metrics';
 import { type MetricsSnapshot, PrometheusMetrics } from '../adapters/node/prometheus-metrics';
 import { type Config, DEFAULT_WORKERS_CAP } from '../core/config';
@@ -52,7 +53,8 @@ export async function startGridWithWorkers(
   options: StartOptions = {},
 ): Promise<ServerWithWorkers> {
   // mkdtemp makes it 0700: only this user's processes reach the socket, and the client address it trusts.
-  const dir = mkdtempSync(join(tmpdir(), 'gridgate-primary-'));
+  // Named after this process, so a start after it was killed removes it (adapters/local/orphan-sweep.ts).
+  const dir = mkdtempSync(join(tmpdir(), `${PRIMARY_DIRECTORY_PREFIX}${process.pid}-`));
   const socketPath = join(dir, 'primary.sock');
   const workers = new Set<Worker>();
   const send = (worker: Worker, message: ToWorker) => {

@@ -8,7 +8,7 @@ import {
   PROFILE_PREFIX,
   SCRATCH_PREFIX,
 } from '../../functions/adapters/local/chromedriver-launcher';
-import { sweepOrphans } from '../../functions/adapters/local/orphan-sweep';
+import { PRIMARY_DIRECTORY_PREFIX, sweepOrphans } from '../../functions/adapters/local/orphan-sweep';
 import { SESSION_DIRECTORY_PREFIX } from '../../functions/adapters/local/session-directories';
 import { until } from '../support/until';
 
@@ -49,7 +49,11 @@ describe('sweepOrphans', () => {
     // And a browser's TMPDIR, where chromedriver and Chromium keep their own temporary folders.
     const orphanScratch = join(directory, `${SCRATCH_PREFIX}${dead}-mno345`);
     const liveScratch = join(directory, `${SCRATCH_PREFIX}${process.pid}-pqr678`);
-    for (const profile of [orphanProfile, liveProfile, orphanFiles, liveFiles, orphanScratch, liveScratch]) {
+    // And the socket folder of a primary with worker processes.
+    const orphanPrimary = join(directory, `${PRIMARY_DIRECTORY_PREFIX}${dead}-stu901`);
+    const livePrimary = join(directory, `${PRIMARY_DIRECTORY_PREFIX}${process.pid}-vwx234`);
+    const owned = [orphanProfile, liveProfile, orphanFiles, liveFiles, orphanScratch, liveScratch];
+    for (const profile of [...owned, orphanPrimary, livePrimary]) {
       mkdirSync(profile);
       writeFileSync(join(profile, 'Preferences'), '{}');
     }
@@ -78,7 +82,7 @@ describe('sweepOrphans', () => {
 
       // Other orphans on this machine may go too; these two are the ones this test can vouch for.
       expect(result.processes).toBeGreaterThanOrEqual(1);
-      expect(result.profiles).toBe(3);
+      expect(result.profiles).toBe(4);
       await orphanExited;
       expect(live.exitCode).toBeNull();
       // A fixed window on purpose: nothing happens to the foreign one, so there is no event to wait for;
@@ -92,6 +96,8 @@ describe('sweepOrphans', () => {
       expect(existsSync(liveFiles)).toBe(true);
       expect(existsSync(orphanScratch)).toBe(false);
       expect(existsSync(liveScratch)).toBe(true);
+      expect(existsSync(orphanPrimary)).toBe(false);
+      expect(existsSync(livePrimary)).toBe(true);
     } finally {
       orphan.kill('SIGKILL');
       live.kill('SIGKILL');

@@ -11,10 +11,12 @@ import { LAUNCHED_BY_ENV, PROFILE_PREFIX, SCRATCH_PREFIX } from './chromedriver-
 import { SESSION_DIRECTORY_PREFIX } from './session-directories';
 
 const BROWSER_NAMES = new Set(['chromium', 'chromedriver']);
-// Profiles, browsers' temporary folders and session directories (uploads, downloads), each named after the
-// gridgate process that made it.
+/** The folder of the socket the worker processes reach the primary by (entry/grid-primary.ts), named the same way. */
+export const PRIMARY_DIRECTORY_PREFIX = 'gridgate-primary-';
+// Profiles, browsers' temporary folders, session directories (uploads, downloads) and the primary's socket
+// folder, each named after the gridgate process that made it.
 const OWNED_DIRECTORY = new RegExp(
-  `^(?:${PROFILE_PREFIX}|${SCRATCH_PREFIX}|${SESSION_DIRECTORY_PREFIX})(\\d+)-`,
+  `^(?:${PROFILE_PREFIX}|${SCRATCH_PREFIX}|${SESSION_DIRECTORY_PREFIX}|${PRIMARY_DIRECTORY_PREFIX})(\\d+)-`,
 );
 
 export interface SweepResult {
