@@ -7,7 +7,9 @@
 
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server, type Socket } from 'node:net';
+import { Readable } from 'node:stream';
 import { S3Client } from '@aws-sdk/client-s3';
+import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EksLauncher } from '../../functions/adapters/aws/eks-launcher';
 import {
@@ -143,5 +145,51 @@ describe('an eks pod stopped at a session’s end', () => {
     await stop(launcher());
     expect(s3.calls).toEqual([]);
     expect(logger.events()).toEqual([]);
+  });
+});
+
+describe('the fake S3’s PutObject, refusing what S3 refuses', () => {
+  const signed = {
+    authorization: `AWS4-HMAC-SHA256 Credential=${FAKE_S3_CREDENTIALS.accessKeyId}/20261202/${FAKE_S3_REGION}/s3/aws4_request, SignedHeaders=host, Signature=0`,
+  };
+  const put = async (path: string, init: Parameters<typeof request>[1]) => {
+    const answer = await request(`${s3.endpoint}${path}`, { method: 'PUT', ...init });
+    return { status: answer.statusCode, body: await answer.body.text() };
+  };
+
+  it('takes a signed PUT with its length and the CRC32 of its body', async () => {
+    // zlib's CRC-32 of "hello", base64 as the SDK sends it.
+    const answer = await put(`/${BUCKET}/logs/a.log`, {
+      headers: { ...signed, 'content-type': 'text/plain', 'x-amz-checksum-crc32': 'NhCmhg==' },
+      body: 'hello',
+    });
+    expect(answer.status).toBe(200);
+    expect(s3.object(BUCKET, 'logs/a.log')?.body.toString()).toBe('hello');
+  });
+
+  it('refuses a body whose CRC32 is not the one sent (BadDigest)', async () => {
+    const answer = await put(`/${BUCKET}/logs/a.log`, {
+      headers: { ...signed, 'x-amz-checksum-crc32': 'AAAAAA==' },
+      body: 'hello',
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toContain('<Code>BadDigest</Code>');
+  });
+
+  it('refuses a body without a Content-Length (MissingContentLength)', async () => {
+    const answer = await put(`/${BUCKET}/logs/a.log`, {
+      headers: signed,
+      body: Readable.from(['hel', 'lo']),
+    });
+    expect(answer.status).toBe(411);
+    expect(answer.body).toContain('<Code>MissingContentLength</Code>');
+  });
+
+  it('refuses an unsigned PUT, and one to a bucket that does not exist', async () => {
+    expect((await put(`/${BUCKET}/logs/a.log`, { body: 'hello' })).status).toBe(403);
+    const missing = await put('/gridgate-no-such-bucket/logs/a.log', { headers: signed, body: 'hello' });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toContain('<Code>NoSuchBucket</Code>');
+    expect(s3.object(BUCKET, 'logs/a.log')).toBeUndefined();
   });
 });
