@@ -53,7 +53,7 @@ export class GridgateStack extends Stack {
   readonly config: Config;
   readonly network: GridNetwork;
   readonly browsers: BrowserFleet;
-  /** Where ecs and eks sessions' videos go; only when some pool has a recorder. */
+  /** Where ecs and eks sessions' videos go, and eks sessions' logs; only when some pool has a recorder or is eks. */
   readonly recordings?: RecordingsBucket;
   readonly sessions: SessionTable;
   readonly signingKey: SigningKey;
@@ -86,14 +86,15 @@ export class GridgateStack extends Stack {
     const { vpc, privateSubnets } = this.network;
     this.sessions = new SessionTable(this, 'Sessions', { removalPolicy });
     this.signingKey = new SigningKey(this, 'SigningKey', { removalPolicy });
-    // Only pools with a video recorder need the bucket.
-    this.recordings = [...pools, ...eks].some((pool) => pool.recorder)
-      ? new RecordingsBucket(this, 'Recordings', {
-          retention: Duration.millis(props.config.recording.retention),
-          removalPolicy,
-          podLogs: eks.some((pool) => pool.recorder),
-        })
-      : undefined;
+    // Pools with a video recorder need the bucket, and eks pools keep their pods' logs there.
+    this.recordings =
+      eks.length > 0 || pools.some((pool) => pool.recorder)
+        ? new RecordingsBucket(this, 'Recordings', {
+            retention: Duration.millis(props.config.recording.retention),
+            removalPolicy,
+            podLogs: eks.length > 0,
+          })
+        : undefined;
     const logRetention = props.browsers?.logRetention ?? browserLogRetention(props.config);
     if (pools.length > 0) warnOfShortLogRetention(this, props.config, logRetention);
     this.browsers = new BrowserFleet(this, 'Browsers', {
@@ -172,8 +173,8 @@ export class GridgateStack extends Stack {
     this.browsers.grantCleanup(this.cleanup.function);
     this.browsers.grantTaskControl(this.interruptions.function);
     this.signingKey.secret.grantRead(router);
-    // eks pools with a recorder keep their pods' browser logs in the bucket: the router reads them back.
-    const keptLogs = eks.some((pool) => pool.recorder);
+    // eks pools keep their pods' browser logs in the bucket: the router reads them back.
+    const keptLogs = eks.length > 0;
     this.recordings?.grantRead(router, { logs: keptLogs });
     if (keptLogs) {
       // Whoever deletes a session's pod copies its log first: the router (or head) at DELETE, the cleanup at

@@ -126,6 +126,16 @@ export const eksPool = z
         description:
           "For the CDK app: the security group on the pods' nodes and the API endpoint (the EKS cluster security group, resourcesVpcConfig.clusterSecurityGroupId); it admits the router to `port` and 443.",
       }),
+    logBucket: z
+      .strictObject({
+        bucket: z.string().min(3).meta({ description: 'The S3 bucket; logs go under logs/.' }),
+        region: z.string().min(1).meta({ description: "The bucket's Region." }),
+      })
+      .optional()
+      .meta({
+        description:
+          "Where ended sessions' browser logs are kept (logs/{session}.log), copied from each pod before it is deleted. The CDK app sets its recordings bucket. Absent: the recorder's bucket, or none (a session's log is served only while its pod runs).",
+      }),
     recorder: podRecorder.optional().meta({
       description:
         "docker-selenium's video recorder beside the browser in every pod, uploading the videos of sessions that ask (or of all, with video) to the recordings bucket; absent: no videos.",

@@ -23,7 +23,8 @@ export const deploymentSchema = z.strictObject({
   pools: z.record(z.string(), ecsPoolDeployment).default({}),
   /**
    * The S3 bucket ecs and eks pools' video recorders upload to (functions/adapters/aws/s3-recordings.ts); an eks
-   * pool's recorder is told it, with `region`, in each pod it starts.
+   * pool's recorder is told it, with `region`, in each pod it starts, and every eks pool keeps its ended
+   * sessions' pod logs there (functions/adapters/aws/pod-log-archive.ts).
    */
   recordingsBucket: z.string().min(3).optional(),
   /** The stack's Region: where the recordings bucket is. */
@@ -66,7 +67,7 @@ export function parseDeployment(text: string): Deployment {
 /**
  * The raw config (as read from its file, before parseConfig) with the deployment's facts laid over it:
  * the table becomes the store, each deployed pool gets its cluster, task definition and network, each eks
- * pool's recorder the recordings bucket, and a head in a container its listen address.
+ * pool the recordings bucket as its log bucket (and its recorder's), and a head in a container its listen address.
  * A deployed pool the config does not name is a mismatch between stack and file, and refused.
  */
 export function applyDeployment(raw: unknown, deployment: Deployment): unknown {
@@ -85,10 +86,20 @@ export function applyDeployment(raw: unknown, deployment: Deployment): unknown {
   const { recordingsBucket: bucket, region } = deployment;
   if (bucket && region) {
     for (const [name, pool] of Object.entries(pools)) {
-      const { kind, recorder } = (pool ?? {}) as { kind?: unknown; recorder?: unknown };
-      if (kind === 'eks' && typeof recorder === 'object' && recorder !== null) {
-        pools[name] = { ...(pool as Record<string, unknown>), recorder: { ...recorder, bucket, region } };
-      }
+      const { kind, recorder, logBucket } = (pool ?? {}) as {
+        kind?: unknown;
+        recorder?: unknown;
+        logBucket?: unknown;
+      };
+      if (kind !== 'eks') continue;
+      // Every eks pool keeps its ended sessions' pod logs there, recorder or not (unless the file names its own).
+      const updated: Record<string, unknown> = {
+        ...(pool as Record<string, unknown>),
+        ...(logBucket === undefined ? { logBucket: { bucket, region } } : {}),
+      };
+      if (typeof recorder === 'object' && recorder !== null)
+        updated.recorder = { ...recorder, bucket, region };
+      pools[name] = updated;
     }
   }
   const colors = (config.colors as Record<string, unknown> | undefined) ?? {};

@@ -2,13 +2,15 @@
  * Where gridgate reads eks sessions' recordings. Videos: in the bucket their pool's recorder uploads to
  * (`recorder.bucket` and `region`: the stack's recordings bucket, laid onto the pool from GRIDGATE_DEPLOYMENT,
  * or one the config names), served by a presigned redirect as ecs sessions' are (adapters/aws/s3-recordings.ts).
- * Logs: the running pod's browser container log from the Kubernetes API, then the copy the launcher kept in
- * that bucket when it stopped the pod (adapters/aws/eks-pod-logs.ts). The S3 SDK loads with the first
- * recording asked for. A pool without a recorder has no videos, and its logs only while its sessions run.
+ * Logs: the running pod's browser container log from the Kubernetes API, then the copy kept when the pod was
+ * stopped in the pool's log bucket (`logBucket`, which the stack sets, else the recorder's; adapters/aws/eks-pod-logs.ts).
+ * The S3 SDK loads with the first recording asked for. A pool without a recorder has no videos, and one
+ * without a log bucket its logs only while its sessions run.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { EksPodApi } from '../adapters/aws/eks-pod-api';
 import type { DeployedEksPool } from '../adapters/aws/eks-pool-check';
+import { keptLogBucket } from '../adapters/aws/pod-log-keys';
 import type { ArtifactSession, ArtifactSource } from '../core/artifact-ports';
 import { artifactsByKind } from '../core/artifacts-by-kind';
 import type { EksPoolConfig, PoolConfig } from '../core/config';
@@ -34,9 +36,9 @@ export function eksRecordings(
   { s3Client = newS3Client, podApis }: EksRecordingsOptions,
 ): ArtifactSource {
   const buckets = new Map<string, Promise<ArtifactSource>>();
-  /** The S3 recordings of the pool's recorder's bucket; undefined: the pool has none. */
-  const bucketOf = (pool: EksPoolConfig): Promise<ArtifactSource> | undefined => {
-    const { bucket, region } = pool.recorder ?? {};
+  /** The S3 recordings of a bucket; undefined: none given (the pool keeps none there). */
+  const bucketOf = (place: { bucket?: string; region?: string } | undefined) => {
+    const { bucket, region } = place ?? {};
     if (!bucket || !region) return undefined;
     const where = `${region}/${bucket}`;
     let source = buckets.get(where);
@@ -64,7 +66,7 @@ export function eksRecordings(
         new EksPodLogs({
           poolOf: eksPool,
           podApi: async (pool) => (await podApisOf(podApis, pool))(pool),
-          kept: async (pool) => bucketOf(pool),
+          kept: async (pool) => bucketOf(keptLogBucket(pool)),
         }),
       (error: unknown) => {
         logs = undefined;
@@ -76,8 +78,7 @@ export function eksRecordings(
   return artifactsByKind({
     video: {
       async find(session, kind, ask) {
-        const pool = eksPool(session);
-        const source = pool && bucketOf(pool);
+        const source = bucketOf(eksPool(session)?.recorder);
         return source && (await source).find(session, kind, ask);
       },
     },
@@ -100,13 +101,14 @@ async function podApisOf(
 }
 
 /**
- * What an ended eks session that recorded something keeps, for the status page's list: where its pool's
- * recorder has a bucket, a video if it asked for one, and its log always (the pod's log is copied there as
- * logs/{key}.log at every stop, pod-log-archive.ts). A pool without one keeps neither past the pod.
+ * What an ended eks session that recorded something keeps, for the status page's list: a video if it asked
+ * for one and its pool's recorder uploads, and its log where the pool keeps logs (copied as logs/{key}.log
+ * at every stop, pod-log-archive.ts); a pool that keeps none has no log past the pod.
  */
 export const eksKept: KeptRecordings = (record, pool) => {
-  const bucket = pool.kind === 'eks' && !!pool.recorder?.bucket && !!pool.recorder.region;
-  return { video: bucket && record.recording?.video === true, log: bucket };
+  if (pool.kind !== 'eks') return { video: false, log: false };
+  const videos = !!pool.recorder?.bucket && !!pool.recorder.region;
+  return { video: videos && record.recording?.video === true, log: keptLogBucket(pool) !== undefined };
 };
 
 /** The S3 client of a bucket's Region, with the SDK's default credentials (the router's or head's role). */

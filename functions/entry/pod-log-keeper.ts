@@ -6,6 +6,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { PodLogArchive, PodLogToKeep } from '../adapters/aws/pod-log-archive';
+import { keptLogBucket } from '../adapters/aws/pod-log-keys';
 import type { Logger } from '../core/ports';
 
 export type KeepPodLog = (toKeep: PodLogToKeep) => Promise<void>;
@@ -17,7 +18,7 @@ export function podLogKeeper(
 ): KeepPodLog {
   let archive: Promise<PodLogArchive> | undefined;
   return async (toKeep) => {
-    if (!toKeep.pool.recorder) return;
+    if (!keptLogBucket(toKeep.pool)) return;
     try {
       archive ??= import('../adapters/aws/pod-log-archive').then(
         ({ PodLogArchive }) => new PodLogArchive({ s3Client, logger }),

@@ -107,6 +107,19 @@ describe('an eks pod stopped at a session’s end', () => {
     expect(kept).toBe(`${LOG.slice(0, 16)}${CUT_NOTE}`);
   });
 
+  it('keeps it in the pool’s logBucket when it has no recorder (the stack sets one on every eks pool)', async () => {
+    const plain = eksPool({
+      cluster: 'browsers',
+      namespace: NS,
+      endpoint: 'https://kubernetes.invalid',
+      networks: ['10.0.0.0/8'],
+      logBucket: { bucket: BUCKET, region: FAKE_S3_REGION },
+    });
+    await stop(launcher(), plain);
+    expect(s3.object(BUCKET, `logs/${KEY}.log`)?.body.toString('utf8')).toBe(LOG);
+    expect(kube.pods.size).toBe(0);
+  });
+
   it('keeps nothing for a pool without a bucket, and asks S3 nothing', async () => {
     await stop(launcher(), pool(null));
     expect(s3.calls).toEqual([]);

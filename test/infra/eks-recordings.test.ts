@@ -141,11 +141,36 @@ describe('an eks pool with a recorder (eks-pool-video example)', () => {
 });
 
 describe('eks pools without a recorder', () => {
-  it('get no bucket, no recorder role and no association, as before', () => {
-    const plain = Template.fromStack(
-      gridStack({ configFile: join(ROOT, 'infra/examples/eks-pool.json'), network: { vpc: clusterVpc() } }),
+  const plainStack = gridStack({
+    configFile: join(ROOT, 'infra/examples/eks-pool.json'),
+    network: { vpc: clusterVpc() },
+  });
+
+  it('get the bucket for their pods’ logs only (logs/ expiring, put by what deletes pods, read by the router), with cdk-nag clean', () => {
+    const plain = Template.fromStack(plainStack);
+    plain.resourceCountIs('AWS::S3::Bucket', 1);
+    const [bucketResource] = Object.values(plain.findResources('AWS::S3::Bucket'));
+    expect(bucketResource?.Properties.LifecycleConfiguration.Rules).toEqual([
+      expect.objectContaining({ Prefix: 'videos/' }),
+      // The example keeps recording.retention's default, a day.
+      { Id: 'expire-logs', Prefix: 'logs/', ExpirationInDays: 1, Status: 'Enabled' },
+    ]);
+    const actions = Object.values(plain.findResources('AWS::IAM::Policy'))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement)
+      .filter((statement: { Action: unknown }) => String(statement.Action).startsWith('s3:'))
+      .map(
+        (statement: { Action: string; Resource: unknown }) =>
+          `${statement.Action} ${JSON.stringify(statement.Resource)}`,
+      );
+    expect(actions.filter((action) => action.startsWith('s3:PutObject'))).toHaveLength(2);
+    expect(actions.every((action) => !action.includes('s3:PutObject') || action.includes('/logs/*'))).toBe(
+      true,
     );
-    plain.resourceCountIs('AWS::S3::Bucket', 0);
+    expect(new AwsSolutionsChecks().validateScope(plainStack).violations).toEqual([]);
+  });
+
+  it('get no recorder role and no association, as before', () => {
+    const plain = Template.fromStack(plainStack);
     plain.resourceCountIs(ASSOCIATION, 0);
     const trusts = Object.values(plain.findResources('AWS::IAM::Role')).map((role) =>
       JSON.stringify(role.Properties.AssumeRolePolicyDocument),

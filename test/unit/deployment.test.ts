@@ -66,6 +66,26 @@ describe('applyDeployment', () => {
     expect(config.pools.plain).not.toHaveProperty('recorder');
   });
 
+  it('gives every eks pool the recordings bucket as where its pods’ logs are kept, unless the file names one', () => {
+    const file = {
+      browsers: { chrome: { versions: { '131': { pools: ['pods', 'plain', 'own'] } } } },
+      pools: {
+        pods: { kind: 'eks', cluster: 'platform', recorder: { image: 'selenium/video:ffmpeg-7.1-20250606' } },
+        plain: { kind: 'eks', cluster: 'platform' },
+        own: { kind: 'eks', cluster: 'platform', logBucket: { bucket: 'team-logs', region: 'us-east-2' } },
+      },
+    };
+    const deployment = { recordingsBucket: 'gridgate-recordingsbucket-1a2b', region: 'eu-west-1' };
+    const config = parseConfig(applyDeployment(file, parseDeployment(JSON.stringify(deployment))), {
+      localBrowserVersion: 'stable',
+    });
+    const stack = { bucket: 'gridgate-recordingsbucket-1a2b', region: 'eu-west-1' };
+    expect(config.pools.pods).toMatchObject({ logBucket: stack });
+    expect(config.pools.plain).toMatchObject({ logBucket: stack });
+    expect(config.pools.own).toMatchObject({ logBucket: { bucket: 'team-logs', region: 'us-east-2' } });
+    expect(parseConfig(file, { localBrowserVersion: 'stable' }).pools.plain).not.toHaveProperty('logBucket');
+  });
+
   it('leaves a config alone when nothing is deployed', () => {
     expect(applyDeployment(FILE, parseDeployment('{}'))).toEqual(FILE);
   });

@@ -1,7 +1,7 @@
 /**
  * Keeps an eks session's browser log when its pod is stopped: the pod, and the log the kubelet holds for it,
  * go with the delete, so first the browser container's log is read (as far as it was written, at most
- * POD_LOG_BYTES) and put as `logs/{session key}.log` in the pool's recordings bucket, where the router
+ * POD_LOG_BYTES) and put as `logs/{session key}.log` in the pool's log bucket (keptLogBucket), where the router
  * serves it afterwards (eks-pod-logs.ts). Both calls share one bound (KEEP_LOG_MS); the copy never throws
  * and never holds the stop up past that bound: a failure is logged (BROWSER_LOG_NOT_KEPT) and the pod is
  * deleted all the same. S3 objects under logs/ expire with the recordings' retention (infra/recordings-bucket.ts).
@@ -13,7 +13,7 @@ import type { EksPodApi } from './eks-pod-api';
 import { POD_LOG_BYTES } from './eks-pod-logs';
 import { CONTAINER } from './eks-pod-spec';
 import type { DeployedEksPool } from './eks-pool-check';
-import { logKey } from './pod-log-keys';
+import { keptLogBucket, logKey } from './pod-log-keys';
 
 /**
  * The longest the read and the upload may take together before the pod is deleted regardless: a few
@@ -47,8 +47,9 @@ export class PodLogArchive {
 
   /** Copies the pod's browser log to its pool's bucket; nothing for a pool without one. Never throws. */
   async keep({ api, pool, pod, sessionKey }: PodLogToKeep): Promise<void> {
-    const { bucket, region } = pool.recorder ?? {};
-    if (!bucket || !region) return;
+    const place = keptLogBucket(pool);
+    if (!place) return;
+    const { bucket, region } = place;
     const maxBytes = this.options.maxBytes ?? POD_LOG_BYTES;
     const bound = abortAfter(this.options.timeoutMs ?? KEEP_LOG_MS);
     try {
