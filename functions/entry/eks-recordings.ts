@@ -28,12 +28,14 @@ export interface EksRecordingsOptions {
   /** One S3 client per Region, made when first asked. @default one with the SDK's default credentials */
   s3Client?: (region: string) => Promise<S3Client>;
   podApis: EksPodApisByAuth;
+  /** What "now" is for sharing one log lookup among those asking at once. @default Date */
+  clock?: { now(): number };
 }
 
 /** `poolOf`: the pool a session ran in, by its ID's claims. */
 export function eksRecordings(
   poolOf: (session: ArtifactSession) => PoolConfig | undefined,
-  { s3Client = newS3Client, podApis }: EksRecordingsOptions,
+  { s3Client = newS3Client, podApis, clock }: EksRecordingsOptions,
 ): ArtifactSource {
   const buckets = new Map<string, Promise<ArtifactSource>>();
   /** The S3 recordings of a bucket; undefined: none given (the pool keeps none there). */
@@ -67,6 +69,7 @@ export function eksRecordings(
           poolOf: eksPool,
           podApi: async (pool) => (await podApisOf(podApis, pool))(pool),
           kept: async (pool) => bucketOf(keptLogBucket(pool)),
+          clock,
         }),
       (error: unknown) => {
         logs = undefined;

@@ -8,6 +8,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EksLauncher } from '../../functions/adapters/aws/eks-launcher';
+import { LOG_KEEP_MS } from '../../functions/adapters/aws/eks-pod-logs';
 import { PodLogArchive } from '../../functions/adapters/aws/pod-log-archive';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { sessionPool } from '../../functions/core/grid-deps';
@@ -26,6 +27,9 @@ const TEST_MS = 60_000;
 const TOKEN = 'k8s-aws-v1.e2e-logs';
 const BUCKET = 'gridgate-recordingsbucket-e2e1';
 const STARTED = /ChromeDriver was started successfully on port \d+/;
+/** The log lookups' clock: real time, moved on past the shared lookup's life when the test says. */
+let skippedMs = 0;
+const clock = { now: () => Date.now() + skippedMs };
 
 let kube: FakeKubernetesApi;
 let s3: FakeS3;
@@ -71,6 +75,7 @@ beforeAll(async () => {
       eks: eksRecordings((session) => sessionPool(grid.deps, session), {
         s3Client: async () => client,
         podApis: { aws: async () => () => api },
+        clock,
       }),
     },
     sessions: new MemorySessionStore(),
@@ -100,6 +105,8 @@ describe('an eks session’s log (fake EKS pods running chromedriver)', { timeou
       await driver.quit();
     }
     expect(kube.pods.size).toBe(0);
+    // The live lookup just made serves whoever asks within LOG_KEEP_MS; past it, the kept copy is found.
+    skippedMs += LOG_KEEP_MS;
     const after = await fetch(`${grid.url}/logs/${id}.log`, { redirect: 'manual' });
     expect(after.status).toBe(302);
     const kept = await fetch(after.headers.get('location') ?? '');

@@ -62,6 +62,7 @@ beforeEach(async () => {
     eks: eksRecordings((session) => sessionPool(grid.deps, session), {
       s3Client: async () => client,
       podApis: { aws: async () => () => api },
+      clock: grid.clock,
     }),
   };
 });
@@ -121,10 +122,23 @@ describe('an eks session’s log', () => {
     const head = await grid.app.request(`/logs/${id}.log`, { method: 'HEAD', headers: as('alice') });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-length')).toBe('33');
-    // The browser container's, by name: the pod has a recorder beside it.
+    // The browser container's, by name: the pod has a recorder beside it; one read for the three asking at once.
     expect(
       kube.callsOf('GET').map((call) => new URL(call.path, 'http://k').searchParams.get('container')),
-    ).toEqual(['browser', 'browser', 'browser']);
+    ).toEqual(['browser']);
+  });
+
+  it('is read once for everyone asking within two seconds, and again after', async () => {
+    const { id, key } = await podSession('alice', 'plain', 'one\n');
+    const ask = async () => (await grid.app.request(`/logs/${id}.log`, { headers: as('alice') })).text();
+    expect(await Promise.all([ask(), ask(), ask()])).toEqual(['one\n', 'one\n', 'one\n']);
+    kube.writeLog(NS, `gg-${key}-abc123`, 'browser', 'two\n');
+    grid.clock.advance(1999);
+    expect(await ask()).toBe('one\n');
+    expect(kube.callsOf('GET')).toHaveLength(1);
+    grid.clock.advance(1);
+    expect(await ask()).toBe('one\ntwo\n');
+    expect(kube.callsOf('GET')).toHaveLength(2);
   });
 
   it('is the same 404 for anyone else as for an ID that is no session, and nothing is read', async () => {

@@ -6,6 +6,10 @@
  * recordings bucket, served here by a presigned redirect as videos are; a pool without a bucket (no recorder)
  * has a log only while its session runs. Kubernetes errors are translated here: no pod is "no log",
  * throttling and the server's own trouble a 503, anything else a 502.
+ *
+ * People and log followers ask for the same running session's log again and again, and every read is a call
+ * on the cluster's API server (which API priority and fairness throttles for everyone, the launcher too): what
+ * one lookup found is shared by everyone asking for that session's log within LOG_KEEP_MS.
  */
 import { Readable } from 'node:stream';
 import type {
@@ -17,6 +21,7 @@ import type {
 } from '../../core/artifact-ports';
 import type { PoolConfig } from '../../core/config';
 import { WebDriverError } from '../../core/errors';
+import { RecentResults } from '../../core/recent-results';
 import { type EksPodApi, KubernetesApiError } from './eks-pod-api';
 import { CONTAINER, POD_NAME } from './eks-pod-spec';
 import { type DeployedEksPool, isDeployedEks } from './eks-pool-check';
@@ -26,6 +31,11 @@ import { type DeployedEksPool, isDeployedEks } from './eks-pool-check';
  * is cut here rather than held whole in a Lambda's memory or put in the bucket without bound.
  */
 export const POD_LOG_BYTES = 2 * 1024 * 1024;
+/** How long one lookup of a session's log serves everyone asking for it (a follower polling each second). */
+export const LOG_KEEP_MS = 2000;
+
+/** What one lookup found: the copy kept in the bucket, the running pod's log, or neither. */
+type Found = { kind: 'kept'; artifact: Artifact } | { kind: 'live'; text: Buffer } | undefined;
 
 export interface EksPodLogsOptions {
   /** The pool a session ran in, by its ID's claims. */
@@ -34,10 +44,15 @@ export interface EksPodLogsOptions {
   podApi: (pool: DeployedEksPool) => Promise<EksPodApi>;
   /** Where the pool's ended sessions' logs were kept (its recorder's bucket), or undefined for none. */
   kept: (pool: DeployedEksPool) => Promise<ArtifactSource | undefined>;
+  clock?: { now(): number };
 }
 
 export class EksPodLogs implements ArtifactSource {
-  constructor(private readonly options: EksPodLogsOptions) {}
+  private readonly recent: RecentResults<Found>;
+
+  constructor(private readonly options: EksPodLogsOptions) {
+    this.recent = new RecentResults(LOG_KEEP_MS, options.clock ?? Date);
+  }
 
   async find(
     session: ArtifactSession,
@@ -47,11 +62,13 @@ export class EksPodLogs implements ArtifactSource {
     if (kind !== 'log') return undefined;
     const pool = this.options.poolOf(session);
     if (pool?.kind !== 'eks' || !isDeployedEks(pool) || !POD_NAME.test(session.handle)) return undefined;
-    // An ended session's copy first: its pod is gone (or going), and the copy is the whole of what it wrote.
-    const kept = await (await this.options.kept(pool))?.find(session, 'log', ask);
-    if (kept) return kept;
-    const text = await this.live(pool, session.handle);
-    if (text === undefined) return undefined;
+    const found = await this.recent.get(
+      `${pool.name}\0${session.key}\0${session.handle}`,
+      () => this.lookUp(pool, session),
+      () => true,
+    );
+    if (found?.kind !== 'live') return found?.artifact;
+    const text = found.text;
     return {
       kind: 'stream',
       status: 200,
@@ -65,6 +82,14 @@ export class EksPodLogs implements ArtifactSource {
       },
       body: Readable.from(ask.method === 'HEAD' ? [] : [text]),
     };
+  }
+
+  private async lookUp(pool: DeployedEksPool, session: ArtifactSession): Promise<Found> {
+    // An ended session's copy first: its pod is gone (or going), and the copy is the whole of what it wrote.
+    const kept = await (await this.options.kept(pool))?.find(session, 'log');
+    if (kept) return { kind: 'kept', artifact: kept };
+    const text = await this.live(pool, session.handle);
+    return text === undefined ? undefined : { kind: 'live', text };
   }
 
   /** The browser container's log as far as it is written; undefined when the pod is gone. */
