@@ -13,7 +13,7 @@ import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EksLauncher } from '../../functions/adapters/aws/eks-launcher';
 import {
-  CUT_NOTE,
+  cutNote,
   PodLogArchive,
   type PodLogArchiveOptions,
 } from '../../functions/adapters/aws/pod-log-archive';
@@ -104,7 +104,8 @@ describe('an eks pod stopped at a session’s end', () => {
   it('has a log longer than the bound cut there, with a line saying so', async () => {
     await stop(launcher({ maxBytes: 16 }));
     const kept = s3.object(BUCKET, `logs/${KEY}.log`)?.body.toString('utf8');
-    expect(kept).toBe(`${LOG.slice(0, 16)}${CUT_NOTE}`);
+    expect(kept).toBe(`${LOG.slice(0, 16)}${cutNote(16)}`);
+    expect(cutNote(16)).toBe('\n[gridgate: the log was longer; only its first 16 bytes were kept]\n');
   });
 
   it('keeps it in the pool’s logBucket when it has no recorder (the stack sets one on every eks pool)', async () => {

@@ -21,8 +21,10 @@ import { keptLogBucket, logKey } from './pod-log-keys';
  */
 export const KEEP_LOG_MS = 5000;
 
-/** Written at the end of a log cut at POD_LOG_BYTES, so nobody takes it for the whole. */
-export const CUT_NOTE = `\n[gridgate: the log was longer; only its first ${POD_LOG_BYTES} bytes were kept]\n`;
+/** Written at the end of a log cut at `bytes`, so nobody takes it for the whole. */
+export function cutNote(bytes: number): string {
+  return `\n[gridgate: the log was longer; only its first ${bytes} bytes were kept]\n`;
+}
 
 export interface PodLogArchiveOptions {
   /** The S3 client of a bucket's Region, made when first asked. */
@@ -63,7 +65,9 @@ export class PodLogArchive {
       // No pod (already gone): nothing left to keep.
       if (text === undefined) return;
       const body =
-        text.length > maxBytes ? Buffer.concat([text.subarray(0, maxBytes), Buffer.from(CUT_NOTE)]) : text;
+        text.length > maxBytes
+          ? Buffer.concat([text.subarray(0, maxBytes), Buffer.from(cutNote(maxBytes))])
+          : text;
       const s3 = await this.options.s3Client(region);
       await s3.send(
         new PutObjectCommand({
