@@ -1,11 +1,13 @@
 /**
  * The real app (createApp) over real HTTP, as the Node server serves it: the given config, launchers and
- * session store behind @hono/node-server on a free loopback port, proxying with gridgate's own upstream agent.
+ * session store behind the Node server's own listener (@hono/node-server loaded as it loads it, which the
+ * app's relayed answers rely on: adapters/node/app-listener.ts) on a free loopback port, proxying with
+ * gridgate's own upstream agent.
  */
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import { lazyAppListener } from '../../functions/adapters/node/app-listener';
 import { EndedSessions } from '../../functions/core/ended-sessions';
 import type { GridDeps } from '../../functions/core/grid-deps';
 import { systemClock } from '../../functions/core/ports';
@@ -36,11 +38,8 @@ export async function serveApp(
   };
   const agent = createUpstreamAgent();
   const app = createApp(deps, { agent });
-  const server = await new Promise<Server>((resolve) => {
-    const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () =>
-      resolve(started as Server),
-    );
-  });
+  const server = createServer(lazyAppListener(app.fetch, deps.logger));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     deps,
