@@ -10,6 +10,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { Dispatcher } from 'undici';
 import type { EksPodApi } from '../adapters/aws/eks-pod-api';
 import type { DeployedEksPool } from '../adapters/aws/eks-pool-check';
+import { madeOnFirstUse, madeOnFirstUsePer } from '../core/made-on-first-use';
 import type { Launcher, Logger, Metrics, SessionStore } from '../core/ports';
 import { idleWarmTasks, type WarmTaskStore } from '../core/warm-task-store';
 import type { KeepPodLog } from './pod-log-keeper';
@@ -98,57 +99,24 @@ export const awsAdapters: AwsAdapters = {
 
 // One DynamoDB client for the environment's life: the session store, the warm tasks and the EKS token's
 // credentials share its connection pool and credential chain.
-let dynamo: Promise<DynamoDBClient> | undefined;
-
-function dynamoClient(): Promise<DynamoDBClient> {
-  dynamo ??= import('../adapters/aws/dynamo-client').then(
-    ({ newDynamoClient }) => newDynamoClient(),
-    (error: unknown) => {
-      // A failed load is not kept: the next caller tries again.
-      dynamo = undefined;
-      throw error;
-    },
-  );
-  return dynamo;
-}
+const dynamoClient: () => Promise<DynamoDBClient> = madeOnFirstUse(async () =>
+  (await import('../adapters/aws/dynamo-client')).newDynamoClient(),
+);
 
 // One pod API per cluster for the environment's life: the launcher and the log reads share its cached token.
-let podApis: Promise<(pool: DeployedEksPool) => EksPodApi> | undefined;
-
-function awsPodApis(): Promise<(pool: DeployedEksPool) => EksPodApi> {
-  podApis ??= Promise.all([import('../adapters/aws/eks-pod-apis'), dynamoClient()]).then(
-    async ([{ eksPodApis }, sdk]) =>
-      eksPodApis({ credentials: () => sdk.config.credentials(), region: await sdk.config.region() }),
-    (error: unknown) => {
-      // A failed load is not kept: the next caller tries again.
-      podApis = undefined;
-      throw error;
-    },
-  );
-  return podApis;
-}
+const awsPodApis: () => Promise<(pool: DeployedEksPool) => EksPodApi> = madeOnFirstUse(async () => {
+  const [{ eksPodApis }, sdk] = await Promise.all([import('../adapters/aws/eks-pod-apis'), dynamoClient()]);
+  return eksPodApis({ credentials: () => sdk.config.credentials(), region: await sdk.config.region() });
+});
 
 // One store per table for the environment's life, shared by the ECS launcher's claims and /status's counts.
-const warmTaskStores = new Map<string, Promise<WarmTaskStore>>();
-
-function warmTasksIn(table: string): Promise<WarmTaskStore> {
-  let store = warmTaskStores.get(table);
-  if (store === undefined) {
-    store = (async () => {
-      const [client, { DynamoWarmTasks }] = await Promise.all([
-        dynamoClient(),
-        import('../adapters/aws/dynamo-warm-tasks'),
-      ]);
-      return new DynamoWarmTasks({ client, table });
-    })().catch((error: unknown) => {
-      // A failed load is not kept: the next count or claim tries again.
-      warmTaskStores.delete(table);
-      throw error;
-    });
-    warmTaskStores.set(table, store);
-  }
-  return store;
-}
+const warmTasksIn: (table: string) => Promise<WarmTaskStore> = madeOnFirstUsePer(async (table: string) => {
+  const [client, { DynamoWarmTasks }] = await Promise.all([
+    dynamoClient(),
+    import('../adapters/aws/dynamo-warm-tasks'),
+  ]);
+  return new DynamoWarmTasks({ client, table });
+});
 
 /**
  * How /status counts an ecs pool's warm tasks with `adapters`: the idle ones in the warm-task store, the
@@ -173,15 +141,7 @@ export function onFirstUse(
   make: () => Promise<Launcher>,
   countWarm?: (pool: string) => Promise<number>,
 ): Launcher {
-  let made: Promise<Launcher> | undefined;
-  const launcher = () => {
-    // A failed load is not kept: the next request tries again.
-    made ??= make().catch((error: unknown) => {
-      made = undefined;
-      throw error;
-    });
-    return made;
-  };
+  const launcher = madeOnFirstUse(make);
   return {
     start: async (request) => (await launcher()).start(request),
     stop: async (handle, context) => (await launcher()).stop(handle, context),

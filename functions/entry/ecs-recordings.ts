@@ -8,6 +8,7 @@ import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { ArtifactSession, ArtifactSource } from '../core/artifact-ports';
 import { artifactsByKind } from '../core/artifacts-by-kind';
 import type { PoolConfig } from '../core/config';
+import { madeOnFirstUse } from '../core/made-on-first-use';
 import type { KeptRecordings } from '../core/recorded-in-store';
 
 export interface EcsRecordingPlaces {
@@ -62,16 +63,8 @@ async function newLogsClient(): Promise<CloudWatchLogsClient> {
   return new CloudWatchLogsClient({ maxAttempts: 1 });
 }
 
-/** A source made when first asked; a failed load is not kept, so the next request tries again. */
+/** A source made when first asked (madeOnFirstUse: a failed load is not kept). */
 function loadedOnFirstUse(load: () => Promise<ArtifactSource>): ArtifactSource {
-  let source: Promise<ArtifactSource> | undefined;
-  return {
-    async find(session, kind, ask) {
-      source ??= load().catch((error: unknown) => {
-        source = undefined;
-        throw error;
-      });
-      return (await source).find(session, kind, ask);
-    },
-  };
+  const source = madeOnFirstUse(load);
+  return { find: async (session, kind, ask) => (await source()).find(session, kind, ask) };
 }

@@ -14,6 +14,7 @@ import { keptLogBucket } from '../adapters/aws/pod-log-keys';
 import type { ArtifactSession, ArtifactSource } from '../core/artifact-ports';
 import { artifactsByKind } from '../core/artifacts-by-kind';
 import type { EksPoolConfig, PoolConfig } from '../core/config';
+import { madeOnFirstUse, madeOnFirstUsePer } from '../core/made-on-first-use';
 import type { KeptRecordings } from '../core/recorded-in-store';
 
 /** The pod API of an eks pool's cluster, for each way a pool authenticates (`auth`). */
@@ -37,47 +38,34 @@ export function eksRecordings(
   poolOf: (session: ArtifactSession) => PoolConfig | undefined,
   { s3Client = newS3Client, podApis, clock }: EksRecordingsOptions,
 ): ArtifactSource {
-  const buckets = new Map<string, Promise<ArtifactSource>>();
+  const recordingsIn = madeOnFirstUsePer(
+    async ({ bucket, region }: { bucket: string; region: string }): Promise<ArtifactSource> => {
+      const [{ S3Recordings }, s3] = await Promise.all([
+        import('../adapters/aws/s3-recordings'),
+        s3Client(region),
+      ]);
+      return new S3Recordings(s3, bucket);
+    },
+    ({ bucket, region }) => `${region}/${bucket}`,
+  );
   /** The S3 recordings of a bucket; undefined: none given (the pool keeps none there). */
   const bucketOf = (place: { bucket?: string; region?: string } | undefined) => {
     const { bucket, region } = place ?? {};
-    if (!bucket || !region) return undefined;
-    const where = `${region}/${bucket}`;
-    let source = buckets.get(where);
-    if (!source) {
-      source = Promise.all([import('../adapters/aws/s3-recordings'), s3Client(region)]).then(
-        ([{ S3Recordings }, s3]) => new S3Recordings(s3, bucket),
-        (error: unknown) => {
-          // A failed load is not kept: the next request tries again.
-          buckets.delete(where);
-          throw error;
-        },
-      );
-      buckets.set(where, source);
-    }
-    return source;
+    return bucket && region ? recordingsIn({ bucket, region }) : undefined;
   };
   const eksPool = (session: ArtifactSession): EksPoolConfig | undefined => {
     const pool = poolOf(session);
     return pool?.kind === 'eks' ? pool : undefined;
   };
-  let logs: Promise<ArtifactSource> | undefined;
-  const podLogs = (): Promise<ArtifactSource> => {
-    logs ??= import('../adapters/aws/eks-pod-logs').then(
-      ({ EksPodLogs }) =>
-        new EksPodLogs({
-          poolOf: eksPool,
-          podApi: async (pool) => (await podApisOf(podApis, pool))(pool),
-          kept: async (pool) => bucketOf(keptLogBucket(pool)),
-          clock,
-        }),
-      (error: unknown) => {
-        logs = undefined;
-        throw error;
-      },
-    );
-    return logs;
-  };
+  const podLogs = madeOnFirstUse(async (): Promise<ArtifactSource> => {
+    const { EksPodLogs } = await import('../adapters/aws/eks-pod-logs');
+    return new EksPodLogs({
+      poolOf: eksPool,
+      podApi: async (pool) => (await podApisOf(podApis, pool))(pool),
+      kept: async (pool) => bucketOf(keptLogBucket(pool)),
+      clock,
+    });
+  });
   return artifactsByKind({
     video: {
       async find(session, kind, ask) {

@@ -7,6 +7,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { PodLogArchive, PodLogToKeep } from '../adapters/aws/pod-log-archive';
 import { keptLogBucket } from '../adapters/aws/pod-log-keys';
+import { madeOnFirstUsePer } from '../core/made-on-first-use';
 import type { Logger } from '../core/ports';
 
 export type KeepPodLog = (toKeep: PodLogToKeep) => Promise<void>;
@@ -39,19 +40,8 @@ export function podLogKeeper(
 
 /** One S3 client per Region, made when first asked, with the SDK's default credentials (the role's). */
 export function regionalS3Clients(): (region: string) => Promise<S3Client> {
-  const clients = new Map<string, Promise<S3Client>>();
-  return (region) => {
-    let client = clients.get(region);
-    if (!client) {
-      client = import('@aws-sdk/client-s3').then(
-        ({ S3Client }) => new S3Client({ region }),
-        (error: unknown) => {
-          clients.delete(region);
-          throw error;
-        },
-      );
-      clients.set(region, client);
-    }
-    return client;
-  };
+  return madeOnFirstUsePer(async (region: string) => {
+    const { S3Client } = await import('@aws-sdk/client-s3');
+    return new S3Client({ region });
+  });
 }

@@ -28,6 +28,7 @@ import type { Config, EksPoolConfig } from '../core/config';
 import type { EndedSessions } from '../core/ended-sessions';
 import { freeStaleSlots, STALE_SLOT_GRACE_MS } from '../core/free-stale-slots';
 import { type GridDeps, poolsNamed, sessionPool } from '../core/grid-deps';
+import { madeOnFirstUse } from '../core/made-on-first-use';
 import { runEvery } from '../core/periodic-task';
 import { reportGridGauges } from '../core/pool-gauges';
 import { type Launcher, type Logger, type Metrics, type SessionRecord, systemClock } from '../core/ports';
@@ -315,18 +316,7 @@ export async function startGrid(
 
 /** The pod API of eks pools that name a kubeconfig: the Kubernetes client loads with the first call. */
 function kubeconfigPodApisOnFirstUse(): () => Promise<(pool: EksPoolConfig) => EksPodApi> {
-  let apis: Promise<(pool: EksPoolConfig) => EksPodApi> | undefined;
-  return () => {
-    apis ??= import('../adapters/aws/eks-kubeconfig').then(
-      ({ kubeconfigPodApis }) => kubeconfigPodApis(),
-      (error: unknown) => {
-        // A failed load is not kept: the next caller tries again.
-        apis = undefined;
-        throw error;
-      },
-    );
-    return apis;
-  };
+  return madeOnFirstUse(async () => (await import('../adapters/aws/eks-kubeconfig')).kubeconfigPodApis());
 }
 
 /** The launcher of eks pools that name a kubeconfig: loaded with such a pool's first pod. */
