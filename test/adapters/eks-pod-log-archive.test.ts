@@ -18,7 +18,7 @@ import {
   type PodLogArchiveOptions,
 } from '../../functions/adapters/aws/pod-log-archive';
 import type { EksPoolConfig } from '../../functions/core/config';
-import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
+import { browserAndRecorderPod, FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { FAKE_S3_CREDENTIALS, FAKE_S3_REGION, FakeS3 } from '../support/fake-s3';
 import { CollectingLogger } from '../support/fakes';
 import { eksPool } from '../support/one-pool-config';
@@ -37,17 +37,7 @@ let logger: CollectingLogger;
 beforeEach(async () => {
   [kube, s3] = await Promise.all([FakeKubernetesApi.start({ token: TOKEN }), FakeS3.start([BUCKET])]);
   logger = new CollectingLogger();
-  await kube.podApi().create(NS, {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: POD },
-    spec: {
-      containers: [
-        { name: 'browser', image: 'selenium/standalone-chrome:4' },
-        { name: 'video', image: 'selenium/video:ffmpeg-7.1' },
-      ],
-    },
-  });
+  await kube.podApi().create(NS, browserAndRecorderPod(POD));
   kube.writeLog(NS, POD, 'browser', LOG);
   kube.writeLog(NS, POD, 'video', 'ffmpeg\n');
 });

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubernetesApiError, KubernetesPodApi } from '../../functions/adapters/aws/eks-pod-api';
-import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
+import { browserAndRecorderPod, FakeKubernetesApi } from '../support/fake-kubernetes-api';
 
 const TOKEN = 'k8s-aws-v1.log-test';
 const NS = 'gridgate';
@@ -19,17 +19,7 @@ let kube: FakeKubernetesApi;
 beforeEach(async () => {
   kube = await FakeKubernetesApi.start({ token: TOKEN });
   // A browser and the recorder beside it, as a pool with a recorder starts them.
-  await kube.podApi().create(NS, {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: POD },
-    spec: {
-      containers: [
-        { name: 'browser', image: 'selenium/standalone-chrome:4' },
-        { name: 'video', image: 'selenium/video:ffmpeg-7.1' },
-      ],
-    },
-  });
+  await kube.podApi().create(NS, browserAndRecorderPod(POD));
   kube.writeLog(NS, POD, 'browser', 'Started Selenium Standalone\nSession created\n');
   kube.writeLog(NS, POD, 'video', 'ffmpeg: recording\n');
 });

@@ -11,7 +11,7 @@ import { sessionPool } from '../../functions/core/grid-deps';
 import type { UserDirectory } from '../../functions/core/ports';
 import { eksRecordings } from '../../functions/entry/eks-recordings';
 import { expectW3cError, type FakeGrid, startFakeGrid } from '../support/fake-grid';
-import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
+import { browserAndRecorderPod, FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { FAKE_S3_CREDENTIALS, FAKE_S3_REGION, FakeS3 } from '../support/fake-s3';
 
 const TOKEN = 'k8s-aws-v1.http-logs';
@@ -75,17 +75,7 @@ afterEach(async () => {
 async function podSession(user: string, pool: string, text?: string): Promise<{ id: string; key: string }> {
   const key = `0011223344${user.length}`;
   const handle = `gg-${key}-abc123`;
-  await kube.podApi().create(NS, {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: handle },
-    spec: {
-      containers: [
-        { name: 'browser', image: 'selenium/standalone-chrome:4' },
-        { name: 'video', image: 'selenium/video:ffmpeg-7.1' },
-      ],
-    },
-  });
+  await kube.podApi().create(NS, browserAndRecorderPod(handle));
   if (text) kube.writeLog(NS, handle, 'browser', text);
   const claims = {
     key,

@@ -25,6 +25,21 @@ import type { LoopbackChromedrivers } from './loopback-chromedrivers';
 // biome-ignore lint/suspicious/noExplicitAny: Kubernetes objects are free-form JSON, checked field by field.
 type Json = any;
 
+/** A pod of a pool with a recorder as a test creates it by hand: the browser and the recorder beside it. */
+export function browserAndRecorderPod(name: string) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: {
+      containers: [
+        { name: 'browser', image: 'selenium/standalone-chrome:4' },
+        { name: 'video', image: 'selenium/video:ffmpeg-7.1' },
+      ],
+    },
+  };
+}
+
 export type PodBehaviour = 'normal' | 'unschedulable' | 'image pull' | 'never ready';
 
 export interface FakePod {
