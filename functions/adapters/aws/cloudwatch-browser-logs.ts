@@ -47,7 +47,9 @@ export const LOG_READ_TRIES = 6;
  * environments) reading flat out stay within it beside the console; a read that would wait past 10 s for its
  * turn (20 calls ahead of it) is refused with a 503 at once rather than queue without bound. The quota: "10
  * requests per second per account per Region. This quota can't be changed." (CloudWatch Logs quotas,
- * docs.aws.amazon.com/AmazonCloudWatch/latest/logs/cloudwatch_limits_cwl.html, GetLogEvents).
+ * docs.aws.amazon.com/AmazonCloudWatch/latest/logs/cloudwatch_limits_cwl.html, GetLogEvents, as its archived
+ * copy in awsdocs/amazon-cloudwatch-logs-user-guide reads; the live page may give more, e.g. 25, as it does
+ * for DescribeLogStreams since: 2 a second stays within either).
  */
 export const LOG_READ_PACING: CallPacing = { perSecond: 2, maxWaitMs: 10_000 };
 /** A log read whole is kept this long for whoever asks meanwhile (a follower polling each second). */
