@@ -4,7 +4,9 @@
  * real ECSClient talks to it. Each RunTask starts a real chromedriver as the task's browser container (or
  * a Selenium server, or a docker-selenium node's display, VNC and noVNC around it) and gives the task its
  * own loopback IP (127.0.0.2, .3, …) on the container port, forwarded to chromedriver's own port; StopTask
- * kills it; TagResource adds tags. Tasks go PROVISIONING → PENDING → RUNNING over
+ * kills it; TagResource adds tags. A task definition with a `video` container (docker-selenium's recorder) runs
+ * its browser headful on an X display and the recorder's stand-in beside it (fake-video-recorder.ts), and
+ * StopTask stops its containers in the reverse order of their dependsOn. Tasks go PROVISIONING → PENDING → RUNNING over
  * successive DescribeTasks. Every call is first checked against what ECS refuses (ecs-api-rules.ts).
  */
 import { randomBytes } from 'node:crypto';
@@ -20,7 +22,9 @@ import {
   refuseTagResource,
 } from './ecs-api-rules';
 import type { FakeCloudWatchLogs } from './fake-cloudwatch-logs';
+import { FakeVideoRecorder } from './fake-video-recorder';
 import { LoopbackChromedrivers, type LoopbackContainers } from './loopback-chromedrivers';
+import { LoopbackDisplayedSeleniumServers } from './loopback-displayed-selenium-servers';
 import { LoopbackSeleniumServers } from './loopback-selenium-servers';
 import { LoopbackVncBrowsers, type VncSettings } from './loopback-vnc-browsers';
 
@@ -53,6 +57,19 @@ export interface FakeEcsOptions {
    * each, to the stream `{streamPrefix}/{container name}/{task ID}` of `group`.
    */
   awslogs?: { logs: FakeCloudWatchLogs; group: string; streamPrefix: string };
+  /**
+   * The task definition's containers (RegisterTaskDefinition's containerDefinitions, as infra/browser-fleet.ts
+   * makes them). One named `video` is docker-selenium's recorder: each task then runs the Selenium server
+   * headful on an X display and the recorder's stand-in beside it, with that container's environment.
+   * Without them: the one browser container.
+   */
+  containerDefinitions?: Json[];
+  /**
+   * What a recorder's S3 remote reaches instead of AWS: the fake S3's endpoint (RCLONE_CONFIG_S3_ENDPOINT) and
+   * the task role's keys (the environment's AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, which rclone's
+   * env_auth reads).
+   */
+  recorderS3?: { endpoint: string; credentials: { accessKeyId: string; secretAccessKey: string } };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: request and answer bodies are free-form JSON, checked field by field.
@@ -73,6 +90,8 @@ export interface FakeTask {
   pid?: number;
   /** Settles when the task's processes have exited (and chromedriver's forwarder is closed). */
   gone: Promise<void>;
+  /** The `video` container's stand-in, once its dependency (the browser container) has started. */
+  recorder?: Promise<FakeVideoRecorder | undefined>;
 }
 
 class EcsError extends Error {
@@ -99,8 +118,9 @@ export class FakeEcsApi {
     this.server = createServer((req, res) => {
       this.handle(req, res).catch(() => res.destroy());
     });
-    this.containers =
-      options.browser === 'selenium-server'
+    this.containers = this.recorderDefinition()
+      ? new LoopbackDisplayedSeleniumServers(options.containerPort)
+      : options.browser === 'selenium-server'
         ? new LoopbackSeleniumServers(options.containerPort)
         : options.vnc
           ? new LoopbackVncBrowsers(options.containerPort, options.vnc, options.chromedriver)
@@ -236,16 +256,59 @@ export class FakeEcsApi {
       desiredStatus: 'RUNNING',
       describes: 0,
     };
+    task.recorder = this.startRecorder(task);
     this.tasks.set(id, task);
     if (input.clientToken !== undefined) this.byToken.set(input.clientToken, task);
     return { tasks: [this.view(task)], failures: [] };
   }
 
-  private logLine(taskId: string, line: string): void {
+  private logLine(taskId: string, line: string, container = this.browserName()): void {
     const awslogs = this.options.awslogs;
     if (!awslogs) return;
-    const stream = `${awslogs.streamPrefix}/${this.options.containerName ?? 'browser'}/${taskId}`;
+    const stream = `${awslogs.streamPrefix}/${container}/${taskId}`;
     awslogs.logs.log(awslogs.group, stream, [line]);
+  }
+
+  private browserName(): string {
+    return this.options.containerName ?? 'browser';
+  }
+
+  private recorderDefinition(): Json | undefined {
+    return this.options.containerDefinitions?.find((container) => container.name === 'video');
+  }
+
+  /**
+   * The recorder starts once the browser container has (its dependsOn condition START), on the browser's
+   * display, with its definition's environment and what stands in for AWS here (the fake S3, the task role's
+   * keys, the display's number).
+   */
+  private startRecorder(task: FakeTask): Promise<FakeVideoRecorder | undefined> | undefined {
+    const definition = this.recorderDefinition();
+    const s3 = this.options.recorderS3;
+    if (!definition || !(this.containers instanceof LoopbackDisplayedSeleniumServers)) return undefined;
+    if (!s3) throw new Error('a task definition with a video container needs recorderS3');
+    const environment: Record<string, string> = Object.fromEntries(
+      (definition.environment ?? []).map((variable: Json) => [variable.name, variable.value]),
+    );
+    return this.containers.display(task.id).then(
+      (display) => {
+        if (task.desiredStatus === 'STOPPED') return undefined;
+        const recorder = new FakeVideoRecorder({
+          ip: task.ip,
+          environment: {
+            ...environment,
+            DISPLAY_NUM: display.slice(1),
+            RCLONE_CONFIG_S3_ENDPOINT: s3.endpoint,
+            AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+            AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+          },
+          onLine: (line) => this.logLine(task.id, line, 'video'),
+        });
+        recorder.start();
+        return recorder;
+      },
+      () => undefined,
+    );
   }
 
   private describeTasks(input: Json): Json {
@@ -316,8 +379,16 @@ export class FakeEcsApi {
       task.stoppedReason = reason;
       task.lastStatus = 'STOPPING';
     }
-    // Chromium may outlive its chromedriver: the whole group goes, and StopTask answers once it has.
-    if (task.lastStatus !== 'STOPPED') await this.containers.stop(task.id);
+    for (const container of stopOrder(this.options.containerDefinitions, this.browserName())) {
+      if (container.name === 'video') {
+        const recorder = await task.recorder;
+        // API_ContainerDefinition, stopTimeout: without one, ECS_CONTAINER_STOP_TIMEOUT's 30 seconds.
+        await recorder?.stop((container.stopTimeout ?? 30) * 1000);
+      } else if (task.lastStatus !== 'STOPPED') {
+        // Chromium may outlive its chromedriver: the whole group goes, and StopTask answers once it has.
+        await this.containers.stop(task.id);
+      }
+    }
   }
 
   /** A task as DescribeTasks shows it (epoch seconds for times, as the JSON protocol sends them). */
@@ -352,7 +423,9 @@ export class FakeEcsApi {
           details,
         },
       ],
-      containers: [{ name: this.options.containerName ?? 'browser', lastStatus: task.lastStatus }],
+      containers: (this.options.containerDefinitions ?? [{ name: this.browserName() }]).map(
+        (container: Json) => ({ name: container.name, lastStatus: task.lastStatus }),
+      ),
       createdAt: Date.now() / 1000,
       ...(task.desiredStatus === 'STOPPED'
         ? { stoppedReason: task.stoppedReason, stopCode: 'UserInitiated' }
@@ -368,4 +441,27 @@ function containerExited(task: FakeTask, why: string): void {
     task.stoppedReason = `Essential container in task exited (${why})`;
   }
   task.lastStatus = 'STOPPED';
+}
+
+/**
+ * The order a stopping task's containers are stopped in: "When a dependency is defined for container startup,
+ * for container shutdown it is reversed" (Amazon ECS API Reference, ContainerDependency), so a container goes
+ * only once every container that depends on it has gone. Without definitions: the one browser container.
+ */
+export function stopOrder(definitions: Json[] | undefined, browser: string): Json[] {
+  const left: Json[] = [...(definitions ?? [{ name: browser }])];
+  const order: Json[] = [];
+  while (left.length > 0) {
+    const next = left.find(
+      (container) =>
+        !left.some((other) =>
+          (other.dependsOn ?? []).some((dependency: Json) => dependency.containerName === container.name),
+        ),
+    );
+    // A cycle leaves none free to go first: the rest go in the order listed.
+    const chosen = next ?? left[0];
+    order.push(chosen);
+    left.splice(left.indexOf(chosen), 1);
+  }
+  return order;
 }

@@ -18,8 +18,14 @@ import { startTestPageServer, type TestPageServer } from './test-page-server';
 
 export interface FakeFargateGridOptions {
   browser?: FakeEcsOptions['browser'];
+  /** The browser container's port (the pool's `port`); @default a free one. */
+  containerPort?: number;
   /** Where the tasks' browser containers log (as awslogs does); none: nowhere. */
   awslogs?: FakeEcsOptions['awslogs'];
+  /** The task definition's containers (a `video` one records); none: the one browser container. */
+  containerDefinitions?: FakeEcsOptions['containerDefinitions'];
+  /** Where a `video` container's uploads go. */
+  recorderS3?: FakeEcsOptions['recorderS3'];
   /** Where the app finds sessions' recordings; none: nowhere. */
   artifacts?: GridDeps['artifacts'];
   /** Pool keys over the fake's own settings (maxSessions, warm, …). */
@@ -47,9 +53,11 @@ export interface FakeFargateGrid {
 export async function startFakeFargateGrid(options: FakeFargateGridOptions = {}): Promise<FakeFargateGrid> {
   const [fake, site] = await Promise.all([
     FakeEcsApi.start({
-      containerPort: await freePort(),
+      containerPort: options.containerPort ?? (await freePort()),
       ...(options.browser ? { browser: options.browser } : {}),
       ...(options.awslogs ? { awslogs: options.awslogs } : {}),
+      ...(options.containerDefinitions ? { containerDefinitions: options.containerDefinitions } : {}),
+      ...(options.recorderS3 ? { recorderS3: options.recorderS3 } : {}),
     }),
     startTestPageServer(),
   ]);

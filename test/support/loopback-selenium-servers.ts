@@ -28,16 +28,23 @@ export class LoopbackSeleniumServers {
 
   constructor(private readonly port: number) {}
 
-  /** Starts a Selenium server for `name` on ip:port. */
+  /**
+   * Starts a Selenium server for `name` on ip:port; with a `display` (an X display such as `:3`), its
+   * Chromium runs headful there, as in a docker-selenium node whose Xvfb a recorder films.
+   */
   start(
     name: string,
     ip: string,
     { onExit = () => {}, onLine = () => {} }: ContainerHooks = {},
+    display?: string,
   ): LoopbackContainer {
     const dir = mkdtempSync(join(tmpdir(), 'gridgate-fake-task-'));
     // One session per task, as gridgate's task definition sets (SE_NODE_MAX_SESSIONS=1); managed downloads
     // on, as its SE_NODE_ENABLE_MANAGED_DOWNLOADS=true turns them on in docker-selenium.
-    writeFileSync(join(dir, 'node.toml'), seleniumNodeConfig(1).join('\n'));
+    writeFileSync(
+      join(dir, 'node.toml'),
+      seleniumNodeConfig(1, undefined, { headless: display === undefined }).join('\n'),
+    );
     const child = spawn(
       'java',
       ['-jar', SELENIUM_JAR, 'standalone', '--host', ip, '--port', String(this.port)].concat([
@@ -49,7 +56,11 @@ export class LoopbackSeleniumServers {
       {
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) },
+        env: {
+          ...process.env,
+          ...(display ? { DISPLAY: display } : {}),
+          [LAUNCHED_BY_ENV]: String(process.pid),
+        },
       },
     );
     const container = Object.assign(

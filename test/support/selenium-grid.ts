@@ -94,16 +94,21 @@ export function hubPoolConfig(hub: SeleniumGrid, version: string, pool: Record<s
 
 /**
  * The [node] part of a Selenium server's TOML config: offline (no driver detection, no Selenium Manager), the
- * machine's Chromium headless through its chromedriver, and managed downloads on, as docker-selenium's nodes
- * have them (se:downloadsEnabled, /se/files). `version` goes into the stereotype when given.
+ * machine's Chromium headless through its chromedriver (headful on the server's DISPLAY with `headless`
+ * false, as docker-selenium's nodes run it), and managed downloads on, as docker-selenium's nodes have them
+ * (se:downloadsEnabled, /se/files). `version` goes into the stereotype when given.
  */
-export function seleniumNodeConfig(maxSessions: number, version?: string): string[] {
+export function seleniumNodeConfig(
+  maxSessions: number,
+  version?: string,
+  { headless = true } = {},
+): string[] {
   const stereotype = JSON.stringify({
     browserName: 'chrome',
     ...(version ? { browserVersion: version } : {}),
     'goog:chromeOptions': {
       binary: '/usr/bin/chromium',
-      args: ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage'],
+      args: [...(headless ? ['--headless=new'] : []), '--no-sandbox', '--disable-dev-shm-usage'],
     },
   });
   return [
