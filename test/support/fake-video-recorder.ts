@@ -15,7 +15,7 @@
  * in for it), no video.sh's graceful-shutdown HTTP hook, no retries of a failed upload, one session per task.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -41,7 +41,25 @@ interface Recording {
   file: string;
   name: string;
   exited: Promise<void>;
+  /** Set when the recorder tells ffmpeg to finish. */
+  finishing: boolean;
+  /** Set when ffmpeg's x11grab input failed before that: the display went first. */
+  lostDisplay: boolean;
 }
+
+/**
+ * One upload: where it went, its size, and whether the display went before the recorder ended ffmpeg (its
+ * x11grab input failed: ffmpeg then ends the file where the display went, and still writes its index).
+ */
+export interface RecorderUpload {
+  bucket: string;
+  key: string;
+  bytes: number;
+  lostDisplay: boolean;
+}
+
+/** What ffmpeg's x11grab prints when its X display goes away under it (xcb's connection error). */
+const DISPLAY_LOST = /x11grab.*(Failed|error)|Generic error in an external library/i;
 
 export interface FakeVideoRecorderOptions {
   /** The container's environment, as its definition and the fake give it. */
@@ -54,7 +72,7 @@ export interface FakeVideoRecorderOptions {
 
 export class FakeVideoRecorder {
   /** What it uploaded, in order (bucket and key), for tests to assert on. */
-  readonly uploads: { bucket: string; key: string; bytes: number }[] = [];
+  readonly uploads: RecorderUpload[] = [];
   private readonly dir = mkdtempSync(join(tmpdir(), 'gridgate-fake-recorder-'));
   private readonly env: Record<string, string>;
   private readonly log: (line: string) => void;
@@ -122,16 +140,17 @@ export class FakeVideoRecorder {
   /** One look at the node: start recording a session that asked, or end the recording whose session is gone. */
   private async poll(): Promise<void> {
     const session = await this.currentSession();
-    if (this.stopping) return;
+    // A node that does not answer says nothing of its session: only the container's stop ends the recording.
+    if (this.stopping || session === 'unanswered') return;
     if (this.recording && session?.sessionId !== this.recording.sessionId) await this.finish();
     if (!this.recording && session && session.capabilities?.['se:recordVideo'] === true) this.record(session);
   }
 
   /** The session in the node's slot, from /status (a standalone's `nodes`, a node's `node`), or none. */
-  private async currentSession(): Promise<SlotSession | undefined> {
+  private async currentSession(): Promise<SlotSession | undefined | 'unanswered'> {
     const url = `http://${this.options.ip}:${this.env.SE_NODE_PORT}/status`;
     const answer = await fetch(url, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
-    if (!answer?.ok) return undefined;
+    if (!answer?.ok) return 'unanswered';
     const { value } = (await answer.json()) as {
       value?: { node?: NodeStatus; nodes?: NodeStatus[] };
     };
@@ -158,19 +177,29 @@ export class FakeVideoRecorder {
         env: { ...process.env, [LAUNCHED_BY_ENV]: String(process.pid) },
       },
     );
-    createInterface({ input: ffmpeg.stderr as Readable }).on('line', (line) => this.log(`ffmpeg: ${line}`));
-    const exited = new Promise<void>((resolve) => {
-      ffmpeg.once('exit', (code, signal) => {
-        this.log(`ffmpeg exited (${signal ?? `code ${code}`})`);
+    const recording: Recording = {
+      sessionId: session.sessionId,
+      ffmpeg,
+      file,
+      name,
+      exited: Promise.resolve(),
+      finishing: false,
+      lostDisplay: false,
+    };
+    createInterface({ input: ffmpeg.stderr as Readable }).on('line', (line) => {
+      if (!recording.finishing && DISPLAY_LOST.test(line)) recording.lostDisplay = true;
+      this.log(`ffmpeg: ${line}`);
+    });
+    recording.exited = new Promise<void>((resolve) => {
+      const ended = (why: string) => {
+        this.log(`ffmpeg ${why}${recording.lostDisplay ? ', its display gone first' : ''}`);
         resolve();
-      });
-      ffmpeg.once('error', (error) => {
-        this.log(`ffmpeg: ${error.message}`);
-        resolve();
-      });
+      };
+      ffmpeg.once('exit', (code, signal) => ended(`exited (${signal ?? `code ${code}`})`));
+      ffmpeg.once('error', (error) => ended(`failed: ${error.message}`));
     });
     this.log(`recording session ${session.sessionId} as ${name}.mp4 on ${display}`);
-    this.recording = { sessionId: session.sessionId, ffmpeg, file, name, exited };
+    this.recording = recording;
   }
 
   /** SE_VIDEO_FILE_NAME=auto: the session's se:videoName, else its ID; a suffix unless it is turned off. */
@@ -186,6 +215,9 @@ export class FakeVideoRecorder {
   private async finish(): Promise<void> {
     const recording = this.recording;
     if (!recording) return;
+    // Xvfb removes its socket as it ends: gone now, the display went before the recorder could finish.
+    if (!existsSync(`/tmp/.X11-unix/X${this.env.DISPLAY_NUM}`)) recording.lostDisplay = true;
+    recording.finishing = true;
     if (recording.ffmpeg.pid !== undefined) killGroup(recording.ffmpeg.pid, 'SIGINT');
     await recording.exited;
     this.recording = undefined;
@@ -217,7 +249,7 @@ export class FakeVideoRecorder {
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'video/mp4' }), {
       abortSignal: this.uploadAbort.signal,
     });
-    this.uploads.push({ bucket, key, bytes: body.length });
+    this.uploads.push({ bucket, key, bytes: body.length, lostDisplay: recording.lostDisplay });
     this.log(`uploaded s3://${bucket}/${key} (${body.length} bytes)`);
   }
 }
