@@ -5,8 +5,8 @@
  * asks before it answers; a `GET` carrying a presigned URL's query is what the owner's client follows the
  * redirect with; `PutObject` is how an eks pod's log is kept when the pod is stopped. Each is checked against
  * what S3 refuses (Amazon S3 API Reference, cited at each rule), the presigned URL's Signature Version 4
- * recomputed with the one key pair the fake knows. Videos are put by the test, as the recorder's upload
- * would.
+ * recomputed with the one key pair the fake knows. Videos are put by the recorder's stand-in
+ * (fake-video-recorder.ts, a signed PutObject as rclone's) or by the test with `put`.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

@@ -1,18 +1,19 @@
 /**
  * A stand-in for the `video` container of an ecs task (docker-selenium's selenium/video image, as
  * infra/browser-fleet.ts adds it with recorder-environment.ts's environment), run by the fake ECS API beside
- * the task's browser container. What it reproduces of the real recorder (docker-selenium's video.sh in
- * standalone mode): it reads the same environment (SE_NODE_PORT, SE_VIDEO_FILE_NAME, SE_VIDEO_FILE_NAME_SUFFIX,
+ * the task's browser container. What it reproduces of the real recorder (selenium/video watching a standalone
+ * node, SE_VIDEO_RECORD_STANDALONE): it reads the same environment (SE_NODE_PORT, SE_VIDEO_FILE_NAME, SE_VIDEO_FILE_NAME_SUFFIX,
  * SE_VIDEO_UPLOAD_ENABLED, SE_UPLOAD_DESTINATION_PREFIX, SE_FRAME_RATE, the RCLONE_CONFIG_S3_* remote), polls
  * the browser node's /status on the task's "localhost" (the task's loopback IP) for a session whose
  * capabilities carry se:recordVideo true, records the X display with ffmpeg x11grab into an H.264 MP4 while
  * that session runs, and when the session is gone or the container is told to stop (SIGTERM), ends ffmpeg
- * as video.sh does (SIGINT, so that it writes the MP4's index) and uploads `{se:videoName}.mp4` (the name
+ * with SIGINT (so that it writes the MP4's index) and uploads `{se:videoName}.mp4` (the name
  * with SE_VIDEO_FILE_NAME=auto, no suffix) under the destination prefix with a signed PutObject, as rclone's
  * S3 remote does. What it does not: it is in-process code driving an ffmpeg child, not a container; it is
  * given the display's number (DISPLAY_NUM) by the fake, which reaches it by its Unix socket, where the real
- * one connects to DISPLAY_CONTAINER_NAME:99 over the task's network; no rclone (the SDK's PutObject stands
- * in for it), no video.sh's graceful-shutdown HTTP hook, no retries of a failed upload, one session per task.
+ * one connects to DISPLAY_CONTAINER_NAME:DISPLAY_NUM (99 by default) over the task's network; no rclone (the
+ * SDK's PutObject stands in for it), no retries of a failed upload, one session per task.
+ * A node whose /status does not answer is taken as saying nothing (the recording goes on until the stop).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -25,7 +26,7 @@ import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-lau
 import { killGroup } from './loopback-chromedrivers';
 import { SCREEN } from './loopback-vnc-browsers';
 
-/** docker-selenium's defaults where the environment is silent (SE_VIDEO_POLL_INTERVAL, SE_FRAME_RATE). */
+/** Where the environment is silent: a look a second (SE_VIDEO_POLL_INTERVAL), 15 frames a second (SE_FRAME_RATE). */
 const POLL_MS = 1000;
 const FRAME_RATE = '15';
 
