@@ -34,19 +34,36 @@ let s3: FakeS3;
 let fargate: FakeFargateGrid;
 let dir: string;
 
-/** The task definition's containers as infra/browser-fleet.ts synthesizes them for a pool with a recorder. */
-function containerDefinitions(port: number) {
+/**
+ * The task definition as infra/browser-fleet.ts synthesizes it for a pool with a recorder (its shape held to the
+ * stack's by test/infra/recordings.test.ts): the browser, and the non-essential recorder depending on its START.
+ */
+function taskDefinition(port: number) {
   const environment = recorderEnvironment({ port, bucket: BUCKET, region: FAKE_S3_REGION });
-  return [
-    { name: 'browser', essential: true, portMappings: [{ containerPort: port }], stopTimeout: 120 },
-    {
-      name: 'video',
-      essential: false,
-      environment: Object.entries(environment).map(([name, value]) => ({ name, value })),
-      dependsOn: [{ containerName: 'browser', condition: 'START' }],
-      stopTimeout: 70,
-    },
-  ];
+  return {
+    family: 'gridgate-chrome',
+    requiresCompatibilities: ['FARGATE'],
+    networkMode: 'awsvpc',
+    cpu: '1024',
+    memory: '2048',
+    containerDefinitions: [
+      {
+        name: 'browser',
+        image: 'selenium/standalone-chrome:latest',
+        essential: true,
+        portMappings: [{ containerPort: port }],
+        stopTimeout: 120,
+      },
+      {
+        name: 'video',
+        image: 'selenium/video:ffmpeg-7.1-20250606',
+        essential: false,
+        environment: Object.entries(environment).map(([name, value]) => ({ name, value })),
+        dependsOn: [{ containerName: 'browser', condition: 'START' }],
+        stopTimeout: 70,
+      },
+    ],
+  };
 }
 
 beforeAll(async () => {
@@ -61,7 +78,7 @@ beforeAll(async () => {
   const containerPort = await freePort();
   fargate = await startFakeFargateGrid({
     containerPort,
-    containerDefinitions: containerDefinitions(containerPort),
+    taskDefinition: taskDefinition(containerPort),
     recorderS3: { endpoint: s3.endpoint, credentials: FAKE_S3_CREDENTIALS },
     pool: { recorder: { image: 'selenium/video:ffmpeg-7.1-20250606' } },
     config: { timeouts: { newSession: '180s' } },

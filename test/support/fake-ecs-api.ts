@@ -21,6 +21,7 @@ import {
   refuseStopTask,
   refuseTagResource,
 } from './ecs-api-rules';
+import { refuseFargateTaskDefinition } from './ecs-task-definition-rules';
 import type { FakeCloudWatchLogs } from './fake-cloudwatch-logs';
 import { FakeVideoRecorder } from './fake-video-recorder';
 import { LoopbackChromedrivers, type LoopbackContainers } from './loopback-chromedrivers';
@@ -58,12 +59,13 @@ export interface FakeEcsOptions {
    */
   awslogs?: { logs: FakeCloudWatchLogs; group: string; streamPrefix: string };
   /**
-   * The task definition's containers (RegisterTaskDefinition's containerDefinitions, as infra/browser-fleet.ts
-   * makes them). One named `video` is docker-selenium's recorder: each task then runs the Selenium server
-   * headful on an X display and the recorder's stand-in beside it, with that container's environment.
-   * Without them: the one browser container.
+   * The task definition the tasks run (RegisterTaskDefinition's input, as infra/browser-fleet.ts makes it),
+   * refused at start as ECS would refuse to register it (ecs-task-definition-rules.ts). A container named
+   * `video` is docker-selenium's recorder: each task then runs the Selenium server headful on an X display
+   * and the recorder's stand-in beside it, with that container's environment. Without one: the one browser
+   * container.
    */
-  containerDefinitions?: Json[];
+  taskDefinition?: Json;
   /**
    * What a recorder's S3 remote reaches instead of AWS: the fake S3's endpoint (RCLONE_CONFIG_S3_ENDPOINT) and
    * the task role's keys (the environment's AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, which rclone's
@@ -128,6 +130,7 @@ export class FakeEcsApi {
   }
 
   static async start(options: FakeEcsOptions): Promise<FakeEcsApi> {
+    if (options.taskDefinition) refuseFargateTaskDefinition(options.taskDefinition);
     const api = new FakeEcsApi(options);
     await new Promise<void>((resolve) => api.server.listen(0, '127.0.0.1', resolve));
     return api;
@@ -273,8 +276,12 @@ export class FakeEcsApi {
     return this.options.containerName ?? 'browser';
   }
 
+  private containerDefinitions(): Json[] | undefined {
+    return this.options.taskDefinition?.containerDefinitions;
+  }
+
   private recorderDefinition(): Json | undefined {
-    return this.options.containerDefinitions?.find((container) => container.name === 'video');
+    return this.containerDefinitions()?.find((container) => container.name === 'video');
   }
 
   /**
@@ -379,7 +386,7 @@ export class FakeEcsApi {
       task.stoppedReason = reason;
       task.lastStatus = 'STOPPING';
     }
-    for (const container of stopOrder(this.options.containerDefinitions, this.browserName())) {
+    for (const container of stopOrder(this.containerDefinitions(), this.browserName())) {
       if (container.name === 'video') {
         const recorder = await task.recorder;
         // API_ContainerDefinition, stopTimeout: without one, ECS_CONTAINER_STOP_TIMEOUT's 30 seconds.
@@ -423,9 +430,10 @@ export class FakeEcsApi {
           details,
         },
       ],
-      containers: (this.options.containerDefinitions ?? [{ name: this.browserName() }]).map(
-        (container: Json) => ({ name: container.name, lastStatus: task.lastStatus }),
-      ),
+      containers: (this.containerDefinitions() ?? [{ name: this.browserName() }]).map((container: Json) => ({
+        name: container.name,
+        lastStatus: task.lastStatus,
+      })),
       createdAt: Date.now() / 1000,
       ...(task.desiredStatus === 'STOPPED'
         ? { stoppedReason: task.stoppedReason, stopCode: 'UserInitiated' }

@@ -22,8 +22,8 @@ export interface FakeFargateGridOptions {
   containerPort?: number;
   /** Where the tasks' browser containers log (as awslogs does); none: nowhere. */
   awslogs?: FakeEcsOptions['awslogs'];
-  /** The task definition's containers (a `video` one records); none: the one browser container. */
-  containerDefinitions?: FakeEcsOptions['containerDefinitions'];
+  /** The task definition the tasks run (a `video` container records); none: the one browser container. */
+  taskDefinition?: FakeEcsOptions['taskDefinition'];
   /** Where a `video` container's uploads go. */
   recorderS3?: FakeEcsOptions['recorderS3'];
   /** Where the app finds sessions' recordings; none: nowhere. */
@@ -56,7 +56,7 @@ export async function startFakeFargateGrid(options: FakeFargateGridOptions = {})
       containerPort: options.containerPort ?? (await freePort()),
       ...(options.browser ? { browser: options.browser } : {}),
       ...(options.awslogs ? { awslogs: options.awslogs } : {}),
-      ...(options.containerDefinitions ? { containerDefinitions: options.containerDefinitions } : {}),
+      ...(options.taskDefinition ? { taskDefinition: options.taskDefinition } : {}),
       ...(options.recorderS3 ? { recorderS3: options.recorderS3 } : {}),
     }),
     startTestPageServer(),
