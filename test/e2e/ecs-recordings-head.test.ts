@@ -67,6 +67,9 @@ beforeAll(async () => {
       workers: 1,
       browsers: { chrome: { versions: { stable: { pools: ['fargate'] } } } },
       pools: { fargate: { kind: 'ecs', port } },
+      // Its own disk for local recordings, which the page lists too: not those other tests' servers keep in
+      // the default folder meanwhile.
+      recording: { directory: join(dir, 'recordings') },
     },
     {
       GRIDGATE_DEPLOYMENT: JSON.stringify(deployment),
