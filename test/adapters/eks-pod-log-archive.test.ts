@@ -12,11 +12,8 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EksLauncher } from '../../functions/adapters/aws/eks-launcher';
-import {
-  cutNote,
-  PodLogArchive,
-  type PodLogArchiveOptions,
-} from '../../functions/adapters/aws/pod-log-archive';
+import { PodLogArchive, type PodLogArchiveOptions } from '../../functions/adapters/aws/pod-log-archive';
+import { cutNote } from '../../functions/adapters/aws/pod-log-bound';
 import type { EksPoolConfig } from '../../functions/core/config';
 import { browserAndRecorderPod, FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { FAKE_S3_CREDENTIALS, FAKE_S3_REGION, FakeS3 } from '../support/fake-s3';
@@ -95,7 +92,7 @@ describe('an eks pod stopped at a session’s end', () => {
     await stop(launcher({ maxBytes: 16 }));
     const kept = s3.object(BUCKET, `logs/${KEY}.log`)?.body.toString('utf8');
     expect(kept).toBe(`${LOG.slice(0, 16)}${cutNote(16)}`);
-    expect(cutNote(16)).toBe('\n[gridgate: the log was longer; only its first 16 bytes were kept]\n');
+    expect(cutNote(16)).toBe('\n[gridgate: the log was longer; only its first 16 bytes are here]\n');
   });
 
   it('keeps it in the pool’s logBucket when it has no recorder (the stack sets one on every eks pool)', async () => {

@@ -7,6 +7,7 @@
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cutNote, POD_LOG_BYTES } from '../../functions/adapters/aws/pod-log-bound';
 import { sessionPool } from '../../functions/core/grid-deps';
 import type { UserDirectory } from '../../functions/core/ports';
 import { eksRecordings } from '../../functions/entry/eks-recordings';
@@ -116,6 +117,17 @@ describe('an eks session’s log', () => {
     expect(
       kube.callsOf('GET').map((call) => new URL(call.path, 'http://k').searchParams.get('container')),
     ).toEqual(['browser']);
+  });
+
+  it('is cut at POD_LOG_BYTES with a line saying so, when the browser logged more', async () => {
+    const line = 'x'.repeat(1023);
+    const logged = `${line}\n`.repeat(POD_LOG_BYTES / 1024 + 3);
+    const { id } = await podSession('alice', 'plain', logged);
+    const answer = await grid.app.request(`/logs/${id}.log`, { headers: as('alice') });
+    expect(answer.status).toBe(200);
+    const text = await answer.text();
+    expect(text).toBe(`${logged.slice(0, POD_LOG_BYTES)}${cutNote(POD_LOG_BYTES)}`);
+    expect(answer.headers.get('content-length')).toBe(String(text.length));
   });
 
   it('is read once for everyone asking within two seconds, and again after', async () => {

@@ -1,7 +1,7 @@
 /**
  * eks sessions' logs (`GET /logs/{id}.log`). While the session runs: its pod's browser container log, read
  * from the Kubernetes API (`pods/{name}/log`, the container named since a recorder may run beside it, at most
- * POD_LOG_BYTES from its start, not followed), answered whole with its length. Once the session has ended its
+ * POD_LOG_BYTES from its start, not followed, a longer one cut and saying so: pod-log-bound.ts), answered whole with its length. Once the session has ended its
  * pod is deleted and its log with it, so the launcher keeps a copy at the stop (pod-log-archive.ts) in the
  * recordings bucket, served here by a presigned redirect as videos are; a pool without a bucket (no recorder)
  * has a log only while its session runs. Kubernetes errors are translated here: no pod is "no log",
@@ -25,12 +25,8 @@ import { RecentResults } from '../../core/recent-results';
 import { type EksPodApi, KubernetesApiError } from './eks-pod-api';
 import { CONTAINER, POD_NAME } from './eks-pod-spec';
 import { type DeployedEksPool, isDeployedEks } from './eks-pool-check';
+import { POD_LOG_BYTES, readLimit, withinBound } from './pod-log-bound';
 
-/**
- * The most of a pod's log read, live or kept: a session's is some kilobytes; a browser logging without end
- * is cut here rather than held whole in a Lambda's memory or put in the bucket without bound.
- */
-export const POD_LOG_BYTES = 2 * 1024 * 1024;
 /** How long one lookup of a session's log serves everyone asking for it (a follower polling each second). */
 export const LOG_KEEP_MS = 2000;
 
@@ -96,7 +92,11 @@ export class EksPodLogs implements ArtifactSource {
   private async live(pool: DeployedEksPool, pod: string): Promise<Buffer | undefined> {
     try {
       const api = await this.options.podApi(pool);
-      return await api.log(pool.namespace, pod, { container: CONTAINER, limitBytes: POD_LOG_BYTES });
+      const text = await api.log(pool.namespace, pod, {
+        container: CONTAINER,
+        limitBytes: readLimit(POD_LOG_BYTES),
+      });
+      return text && withinBound(text, POD_LOG_BYTES);
     } catch (error) {
       throw unreadable(error);
     }

@@ -10,9 +10,9 @@ import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { abortAfter } from '../../core/abort-after';
 import type { Logger } from '../../core/ports';
 import type { EksPodApi } from './eks-pod-api';
-import { POD_LOG_BYTES } from './eks-pod-logs';
 import { CONTAINER } from './eks-pod-spec';
 import type { DeployedEksPool } from './eks-pool-check';
+import { POD_LOG_BYTES, readLimit, withinBound } from './pod-log-bound';
 import { keptLogBucket, logKey } from './pod-log-keys';
 
 /**
@@ -20,11 +20,6 @@ import { keptLogBucket, logKey } from './pod-log-keys';
  * round trips of a log of at most 2 MiB, inside a DELETE that a client is waiting on.
  */
 export const KEEP_LOG_MS = 5000;
-
-/** Written at the end of a log cut at `bytes`, so nobody takes it for the whole. */
-export function cutNote(bytes: number): string {
-  return `\n[gridgate: the log was longer; only its first ${bytes} bytes were kept]\n`;
-}
 
 export interface PodLogArchiveOptions {
   /** The S3 client of a bucket's Region, made when first asked. */
@@ -55,19 +50,15 @@ export class PodLogArchive {
     const maxBytes = this.options.maxBytes ?? POD_LOG_BYTES;
     const bound = abortAfter(this.options.timeoutMs ?? KEEP_LOG_MS);
     try {
-      // One byte past the bound says whether the log was cut.
       const text = await api.log(
         pool.namespace,
         pod,
-        { container: CONTAINER, limitBytes: maxBytes + 1 },
+        { container: CONTAINER, limitBytes: readLimit(maxBytes) },
         bound.signal,
       );
       // No pod (already gone): nothing left to keep.
       if (text === undefined) return;
-      const body =
-        text.length > maxBytes
-          ? Buffer.concat([text.subarray(0, maxBytes), Buffer.from(cutNote(maxBytes))])
-          : text;
+      const body = withinBound(text, maxBytes);
       const s3 = await this.options.s3Client(region);
       await s3.send(
         new PutObjectCommand({
