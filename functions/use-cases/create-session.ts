@@ -20,7 +20,7 @@ import type { PoolConfig } from '../core/config';
 import { invalidArgument, sessionNotCreated, WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
 import { hubAttemptShare } from '../core/host-choice';
-import { hostProgramRefusal } from '../core/host-programs';
+import { localLaunchRefusal } from '../core/local-launch-options';
 import { recordingAsk } from '../core/recording-wish';
 import { GRIDGATE_OPTIONS, queueTimeout, sessionLimits } from '../core/session-limits';
 import { releaseSlot, type SlotRequest, takeSlot } from '../core/slots';
@@ -86,8 +86,9 @@ export async function createSession(
     host: request.host,
   })?.color;
   const choice = choosePools(deps.config.colors, color, match.pools, label);
-  // Refused whichever pool would serve: a request that may run a program on this machine never waits for one.
-  const refusal = choice.pools.map((pool) => hostProgramRefusal(capabilities, pool)).find(Boolean);
+  // Refused whichever pool would serve: a request that may reach beyond its session on this machine never
+  // waits for one.
+  const refusal = choice.pools.map((pool) => localLaunchRefusal(capabilities, pool)).find(Boolean);
   if (refusal) throw invalidArgument(refusal);
   const key = randomBytes(8).toString('hex');
   const report = new CreationReport(deps, {

@@ -91,7 +91,7 @@ describe('POST /session: refusals', () => {
         value: {
           error: 'invalid argument',
           message:
-            'invalid argument: cannot parse capability: goog:chromeOptions\nfrom invalid argument: unrecognized chrome option: nope',
+            "invalid argument: cannot parse capability: goog:chromeOptions\nfrom invalid argument: cannot parse mobileEmulation\nfrom invalid argument: 'nope' must be a valid device",
           stacktrace: '#0 0x55',
         },
       });
@@ -104,11 +104,16 @@ describe('POST /session: refusals', () => {
     });
     await expectW3cError(
       await postSession(grid, {
-        capabilities: { alwaysMatch: { browserName: 'chrome', 'goog:chromeOptions': { nope: 1 } } },
+        capabilities: {
+          alwaysMatch: {
+            browserName: 'chrome',
+            'goog:chromeOptions': { mobileEmulation: { deviceName: 'nope' } },
+          },
+        },
       }),
       400,
       'invalid argument',
-      /unrecognized chrome option: nope/,
+      /'nope' must be a valid device/,
     );
     expect(grid.launcher.started).toHaveLength(1);
     expect(grid.launcher.stops).toEqual(['fake-1']);

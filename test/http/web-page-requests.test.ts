@@ -156,7 +156,7 @@ describe('a web page’s WebSockets (cross-site WebSocket hijacking)', () => {
   });
 });
 
-describe('launch options that would run a program on the grid’s machine', () => {
+describe('launch options that would reach beyond the session on the grid’s machine', () => {
   const asking = (options: Record<string, unknown>) =>
     jsonRequest('POST', {
       capabilities: { alwaysMatch: { browserName: 'chrome', 'goog:chromeOptions': options } },
@@ -167,12 +167,14 @@ describe('launch options that would run a program on the grid’s machine', () =
     for (const [options, named] of [
       [
         { args: ['--renderer-cmd-prefix=/bin/sh -c "touch /tmp/owned"'] },
-        /args --renderer-cmd-prefix would run a program/,
+        /^Chromium switch --renderer-cmd-prefix is not allowed on local pools: it runs a program/,
       ],
+      [{ args: ['--enable-logging', '--log-file=/root/x.pth'] }, /Chromium switch --log-file is not allowed/],
       [{ args: ['--utility-cmd-prefix=xterm'] }, /--utility-cmd-prefix/],
       [{ args: ['--gpu-launcher=/bin/sh'] }, /--gpu-launcher/],
       [{ args: ['--browser-subprocess-path=/tmp/x'] }, /--browser-subprocess-path/],
-      [{ binary: '/bin/sh' }, /goog:chromeOptions\.binary would run another program/],
+      [{ binary: '/bin/sh' }, /goog:chromeOptions\.binary: another binary would run another program/],
+      [{ logPath: '/root/x.pth' }, /goog:chromeOptions\.logPath: not allowed on local pools/],
     ] as const) {
       const response = await g.app.request('/session', asking(options));
       await expectW3cError(response, 400, 'invalid argument', named);

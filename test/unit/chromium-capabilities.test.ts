@@ -21,7 +21,7 @@ describe('chromiumCapabilities', () => {
     );
   });
 
-  it('keeps what the client set and does not add a second value for the same flag', () => {
+  it('keeps what the client set, the profile aside, and does not add a second value for the same flag', () => {
     const caps = chromiumCapabilities(
       localPool({ args: ['--window-size=800,600'] }),
       {
@@ -38,7 +38,24 @@ describe('chromiumCapabilities', () => {
     expect(options.prefs).toEqual({ a: 1 });
     expect(options.args.filter((a) => a.startsWith('--headless'))).toEqual(['--headless=old']);
     expect(options.args.filter((a) => a.startsWith('--window-size'))).toEqual(['--window-size=1920,1080']);
-    expect(options.args.filter((a) => a.startsWith('--user-data-dir'))).toEqual(['--user-data-dir=/mine']);
+    // A client's profile is refused before any launch; were it not, gridgate's fresh one would still win.
+    expect(options.args.filter((a) => a.startsWith('--user-data-dir'))).toEqual([
+      '--user-data-dir=/tmp/profile-1',
+    ]);
+  });
+
+  it('passes on only allowed switches and drops those the grid decides', () => {
+    const caps = chromiumCapabilities(
+      localPool(),
+      {
+        'goog:chromeOptions': {
+          args: ['--lang=de', '--log-file=/root/x.pth', '--remote-allow-origins=*', '--no-sandbox'],
+        },
+      },
+      { ...settings, runningAsRoot: false },
+    );
+    expect(args(caps)).toContain('--lang=de');
+    expect(args(caps).filter((a) => /log-file|remote-allow-origins|no-sandbox/.test(a))).toEqual([]);
   });
 
   it('adds no sandbox flag when not running as root, and no headless flag for a headed pool', () => {

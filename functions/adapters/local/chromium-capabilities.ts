@@ -1,5 +1,6 @@
 /** The capabilities a local pool sends to chromedriver: the pool's Chromium and safe defaults, the client's choices kept. */
 import { type Capabilities, isObject } from '../../core/capabilities';
+import { droppedQuietly, switchRefusal } from '../../core/chromium-switches';
 import type { PoolConfig } from '../../core/config';
 
 type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
@@ -27,8 +28,12 @@ export function chromiumCapabilities(
   // compares version and platform strictly (it refuses "LINUX" and custom version names).
   const { browserName: _name, browserVersion: _version, platformName: _platform, ...rest } = requested;
   const options = isObject(rest['goog:chromeOptions']) ? { ...rest['goog:chromeOptions'] } : {};
+  // Only allowed switches (a new session with another was refused before any launch); the dropped ones,
+  // such as --no-sandbox and --remote-allow-origins, are the grid's to decide.
   const args = Array.isArray(options.args)
-    ? options.args.filter((a): a is string => typeof a === 'string')
+    ? options.args.filter(
+        (a): a is string => typeof a === 'string' && !droppedQuietly(a) && switchRefusal(a) === undefined,
+      )
     : [];
   const present = new Set(args.map(flagName));
   const add = (arg: string) => {
