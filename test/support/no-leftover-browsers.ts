@@ -1,12 +1,17 @@
 /**
  * Global setup: after the whole suite, no chromium or chromedriver that gridgate started during it may
  * still run (DESIGN invariant 4), nor the display, x11vnc or websockify of a fake task's VNC view.
- * gridgate's browsers (and the fakes' processes) carry LAUNCHED_BY_ENV in their environment and inherit
- * this run's RUN_ENV, so browsers other programs run on the same machine do not count.
+ * gridgate's browsers (and the fakes' processes) carry LAUNCHED_BY_ENV in their environment, so browsers
+ * other programs run on the same machine do not count; those of this run are known by its RUN_ENV, which
+ * the fakes' processes inherit, or, for gridgate's browsers, which get none of gridgate's environment, by
+ * their TMPDIR inside this run's own temporary folder (every worker and server of the run makes its
+ * browsers' folders there).
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
 import { until } from './until';
 
@@ -14,7 +19,7 @@ import { until } from './until';
 // (another checkout, a benchmark) is not counted.
 const RUN_ENV = 'GRIDGATE_TEST_RUN';
 
-function gridgateBrowserPids(run: string): string[] {
+function gridgateBrowserPids(run: string, runTmp: string): string[] {
   return ['chromium', 'chromedriver', 'Xvfb', 'x11vnc', 'websockify'].flatMap((name) => {
     let pids: string[];
     try {
@@ -25,9 +30,9 @@ function gridgateBrowserPids(run: string): string[] {
     return pids.filter((pid) => {
       try {
         const environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
-        return (
-          environ.some((v) => v.startsWith(`${LAUNCHED_BY_ENV}=`)) && environ.includes(`${RUN_ENV}=${run}`)
-        );
+        const ofThisRun =
+          environ.includes(`${RUN_ENV}=${run}`) || environ.some((v) => v.startsWith(`TMPDIR=${runTmp}/`));
+        return environ.some((v) => v.startsWith(`${LAUNCHED_BY_ENV}=`)) && ofThisRun;
       } catch {
         return false; // gone meanwhile
       }
@@ -38,17 +43,23 @@ function gridgateBrowserPids(run: string): string[] {
 export default function setup() {
   const run = randomUUID();
   process.env[RUN_ENV] = run;
+  // Short: Chromium's socket paths under it must stay within the 108 bytes of a unix socket's name.
+  const runTmp = mkdtempSync(join(tmpdir(), 'gg-run-'));
+  process.env.TMPDIR = runTmp;
   return async () => {
     let left: string[] = [];
     const gone = await until(
       () => {
-        left = gridgateBrowserPids(run);
+        left = gridgateBrowserPids(run, runTmp);
         return left.length === 0;
       },
       'the browsers gridgate started are gone',
       { timeoutMs: 5000, intervalMs: 100 },
     ).catch(() => false);
-    if (gone) return;
+    if (gone) {
+      rmSync(runTmp, { recursive: true, force: true });
+      return;
+    }
     const detail = execFileSync('ps', ['-o', 'pid,ppid,etime,args', '-p', left.join(',')], {
       encoding: 'utf8',
     });

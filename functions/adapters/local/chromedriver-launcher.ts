@@ -14,6 +14,7 @@ import type { Capabilities } from '../../core/capabilities';
 import type { PoolConfig } from '../../core/config';
 import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
 import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
+import { browserEnvironment } from './browser-environment';
 import { BrowserWatch } from './browser-watch';
 import { PortRaceError, waitForPort } from './chromedriver-port';
 import { chromiumCapabilities, wantsDownloads } from './chromium-capabilities';
@@ -25,11 +26,10 @@ import { SessionDirectories } from './session-directories';
 import type { SessionRecordings } from './session-recordings';
 import { type ReadyBrowser, WarmBrowsers } from './warm-browsers';
 
-/** Set in the environment of every chromedriver (and so Chromium) gridgate starts. */
-export const LAUNCHED_BY_ENV = 'GRIDGATE_LAUNCHED_BY';
+export { LAUNCHED_BY_ENV } from './browser-environment';
 /** Profile directories are named after the gridgate process that owns them: gridgate-chromium-<pid>-…. */
 export const PROFILE_PREFIX = 'gridgate-chromium-';
-/** The folder each chromedriver and its Chromium get as TMPDIR, named the same way: gridgate-tmp-<pid>-…. */
+/** The folder each chromedriver and its Chromium get as TMPDIR and HOME, named the same way: gridgate-tmp-<pid>-…. */
 export const SCRATCH_PREFIX = 'gridgate-tmp-';
 const PORT_RACE_ATTEMPTS = 3;
 
@@ -37,7 +37,7 @@ interface RunningDriver {
   child: ChildProcess;
   userDataDir: string;
   /**
-   * TMPDIR of chromedriver and its Chromium: what they make there (chromedriver's scoped_dir, Chromium's
+   * TMPDIR and HOME of chromedriver and its Chromium: what they make there (chromedriver's scoped_dir, Chromium's
    * org.chromium.Chromium.* socket folder), which a stopped or killed browser leaves behind, goes with it.
    */
   scratchDir: string;
@@ -202,7 +202,7 @@ export class ChromedriverLauncher implements Launcher {
         pool.chromium,
         args,
         driver.userDataDir,
-        launchedEnv(running.scratchDir),
+        browserEnvironment(running.scratchDir),
         signal,
         (child, exited) => {
           running.chromium = { child, exited };
@@ -274,7 +274,7 @@ export class ChromedriverLauncher implements Launcher {
     const child = spawn(chromedriver, ['--port=0', ...driverArgs], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: launchedEnv(scratchDir),
+      env: browserEnvironment(scratchDir),
     });
     const handle = String(child.pid ?? `failed-${Date.now()}`);
     // A chromedriver that could not be spawned reports 'error' and never 'exit'.
@@ -374,11 +374,3 @@ const newProfile = () => mkdtemp(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}
 const newScratch = () => mkdtemp(join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`));
 
 const runs = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
-
-// Inherited by Chromium too: tells gridgate's browsers from others on the machine, and keeps their temporary
-// files in the browser's own folder.
-const launchedEnv = (scratchDir: string): NodeJS.ProcessEnv => ({
-  ...process.env,
-  [LAUNCHED_BY_ENV]: String(process.pid),
-  TMPDIR: scratchDir,
-});

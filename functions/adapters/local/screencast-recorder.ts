@@ -6,6 +6,7 @@
  * fragment. When the page recorded closes, the next open page is followed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { browserEnvironment } from './browser-environment';
 import { CdpConnection, type CdpEvent } from './cdp-connection';
 import { exitsWithin } from './process-group';
 
@@ -63,7 +64,11 @@ export class ScreencastRecorder {
 
   /** Starts ffmpeg and the screencast of the browser's first page; rejects (stopping ffmpeg) if either cannot. */
   static async start(settings: RecorderSettings): Promise<ScreencastRecorder> {
-    const ffmpeg = spawn(settings.ffmpeg, ffmpegArgs(settings), { stdio: ['pipe', 'ignore', 'pipe'] });
+    // ffmpeg decodes frames a page drew: it gets a browser's environment, not gridgate's.
+    const ffmpeg = spawn(settings.ffmpeg, ffmpegArgs(settings), {
+      stdio: ['pipe', 'ignore', 'pipe'],
+      env: browserEnvironment(undefined),
+    });
     ffmpeg.stderr?.resume();
     const recorder = new ScreencastRecorder(settings, ffmpeg);
     try {
