@@ -1,6 +1,6 @@
 /**
  * Nobody in by the side door, through the whole app: forged forms, other sites' pages and launch options
- * that would run a program on the grid's machine start nothing; real clients' requests still do.
+ * that would reach beyond the session on the grid's machine start nothing; real clients' requests still do.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { droppedQuietly, switchRefusal } from '../../functions/core/chromium-switches';
+import { allowedSwitches, droppedQuietly, switchRefusal } from '../../functions/core/chromium-switches';
 import type { PoolConfig } from '../../functions/core/config';
 import { localLaunchRefusal } from '../../functions/core/local-launch-options';
 
@@ -149,6 +150,20 @@ describe('the Chromium switches a local pool allows', () => {
     expect(switchRefusal('--remote-debugging-port=9222')).toMatch(/one of: 0/);
     expect(switchRefusal('--js-flags=--logfile=/tmp/x --log-all')).toMatch(/V8 flag --logfile=\/tmp\/x/);
     expect(switchRefusal(' --log-file=/x')).toMatch(/^Chromium switch " --log-file=\/x" is not allowed/);
+  });
+
+  it('lists every allowed switch in docs/sessions.md, where refusals send people', () => {
+    const docs = readFileSync('docs/sessions.md', 'utf8');
+    const section = docs.slice(
+      docs.indexOf('### Launch options on local pools'),
+      docs.indexOf('Refused, among others'),
+    );
+    const listed = new Set(section.match(/`--[a-z0-9-]+`/g)?.map((name) => name.slice(1, -1)));
+    expect(
+      allowedSwitches()
+        .map((allowed) => allowed.name)
+        .filter((name) => !listed.has(name)),
+    ).toEqual([]);
   });
 
   it('drops the sandbox and DevTools origin switches quietly: the grid decides them', () => {
