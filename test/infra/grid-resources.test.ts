@@ -74,6 +74,23 @@ describe('the browser fleet (multi-pool example: chrome-spot on x86 Spot, chromi
     template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
   });
 
+  it('gives a browser task of a pool without a recorder a role that may do nothing', () => {
+    // ECS hands every container of the task its role's credentials (169.254.170.2, named by
+    // AWS_CONTAINER_CREDENTIALS_RELATIVE_URI in its environment): a session's code that found them could
+    // use whatever the role may. Without a recorder the role holds no policy at all.
+    for (const id of [chrome, chromium]) {
+      const role = template.findResources(TASK_DEFINITION)[id]?.Properties.TaskRoleArn['Fn::GetAtt'][0];
+      const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+        JSON.stringify(policy.Properties.Roles ?? []).includes(`"${role}"`),
+      );
+      expect(policies, id).toEqual([]);
+      expect(
+        template.findResources('AWS::IAM::Role')[role]?.Properties.ManagedPolicyArns,
+        id,
+      ).toBeUndefined();
+    }
+  });
+
   it('caps the browser idle timeout at the REST front door idle limit (5 minutes)', () => {
     const example = readGridConfig(MULTI_POOL);
     const long = multiPoolTemplate({
