@@ -277,7 +277,8 @@ function v8FlagsProblem(value: string): string | undefined {
   const flags = value.split(/\s+/).filter(Boolean);
   const other = flags.find((flag) => !V8_FLAGS.has(parseSwitch(flag).name.replaceAll('_', '-')));
   if (other === undefined) return undefined;
-  return `V8 flag ${other} is not allowed (some write files, as --logfile); allowed: ${[...V8_FLAGS].map((f) => `--${f}`).join(', ')}`;
+  const allowed = [...V8_FLAGS].map((flag) => `--${flag}`).join(', ');
+  return `V8 flag ${other} is not among ${allowed} (others write files, as --logfile does)`;
 }
 
 /** The allowed switches and their values, as docs/sessions.md lists them (a test keeps the two equal). */
