@@ -75,7 +75,7 @@ describe('POST /session', () => {
           alwaysMatch: { 'gridgate:options': { idleTimeout: '1m' }, acceptInsecureCerts: true },
           firstMatch: [
             { browserName: 'safari' },
-            { browserName: 'chromium', 'goog:chromeOptions': { args: ['--x'] } },
+            { browserName: 'chromium', 'goog:chromeOptions': { args: ['--lang=de'] } },
           ],
         },
       }),
@@ -89,7 +89,7 @@ describe('POST /session', () => {
         alwaysMatch: {
           acceptInsecureCerts: true,
           browserName: 'chromium',
-          'goog:chromeOptions': { args: ['--x'] },
+          'goog:chromeOptions': { args: ['--lang=de'] },
         },
         firstMatch: [{}],
       },
