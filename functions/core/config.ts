@@ -216,6 +216,13 @@ export const configSchema = z
         queue: duration.prefault('60s').meta({
           description: 'Longest a new-session request waits for a free slot; "0s" refuses at once.',
         }),
+        request: duration
+          .refine((ms) => ms >= 1000, 'must be at least "1s"')
+          .prefault('60s')
+          .meta({
+            description:
+              "Longest a client may take to send a request's header section, and longest its body may go without a byte (an upload that keeps sending is never cut); then 408 timeout and the connection closes. Node server only.",
+          }),
       })
       .prefault({}),
     prices: prices.optional().meta({

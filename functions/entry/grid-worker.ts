@@ -16,6 +16,7 @@ import { answerClientErrors } from '../adapters/node/client-errors';
 import { commandFastPath } from '../adapters/node/command-fast-path';
 import { PrimaryRelay } from '../adapters/node/primary-relay';
 import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
+import { limitRequestArrival, requestArrivalOptions } from '../adapters/node/request-arrival';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import { isHubOrigin } from '../core/browser-network';
 import { EndedSessions } from '../core/ended-sessions';
@@ -116,9 +117,11 @@ export async function runWorker(logger: Logger): Promise<void> {
     if (servedByWorker(req.url ?? '/')) serveHere(req, res);
     else relay.pass(req, res);
   };
-  const server = createServer(commandFastPath(deps, agent, { counter: requests, app: others }));
-  // New sessions may take as long as the config allows; Node's 300 s default would cut longer ones.
-  server.requestTimeout = 0;
+  const server = createServer(
+    requestArrivalOptions(config.timeouts.request),
+    commandFastPath(deps, agent, { counter: requests, app: others }),
+  );
+  limitRequestArrival(server, () => deps.config.timeouts.request, logger);
   attachWebSocketProxy(server, deps, { loopbackOnly });
   answerClientErrors(server);
 

@@ -22,6 +22,7 @@ import { answerClientErrors } from '../adapters/node/client-errors';
 import { commandFastPath } from '../adapters/node/command-fast-path';
 import { relayedRequests } from '../adapters/node/primary-relay';
 import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
+import { limitRequestArrival, requestArrivalOptions } from '../adapters/node/request-arrival';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import { isHubOrigin } from '../core/browser-network';
 import type { Config, EksPoolConfig } from '../core/config';
@@ -215,15 +216,15 @@ export async function startGrid(
   // On its port the server takes commands on the Node-native path; on the primary's socket come only
   // the requests its workers relay, which serve commands themselves.
   const server = createServer(
+    requestArrivalOptions(config.timeouts.request),
     socketPath ? serveApp : commandFastPath(deps, agent, { counter: requests, app: serveApp }),
   );
+  limitRequestArrival(server, () => deps.config.timeouts.request, logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     if (socketPath) server.listen(socketPath, resolve);
     else server.listen(config.port, config.host, resolve);
   });
-  // New sessions may take as long as the config allows; Node's 300 s default would cut longer ones.
-  server.requestTimeout = 0;
   if (!socketPath) attachWebSocketProxy(server, deps, { loopbackOnly });
   answerClientErrors(server);
   const isLocal = (record: SessionRecord) => poolsNamed(deps, record.pool)[0]?.kind === 'local';
