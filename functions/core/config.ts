@@ -175,6 +175,20 @@ export const configSchema = z
         description:
           "Other sites whose web pages may use the grid (an Origin header's value); the grid's own pages and WebDriver clients need none.",
       }),
+    allowedHosts: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^\.?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/,
+            'must be a lower-case host name such as "grid.example.com", or ".example.com" for it and its subdomains',
+          ),
+      )
+      .default([])
+      .meta({
+        description:
+          'Names web pages may reach the Node server at, besides localhost, IP addresses and publicUrl\'s host ("grid.example.com"; ".example.com": it and every subdomain). A browser\'s request naming another host is refused: its page may be another site\'s whose name was pointed at this grid (DNS rebinding). WebDriver clients need none.',
+      }),
     defaultBrowser: z
       .string()
       .optional()

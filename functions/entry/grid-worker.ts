@@ -25,7 +25,6 @@ import { adoptConfigState } from '../core/swap-config';
 import { createApp } from '../http/create-app';
 import type { RequestCounter } from '../http/grid-info';
 import { createUpstreamAgent } from '../http/upstream-client';
-import { isLoopbackAddress } from '../http/web-page-requests';
 import { gridDeps } from './grid-wiring';
 
 type Setup = Extract<ToWorker, { type: 'setup' }>;
@@ -107,9 +106,8 @@ export async function runWorker(logger: Logger): Promise<void> {
     }
   };
 
-  const loopbackOnly = isLoopbackAddress(config.host);
   const requests: RequestCounter = { startedAt: Date.now(), requests: 0, sessions: 0 };
-  const app = createApp(deps, { agent, loopbackOnly, requests });
+  const app = createApp(deps, { agent, requests });
   const serveHere = lazyAppListener(app.fetch, logger);
   const relay = new PrimaryRelay(setup.socketPath);
   // Commands take the Node-native path; those it leaves, and everything else, go where they went before.
@@ -122,7 +120,7 @@ export async function runWorker(logger: Logger): Promise<void> {
     commandFastPath(deps, agent, { counter: requests, app: others }),
   );
   limitRequestArrival(server, () => deps.config.timeouts.request, logger);
-  attachWebSocketProxy(server, deps, { loopbackOnly });
+  attachWebSocketProxy(server, deps);
   answerClientErrors(server);
 
   // Activity and the requests served here reach the primary in batches, never one message per command.

@@ -37,7 +37,6 @@ import type { RequestPricing } from '../core/session-cost';
 import { createApp, type MetricsPage } from '../http/create-app';
 import { newRequestCounter, type RequestCounter } from '../http/grid-info';
 import { createUpstreamAgent } from '../http/upstream-client';
-import { isLoopbackAddress } from '../http/web-page-requests';
 import { endSession } from '../use-cases/end-session';
 import { endAllSessions, expireSessions } from '../use-cases/expire-sessions';
 import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
@@ -79,10 +78,10 @@ export interface StartOptions {
   /** False where clients cannot open WebSockets to the server (a Lambda Web Function). */
   webSockets?: boolean;
   /**
-   * Whether only this machine's clients reach the server; default: whether `host` is a loopback address.
-   * False in a Lambda Web Function, whose loopback address is the runtime's relay of everyone's requests.
+   * Whether browsers must name the server by a name it knows (AppOptions.knownHostsOnly); default true.
+   * False in a Lambda Web Function, reached only through its function URL, over TLS.
    */
-  loopbackOnly?: boolean;
+  knownHostsOnly?: boolean;
   /** The AWS adapters (DynamoDB store, ECS launcher); tests give their own. */
   aws?: AwsAdapters;
   /** What each request passes through before this server (a Lambda Web Function's URL); none: nothing billed per request. */
@@ -202,13 +201,13 @@ export async function startGrid(
     // Its local sessions' records say so: only this process can stop their browsers (see `ours` below).
     head: randomBytes(8).toString('hex'),
   });
-  const loopbackOnly = options.loopbackOnly ?? isLoopbackAddress(config.host);
+  const knownHostsOnly = options.knownHostsOnly ?? true;
   const requests = options.requests ?? newRequestCounter(deps.clock.now());
   const app = createApp(deps, {
     agent,
     webSockets: options.webSockets ?? true,
     metricsPage: options.metricsPage ?? prometheus,
-    loopbackOnly,
+    knownHostsOnly,
     requests,
   });
   const { socketPath } = options;
@@ -225,7 +224,7 @@ export async function startGrid(
     if (socketPath) server.listen(socketPath, resolve);
     else server.listen(config.port, config.host, resolve);
   });
-  if (!socketPath) attachWebSocketProxy(server, deps, { loopbackOnly });
+  if (!socketPath) attachWebSocketProxy(server, deps, { knownHostsOnly });
   answerClientErrors(server);
   const isLocal = (record: SessionRecord) => poolsNamed(deps, record.pool)[0]?.kind === 'local';
   const runsHere = (record: SessionRecord) => isLocal(record) && launcher.isRunning(record.handle);
