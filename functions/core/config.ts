@@ -187,7 +187,7 @@ export const configSchema = z
       .default([])
       .meta({
         description:
-          'Names web pages may reach the Node server at, besides localhost, IP addresses and publicUrl\'s host ("grid.example.com"; ".example.com": it and every subdomain). A browser\'s request naming another host is refused: its page may be another site\'s whose name was pointed at this grid (DNS rebinding). WebDriver clients need none.',
+          'Names web pages may reach the Node server at, besides localhost, IP addresses and publicUrl\'s host ("grid.example.com"; ".example.com": it and every subdomain). The status page, and a browser\'s request (one with an Origin), at another name are refused: its page may be another site\'s whose name was pointed at this grid (DNS rebinding). WebDriver clients need none.',
       }),
     defaultBrowser: z
       .string()

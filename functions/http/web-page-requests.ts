@@ -75,6 +75,8 @@ export function originPolicy(config: Config, knownHostsOnly: boolean): OriginPol
 
 // Every WebDriver path, at either root (W3C WebDriver §6.1 endpoints all live under /session).
 const WEBDRIVER_PATH = /^(?:\/wd\/hub)?\/session(?:\/|$)/;
+// The status page and its data (http/ui/ui-routes.ts): the root serves the page to a browser too.
+const STATUS_PAGE_PATH = /^\/(?:$|ui(?:\/|$))/;
 // A host name as the URL parser leaves it: an IPv4 address in four decimals, an IPv6 one in brackets.
 const IP_ADDRESS = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\])$/;
 
@@ -125,9 +127,14 @@ function crossSiteReason(request: RequestSignals, policy: OriginPolicy): string 
   if ((site === 'cross-site' || site === 'same-site') && !explicitlyAllowed && !navigation) {
     return `requests another site's page made (Sec-Fetch-Site: ${site}) are refused`;
   }
+  // Over plain HTTP a page's GET carries neither Origin nor Fetch Metadata (browsers send Sec-Fetch-* to
+  // trustworthy origins only): it looks like a WebDriver client's. The status page's paths, which only
+  // browsers use, are checked whatever a request carries; elsewhere a page's GET would need a session ID,
+  // which it cannot learn: the status page that lists them is refused, and IDs are signed.
   const fromBrowser = origin !== undefined || site !== undefined;
+  const forPeople = STATUS_PAGE_PATH.test(request.path);
   const host = addressedHost(request);
-  if (policy.knownHostsOnly && fromBrowser && !explicitlyAllowed && !knownHost(host, policy)) {
+  if (policy.knownHostsOnly && (fromBrowser || forPeople) && !explicitlyAllowed && !knownHost(host, policy)) {
     return `web pages may use this grid only at a name it knows, not ${host ?? 'no name'}: a page at another name may be another site's, its name pointed at this grid (DNS rebinding); open it at localhost or its IP address, or name it in publicUrl or allowedHosts`;
   }
   return undefined;

@@ -52,12 +52,13 @@ function send(port: number, method: string, path: string, headers: Record<string
   });
 }
 
-/** What a page at `http://{name}:{port}` sends to its own origin (fetch, same-origin). */
-const fromPageAt = (name: string, port: number) => ({
+/**
+ * What Chromium sends for a page at `http://{name}:{port}` fetching from its own origin over plain HTTP:
+ * an Origin on every method but GET and HEAD, and no Sec-Fetch-* (sent to trustworthy origins only).
+ */
+const fromPageAt = (name: string, port: number, method = 'GET') => ({
   host: `${name}:${port}`,
-  origin: `http://${name}:${port}`,
-  'sec-fetch-site': 'same-origin',
-  'sec-fetch-mode': 'cors',
+  ...(method === 'GET' ? {} : { origin: `http://${name}:${port}` }),
 });
 const NEW_SESSION = JSON.stringify({ capabilities: { alwaysMatch: { browserName: 'chrome' } } });
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -66,8 +67,9 @@ describe('a grid listening beyond loopback without publicUrl', { timeout: 60_000
   it('refuses a page at a rebound name: no session, no status page data, no WebSocket', async () => {
     const port = await start();
     const page = fromPageAt('rebind.attacker.example', port);
+    const post = fromPageAt('rebind.attacker.example', port, 'POST');
 
-    const created = await send(port, 'POST', '/session', { ...page, ...JSON_TYPE }, NEW_SESSION);
+    const created = await send(port, 'POST', '/session', { ...post, ...JSON_TYPE }, NEW_SESSION);
     expect(created.status).toBe(403);
     expect(created.value.error).toBe('invalid argument');
     expect(created.value.message).toContain(
@@ -76,7 +78,8 @@ describe('a grid listening beyond loopback without publicUrl', { timeout: 60_000
     expect(logger.events()).not.toContain('SESSION_REQUESTED');
     expect((await send(port, 'GET', '/ui/api/overview', page)).status).toBe(403);
 
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/session/any/se/bidi`, { headers: page });
+    // Browsers send an Origin on every WebSocket handshake.
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/session/any/se/bidi`, { headers: post });
     const upgrade = await upgradeOutcome(socket);
     expect('status' in upgrade && upgrade.status).toBe(403);
     expect('body' in upgrade && JSON.parse(upgrade.body).value.message).toContain('DNS rebinding');
@@ -87,6 +90,13 @@ describe('a grid listening beyond loopback without publicUrl', { timeout: 60_000
     const client = await send(port, 'GET', '/quota', { host: `rebind.attacker.example:${port}` });
     expect(client.status).toBe(200);
     expect((await send(port, 'GET', '/ui/api/overview', fromPageAt('127.0.0.1', port))).status).toBe(200);
+    const own = fromPageAt('127.0.0.1', port, 'POST');
+    const badCapabilities = JSON.stringify({
+      capabilities: { alwaysMatch: { browserName: 'no-such-browser' } },
+    });
+    expect((await send(port, 'POST', '/session', { ...own, ...JSON_TYPE }, badCapabilities)).status).toBe(
+      500,
+    );
   });
 
   it('serves pages at the names allowedHosts and publicUrl give', async () => {

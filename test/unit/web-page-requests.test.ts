@@ -114,6 +114,19 @@ describe('requests from web pages', () => {
     }
   });
 
+  it('checks the name of every request for the status page, which a page over plain HTTP sends bare', () => {
+    // What Chromium sends for a page's same-origin GET over http: no Origin, no Sec-Fetch-*.
+    const bare = { method: 'GET', host: 'rebind.attacker.example:4444', contentType: undefined };
+    for (const path of ['/', '/ui', '/ui/api/overview', '/ui/api/sessions/abc/vnc/websockify']) {
+      expect(refused(post({ ...bare, path }), KNOWN), path).toContain('DNS rebinding');
+      expect(refused(post({ ...bare, path, host: '10.0.0.5:4444' }), KNOWN), path).toBeUndefined();
+    }
+    // A WebDriver client at a name: its GETs carry nothing either, and need a session ID a page cannot learn.
+    for (const path of ['/session/abc/url', '/wd/hub/session/abc/title', '/quota', '/uix']) {
+      expect(refused(post({ ...bare, path }), KNOWN), path).toBeUndefined();
+    }
+  });
+
   it('lets browsers in at localhost and at any IP address, which no DNS answer rebinds', () => {
     for (const host of [
       'localhost:4444',
