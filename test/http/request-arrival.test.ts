@@ -9,6 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../functions/core/config';
 import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
 import { CollectingLogger } from '../support/fakes';
+import { startNodeServer } from '../support/node-server-process';
+import { until } from '../support/until';
 
 let grid: RunningGrid | undefined;
 let logger: CollectingLogger;
@@ -103,6 +105,31 @@ describe('requests that stop arriving', { timeout: 60_000 }, () => {
     expect(parsed(raw).status).toBe(404);
     expect(parsed(raw).value.error).toBe('invalid session id');
     expect(logger.fieldsOf('REQUEST_TIMED_OUT')).toMatchObject([{ path: '/session/forged/url' }]);
+  });
+});
+
+describe('npm start with worker processes', { timeout: 120_000 }, () => {
+  it('times out stalled bodies and header sections in its workers too', async () => {
+    const server = startNodeServer({ port: 0, host: '127.0.0.1', workers: 2, timeouts: { request: '1s' } });
+    try {
+      const port = Number(new URL(await server.url).port);
+      const running = server;
+      await until(
+        () => running.lines.filter((line) => line.event === 'WORKER_STARTED').length === 2,
+        'both workers listen',
+      );
+      // Connections go to the workers in turn: four reach both of them.
+      const stalled = [
+        ...Array.from({ length: 4 }, () => open(port, `${newSessionHead(1000)}{"capabilities":`)),
+        open(port, 'POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\n'),
+      ];
+      for (const answer of (await Promise.all(stalled.map((exchange) => exchange.closed))).map(parsed)) {
+        expect(answer.status).toBe(408);
+        expect(answer.value.error).toBe('timeout');
+      }
+    } finally {
+      await server.stop();
+    }
   });
 });
 
