@@ -4,6 +4,7 @@
  */
 import { capabilityValueProblem, isStandardCapability } from './capability-values';
 import { invalidArgument } from './errors';
+import { parseJsonBody } from './json-body';
 
 export type Capabilities = Record<string, unknown>;
 
@@ -23,12 +24,7 @@ const JSON_WIRE_RENAMES: Record<string, string> = {
 };
 
 export function parseNewSessionBody(text: string): NewSessionRequest {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (error) {
-    throw invalidArgument(`new session body is not valid JSON: ${(error as Error).message}`);
-  }
+  const body = parseJsonBody(text, 'new session body');
   if (!isObject(body)) throw invalidArgument('new session body must be a JSON object');
   if (body.capabilities !== undefined) return { candidates: processW3c(body.capabilities), protocol: 'w3c' };
   if (isObject(body.desiredCapabilities)) {

@@ -175,6 +175,20 @@ export const configSchema = z
         description:
           "Other sites whose web pages may use the grid (an Origin header's value); the grid's own pages and WebDriver clients need none.",
       }),
+    allowedHosts: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^\.?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/,
+            'must be a lower-case host name such as "grid.example.com", or ".example.com" for it and its subdomains',
+          ),
+      )
+      .default([])
+      .meta({
+        description:
+          'Names web pages may reach the Node server at, besides localhost, IP addresses and publicUrl\'s host ("grid.example.com"; ".example.com": it and every subdomain). The status page, and a browser\'s request (one with an Origin), at another name are refused: its page may be another site\'s whose name was pointed at this grid (DNS rebinding). WebDriver clients need none.',
+      }),
     defaultBrowser: z
       .string()
       .optional()
@@ -216,6 +230,13 @@ export const configSchema = z
         queue: duration.prefault('60s').meta({
           description: 'Longest a new-session request waits for a free slot; "0s" refuses at once.',
         }),
+        request: duration
+          .refine((ms) => ms >= 1000, 'must be at least "1s"')
+          .prefault('60s')
+          .meta({
+            description:
+              "Longest a client may take to send a request's header section, and longest its body may go without a byte (an upload that keeps sending is never cut); then 408 timeout and the connection closes. Node server only.",
+          }),
       })
       .prefault({}),
     prices: prices.optional().meta({

@@ -344,6 +344,8 @@ export type LogEvent =
   | 'REQUEST_FAILED'
   /** A client left in the middle of its request (its body cut off): nobody to answer. */
   | 'CLIENT_GONE'
+  /** A client's request body went `timeouts.request` without a byte: answered 408 if it could be, and closed. */
+  | 'REQUEST_TIMED_OUT'
   | 'BACKGROUND_TASK_FAILED'
   | 'USERS_LOADED'
   | 'USERS_RELOAD_FAILED'

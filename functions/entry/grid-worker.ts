@@ -16,6 +16,7 @@ import { answerClientErrors } from '../adapters/node/client-errors';
 import { commandFastPath } from '../adapters/node/command-fast-path';
 import { PrimaryRelay } from '../adapters/node/primary-relay';
 import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
+import { limitRequestArrival, requestArrivalOptions } from '../adapters/node/request-arrival';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import { isHubOrigin } from '../core/browser-network';
 import { EndedSessions } from '../core/ended-sessions';
@@ -24,7 +25,6 @@ import { adoptConfigState } from '../core/swap-config';
 import { createApp } from '../http/create-app';
 import type { RequestCounter } from '../http/grid-info';
 import { createUpstreamAgent } from '../http/upstream-client';
-import { isLoopbackAddress } from '../http/web-page-requests';
 import { gridDeps } from './grid-wiring';
 
 type Setup = Extract<ToWorker, { type: 'setup' }>;
@@ -106,9 +106,8 @@ export async function runWorker(logger: Logger): Promise<void> {
     }
   };
 
-  const loopbackOnly = isLoopbackAddress(config.host);
   const requests: RequestCounter = { startedAt: Date.now(), requests: 0, sessions: 0 };
-  const app = createApp(deps, { agent, loopbackOnly, requests });
+  const app = createApp(deps, { agent, requests });
   const serveHere = lazyAppListener(app.fetch, logger);
   const relay = new PrimaryRelay(setup.socketPath);
   // Commands take the Node-native path; those it leaves, and everything else, go where they went before.
@@ -116,10 +115,12 @@ export async function runWorker(logger: Logger): Promise<void> {
     if (servedByWorker(req.url ?? '/')) serveHere(req, res);
     else relay.pass(req, res);
   };
-  const server = createServer(commandFastPath(deps, agent, { counter: requests, app: others }));
-  // New sessions may take as long as the config allows; Node's 300 s default would cut longer ones.
-  server.requestTimeout = 0;
-  attachWebSocketProxy(server, deps, { loopbackOnly });
+  const server = createServer(
+    requestArrivalOptions(config.timeouts.request),
+    commandFastPath(deps, agent, { counter: requests, app: others }),
+  );
+  limitRequestArrival(server, () => deps.config.timeouts.request, logger);
+  attachWebSocketProxy(server, deps);
   answerClientErrors(server);
 
   // Activity and the requests served here reach the primary in batches, never one message per command.

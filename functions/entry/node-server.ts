@@ -69,7 +69,8 @@ async function runServer(): Promise<void> {
       configFingerprint: loaded.fingerprint,
       deployment: loaded.deployment,
       webSockets: !loaded.webFunction,
-      ...(loaded.webFunction ? { loopbackOnly: false } : {}),
+      // Reached only through its function URL, over TLS: a name rebound to it fails the certificate.
+      ...(loaded.webFunction ? { knownHostsOnly: false } : {}),
       metrics: loaded.webFunction ? await awsAdapters.metrics() : undefined,
       // A Web Function is reached through its function URL (no per-request fee) and one invocation a request.
       requestPricing: loaded.webFunction ? { frontDoor: 'function url' as const, lambda: true } : undefined,

@@ -1,14 +1,27 @@
 /**
  * The start-up sentence that says who can reach the grid and as whom (docs/security.md): from the
- * address the server listens on, and the sign-in rules of the config (users file, guest).
+ * address the server listens on, and the sign-in rules of the config (users file, guest); and, for a
+ * grid other machines reach, at which names web pages may use it (DNS rebinding, web-page-requests.ts).
  */
 import type { Config } from '../core/config';
 import { isLoopbackAddress } from '../http/web-page-requests';
 
 const EVERY_INTERFACE = new Set(['0.0.0.0', '::', '']);
 
-export function reachNotice(config: Pick<Config, 'host' | 'port' | 'usersFile' | 'guest'>): string {
-  return `${whoCanReach(config.host)}; ${whoGetsIn(config)}`;
+type ReachSettings = Pick<Config, 'host' | 'port' | 'usersFile' | 'guest' | 'publicUrl' | 'allowedHosts'>;
+
+export function reachNotice(config: ReachSettings): string {
+  const pages = webPagesByName(config);
+  return `${whoCanReach(config.host)}; ${whoGetsIn(config)}${pages ? `; ${pages}` : ''}`;
+}
+
+/**
+ * Said where other machines reach the grid and no name of it is configured: people will open the status
+ * page at the machine's name, and be refused until the config names it.
+ */
+function webPagesByName({ host, publicUrl, allowedHosts }: ReachSettings): string | undefined {
+  if (isLoopbackAddress(host) || publicUrl !== undefined || allowedHosts.length > 0) return undefined;
+  return 'web pages (the status page too) may use it only at localhost or an IP address: browsers at any other name are refused until publicUrl or allowedHosts names it (DNS rebinding)';
 }
 
 function whoCanReach(host: string): string {

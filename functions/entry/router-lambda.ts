@@ -7,8 +7,9 @@ import { createApp } from '../http/create-app';
 import { awsGrid } from './aws-grid';
 
 const { deps, agent } = await awsGrid();
-// WebSockets cannot pass through Lambda: new sessions answer without webSocketUrl and se:cdp.
-const app = createApp(deps, { agent, webSockets: false });
+// WebSockets cannot pass through Lambda: new sessions answer without webSocketUrl and se:cdp. API Gateway
+// and function URLs answer their own names only, over TLS: no name can be rebound to them (DNS rebinding).
+const app = createApp(deps, { agent, webSockets: false, knownHostsOnly: false });
 
 export const handler = streamingHandler((request, env) => app.fetch(request, env), {
   onError: (error) => deps.logger.log('REQUEST_FAILED', { error: String(error) }),

@@ -22,6 +22,7 @@ import { answerClientErrors } from '../adapters/node/client-errors';
 import { commandFastPath } from '../adapters/node/command-fast-path';
 import { relayedRequests } from '../adapters/node/primary-relay';
 import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
+import { limitRequestArrival, requestArrivalOptions } from '../adapters/node/request-arrival';
 import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
 import { isHubOrigin } from '../core/browser-network';
 import type { Config, EksPoolConfig } from '../core/config';
@@ -36,7 +37,6 @@ import type { RequestPricing } from '../core/session-cost';
 import { createApp, type MetricsPage } from '../http/create-app';
 import { newRequestCounter, type RequestCounter } from '../http/grid-info';
 import { createUpstreamAgent } from '../http/upstream-client';
-import { isLoopbackAddress } from '../http/web-page-requests';
 import { endSession } from '../use-cases/end-session';
 import { endAllSessions, expireSessions } from '../use-cases/expire-sessions';
 import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
@@ -78,10 +78,10 @@ export interface StartOptions {
   /** False where clients cannot open WebSockets to the server (a Lambda Web Function). */
   webSockets?: boolean;
   /**
-   * Whether only this machine's clients reach the server; default: whether `host` is a loopback address.
-   * False in a Lambda Web Function, whose loopback address is the runtime's relay of everyone's requests.
+   * Whether browsers must name the server by a name it knows (AppOptions.knownHostsOnly); default true.
+   * False in a Lambda Web Function, reached only through its function URL, over TLS.
    */
-  loopbackOnly?: boolean;
+  knownHostsOnly?: boolean;
   /** The AWS adapters (DynamoDB store, ECS launcher); tests give their own. */
   aws?: AwsAdapters;
   /** What each request passes through before this server (a Lambda Web Function's URL); none: nothing billed per request. */
@@ -201,13 +201,13 @@ export async function startGrid(
     // Its local sessions' records say so: only this process can stop their browsers (see `ours` below).
     head: randomBytes(8).toString('hex'),
   });
-  const loopbackOnly = options.loopbackOnly ?? isLoopbackAddress(config.host);
+  const knownHostsOnly = options.knownHostsOnly ?? true;
   const requests = options.requests ?? newRequestCounter(deps.clock.now());
   const app = createApp(deps, {
     agent,
     webSockets: options.webSockets ?? true,
     metricsPage: options.metricsPage ?? prometheus,
-    loopbackOnly,
+    knownHostsOnly,
     requests,
   });
   const { socketPath } = options;
@@ -215,16 +215,16 @@ export async function startGrid(
   // On its port the server takes commands on the Node-native path; on the primary's socket come only
   // the requests its workers relay, which serve commands themselves.
   const server = createServer(
+    requestArrivalOptions(config.timeouts.request),
     socketPath ? serveApp : commandFastPath(deps, agent, { counter: requests, app: serveApp }),
   );
+  limitRequestArrival(server, () => deps.config.timeouts.request, logger);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     if (socketPath) server.listen(socketPath, resolve);
     else server.listen(config.port, config.host, resolve);
   });
-  // New sessions may take as long as the config allows; Node's 300 s default would cut longer ones.
-  server.requestTimeout = 0;
-  if (!socketPath) attachWebSocketProxy(server, deps, { loopbackOnly });
+  if (!socketPath) attachWebSocketProxy(server, deps, { knownHostsOnly });
   answerClientErrors(server);
   const isLocal = (record: SessionRecord) => poolsNamed(deps, record.pool)[0]?.kind === 'local';
   const runsHere = (record: SessionRecord) => isLocal(record) && launcher.isRunning(record.handle);

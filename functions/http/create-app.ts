@@ -39,10 +39,11 @@ export interface AppOptions {
   /** Users who see every user's sessions on the status page and may end them (default: the config's `admins`). */
   admins?: readonly string[];
   /**
-   * Only this machine's clients reach the app (a server on a loopback address, nothing relaying for
-   * others): browsers must then name it by a loopback address too (no DNS rebinding). Default false.
+   * Browsers must name the grid by a name it knows: localhost, an IP address, publicUrl's host or one of
+   * `allowedHosts` (no DNS rebinding; see web-page-requests.ts). Default true; false only behind a front
+   * door that answers its own names alone, over TLS (API Gateway, a function URL).
    */
-  loopbackOnly?: boolean;
+  knownHostsOnly?: boolean;
   /** What `GET /metrics` answers, without credentials like /status (the Node server's Prometheus text); none: no such path. */
   metricsPage?: MetricsPage;
   /**
@@ -84,7 +85,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     if (!open) {
       const signals = signalsOf(c.req.method, new URL(c.req.url), (name) => c.req.header(name));
       // Before the password check: another site's page gets nothing, not even a bcrypt round.
-      const crossSite = crossSiteRefusal(signals, originPolicy(deps.config, options.loopbackOnly ?? false));
+      const crossSite = crossSiteRefusal(signals, originPolicy(deps.config, options.knownHostsOnly ?? true));
       if (crossSite) throw crossSite;
       c.set('user', await requestUser(deps, c.req.header('authorization'), clientAddress(c.env)));
       const notJson = nonJsonRefusal(signals);

@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import type { Context } from 'hono';
 import { isObject } from '../core/capabilities';
 import { invalidArgument } from '../core/errors';
+import { parseJsonBody } from '../core/json-body';
 import type { DownloadedFileReader, FileTransfer } from '../core/ports';
 import { readText } from './request-body';
 import { webStreamOf } from './web-stream';
@@ -70,13 +71,7 @@ export async function deleteDownloadedFiles(c: Context, request: FileTransferReq
 }
 
 async function jsonBody(c: Context, limit: number): Promise<Record<string, unknown>> {
-  const text = await readText(c.req.raw, limit);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (error) {
-    throw invalidArgument(`the body is not valid JSON: ${(error as Error).message}`);
-  }
+  const body = parseJsonBody(await readText(c.req.raw, limit), 'the body');
   if (!isObject(body)) throw invalidArgument('the body must be a JSON object');
   return body;
 }

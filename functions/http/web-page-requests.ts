@@ -5,7 +5,9 @@
  * bodies are JSON or say nothing; a browser marks every cross-origin request it sends with `Origin`
  * (the Fetch standard sends it on every POST, no-cors and beacons included), and cannot send
  * `Content-Type: application/json` to another origin without a CORS preflight, which gridgate never
- * answers. The same checks as chromedriver's `--allowed-origins` and Selenium Grid's.
+ * answers. The same checks as chromedriver's `--allowed-origins` and Selenium Grid's. And DNS rebinding:
+ * a page at a name its site points at the grid's address afterwards sends an Origin that matches the Host
+ * it names, as the grid's own pages do; only the names the grid knows tell the two apart.
  */
 import type { Config } from '../core/config';
 import { invalidArgument, type WebDriverError } from '../core/errors';
@@ -24,15 +26,21 @@ export interface RequestSignals {
 }
 
 export interface OriginPolicy {
-  /** The grid's public base URL, when configured: its origin is the grid's own. */
+  /** The grid's public base URL, when configured: its origin is the grid's own, its host one of its names. */
   publicUrl?: string;
   /** Other sites' origins whose pages may use the grid (`allowedOrigins`). */
   allowedOrigins: readonly string[];
+  /** Other names of the grid (`allowedHosts`): "grid.example.com", or ".example.com" for it and its subdomains. */
+  allowedHosts: readonly string[];
+  /** Colour base domains (`colors.baseDomains`): the names under each are the grid's too. */
+  colorDomains: readonly string[];
   /**
-   * The server listens on loopback only: a browser's request must then name the grid by a loopback
-   * address too, or a page on a DNS name rebound to 127.0.0.1 would pass as the grid's own origin.
+   * A browser's request must name the grid by a name it knows (see knownHost), or a page at a name
+   * rebound to the grid's address would pass as the grid's own. True wherever the grid is reached over
+   * plain HTTP at whatever name resolves to it (the Node server); false behind a front door that answers
+   * only its own names, over TLS (API Gateway, a function URL), where a rebound name fails the certificate.
    */
-  loopbackOnly: boolean;
+  knownHostsOnly: boolean;
 }
 
 /** The signals of a request, from any way of reading its headers (Hono's, Node's IncomingMessage). */
@@ -55,13 +63,22 @@ export function signalsOf(
 }
 
 /** The policy a config sets, read per request so a reload applies at once. */
-export function originPolicy(config: Config, loopbackOnly: boolean): OriginPolicy {
-  return { publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins, loopbackOnly };
+export function originPolicy(config: Config, knownHostsOnly: boolean): OriginPolicy {
+  return {
+    publicUrl: config.publicUrl,
+    allowedOrigins: config.allowedOrigins,
+    allowedHosts: config.allowedHosts,
+    colorDomains: config.colors.baseDomains,
+    knownHostsOnly,
+  };
 }
 
 // Every WebDriver path, at either root (W3C WebDriver §6.1 endpoints all live under /session).
 const WEBDRIVER_PATH = /^(?:\/wd\/hub)?\/session(?:\/|$)/;
-const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
+// The status page and its data (http/ui/ui-routes.ts): the root serves the page to a browser too.
+const STATUS_PAGE_PATH = /^\/(?:$|ui(?:\/|$))/;
+// A host name as the URL parser leaves it: an IPv4 address in four decimals, an IPv6 one in brackets.
+const IP_ADDRESS = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\])$/;
 
 /** Whether a listen address (`host`) takes connections from this machine only. */
 export function isLoopbackAddress(address: string): boolean {
@@ -110,9 +127,15 @@ function crossSiteReason(request: RequestSignals, policy: OriginPolicy): string 
   if ((site === 'cross-site' || site === 'same-site') && !explicitlyAllowed && !navigation) {
     return `requests another site's page made (Sec-Fetch-Site: ${site}) are refused`;
   }
+  // Over plain HTTP a page's GET carries neither Origin nor Fetch Metadata (browsers send Sec-Fetch-* to
+  // trustworthy origins only): it looks like a WebDriver client's. The status page's paths, which only
+  // browsers use, are checked whatever a request carries; elsewhere a page's GET would need a session ID,
+  // which it cannot learn: the status page that lists them is refused, and IDs are signed.
   const fromBrowser = origin !== undefined || site !== undefined;
-  if (policy.loopbackOnly && fromBrowser && !explicitlyAllowed && !namesLoopback(request, policy)) {
-    return `this grid listens on loopback only; open it as http://localhost or http://127.0.0.1, not ${request.host ?? 'another name'} (or set publicUrl)`;
+  const forPeople = STATUS_PAGE_PATH.test(request.path);
+  const host = addressedHost(request);
+  if (policy.knownHostsOnly && (fromBrowser || forPeople) && !explicitlyAllowed && !knownHost(host, policy)) {
+    return `web pages may use this grid only at a name it knows, not ${host ?? 'no name'}: a page at another name may be another site's, its name pointed at this grid (DNS rebinding); open it at localhost or its IP address, or name it in publicUrl or allowedHosts`;
   }
   return undefined;
 }
@@ -127,10 +150,29 @@ function addressedHost(request: RequestSignals): string | undefined {
   return request.forwardedHost?.split(',')[0]?.trim() || request.host;
 }
 
-function namesLoopback(request: RequestSignals, policy: OriginPolicy): boolean {
-  const host = request.host ?? '';
-  if (LOOPBACK_HOST.test(host)) return true;
-  return policy.publicUrl !== undefined && sameHost(policy.publicUrl, host);
+/**
+ * Whether a host (any port) is a name of the grid's: localhost; an IP address, which no DNS answer can
+ * rebind (Vite's and webpack-dev-server's host checks let these in too); publicUrl's host; a name in
+ * allowedHosts; or a name under a colour base domain. Those are the operator's names, not another site's.
+ */
+function knownHost(host: string | undefined, policy: OriginPolicy): boolean {
+  const name = host === undefined ? undefined : hostnameOf(`http://${host}`);
+  if (name === undefined) return false;
+  if (name === 'localhost' || IP_ADDRESS.test(name)) return true;
+  if (policy.publicUrl !== undefined && hostnameOf(policy.publicUrl) === name) return true;
+  const allowed = policy.allowedHosts.some((entry) =>
+    entry.startsWith('.') ? name === entry.slice(1) || name.endsWith(entry) : name === entry,
+  );
+  return allowed || policy.colorDomains.some((domain) => name.endsWith(`.${domain}`));
+}
+
+/** A URL's host name as the URL parser spells it (lower case, IPv4 in four decimals), or undefined. */
+function hostnameOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
 }
 
 function sameHost(url: string, host: string | undefined): boolean {

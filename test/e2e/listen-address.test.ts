@@ -53,5 +53,9 @@ describe('the address npm start listens on', { timeout: 120_000 }, () => {
     expect(stderr).toContain(
       'gridgate: reachable from every network this machine is on (listening on 0.0.0.0)',
     );
+    // No publicUrl or allowedHosts: people opening the status page at the machine's name must hear why not.
+    expect(stderr).toContain(
+      '; web pages (the status page too) may use it only at localhost or an IP address: browsers at any other name are refused until publicUrl or allowedHosts names it (DNS rebinding)\n',
+    );
   });
 });

@@ -17,6 +17,9 @@ import { eventually } from '../support/until';
 
 const start = fakeGridPerTest();
 
+/** `{"a":{"a":…1…}}`, `depth` objects inside one another. */
+const nestedObjects = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
 describe('POST /session: refusals', () => {
   it('answers malformed JSON with 400 invalid argument, launching nothing', async () => {
     const grid = start();
@@ -84,6 +87,52 @@ describe('POST /session: refusals', () => {
       expect(grid.launcher.started).toEqual([]);
     },
   );
+
+  it.each([
+    [
+      'W3C chromeOptions',
+      (deep: string) =>
+        `{"capabilities":{"alwaysMatch":{"browserName":"chrome","goog:chromeOptions":${deep}}}}`,
+    ],
+    [
+      'a W3C extension capability',
+      (deep: string) => `{"capabilities":{"firstMatch":[{"browserName":"chrome","x:y":${deep}}]}}`,
+    ],
+    [
+      'a W3C proxy',
+      (deep: string) => `{"capabilities":{"alwaysMatch":{"browserName":"chrome","proxy":${deep}}}}`,
+    ],
+    [
+      'JSON Wire chromeOptions',
+      (deep: string) => `{"desiredCapabilities":{"browserName":"chrome","chromeOptions":${deep}}}`,
+    ],
+  ])(
+    'answers %s nested 10,000 deep with 400 invalid argument naming the limit, launching nothing',
+    async (_what, body) => {
+      const grid = start();
+      const deep = nestedObjects(10_000);
+      await expectW3cError(
+        await postSession(grid, body(deep)),
+        400,
+        'invalid argument',
+        /new session body nests objects and lists more than 200 levels deep/,
+      );
+      expect(grid.launcher.started).toEqual([]);
+      expect(grid.logger.events()).not.toContain('REQUEST_FAILED');
+    },
+  );
+
+  it('takes capabilities nested as deep as chromedriver reads (200 levels)', async () => {
+    const grid = start();
+    // The body's object, capabilities, alwaysMatch and goog:chromeOptions are four levels of the 200.
+    const prefs = nestedObjects(196);
+    await created(
+      await postSession(
+        grid,
+        `{"capabilities":{"alwaysMatch":{"browserName":"chrome","goog:chromeOptions":{"prefs":${prefs}}}}}`,
+      ),
+    );
+  });
 
   it('passes a browser’s invalid argument through as 400, stopping it and trying no other pool', async () => {
     const refuse = (): FakeAnswer =>

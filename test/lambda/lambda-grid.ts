@@ -51,7 +51,8 @@ export function useLambdaGrids(): { start(options?: LambdaGridOptions): LambdaGr
 /** Needs the harness's runtime installed (installLambdaRuntime) before it is called. */
 export function startLambdaGrid(options: LambdaGridOptions = {}): LambdaGrid {
   const grid = startFakeGrid(options);
-  const app = createApp(grid.deps, { agent: grid.agent, webSockets: false });
+  // As the router Lambda builds it (entry/router-lambda.ts).
+  const app = createApp(grid.deps, { agent: grid.agent, webSockets: false, knownHostsOnly: false });
   const handlerErrors: unknown[] = [];
   const handler = streamingHandler((request, env) => app.fetch(request, env), {
     safetyMarginMs: options.safetyMarginMs,

@@ -8,7 +8,7 @@ import type { LambdaHttpEvent } from '../../functions/adapters/lambda/lambda-req
 import { jsonAnswer } from '../support/fakes';
 import { installLambdaRuntime } from '../support/lambda-stream-harness';
 import { functionUrlEvent, type HttpCall, restEvent } from './lambda-events';
-import { jsonBody, type LambdaGrid, startLambdaGrid } from './lambda-grid';
+import { jsonBody, type LambdaGrid, startLambdaGrid, w3cError } from './lambda-grid';
 
 const NEW_CHROME = JSON.stringify({
   capabilities: { alwaysMatch: { browserName: 'chrome', webSocketUrl: true } },
@@ -78,6 +78,16 @@ describe.each([
     expect(invocation.body.equals(Buffer.from(screenshot))).toBe(true);
     expect(invocation.chunks.length).toBeGreaterThan(4);
     expect(invocation.error).toBeUndefined();
+  });
+
+  it('answers capabilities nested 10,000 deep with 400 invalid argument naming the limit, launching nothing', async () => {
+    start();
+    const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const body = `{"capabilities":{"alwaysMatch":{"browserName":"chrome","goog:chromeOptions":${deep}}}}`;
+    const invocation = await lambda.invoke(eventFor({ method: 'POST', path: '/session', body }));
+    expect(w3cError(invocation)).toMatchObject({ status: 400, error: 'invalid argument' });
+    expect(w3cError(invocation).message).toContain('more than 200 levels deep');
+    expect(lambda.grid.launcher.started).toEqual([]);
   });
 
   it('forwards a command body and its query string to the browser', async () => {

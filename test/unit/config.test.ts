@@ -74,12 +74,18 @@ describe('parseConfig defaults', () => {
   it('reads durations and sizes as people write them', () => {
     const config = parseConfig(
       {
-        timeouts: { newSession: '2m', idle: '90s', maxAge: '1h30m', queue: '0s' },
+        timeouts: { newSession: '2m', idle: '90s', maxAge: '1h30m', queue: '0s', request: '45s' },
         limits: { maxBodySize: '512KB' },
       },
       DEFAULTS,
     );
-    expect(config.timeouts).toEqual({ newSession: 120_000, idle: 90_000, maxAge: 5_400_000, queue: 0 });
+    expect(config.timeouts).toEqual({
+      newSession: 120_000,
+      idle: 90_000,
+      maxAge: 5_400_000,
+      queue: 0,
+      request: 45_000,
+    });
     expect(config.limits.maxBodySize).toBe(512 * 1024);
   });
 
@@ -112,6 +118,8 @@ describe('parseConfig errors', () => {
     [{ publicUrl: 'not a url' }, 'publicUrl'],
     [{ timeouts: { idle: '5 minutes' } }, 'timeouts.idle'],
     [{ timeouts: { maxAge: 3600 } }, 'timeouts.maxAge'],
+    [{ timeouts: { request: '500ms' } }, 'timeouts.request'],
+    [{ timeouts: { request: '0s' } }, 'timeouts.request'],
     [{ limits: { maxBodySize: '64 megabytes' } }, 'limits.maxBodySize'],
     [{ limits: { maxBodySize: -1 } }, 'limits.maxBodySize'],
     [{ ...CATALOG, pools: { local: { kind: 'local', maxSessions: 0 } } }, 'pools.local.maxSessions'],

@@ -7,8 +7,10 @@ import {
   type RequestSignals,
 } from '../../functions/http/web-page-requests';
 
-const OPEN: OriginPolicy = { allowedOrigins: [], loopbackOnly: false };
-const LOOPBACK: OriginPolicy = { allowedOrigins: [], loopbackOnly: true };
+/** Behind a front door that answers only its own names (API Gateway): any host. */
+const OPEN: OriginPolicy = { allowedOrigins: [], allowedHosts: [], colorDomains: [], knownHostsOnly: false };
+/** The Node server: browsers must name it by a name it knows. */
+const KNOWN: OriginPolicy = { ...OPEN, knownHostsOnly: true };
 const post = (signals: Partial<RequestSignals>): RequestSignals => ({
   method: 'POST',
   path: '/session',
@@ -21,7 +23,7 @@ const refused = (signals: RequestSignals, policy = OPEN) => crossSiteRefusal(sig
 describe('requests from web pages', () => {
   it('lets WebDriver clients in: no Origin, no Fetch Metadata, any Host', () => {
     expect(refused(post({}))).toBeUndefined();
-    expect(refused(post({ host: 'grid.example.com' }), LOOPBACK)).toBeUndefined();
+    expect(refused(post({ host: 'grid.example.com' }), KNOWN)).toBeUndefined();
   });
 
   it('lets the grid’s own pages in: an Origin naming the host the request addressed, or the proxy in front', () => {
@@ -37,7 +39,7 @@ describe('requests from web pages', () => {
     ).toBeUndefined();
     expect(
       refused(post({ origin: 'https://grid.example.com', host: '127.0.0.1:4444' }), {
-        ...LOOPBACK,
+        ...KNOWN,
         publicUrl: 'https://grid.example.com/',
       }),
     ).toBeUndefined();
@@ -75,17 +77,111 @@ describe('requests from web pages', () => {
     expect(refused(post({ ...image, fetchSite: 'none' }))).toBeUndefined();
   });
 
-  it('on loopback, refuses a browser that names the grid by another name (DNS rebinding)', () => {
+  it('refuses a page at a name rebound to the grid (DNS rebinding): its Origin matches the Host it names', () => {
     const rebound = post({
-      origin: 'http://rebind.example:4444',
-      host: 'rebind.example:4444',
+      origin: 'http://rebind.attacker.example:4444',
+      host: 'rebind.attacker.example:4444',
       fetchSite: 'same-origin',
     });
     expect(refused(rebound)).toBeUndefined();
-    expect(refused(rebound, LOOPBACK)).toContain('listens on loopback only');
-    for (const host of ['localhost:4444', '127.0.0.1:4444', '[::1]:4444']) {
-      expect(refused(post({ origin: `http://${host}`, host }), LOOPBACK), host).toBeUndefined();
+    const refusal = crossSiteRefusal(rebound, KNOWN);
+    expect(refusal?.status).toBe(403);
+    expect(refusal?.code).toBe('invalid argument');
+    expect(refusal?.message).toBe(
+      "web pages may use this grid only at a name it knows, not rebind.attacker.example:4444: a page at another name may be another site's, its name pointed at this grid (DNS rebinding); open it at localhost or its IP address, or name it in publicUrl or allowedHosts",
+    );
+    // Through a proxy in front, the name the browser used is the forwarded one.
+    expect(
+      refused(
+        post({
+          origin: 'http://rebind.attacker.example',
+          host: '127.0.0.1:4444',
+          forwardedHost: 'rebind.attacker.example',
+        }),
+        KNOWN,
+      ),
+    ).toContain('not rebind.attacker.example:');
+  });
+
+  it('refuses every browser request at an unknown name, navigations and Fetch Metadata alone included', () => {
+    const host = 'grid.example.com:4444';
+    for (const signals of [
+      { method: 'GET', path: '/ui', fetchSite: 'none', fetchMode: 'navigate' },
+      { method: 'GET', path: '/ui/api/overview', fetchSite: 'same-origin' },
+      { origin: `http://${host}` },
+    ]) {
+      expect(refused(post({ host, ...signals }), KNOWN), JSON.stringify(signals)).toContain('DNS rebinding');
     }
+  });
+
+  it('checks the name of every request for the status page, which a page over plain HTTP sends bare', () => {
+    // What Chromium sends for a page's same-origin GET over http: no Origin, no Sec-Fetch-*.
+    const bare = { method: 'GET', host: 'rebind.attacker.example:4444', contentType: undefined };
+    for (const path of ['/', '/ui', '/ui/api/overview', '/ui/api/sessions/abc/vnc/websockify']) {
+      expect(refused(post({ ...bare, path }), KNOWN), path).toContain('DNS rebinding');
+      expect(refused(post({ ...bare, path, host: '10.0.0.5:4444' }), KNOWN), path).toBeUndefined();
+    }
+    // A WebDriver client at a name: its GETs carry nothing either, and need a session ID a page cannot learn.
+    for (const path of ['/session/abc/url', '/wd/hub/session/abc/title', '/quota', '/uix']) {
+      expect(refused(post({ ...bare, path }), KNOWN), path).toBeUndefined();
+    }
+  });
+
+  it('lets browsers in at localhost and at any IP address, which no DNS answer rebinds', () => {
+    for (const host of [
+      'localhost:4444',
+      '127.0.0.1:4444',
+      '[::1]:4444',
+      '10.0.0.5:4444',
+      '192.168.1.20',
+      '[fd00::5]:4444',
+    ]) {
+      const own = post({ origin: `http://${host}`, host, fetchSite: 'same-origin' });
+      expect(refused(own, KNOWN), host).toBeUndefined();
+    }
+    // A name that ends in digits is still a name.
+    expect(refused(post({ origin: 'http://1.2.3.4.nip.io', host: '1.2.3.4.nip.io' }), KNOWN)).toContain(
+      'DNS rebinding',
+    );
+  });
+
+  it('lets browsers in at publicUrl’s host, allowedHosts and names under a colour base domain, on any port', () => {
+    const policy: OriginPolicy = {
+      ...KNOWN,
+      publicUrl: 'https://grid.example.com/',
+      allowedHosts: ['grid.internal', '.ci.example.net'],
+      colorDomains: ['colors.example.org'],
+    };
+    for (const host of [
+      'grid.example.com',
+      'grid.example.com:4444',
+      'grid.internal:4444',
+      'ci.example.net',
+      'a.b.ci.example.net:4444',
+      'green.colors.example.org',
+      'GRID.Internal:4444',
+    ]) {
+      expect(refused(post({ origin: `http://${host}`, host }), policy), host).toBeUndefined();
+    }
+    for (const host of [
+      'other.grid.internal',
+      'xci.example.net',
+      'colors.example.org',
+      'grid.example.com.evil',
+    ]) {
+      expect(refused(post({ origin: `http://${host}`, host }), policy), host).toContain('DNS rebinding');
+    }
+  });
+
+  it('lets a configured other site’s page in at any name, and WebDriver clients at any name', () => {
+    const policy = { ...KNOWN, allowedOrigins: ['https://ci.example.com'] };
+    expect(
+      refused(
+        post({ origin: 'https://ci.example.com', host: 'grid.example.com:4444', fetchSite: 'cross-site' }),
+        policy,
+      ),
+    ).toBeUndefined();
+    expect(refused(post({ host: 'rebind.attacker.example:4444' }), KNOWN)).toBeUndefined();
   });
 });
 

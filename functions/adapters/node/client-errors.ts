@@ -28,7 +28,12 @@ function clientErrorAnswer(code: string | undefined): WebDriverError {
         status: 431,
       });
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new WebDriverError('timeout', 'the request did not arrive in time', { status: 408 });
+      // Node's headersTimeout (adapters/node/request-arrival.ts), with the same answer as a stalled body.
+      return new WebDriverError(
+        'timeout',
+        'the request’s header section did not arrive in time (timeouts.request); the connection is closed',
+        { status: 408 },
+      );
     default:
       return new WebDriverError('invalid argument', 'the request is not valid HTTP/1.1', { status: 400 });
   }

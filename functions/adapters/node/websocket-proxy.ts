@@ -36,8 +36,8 @@ interface Upstream {
 }
 
 export interface WebSocketProxyOptions {
-  /** Only this machine's clients reach the server (see AppOptions.loopbackOnly). */
-  loopbackOnly?: boolean;
+  /** Browsers must name the grid by a name it knows (see AppOptions.knownHostsOnly); default true. */
+  knownHostsOnly?: boolean;
 }
 
 export function attachWebSocketProxy(
@@ -55,7 +55,7 @@ export function attachWebSocketProxy(
     const header = (name: string) => [req.headers[name] ?? []].flat()[0];
     const refusal = crossSiteRefusal(
       signalsOf(req.method ?? 'GET', url, header),
-      originPolicy(deps.config, options.loopbackOnly ?? false),
+      originPolicy(deps.config, options.knownHostsOnly ?? true),
     );
     if (refusal) return refuse(socket, refusal);
     const vnc = VNC_PATH.exec(url.pathname);
