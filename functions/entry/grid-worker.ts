@@ -119,7 +119,8 @@ export async function runWorker(logger: Logger): Promise<void> {
   const server = createServer(commandFastPath(deps, agent, { counter: requests, app: others }));
   // New sessions may take as long as the config allows; Node's 300 s default would cut longer ones.
   server.requestTimeout = 0;
-  attachWebSocketProxy(server, deps, { loopbackOnly });
+  // Local sessions' folders are the primary's, whose launcher makes them.
+  attachWebSocketProxy(server, deps, { loopbackOnly, sessionOwner: setup.sessionOwner });
   answerClientErrors(server);
 
   // Activity and the requests served here reach the primary in batches, never one message per command.
