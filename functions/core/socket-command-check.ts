@@ -22,19 +22,21 @@ const SEND_MESSAGE_TO_TARGET = 'Target.sendMessageToTarget';
 
 /**
  * The text every checked message contains. A JSON string can spell any character as \uXXXX, so a message
- * with such an escape is parsed too; otherwise a method's name is in the message as it is dispatched.
+ * with such an escape is parsed too; otherwise a method's name is in the message as it is dispatched. One
+ * expression over the message read as latin1: the names are ASCII, and in UTF-8 ASCII bytes are only ever
+ * those characters (ws refuses text that is not UTF-8), so nothing the browser reads as a name is missed.
  */
-function needlesOf(protocol: SocketProtocol): Buffer[] {
+function needlesOf(protocol: SocketProtocol): RegExp {
   const cdp = [...Object.keys(CDP_HOST_PATH_RULES), SEND_MESSAGE_TO_TARGET];
   // A BiDi client reaches CDP through chromedriver's carriers, whose inner method is named in the message too.
   const names = protocol === 'cdp' ? cdp : [...Object.keys(BIDI_HOST_PATH_RULES), ...cdp];
-  return [...names, '\\u'].map((name) => Buffer.from(name));
+  return new RegExp([...names, '\\u'].map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
 }
 
-const NEEDLES: Record<SocketProtocol, Buffer[]> = { cdp: needlesOf('cdp'), bidi: needlesOf('bidi') };
+const NEEDLES: Record<SocketProtocol, RegExp> = { cdp: needlesOf('cdp'), bidi: needlesOf('bidi') };
 
 export class SocketCommandCheck {
-  private readonly needles: Buffer[];
+  private readonly needles: RegExp;
 
   constructor(
     private readonly protocol: SocketProtocol,
@@ -45,7 +47,7 @@ export class SocketCommandCheck {
 
   /** Whether the message may be a checked command; one that is not is relayed as it came. */
   mayCheck(message: Buffer): boolean {
-    return this.needles.some((needle) => message.includes(needle));
+    return this.needles.test(message.toString('latin1'));
   }
 
   /**
