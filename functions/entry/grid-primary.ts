@@ -114,6 +114,7 @@ export async function startGridWithWorkers(
           secret: secret.toString('base64'),
           state: configState(deps),
           socketPath,
+          sessionOwner: process.pid,
           launcherKinds: Object.keys(deps.launchers) as (keyof typeof deps.launchers)[],
           // Taken as it is sent: what ends later is broadcast after it, and arrives after it.
           ended: deps.ended.entries(),

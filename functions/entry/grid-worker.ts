@@ -120,7 +120,8 @@ export async function runWorker(logger: Logger): Promise<void> {
     commandFastPath(deps, agent, { counter: requests, app: others }),
   );
   limitRequestArrival(server, () => deps.config.timeouts.request, logger);
-  attachWebSocketProxy(server, deps);
+  // Local sessions' folders are the primary's, whose launcher makes them.
+  attachWebSocketProxy(server, deps, { sessionOwner: setup.sessionOwner });
   answerClientErrors(server);
 
   // Activity and the requests served here reach the primary in batches, never one message per command.

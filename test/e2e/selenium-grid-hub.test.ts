@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Builder, By } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remote } from 'webdriverio';
@@ -5,6 +7,7 @@ import { HubLauncher } from '../../functions/adapters/hub/hub-launcher';
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import { upstreamEndpoint } from '../../functions/core/browser-network';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { openProtocolSocket } from '../support/protocol-socket';
 import { hubPoolConfig, type SeleniumGrid, START_MS, startSeleniumGrid } from '../support/selenium-grid';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { eventually } from '../support/until';
@@ -48,6 +51,19 @@ describe('a Selenium Grid 4 hub through gridgate', { timeout: TEST_MS }, () => {
         returnByValue: true,
       })) as { result?: { result?: { value?: unknown } } };
       expect(answer.result?.result?.value).toBe('gridgate test page');
+      // The hub's browser runs on the hub's node, not here: a download folder of any name passes unchecked,
+      // where a local session's would be held to its folder (session-folder-sockets.test.ts).
+      const socket = await openProtocolSocket(String((await driver.getCapabilities()).get('se:cdp')));
+      try {
+        const folder = join(tmpdir(), 'gridgate-hub-node-downloads');
+        const passed = await socket.send({
+          method: 'Browser.setDownloadBehavior',
+          params: { behavior: 'allow', downloadPath: folder },
+        });
+        expect(passed).toEqual({ id: expect.any(Number), result: {} });
+      } finally {
+        await socket.close();
+      }
     } finally {
       await driver.quit();
     }

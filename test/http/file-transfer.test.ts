@@ -87,7 +87,7 @@ describe('file transfer gridgate serves itself (local pools)', () => {
   /** Files under the test's root other than the session's own (empty) directories. */
   const written = () =>
     readdirSync(root, { recursive: true, encoding: 'utf8' }).filter(
-      (path) => !/^gridgate-session-\d+-\w+(\/uploads)?$/.test(path),
+      (path) => !/^gridgate-session-\d+-[\w-]+(\/uploads)?$/.test(path),
     );
 
   it('answers the uploaded file’s path as Selenium Grid 4 does, and never asks the browser', async () => {

@@ -33,6 +33,8 @@ export type ToWorker =
       state: ConfigState;
       /** The primary's Unix socket, for the requests a worker relays. */
       socketPath: string;
+      /** The primary's pid, which names its local sessions' folders (adapters/local/session-directories.ts). */
+      sessionOwner: number;
       /** Pool kinds the primary runs a launcher for. */
       launcherKinds: PoolConfig['kind'][];
       /**

@@ -3,22 +3,39 @@
  * files it uploads (`uploads/`) and, when it enables managed downloads, what its browser downloads
  * (`downloads/`). Further artifacts of a session belong beside them. The directory is made when the session
  * first needs it and removed whole when the session ends; its name carries the owning gridgate's pid, so the
- * start-up sweep (orphan-sweep.ts) removes what a gridgate that died left behind.
+ * start-up sweep (orphan-sweep.ts) removes what a gridgate that died left behind, and the browser's handle, so
+ * any process of the server (a worker proxying the session's CDP or BiDi socket) knows it from the session ID.
  */
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Session directories are named gridgate-session-<pid>-…, like the profiles. */
+/** Session directories are named gridgate-session-<pid>-<handle>, like the profiles. */
 export const SESSION_DIRECTORY_PREFIX = 'gridgate-session-';
 
 export type SessionSubdirectory = 'uploads' | 'downloads';
+
+/**
+ * The directory of the browser `handle` that the gridgate process `owner` launched (the primary's pid when
+ * the server has workers), in `root`. Only for a handle that is one name (a local launcher's are pids): one
+ * that could climb out of `root` names no directory.
+ */
+export function sessionDirectoryOf(handle: string, owner = process.pid, root = tmpdir()): string | undefined {
+  return /^[\w-]{1,63}$/.test(handle)
+    ? join(root, `${SESSION_DIRECTORY_PREFIX}${owner}-${handle}`)
+    : undefined;
+}
 
 export class SessionDirectories {
   // Registered handles; the directory's promise once made, so two first uses at once make one directory.
   private readonly directories = new Map<string, Promise<string> | undefined>();
 
   constructor(private readonly root = tmpdir()) {}
+
+  /** Where the directory of this browser is or will be (it need not exist). */
+  pathOf(handle: string): string | undefined {
+    return sessionDirectoryOf(handle, process.pid, this.root);
+  }
 
   /**
    * Registers a browser: its directory may be made from now until remove(). Nothing is made for a handle
@@ -47,22 +64,46 @@ export class SessionDirectories {
     return found?.isDirectory() ? path : undefined;
   }
 
-  /** Removes the session's directory and everything in it; nothing happens for a handle without one. */
+  /**
+   * Removes the session's directory and everything in it. Its name is known from the handle, so what the
+   * browser itself put there (a download folder its client named inside it) goes too, made here or not.
+   */
   async remove(handle: string): Promise<void> {
+    const opened = this.directories.has(handle);
     const directory = this.directories.get(handle);
     this.directories.delete(handle);
-    const path = await directory?.catch(() => undefined);
-    if (path) await rm(path, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
+    await directory?.catch(() => undefined);
+    const path = this.pathOf(handle);
+    if (opened && path) await rm(path, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
   }
 
   private directory(handle: string): Promise<string> {
     if (!this.directories.has(handle)) return Promise.reject(new SessionEndedError(handle));
     let directory = this.directories.get(handle);
     if (!directory) {
-      directory = mkdtemp(join(this.root, `${SESSION_DIRECTORY_PREFIX}${process.pid}-`));
+      directory = this.makeDirectory(handle);
       this.directories.set(handle, directory);
     }
     return directory;
+  }
+
+  /**
+   * Made 0700 and not recursively, so nothing another user put at that name is taken: a name that exists is
+   * used only when it is a directory of this user (one the session's browser made first, for a download
+   * folder its client named inside), never a link.
+   */
+  private async makeDirectory(handle: string): Promise<string> {
+    const path = this.pathOf(handle);
+    if (!path) throw new Error(`no session directory for browser ${handle}`);
+    try {
+      await mkdir(path, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const found = await lstat(path);
+      if (!found.isDirectory() || found.uid !== process.getuid?.())
+        throw new Error(`${path} exists and is not this user's directory`);
+    }
+    return path;
   }
 }
 

@@ -3,15 +3,17 @@
  * session-ID check as every command; messages either way count as activity for the idle timeout. Also
  * the status page's live VNC view (noVNC's websockify socket), after the same checks as the session's
  * page; watching is not activity. And Selenoid's own sockets of hub sessions, `/devtools/{id}/…` and `/vnc/{id}`,
- * relayed to the hub as ggr relays them (core/selenoid-paths.ts). `ws` is loaded by the first upgrade, not
- * with the server: most clients never open a WebSocket.
+ * relayed to the hub as ggr relays them (core/selenoid-paths.ts). A local session's BiDi and CDP clients are
+ * held to the session's folder (core/socket-command-check.ts): their browser runs on this machine. `ws` is
+ * loaded by the first upgrade, not with the server: most clients never open a WebSocket.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { request } from 'undici';
-import type { WebSocket, WebSocketServer } from 'ws';
+import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { WebDriverError } from '../../core/errors';
 import { type GridDeps, sessionPool } from '../../core/grid-deps';
+import { SocketCommandCheck } from '../../core/socket-command-check';
 import { sessionEndpoint } from '../../http/forward-command';
 import { hubTarget, selenoidRequest } from '../../http/hub-passthrough';
 import { requestUser } from '../../http/request-user';
@@ -19,6 +21,7 @@ import { visibleSession } from '../../http/ui/ui-data';
 import { requireVncTarget } from '../../http/ui/ui-vnc';
 import { verifySession } from '../../http/verify-session';
 import { crossSiteRefusal, originPolicy, signalsOf } from '../../http/web-page-requests';
+import { sessionFolderContext } from '../local/session-folder-bounds';
 import { isWebSocketUpgrade, serveAsHttp } from './non-websocket-upgrade';
 import { asUpstreamError, writeRawError } from './raw-error-answer';
 
@@ -33,11 +36,18 @@ interface Upstream {
   socket: WebSocket;
   /** Called for each message either way (the session's activity), or nothing. */
   onMessage?: () => void;
+  /** What the client may send the browser, for a browser on this machine; none: everything is relayed. */
+  check?: SocketCommandCheck;
 }
 
 export interface WebSocketProxyOptions {
   /** Browsers must name the grid by a name it knows (see AppOptions.knownHostsOnly); default true. */
   knownHostsOnly?: boolean;
+  /**
+   * The process whose local launcher made the sessions' folders (the primary, when this is a worker): a
+   * session's folder is named after it and the browser's handle. This process when not given.
+   */
+  sessionOwner?: number;
 }
 
 export function attachWebSocketProxy(
@@ -63,7 +73,7 @@ export function attachWebSocketProxy(
       ? connectVnc(req, deps, vnc[1] as string)
       : SELENOID_SOCKET.test(url.pathname)
         ? connectHub(req, url, deps)
-        : connect(req, url, deps);
+        : connect(req, url, deps, options.sessionOwner);
     Promise.all([connecting, import('ws')])
       .then(([upstream, { WebSocketServer }]) => {
         if (socket.destroyed) return upstream.socket.terminate(); // the client gave up meanwhile
@@ -74,7 +84,12 @@ export function attachWebSocketProxy(
   });
 }
 
-async function connect(req: IncomingMessage, url: URL, deps: GridDeps): Promise<Upstream> {
+async function connect(
+  req: IncomingMessage,
+  url: URL,
+  deps: GridDeps,
+  sessionOwner: number | undefined,
+): Promise<Upstream> {
   const match = SESSION_PATH.exec(url.pathname);
   if (!match) throw new WebDriverError('unknown command', `no WebSocket endpoint at ${url.pathname}`);
   const user = await requestUser(deps, req.headers.authorization, req.socket.remoteAddress);
@@ -88,9 +103,24 @@ async function connect(req: IncomingMessage, url: URL, deps: GridDeps): Promise<
     rest === '/se/cdp' && claims.devtools
       ? await browserDevtoolsUrl(claims.devtools)
       : `${wsBase}/session/${claims.upstreamId}${rest}${url.search}`;
-  const hub = sessionPool(deps, claims)?.kind === 'hub';
-  const socket = await open(target, req, endpoint.authorization, { refusedBy: hub ? 'hub' : 'browser' });
-  return { socket, onMessage: () => deps.sessions.touch(claims.key, deps.clock.now()) };
+  const kind = sessionPool(deps, claims)?.kind;
+  const socket = await open(target, req, endpoint.authorization, {
+    refusedBy: kind === 'hub' ? 'hub' : 'browser',
+  });
+  // A local browser writes and reads this machine's files: its client is held to the session's folder. Other
+  // kinds' browsers run in their own containers or on their hubs' machines, and their sockets pass unchanged.
+  const check =
+    kind === 'local'
+      ? new SocketCommandCheck(
+          rest === '/se/cdp' ? 'cdp' : 'bidi',
+          sessionFolderContext(claims.handle, sessionOwner),
+        )
+      : undefined;
+  return {
+    socket,
+    onMessage: () => deps.sessions.touch(claims.key, deps.clock.now()),
+    ...(check ? { check } : {}),
+  };
 }
 
 /** A hub session's DevTools or VNC socket at its hub, with the hub's credentials. */
@@ -168,17 +198,57 @@ async function browserDevtoolsUrl(devtools: string): Promise<string> {
 }
 
 function relay(client: WebSocket, upstream: Upstream): void {
-  const pipe = (from: WebSocket, to: WebSocket) => {
+  const pipe = (from: WebSocket, to: WebSocket, send: Send) => {
     from.on('message', (data, isBinary) => {
       upstream.onMessage?.();
-      if (to.readyState === to.OPEN) to.send(data, { binary: isBinary });
+      send(data, isBinary);
     });
     from.on('close', (code, reason) => closeQuietly(to, code, reason));
     from.on('error', () => to.terminate());
   };
-  pipe(client, upstream.socket);
-  pipe(upstream.socket, client);
+  const toBrowser = sendTo(upstream.socket);
+  pipe(client, upstream.socket, upstream.check ? checked(upstream.check, toBrowser, client) : toBrowser);
+  pipe(upstream.socket, client, sendTo(client));
   upstream.socket.resume();
+}
+
+type Send = (data: RawData | string, isBinary: boolean) => void;
+
+const sendTo =
+  (socket: WebSocket): Send =>
+  (data, isBinary) => {
+    if (socket.readyState === socket.OPEN) socket.send(data, { binary: isBinary });
+  };
+
+/**
+ * The client's messages through the check, in the order they came: while one waits for its check (a path
+ * looked up on disk), those after it wait too. Both protocols are text: a binary message, which the browser
+ * might read otherwise than the check, closes the socket (1003: data it cannot accept, RFC 6455 §7.4.1).
+ */
+function checked(check: SocketCommandCheck, toBrowser: Send, client: WebSocket): Send {
+  const toClient = sendTo(client);
+  let waiting = 0;
+  let queue = Promise.resolve();
+  return (data, isBinary) => {
+    if (isBinary) return client.close(1003, 'gridgate relays only text messages to this browser');
+    const message = asBuffer(data);
+    if (waiting === 0 && !check.mayCheck(message)) return toBrowser(message, false);
+    waiting++;
+    queue = queue
+      .then(() => check.decide(message))
+      .then((verdict) =>
+        'forward' in verdict ? toBrowser(verdict.forward, false) : toClient(verdict.answer, false),
+      )
+      .catch(() => client.terminate()) // a check that failed unforeseen: nothing unchecked passes
+      .finally(() => waiting--);
+  };
+}
+
+function asBuffer(data: RawData | string): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (typeof data === 'string') return Buffer.from(data);
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data as ArrayBuffer);
 }
 
 function closeQuietly(socket: WebSocket, code: number, reason: Buffer): void {
