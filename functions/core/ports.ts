@@ -327,6 +327,8 @@ export type LogEvent =
   | 'WORKER_STARTED'
   | 'WORKER_EXITED'
   | 'BROWSER_INSTALL'
+  /** Local browsers share this machine's network: it cannot give each a namespace of its own (and why). */
+  | 'ISOLATION_UNAVAILABLE'
   | 'SESSION_REQUESTED'
   | 'SESSION_QUEUED'
   | 'SESSION_CREATED'

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from 'undici';
 import type { EksPodApi } from '../adapters/aws/eks-pod-api';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
+import { namespacesUnavailable } from '../adapters/local/browser-namespace';
 import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
 import { ffmpegInstaller } from '../adapters/local/ensure-ffmpeg';
 import { keepInterruptedRecordings } from '../adapters/local/interrupted-recordings';
@@ -135,7 +136,8 @@ export async function startGrid(
   // What a killed gridgate was recording is kept before the sweep removes its directories.
   await keepRecordingsOfKilledServers(config, logger);
   const orphans = await sweepOrphans();
-  if (orphans.processes + orphans.profiles > 0) logger.log('ORPHANS_REMOVED', { ...orphans });
+  if (orphans.processes + orphans.profiles + orphans.namespaces > 0)
+    logger.log('ORPHANS_REMOVED', { ...orphans });
   if (orphans.processes)
     metrics.count('OrphansReaped', { reason: 'process left running' }, orphans.processes);
   if (orphans.profiles) metrics.count('OrphansReaped', { reason: 'profile left behind' }, orphans.profiles);
@@ -152,6 +154,7 @@ export async function startGrid(
   });
   const launcher = new ChromedriverLauncher({
     recordings: sessionRecordings,
+    isolation: await browserIsolation(config, logger),
     onUnexpectedExit: (handle, exit) => {
       logger.log('BROWSER_EXITED', { handle, ...exit });
       // The store may be down just now: the session then ends at its idle timeout, by the sweep.
@@ -354,4 +357,18 @@ async function keepRecordingsOfKilledServers(config: Config, logger: Logger): Pr
 /** The host part of a URL that reaches a server listening on `host` from this machine. */
 export function localUrlHost(host: string): string {
   return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+}
+
+/**
+ * Local browsers each in a network namespace of their own, kept from gridgate's port; on a machine that
+ * cannot (not root, tools missing) they share its network, and the start says so.
+ */
+async function browserIsolation(
+  config: Config,
+  logger: Logger,
+): Promise<{ gridPorts: readonly number[] } | undefined> {
+  const unavailable = await namespacesUnavailable();
+  if (unavailable === undefined) return { gridPorts: [config.port] };
+  logger.log('ISOLATION_UNAVAILABLE', { reason: unavailable });
+  return undefined;
 }

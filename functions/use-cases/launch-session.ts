@@ -85,7 +85,12 @@ export async function launchSession(
       }),
     );
     upstreamId = created.sessionId;
-    await launcher.opened?.(browser.handle, created.capabilities);
+    // What gridgate serves itself for this browser is part of its answer from here on (a local browser's
+    // forwarded DevTools port is what its video and se:cdp reach it by).
+    const capabilities = browser.served
+      ? { ...created.capabilities, ...browser.served }
+      : created.capabilities;
+    await launcher.opened?.(browser.handle, capabilities);
     const header = colorHeaderName(pool, deps.config.colors);
     if (header && attempt.color) {
       const target = { endpoint, upstreamId, capabilities: created.capabilities };
@@ -100,7 +105,7 @@ export async function launchSession(
         address: browser.address,
         upstreamId: created.sessionId,
         handle,
-        devtools: pool.kind === 'local' ? devtoolsAddress(created.capabilities) : '',
+        devtools: pool.kind === 'local' ? devtoolsAddress(capabilities) : '',
         createdAt: now,
         maxAgeMs: attempt.limits.maxAgeMs,
       },
@@ -141,9 +146,6 @@ export async function launchSession(
       );
       throw attempt.signal.reason;
     }
-    const capabilities = browser.served
-      ? { ...created.capabilities, ...browser.served }
-      : created.capabilities;
     return { ...created, sessionId, capabilities };
   } catch (error) {
     // With the upstream's session ID, a hub ends the session it had created too.

@@ -7,7 +7,7 @@
  * chromedriver's log (written only where chromedriver was told at its start).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Capabilities } from '../../core/capabilities';
@@ -15,6 +15,16 @@ import type { PoolConfig } from '../../core/config';
 import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
 import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
 import { browserEnvironment } from './browser-environment';
+import {
+  asBrowserGroup,
+  type BrowserNamespace,
+  chromiumAsBrowserGroup,
+  closeBrowserNamespace,
+  inNamespace,
+  NAMESPACE_DEVTOOLS_PORT,
+  NAMESPACE_DRIVER_PORT,
+  openBrowserNamespace,
+} from './browser-namespace';
 import { BrowserWatch } from './browser-watch';
 import { PortRaceError, waitForPort } from './chromedriver-port';
 import { chromiumCapabilities, wantsDownloads } from './chromium-capabilities';
@@ -47,6 +57,8 @@ interface RunningDriver {
    * quits it on DELETE nor takes it down when it ends, so stop() ends this group too.
    */
   chromium?: Group;
+  /** The network namespace chromedriver and its Chromium run in, when browsers get one (options.isolation). */
+  namespace?: BrowserNamespace;
   /** The stop under way or done, shared by every caller of stop(); set once stopping began. */
   stopped?: Promise<void>;
   /**
@@ -68,6 +80,12 @@ export interface ChromedriverLauncherOptions {
   onUnexpectedExit?: (handle: string, exit: UnexpectedExit) => void;
   /** Records the sessions that ask for a video or a log; none: nothing is recorded. */
   recordings?: SessionRecordings;
+  /**
+   * Each chromedriver and its Chromium in a network namespace of their own (browser-namespace.ts), the
+   * pages kept from these ports of this machine (gridgate's own) and from every chromedriver and DevTools
+   * port; none: they share the machine's network, as any program of gridgate's user.
+   */
+  isolation?: { gridPorts: readonly number[] };
 }
 
 export class ChromedriverLauncher implements Launcher {
@@ -127,9 +145,10 @@ export class ChromedriverLauncher implements Launcher {
         throw signal.reason;
       }
       return {
-        address: `127.0.0.1:${warm.port}`,
+        address: warm.address,
         handle: warm.handle,
         capabilities: attachCapabilities(capabilities, warm.debuggerAddress),
+        ...served(undefined, this.drivers.get(warm.handle)?.namespace),
       };
     }
     const driver =
@@ -150,15 +169,25 @@ export class ChromedriverLauncher implements Launcher {
       await this.stop(driver.handle);
       throw error;
     }
+    const running = this.drivers.get(driver.handle);
+    const namespace = running?.namespace;
+    let binary: string | undefined;
+    try {
+      if (running && namespace) binary = await browserGroupChromium(running.scratchDir, pool.chromium);
+    } catch (error) {
+      await this.stop(driver.handle);
+      throw error;
+    }
     return {
-      address: `127.0.0.1:${driver.port}`,
+      address: driver.address,
       handle: driver.handle,
       capabilities: chromiumCapabilities(pool, capabilities, {
         userDataDir: driver.userDataDir,
         runningAsRoot,
         downloadDirectory,
+        ...(binary ? { binary, devtoolsPort: NAMESPACE_DEVTOOLS_PORT } : {}),
       }),
-      ...(downloadDirectory ? { served: { 'se:downloadsEnabled': true } } : {}),
+      ...served(downloadDirectory, namespace),
     };
   }
 
@@ -197,13 +226,23 @@ export class ChromedriverLauncher implements Launcher {
     const driver = await this.spawnDriver(pool.chromedriver, signal, 'warm');
     const running = this.drivers.get(driver.handle) as RunningDriver;
     const args = warmChromiumArgs(defaultArgs(pool, isRoot(), driver.userDataDir));
+    const { namespace } = running;
+    // In a namespace, Chromium runs as the browser group and listens where chromedriver (inside too)
+    // attaches; gridgate reaches it forwarded.
+    const [binary, argv] = namespace
+      ? inNamespace(
+          namespace.name,
+          ...asBrowserGroup(pool.chromium, [...args, `--remote-debugging-port=${NAMESPACE_DEVTOOLS_PORT}`]),
+        )
+      : [pool.chromium, args];
     try {
       const chromium = await launchChromium(
-        pool.chromium,
-        args,
+        binary,
+        argv,
         driver.userDataDir,
         browserEnvironment(running.scratchDir),
         signal,
+        namespace?.devtools,
         (child, exited) => {
           running.chromium = { child, exited };
           child.once('exit', (code, exitSignal) =>
@@ -211,7 +250,8 @@ export class ChromedriverLauncher implements Launcher {
           );
         },
       );
-      return { ...driver, debuggerAddress: chromium.debuggerAddress };
+      const attachAt = namespace ? `127.0.0.1:${NAMESPACE_DEVTOOLS_PORT}` : chromium.debuggerAddress;
+      return { ...driver, debuggerAddress: attachAt };
     } catch (error) {
       await this.stop(driver.handle);
       throw error;
@@ -271,7 +311,26 @@ export class ChromedriverLauncher implements Launcher {
       throw new Error('gridgate is stopping: no browser is started');
     }
     onStage?.('launch');
-    const child = spawn(chromedriver, ['--port=0', ...driverArgs], {
+    let namespace: BrowserNamespace | undefined;
+    const isolation = this.options.isolation;
+    if (isolation) {
+      try {
+        namespace = await openBrowserNamespace({
+          gridPorts: isolation.gridPorts,
+          env: browserEnvironment(scratchDir),
+          signal,
+        });
+      } catch (error) {
+        await Promise.all(
+          [userDataDir, scratchDir].map((dir) => dir && rm(dir, { recursive: true, force: true })),
+        );
+        throw error;
+      }
+    }
+    const [command, args] = namespace
+      ? inNamespace(namespace.name, chromedriver, [`--port=${NAMESPACE_DRIVER_PORT}`, ...driverArgs])
+      : [chromedriver, ['--port=0', ...driverArgs]];
+    const child = spawn(command, args, {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: browserEnvironment(scratchDir),
@@ -282,7 +341,7 @@ export class ChromedriverLauncher implements Launcher {
       child.once('exit', () => resolve());
       child.once('error', () => resolve());
     });
-    const driver: RunningDriver = { child, userDataDir, scratchDir, exited, warm };
+    const driver: RunningDriver = { child, userDataDir, scratchDir, exited, warm, namespace };
     this.drivers.set(handle, driver);
     this.directories.open(handle);
     child.once('exit', (code, exitSignal) =>
@@ -293,7 +352,7 @@ export class ChromedriverLauncher implements Launcher {
       const port = await waitForPort(child, signal);
       // A session's chromedriver starts its Chromium at the new-session request; a warm one's is ours.
       if (!warm && child.pid !== undefined) this.browsers.watch(handle, child.pid);
-      return { handle, port, userDataDir };
+      return { handle, address: namespace?.driver ?? `127.0.0.1:${port}`, userDataDir };
     } catch (error) {
       await this.stop(handle);
       throw error;
@@ -325,6 +384,7 @@ export class ChromedriverLauncher implements Launcher {
     const { userDataDir, scratchDir } = driver;
     const groups: Group[] = [driver, ...(driver.chromium ? [driver.chromium] : [])];
     await Promise.all(groups.map(stopGroup));
+    if (driver.namespace) await closeBrowserNamespace(driver.namespace);
     const removed = (dir: string) =>
       dir && rm(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
     await Promise.all([
@@ -372,5 +432,25 @@ const isRoot = () => process.getuid?.() === 0;
 
 const newProfile = () => mkdtemp(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
 const newScratch = () => mkdtemp(join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`));
+
+/**
+ * What gridgate adds to the browser's new-session answer: managed downloads, and for a Chromium reached by a
+ * pipe (which chromedriver then reports no DevTools address for) the forwarded DevTools port, where se:cdp
+ * and videos find it.
+ */
+function served(downloadDirectory: string | undefined, namespace: BrowserNamespace | undefined) {
+  const capabilities: Capabilities = {
+    ...(downloadDirectory ? { 'se:downloadsEnabled': true } : {}),
+    ...(namespace ? { 'goog:chromeOptions': { debuggerAddress: namespace.devtools } } : {}),
+  };
+  return Object.keys(capabilities).length ? { served: capabilities } : {};
+}
+
+/** Where chromedriver starts Chromium from in a namespace: a script in the browser's own folder that starts it as the browser group. */
+async function browserGroupChromium(scratchDir: string, chromium: string): Promise<string> {
+  const path = join(scratchDir, 'chromium');
+  await writeFile(path, chromiumAsBrowserGroup(chromium), { mode: 0o700 });
+  return path;
+}
 
 const runs = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;

@@ -11,6 +11,10 @@ export interface ChromiumSettings {
   runningAsRoot: boolean;
   /** Where the browser saves downloads without asking: the session's managed downloads directory. */
   downloadDirectory?: string;
+  /** In a namespace of its own: the executable that starts Chromium as the browser group. */
+  binary?: string;
+  /** In a namespace of its own: the DevTools port, the one only chromedriver and pasta may connect to. */
+  devtoolsPort?: number;
 }
 
 /** Whether the session asks for Selenium Grid 4's managed downloads. */
@@ -54,8 +58,15 @@ export function chromiumCapabilities(
     add(arg);
   }
   add(`--user-data-dir=${settings.userDataDir}`);
+  if (settings.devtoolsPort) {
+    // The port pasta forwards to is the only one gridgate reaches (a client's port 0, Playwright's, gives way).
+    const own = args.findIndex((arg) => flagName(arg) === '--remote-debugging-port');
+    if (own >= 0) args.splice(own, 1);
+    present.delete('--remote-debugging-port');
+    add(`--remote-debugging-port=${settings.devtoolsPort}`);
+  }
   options.args = args;
-  options.binary ??= pool.chromium;
+  options.binary = settings.binary ?? options.binary ?? pool.chromium;
   if (settings.downloadDirectory) {
     // As Selenium Grid 4's node sets them; managed downloads need this directory, whatever the client's prefs say.
     options.prefs = {

@@ -70,6 +70,8 @@ export async function launchChromium(
   userDataDir: string,
   env: NodeJS.ProcessEnv,
   signal: AbortSignal,
+  /** Where its DevTools port is reached when not on this machine's loopback (a port forwarded into its namespace). */
+  reachedAt: string | undefined,
   onSpawn: (child: ChildProcess, exited: Promise<void>) => void,
 ): Promise<LaunchedChromium> {
   // Chromium's logging (--enable-logging) goes nowhere: nobody reads it before a session, as with chromedriver.
@@ -90,7 +92,7 @@ export async function launchChromium(
     if (gone) throw new Error(`Chromium exited (code ${child.exitCode}) before its DevTools port was open`);
     const port = await devtoolsPort(userDataDir);
     // The port file comes early in Chromium's start: ready means its DevTools endpoint answers too.
-    const debuggerAddress = `127.0.0.1:${port}`;
+    const debuggerAddress = reachedAt ?? `127.0.0.1:${port}`;
     if (port !== undefined && (await answers(debuggerAddress, '/json/version', PROBE_TIMEOUT_MS)))
       return { child, exited, debuggerAddress };
     if (Date.now() > deadline)

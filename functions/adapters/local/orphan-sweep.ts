@@ -7,10 +7,14 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deleteNamespace, NAMESPACE_PREFIX } from './browser-namespace';
 import { LAUNCHED_BY_ENV, PROFILE_PREFIX, SCRATCH_PREFIX } from './chromedriver-launcher';
 import { SESSION_DIRECTORY_PREFIX } from './session-directories';
 
-const BROWSER_NAMES = new Set(['chromium', 'chromedriver']);
+// pasta: the network of a browser's namespace (browser-namespace.ts).
+const BROWSER_NAMES = new Set(['chromium', 'chromedriver', 'pasta']);
+/** Where `ip netns` keeps named network namespaces. */
+const NAMESPACES = '/run/netns';
 /** The folder of the socket the worker processes reach the primary by (entry/grid-primary.ts), named the same way. */
 export const PRIMARY_DIRECTORY_PREFIX = 'gridgate-primary-';
 // Profiles, browsers' temporary folders, session directories (uploads, downloads) and the primary's socket
@@ -22,12 +26,26 @@ const OWNED_DIRECTORY = new RegExp(
 export interface SweepResult {
   processes: number;
   profiles: number;
+  /** Browsers' network namespaces, deleted once their processes are gone. */
+  namespaces: number;
 }
 
-export async function sweepOrphans(directory = tmpdir()): Promise<SweepResult> {
+export async function sweepOrphans(directory = tmpdir(), namespaces = NAMESPACES): Promise<SweepResult> {
   const processes = await killOrphanedBrowsers();
   const profiles = await removeOrphanedProfiles(directory);
-  return { processes, profiles };
+  return { processes, profiles, namespaces: await deleteOrphanedNamespaces(namespaces) };
+}
+
+async function deleteOrphanedNamespaces(directory: string): Promise<number> {
+  const owned = new RegExp(`^${NAMESPACE_PREFIX}(\\d+)-`);
+  let deleted = 0;
+  for (const name of await readdir(directory).catch(() => [])) {
+    const owner = owned.exec(name)?.[1];
+    if (owner === undefined || isAlive(Number(owner))) continue;
+    await deleteNamespace(name);
+    deleted++;
+  }
+  return deleted;
 }
 
 async function killOrphanedBrowsers(): Promise<number> {

@@ -13,8 +13,8 @@ type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
 /** A chromedriver listening on loopback, not yet anyone's, with the profile directory made for its Chromium. */
 export interface ReadyDriver {
   handle: string;
-  /** chromedriver's port. */
-  port: number;
+  /** host:port where chromedriver answers gridgate. */
+  address: string;
   userDataDir: string;
 }
 

@@ -12,8 +12,8 @@ import { answers } from './http-probe';
 /** A chromedriver listening on loopback, and the Chromium it will attach to, with its profile directory. */
 export interface ReadyBrowser {
   handle: string;
-  /** chromedriver's port. */
-  port: number;
+  /** host:port where chromedriver answers gridgate. */
+  address: string;
   userDataDir: string;
   /** 127.0.0.1:port of the waiting Chromium's DevTools endpoint. */
   debuggerAddress: string;
@@ -87,7 +87,7 @@ export class WarmBrowsers {
       const driver = state.ready.shift() as ReadyBrowser;
       if (
         this.drivers.alive(driver.handle) &&
-        (await answers(`127.0.0.1:${driver.port}`, '/status', PROBE_TIMEOUT_MS)) &&
+        (await answers(driver.address, '/status', PROBE_TIMEOUT_MS)) &&
         (await answers(driver.debuggerAddress, '/json/version', PROBE_TIMEOUT_MS)) &&
         this.drivers.claim(driver.handle)
       ) {
