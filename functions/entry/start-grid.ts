@@ -360,13 +360,15 @@ export function localUrlHost(host: string): string {
 }
 
 /**
- * Local browsers each in a network namespace of their own, kept from gridgate's port; on a machine that
- * cannot (not root, tools missing) they share its network, and the start says so.
+ * With `isolation: "namespace"`, local browsers each in a network namespace of their own, kept from
+ * gridgate's port; on a machine that cannot (not root, tools missing) they share its network, and the start
+ * says so.
  */
 async function browserIsolation(
   config: Config,
   logger: Logger,
 ): Promise<{ gridPorts: readonly number[] } | undefined> {
+  if (config.isolation === 'none') return undefined;
   const unavailable = await namespacesUnavailable();
   if (unavailable === undefined) return { gridPorts: [config.port] };
   logger.log('ISOLATION_UNAVAILABLE', { reason: unavailable });

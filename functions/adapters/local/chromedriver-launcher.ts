@@ -147,7 +147,7 @@ export class ChromedriverLauncher implements Launcher {
       return {
         address: warm.address,
         handle: warm.handle,
-        capabilities: attachCapabilities(capabilities, warm.debuggerAddress),
+        capabilities: attachCapabilities(capabilities, warm.attachAddress ?? warm.debuggerAddress),
         ...served(undefined, this.drivers.get(warm.handle)?.namespace),
       };
     }
@@ -250,8 +250,11 @@ export class ChromedriverLauncher implements Launcher {
           );
         },
       );
-      const attachAt = namespace ? `127.0.0.1:${NAMESPACE_DEVTOOLS_PORT}` : chromium.debuggerAddress;
-      return { ...driver, debuggerAddress: attachAt };
+      return {
+        ...driver,
+        debuggerAddress: chromium.debuggerAddress,
+        ...(namespace ? { attachAddress: `127.0.0.1:${NAMESPACE_DEVTOOLS_PORT}` } : {}),
+      };
     } catch (error) {
       await this.stop(driver.handle);
       throw error;

@@ -90,8 +90,9 @@ export async function launchChromium(
   for (;;) {
     signal.throwIfAborted();
     if (gone) throw new Error(`Chromium exited (code ${child.exitCode}) before its DevTools port was open`);
-    const port = await devtoolsPort(userDataDir);
-    // The port file comes early in Chromium's start: ready means its DevTools endpoint answers too.
+    // The port file comes early in Chromium's start: ready means its DevTools endpoint answers too. A port
+    // forwarded into a namespace is known ahead: its answer alone says ready.
+    const port = reachedAt ? 0 : await devtoolsPort(userDataDir);
     const debuggerAddress = reachedAt ?? `127.0.0.1:${port}`;
     if (port !== undefined && (await answers(debuggerAddress, '/json/version', PROBE_TIMEOUT_MS)))
       return { child, exited, debuggerAddress };

@@ -13,14 +13,6 @@ const CHROMIUM = {
     'Install Chromium and its chromedriver with your package manager, then point the local pool\'s "chromium" and "chromedriver" keys at them.',
 };
 
-/** What gives each browser a network namespace of its own (browser-namespace.ts); only root can use them. */
-const NAMESPACE_TOOLS = {
-  what: "pasta and nft (each browser's own network)",
-  packages: ['passt', 'nftables', 'iproute2', 'util-linux'],
-  binaries: ['/usr/bin/pasta', '/usr/sbin/nft', '/usr/sbin/ip', '/usr/bin/nsenter'],
-  otherwise: 'Install pasta (passt), nftables, iproute2 and util-linux with your package manager.',
-};
-
 type LocalPaths = Pick<Extract<PoolConfig, { kind: 'local' }>, 'chromium' | 'chromedriver'>;
 
 export async function ensureChromium(
@@ -32,8 +24,6 @@ export async function ensureChromium(
   const missing = (
     await Promise.all(wanted.map(async (path) => ((await isExecutable(path)) ? [] : [path])))
   ).flat();
-  // Best effort: without them browsers share the machine's network, and the start says so.
-  if (process.getuid?.() === 0) await installMissing(NAMESPACE_TOOLS, logger, log).catch(() => undefined);
   if (missing.length === 0) return;
   const custom = missing.filter((path) => !CHROMIUM.binaries.includes(path));
   if (custom.length > 0)

@@ -15,8 +15,10 @@ export interface ReadyBrowser {
   /** host:port where chromedriver answers gridgate. */
   address: string;
   userDataDir: string;
-  /** 127.0.0.1:port of the waiting Chromium's DevTools endpoint. */
+  /** host:port where gridgate reaches the waiting Chromium's DevTools endpoint. */
   debuggerAddress: string;
+  /** Where chromedriver attaches to it, when not there: inside the namespace they share. */
+  attachAddress?: string;
 }
 
 /** What the launcher does for the warm pool: it owns the processes, this class only decides how many. */
