@@ -24,6 +24,20 @@ export async function installMissing(
 ): Promise<void> {
   const present = await Promise.all(wanted.binaries.map(isExecutable));
   if (present.every(Boolean)) return;
+  await installPackages(wanted, log, (command) =>
+    logger.log('BROWSER_INSTALL', { missing: wanted.binaries, command }),
+  );
+}
+
+/**
+ * Installs the packages with apt-get, as root or through sudo, saying the command first (`starting` hears it
+ * too); throws with the command to run when it cannot, or the system's own way when there is no apt-get.
+ */
+export async function installPackages(
+  wanted: DebianPackages,
+  log = console.error,
+  starting: (command: string) => void = () => {},
+): Promise<void> {
   const install = `apt-get update && apt-get install -y ${wanted.packages.join(' ')}`;
   const asRoot = process.getuid?.() === 0;
   const hasApt = await isExecutable('/usr/bin/apt-get');
@@ -35,7 +49,7 @@ export async function installMissing(
     );
   }
   const command = asRoot ? ['sh', '-c', install] : ['sudo', 'sh', '-c', install];
-  logger.log('BROWSER_INSTALL', { missing: wanted.binaries, command: command.join(' ') });
+  starting(command.join(' '));
   log(
     `gridgate: ${wanted.what} missing; installing Debian's ${wanted.packages.join(' and ')} with: ${command.join(' ')}`,
   );
