@@ -44,14 +44,14 @@ export async function installPackages(
   const hasSudo = !asRoot && (await isExecutable('/usr/bin/sudo'));
   if (!hasApt || (!asRoot && !hasSudo)) {
     throw new Error(
-      `gridgate needs ${wanted.what} at ${wanted.binaries.join(' and ')}. ` +
+      `gridgate needs ${wanted.what} at ${listed(wanted.binaries)}. ` +
         (hasApt ? `Install them with: sudo sh -c '${install}'` : wanted.otherwise),
     );
   }
   const command = asRoot ? ['sh', '-c', install] : ['sudo', 'sh', '-c', install];
   starting(command.join(' '));
   log(
-    `gridgate: ${wanted.what} missing; installing Debian's ${wanted.packages.join(' and ')} with: ${command.join(' ')}`,
+    `gridgate: ${wanted.what} missing; installing Debian's ${listed(wanted.packages)} with: ${command.join(' ')}`,
   );
   await run(command, install, wanted.what);
 }
@@ -70,8 +70,15 @@ function run([command, ...args]: string[], install: string, what: string): Promi
       env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
     });
     child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`installing ${what} failed (exit ${code}); run: ${install}`)),
+    child.once('exit', (code, signal) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`installing ${what} failed (${signal ?? `exit ${code}`}); run: ${install}`)),
     );
   });
+}
+
+/** "a", "a and b", "a, b and c": a list of many (the tests' packages) reads as a sentence. */
+function listed(words: string[]): string {
+  return words.length < 3 ? words.join(' and ') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 }
