@@ -7,6 +7,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    globalSetup: ['test/support/no-leftover-browsers.ts'],
+    // First the Debian packages the tests run (installed when missing, as `npm start` installs Chromium).
+    globalSetup: ['scripts/install-test-packages.ts', 'test/support/no-leftover-browsers.ts'],
   },
 });

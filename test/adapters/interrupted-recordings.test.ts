@@ -159,6 +159,27 @@ describe('recordings of a killed gridgate', () => {
     expect(await store.list()).toEqual([]);
   });
 
+  it('keeps a session where and as the gridgate that ran it keeps recordings, when another one starts first', async () => {
+    // The killed gridgate's folder, and a retention under which 3-hour-old files stay (this one's is 2 h).
+    const theirs = { ...settings, directory: join(scratch, 'theirs'), retention: 7 * 24 * 3600_000 };
+    const directory = recordingDirectory(deadPid, {
+      openedAt: Date.now() - 4 * 3600_000,
+      wish: { video: false, log: true },
+      keeping: theirs,
+    });
+    writeFileSync(join(directory, 'driver.log'), '[INFO]: COMMAND Navigate\n');
+    const longAgo = new Date(Date.now() - 3 * 3600_000);
+    utimesSync(join(directory, 'driver.log'), longAgo, longAgo);
+
+    const [kept] = await keep();
+    expect(kept).toMatchObject({ key: '00000000000000a1', endReason: 'server killed' });
+    expect(await store.list()).toEqual([]);
+    expect(await new LocalRecordings(() => theirs).list()).toEqual([kept]);
+    expect(readFileSync(join(theirs.directory, '00000000000000a1', 'driver.log'), 'utf8')).toContain(
+      'Navigate',
+    );
+  });
+
   it('keeps a session once when two gridgate processes start at the same time', async () => {
     const directory = recordingDirectory(deadPid, { wish: { video: false, log: true } });
     writeFileSync(join(directory, 'driver.log'), 'log\n');

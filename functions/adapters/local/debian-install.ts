@@ -24,20 +24,34 @@ export async function installMissing(
 ): Promise<void> {
   const present = await Promise.all(wanted.binaries.map(isExecutable));
   if (present.every(Boolean)) return;
+  await installPackages(wanted, log, (command) =>
+    logger.log('BROWSER_INSTALL', { missing: wanted.binaries, command }),
+  );
+}
+
+/**
+ * Installs the packages with apt-get, as root or through sudo, saying the command first (`starting` hears it
+ * too); throws with the command to run when it cannot, or the system's own way when there is no apt-get.
+ */
+export async function installPackages(
+  wanted: DebianPackages,
+  log = console.error,
+  starting: (command: string) => void = () => {},
+): Promise<void> {
   const install = `apt-get update && apt-get install -y ${wanted.packages.join(' ')}`;
   const asRoot = process.getuid?.() === 0;
   const hasApt = await isExecutable('/usr/bin/apt-get');
   const hasSudo = !asRoot && (await isExecutable('/usr/bin/sudo'));
   if (!hasApt || (!asRoot && !hasSudo)) {
     throw new Error(
-      `gridgate needs ${wanted.what} at ${wanted.binaries.join(' and ')}. ` +
+      `gridgate needs ${wanted.what} at ${listed(wanted.binaries)}. ` +
         (hasApt ? `Install them with: sudo sh -c '${install}'` : wanted.otherwise),
     );
   }
   const command = asRoot ? ['sh', '-c', install] : ['sudo', 'sh', '-c', install];
-  logger.log('BROWSER_INSTALL', { missing: wanted.binaries, command: command.join(' ') });
+  starting(command.join(' '));
   log(
-    `gridgate: ${wanted.what} missing; installing Debian's ${wanted.packages.join(' and ')} with: ${command.join(' ')}`,
+    `gridgate: ${wanted.what} missing; installing Debian's ${listed(wanted.packages)} with: ${command.join(' ')}`,
   );
   await run(command, install, wanted.what);
 }
@@ -56,8 +70,15 @@ function run([command, ...args]: string[], install: string, what: string): Promi
       env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
     });
     child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`installing ${what} failed (exit ${code}); run: ${install}`)),
+    child.once('exit', (code, signal) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`installing ${what} failed (${signal ?? `exit ${code}`}); run: ${install}`)),
     );
   });
+}
+
+/** "a", "a and b", "a, b and c": a list of many (the tests' packages) reads as a sentence. */
+function listed(words: string[]): string {
+  return words.length < 3 ? words.join(' and ') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 }

@@ -1,8 +1,9 @@
 /**
- * What a gridgate process that was killed outright (SIGKILL, out of memory) was recording. At the next start,
- * before the orphan sweep removes what it left, each of its recording directories that holds an opened
- * session's running record (session-recordings.ts) is kept like any ended session's recordings, ended
- * `server killed` when its files were last written, within the retention and the size cap.
+ * What a gridgate process that was killed outright (SIGKILL, out of memory) was recording. At the next start of
+ * a gridgate on the machine (it or another), before the orphan sweep removes what it left, each of its recording
+ * directories that holds an opened session's running record (session-recordings.ts) is kept like any ended
+ * session's recordings, ended `server killed` when its files were last written, where and as the killed gridgate
+ * kept recordings (its folder, its retention and size cap).
  *
  * The video is finished as far as it can be: an ffmpeg still writing it (its input closed when its owner died,
  * so it is ending by itself) gets the flush time, then is killed; then the video is copied into a fresh file of
@@ -17,7 +18,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { RecordedSession } from '../../core/artifact-ports';
 import type { Logger } from '../../core/ports';
-import type { LocalRecordings } from './local-recordings';
+import { LocalRecordings } from './local-recordings';
 import { isAlive } from './orphan-sweep';
 import { SESSION_DIRECTORY_PREFIX } from './session-directories';
 import { DRIVER_LOG, endedRecording, RUNNING_RECORD, type RunningRecord } from './session-recordings';
@@ -29,6 +30,7 @@ const OWNED = new RegExp(`^${SESSION_DIRECTORY_PREFIX}(\\d+)-`);
 const POLL_MS = 50;
 
 export interface InterruptedRecordingsOptions {
+  /** This gridgate's recordings: where a running record that does not say how it is kept goes. */
   store: LocalRecordings;
   /** The ffmpeg binary, for finishing a video (only asked when there is one). */
   ffmpeg: () => Promise<string>;
@@ -49,12 +51,14 @@ export async function keepInterruptedRecordings(
     const owner = OWNED.exec(name)?.[1];
     return owner !== undefined && !isAlive(Number(owner));
   });
-  const kept: RecordedSession[] = [];
+  const kept: { session: RecordedSession; store: LocalRecordings }[] = [];
   for (const name of orphaned) {
     const path = join(directory, name);
     try {
       const record = await claim(path);
-      if (record) kept.push(await keepOne(path, record, options));
+      if (!record) continue;
+      const store = keptBy(record, options.store);
+      kept.push({ session: await keepOne(path, record, store, options), store });
     } catch (error) {
       options.logger.log('BACKGROUND_TASK_FAILED', {
         task: 'keep interrupted recording',
@@ -64,9 +68,19 @@ export async function keepInterruptedRecordings(
     }
   }
   // Kept as of the time each ended, which may be longer ago than the retention: pruned as of now.
-  if (kept.length > 0) await options.store.prune(Date.now());
-  const left = await Promise.all(kept.map((session) => options.store.recorded(session.key)));
+  const stores = new Map(kept.map(({ store }) => [store.root(), store]));
+  for (const store of stores.values()) await store.prune(Date.now());
+  const left = await Promise.all(kept.map(({ session, store }) => store.recorded(session.key)));
   return left.filter((session): session is RecordedSession => session !== undefined);
+}
+
+/**
+ * Where and how a session is kept: as the gridgate that ran it keeps recordings (its folder, retention and
+ * size cap), since the first gridgate of the machine to start after the kill may be another, with its own.
+ */
+function keptBy(record: RunningRecord, own: LocalRecordings): LocalRecordings {
+  const { keeping } = record;
+  return keeping ? new LocalRecordings(() => keeping) : own;
 }
 
 /**
@@ -87,6 +101,7 @@ async function claim(path: string): Promise<RunningRecord | undefined> {
 async function keepOne(
   path: string,
   record: RunningRecord,
+  store: LocalRecordings,
   options: InterruptedRecordingsOptions,
 ): Promise<RecordedSession> {
   await endWriters(path, options.flushMs);
@@ -97,7 +112,7 @@ async function keepOne(
   // The session ended when its files were last written; retention counts from then.
   const endedAt = Math.floor(Math.max(record.openedAt ?? 0, videoFile?.mtimeMs ?? 0, log?.mtimeMs ?? 0));
   if (videoFile?.isFile()) await finishVideo(video, format, options);
-  return options.store.keep(
+  return store.keep(
     endedRecording(record, path, { endedAt, reason: SERVER_KILLED, video: videoFile?.isFile() ?? false }),
   );
 }

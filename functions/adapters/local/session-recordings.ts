@@ -29,7 +29,14 @@ export const RUNNING_RECORD = 'recording.json';
 export type RunningRecord = Pick<
   PendingRecording,
   'key' | 'user' | 'pool' | 'browserName' | 'browserVersion' | 'wish' | 'openedAt' | 'format'
->;
+> & {
+  /**
+   * How the gridgate running the session keeps recordings, its folder resolved: after a kill, whichever
+   * gridgate of the machine starts first keeps the session there and so (another may keep its own elsewhere).
+   * Absent from records written before it was added.
+   */
+  keeping?: RecordingConfig;
+};
 
 /** A session's recording, from before its chromedriver starts until it is kept. */
 export interface PendingRecording {
@@ -76,7 +83,7 @@ export class SessionRecordings {
       directory,
       driverArgs: wish.log ? [`--log-path=${join(directory, DRIVER_LOG)}`, '--log-level=INFO'] : [],
     };
-    await writeRunningRecord(pending);
+    await writeRunningRecord(pending, this.keeping());
     return pending;
   }
 
@@ -95,13 +102,13 @@ export class SessionRecordings {
     const pending = this.running.get(handle);
     if (!pending) return;
     pending.openedAt = Date.now();
-    if (!pending.wish.video) return writeRunningRecord(pending);
+    if (!pending.wish.video) return writeRunningRecord(pending, this.keeping());
     const settings = this.options.settings();
     const [width, height] = settings.size.split('x').map(Number) as [number, number];
     const format = settings.format;
     pending.format = format;
     // Written before the video starts: a video on disk always has a record beside it saying whose it is.
-    await writeRunningRecord(pending);
+    await writeRunningRecord(pending, this.keeping());
     const devtools = devtoolsAddress(capabilities);
     if (!devtools)
       throw new Error('the browser did not say where its DevTools listen, so its screen cannot be recorded');
@@ -146,6 +153,11 @@ export class SessionRecordings {
         return { path: join(pending.directory, DRIVER_LOG), fileName: pending.wish.logName ?? `${key}.log` };
     }
     return undefined;
+  }
+
+  /** How recordings are kept now, where they go spelled out, for the running record. */
+  private keeping(): RecordingConfig {
+    return { ...this.options.settings(), directory: this.options.store.root() };
   }
 
   private async store(pending: PendingRecording, reason: SessionEndReason | undefined): Promise<void> {
@@ -197,9 +209,19 @@ export function endedRecording(
 }
 
 /** Writes the running record whole or not at all (a rename), so a kill mid-write leaves the previous one. */
-async function writeRunningRecord(pending: PendingRecording): Promise<void> {
+async function writeRunningRecord(pending: PendingRecording, keeping: RecordingConfig): Promise<void> {
   const { key, user, pool, browserName, browserVersion, wish, openedAt, format } = pending;
-  const record: RunningRecord = { key, user, pool, browserName, browserVersion, wish, openedAt, format };
+  const record: RunningRecord = {
+    key,
+    user,
+    pool,
+    browserName,
+    browserVersion,
+    wish,
+    openedAt,
+    format,
+    keeping,
+  };
   const path = join(pending.directory, RUNNING_RECORD);
   await writeFile(`${path}.new`, JSON.stringify(record), { mode: 0o600 });
   await rename(`${path}.new`, path);
