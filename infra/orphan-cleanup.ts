@@ -53,6 +53,15 @@ export class OrphanCleanup extends Construct {
       },
       // Shorter than the schedule, so two runs never overlap.
       timeout: Duration.seconds(50),
+      // The schedule's target already retries nothing (retryAttempts below), but Lambda retries a failed
+      // asynchronous invocation twice by itself ("Error handling and automatic retries in Lambda";
+      // AWS::Lambda::EventInvokeConfig MaximumRetryAttempts): a retry would run beside the next scheduled
+      // pass. No retries, and one pass at a time: a pass that fails is the next minute's pass.
+      retryAttempts: 0,
+      reservedConcurrentExecutions: 1,
+      // A pass throttled behind a running one waits in Lambda's queue; one older than a minute is stale
+      // (the next scheduled pass is due), so Lambda drops it instead of running passes back to back.
+      maxEventAge: Duration.minutes(1),
       memorySize: 256,
       vpc: props.vpc,
       vpcSubnets: props.subnets,

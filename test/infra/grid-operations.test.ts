@@ -25,6 +25,18 @@ describe('the cleanup and the Spot interruption handler', () => {
     expect(functionProps(dry, 'CleanupFunction').Environment.Variables.DRY_RUN).toBe('true');
   });
 
+  it('runs one cleanup pass at a time: Lambda neither retries a failed pass nor runs two at once', () => {
+    const cleanup = logicalId(template, FUNCTION, 'CleanupFunction');
+    // Lambda's own asynchronous retries (twice by default) would re-run a failed pass beside the next one.
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: cleanup },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+    });
+    expect(functionProps(template, 'CleanupFunction').ReservedConcurrentExecutions).toBe(1);
+  });
+
   it('routes only the grid cluster’s Spot reclaim notices to the interruption handler', () => {
     const cluster = logicalId(template, 'AWS::ECS::Cluster', 'BrowsersCluster');
     const handler = logicalId(template, FUNCTION, 'SpotInterruptionsFunction');
