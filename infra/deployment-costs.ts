@@ -37,8 +37,8 @@ export const TYPICAL_SESSION = {
 };
 
 const NAT_INSTANCE_VOLUME_GB = 8;
-/** Alarms the stack makes (failure rate, orphan reaps, router throttles). */
-const ALARMS = 3;
+/** Alarms the stack makes (failure rate, orphan reaps, cleanup errors, missed cleanup passes, router throttles). */
+const ALARMS = 5;
 
 /** The network's own monthly charge while idle. */
 export function networkMonthly(

@@ -42,7 +42,7 @@ export interface GridgateStackProps extends StackProps {
     | 'customDomain'
   >;
   cleanup?: Pick<OrphanCleanupProps, 'schedule' | 'dryRun'>;
-  alarms?: Omit<GridAlarmsProps, 'routerFunction'>;
+  alarms?: Omit<GridAlarmsProps, 'routerFunction' | 'cleanup'>;
   dashboard?: Pick<GridDashboardProps, 'prices' | 'dashboardName'>;
 }
 
@@ -106,6 +106,7 @@ export class GridgateStack extends Stack {
       publicSubnets: vpc.publicSubnets,
       pools,
       sessionTimeout: browserSessionTimeout(this, props.config, FRONT_DOOR_IDLE_LIMIT[kind]),
+      timeouts: props.config.timeouts,
     });
 
     // What only the deployment knows, resolved by CloudFormation (functions/core/deployment.ts).
@@ -226,6 +227,7 @@ export class GridgateStack extends Stack {
     this.alarms = new GridAlarms(this, 'Alarms', {
       ...props.alarms,
       routerFunction: this.frontDoor.routerFunction,
+      cleanup: { function: this.cleanup.function, interval: this.cleanup.interval },
     });
     this.dashboard = new GridDashboard(this, 'Dashboard', {
       ...props.dashboard,

@@ -32,10 +32,13 @@ export class OrphanCleanup extends Construct {
   readonly function: NodejsFunction;
   readonly rule: Rule;
   readonly securityGroup: SecurityGroup;
+  /** The time between passes; undefined for a cron schedule, which has no one interval. */
+  readonly interval?: Duration;
 
   constructor(scope: Construct, id: string, props: OrphanCleanupProps) {
     super(scope, id);
     const schedule = props.schedule ?? Schedule.rate(Duration.minutes(1));
+    this.interval = intervalOf(schedule);
     this.securityGroup = new SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
       description: 'gridgate cleanup: out to AWS endpoints and browsers',
@@ -48,8 +51,9 @@ export class OrphanCleanup extends Construct {
       environment: {
         ...props.environment,
         DRY_RUN: String(props.dryRun ?? false),
-        // Warm pools are sized from demand per interval (functions/core/warm-pool-size.ts).
-        ...intervalOf(schedule),
+        // Warm pools are sized from demand per interval (functions/core/warm-pool-size.ts); a cron schedule
+        // has no one interval, so the function's default holds.
+        ...(this.interval ? { CLEANUP_INTERVAL: `${this.interval.toMinutes()}m` } : {}),
       },
       // Shorter than the schedule, so two runs never overlap.
       timeout: Duration.seconds(50),
@@ -77,12 +81,12 @@ export class OrphanCleanup extends Construct {
 }
 
 const RATE = /^rate\((\d+) (minute|hour|day)s?\)$/;
-const UNIT = { minute: 'm', hour: 'h', day: 'h' } as const;
+const MINUTES = { minute: 1, hour: 60, day: 24 * 60 } as const;
 
-/** CLEANUP_INTERVAL for a rate schedule ("5m"); a cron schedule has no one interval, so the function's default holds. */
-function intervalOf(schedule: Schedule): Record<string, string> {
+/** The interval of a rate schedule; undefined for a cron schedule. */
+function intervalOf(schedule: Schedule): Duration | undefined {
   const match = RATE.exec(schedule.expressionString);
-  if (!match) return {};
-  const [, count, unit] = match as unknown as [string, string, keyof typeof UNIT];
-  return { CLEANUP_INTERVAL: `${Number(count) * (unit === 'day' ? 24 : 1)}${UNIT[unit]}` };
+  if (!match) return undefined;
+  const [, count, unit] = match as unknown as [string, string, keyof typeof MINUTES];
+  return Duration.minutes(Number(count) * MINUTES[unit]);
 }

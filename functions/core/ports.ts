@@ -13,6 +13,11 @@ export interface LaunchRequest {
   user: string;
   /** The session's idle timeout, which a browser node can enforce itself. */
   idleTimeoutMs: number;
+  /**
+   * The longest the browser can be in use: the new-session timeout plus the session's maximum age
+   * (core/browser-lifetime.ts). A launcher whose browsers can end themselves makes them end a grace after it.
+   */
+  inUseMs: number;
   /** The matched capabilities, gridgate's own options removed. */
   capabilities: Capabilities;
   /** The catalog's version that matched ("" when the config names none), for launchers that pass it on. */

@@ -12,6 +12,7 @@ import { devtoolsAddress } from '../core/devtools-address';
 import type { GridDeps } from '../core/grid-deps';
 import type { CreationStage, SessionRecord } from '../core/ports';
 import { type RecordingAsk, recordingWish } from '../core/recording-wish';
+import { browserInUseMs } from '../core/browser-lifetime';
 import type { SessionLimits } from '../core/session-limits';
 import type { CreatedSession, UpstreamWebDriver } from '../core/upstream-webdriver';
 import { endSession } from './end-session';
@@ -64,6 +65,10 @@ export async function launchSession(
     key: attempt.key,
     user: attempt.user,
     idleTimeoutMs: attempt.limits.idleTimeoutMs,
+    inUseMs: browserInUseMs({
+      newSession: deps.config.timeouts.newSession,
+      maxAge: attempt.limits.maxAgeMs,
+    }),
     capabilities: attempt.capabilities,
     browserVersion: attempt.browserVersion,
     signal: attempt.signal,

@@ -57,6 +57,7 @@ describe('the AWS clients on the request path', () => {
         key: '5f0c2a9e7d3b1c48',
         user: 'alice',
         idleTimeoutMs: 300_000,
+        inUseMs: 3_660_000,
         capabilities: { browserName: 'chrome' },
         browserVersion: '156',
         signal: new AbortController().signal,

@@ -62,6 +62,7 @@ function setup() {
       key,
       user: 'ann',
       idleTimeoutMs: 300_000,
+      inUseMs: 3_660_000,
       capabilities: {},
       signal: new AbortController().signal,
     };

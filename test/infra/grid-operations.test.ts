@@ -1,5 +1,7 @@
 /** What the stack runs beside the front door for operators: the cleanup and Spot handler schedules, the dashboard, the alarms. */
+import { Duration } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { Schedule } from 'aws-cdk-lib/aws-events';
 import { describe, expect, it } from 'vitest';
 import { FUNCTION, functionProps, logicalId, multiPoolTemplate } from './grid-stack-fixture';
 
@@ -198,8 +200,8 @@ describe('the dashboard', () => {
 describe('the alarms', () => {
   const template = multiPoolTemplate({ alarms: { email: 'grid-owners@example.com' } });
 
-  it('watches the new-session failure rate, orphan reaps and router throttles', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+  it('watches the new-session failure rate, orphan reaps, the cleanup and router throttles', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Threshold: 20,
       Namespace: 'gridgate',
@@ -219,6 +221,39 @@ describe('the alarms', () => {
       Dimensions: [
         { Name: 'FunctionName', Value: { Ref: logicalId(template, FUNCTION, 'FrontDoorRouter') } },
       ],
+    });
+  });
+
+  it('alarms when cleanup passes fail, and when none ran for three intervals (silence breaches)', () => {
+    const cleanup = {
+      Name: 'FunctionName',
+      Value: { Ref: logicalId(template, FUNCTION, 'CleanupFunction') },
+    };
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [cleanup],
+      Statistic: 'Sum',
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      TreatMissingData: 'notBreaching',
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Dimensions: [cleanup],
+      Statistic: 'Sum',
+      // Every minute by default: no pass in 5 minutes (the floor of three intervals) is an alarm.
+      Period: 300,
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      TreatMissingData: 'breaching',
+    });
+    const hourly = multiPoolTemplate({ cleanup: { schedule: Schedule.rate(Duration.hours(1)) } });
+    hourly.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'Invocations',
+      Period: 3 * 3600,
+      TreatMissingData: 'breaching',
     });
   });
 

@@ -74,6 +74,33 @@ describe('the browser fleet (multi-pool example: chrome-spot on x86 Spot, chromi
     template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
   });
 
+  it('ends every task itself past the longest session it could hold, even with gridgate gone', () => {
+    for (const id of [chrome, chromium]) {
+      const container = template.findResources(TASK_DEFINITION)[id]?.Properties.ContainerDefinitions[0];
+      // newSession 90 s + maxAge 1 h + 5 minutes' grace; SIGKILL a Spot notice's 120 s after SIGTERM.
+      expect(container.Command).toEqual(['timeout', '--kill-after=120s', '3990s', '/opt/bin/entry_point.sh']);
+      // The browser container is essential: its exit stops the task (and a recorder beside it).
+      expect(container.Essential).toBe(true);
+    }
+    // A warm task may first wait idle for its pool's idleTtl before a session claims it.
+    const example = readGridConfig(MULTI_POOL);
+    const spot = example.pools['chrome-spot'] as EcsPoolConfig;
+    const warm = multiPoolTemplate({
+      config: {
+        ...example,
+        pools: { ...example.pools, 'chrome-spot': { ...spot, warm: { min: 0, max: 2, idleTtl: 900_000 } } },
+      },
+    });
+    warm.hasResourceProperties(TASK_DEFINITION, {
+      ContainerDefinitions: [
+        Match.objectLike({
+          Name: 'browser',
+          Command: ['timeout', '--kill-after=120s', '4890s', '/opt/bin/entry_point.sh'],
+        }),
+      ],
+    });
+  });
+
   it('caps the browser idle timeout at the REST front door idle limit (5 minutes)', () => {
     const example = readGridConfig(MULTI_POOL);
     const long = multiPoolTemplate({
