@@ -140,6 +140,22 @@ describe('the browser fleet (multi-pool example: chrome-spot on x86 Spot, chromi
     expect(warnings(`selenium/standalone-chrome@sha256:${'a'.repeat(64)}`)).toEqual([]);
   });
 
+  it('pins one docker-selenium release in every example: browsers and recorders from the same day', () => {
+    const releases = new Set<string>();
+    for (const example of readdirSync(join(ROOT, 'infra/examples'))) {
+      const config = readGridConfig(join(ROOT, 'infra/examples', example));
+      for (const pool of Object.values(config.pools)) {
+        const images = [
+          ...('image' in pool ? [pool.image] : []),
+          ...('recorder' in pool && pool.recorder ? [pool.recorder.image] : []),
+        ];
+        // docker-selenium tags every image of a release with its date: 4.39.0-20251202, ffmpeg-8.0-20251202.
+        for (const image of images) releases.add(`${imageTag(image)?.match(/-(\d{8})$/)?.[1]}`);
+      }
+    }
+    expect([...releases]).toEqual(['20251202']);
+  });
+
   it('pins every example config image by a dated tag or digest', () => {
     for (const example of readdirSync(join(ROOT, 'infra/examples'))) {
       const config = readGridConfig(join(ROOT, 'infra/examples', example));
