@@ -3,7 +3,9 @@
  * all built from the one gridgate config file the router itself reads, so deployment and routing agree.
  */
 import { Annotations, CfnOutput, Duration, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { ISecurityGroup } from 'aws-cdk-lib/aws-ec2';
 import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { type Config, ConfigError, type EcsPoolConfig, type EksPoolConfig } from '../functions/core/config';
 import { BrowserFleet, type BrowserFleetProps } from './browser-fleet';
@@ -165,6 +167,10 @@ export class GridgateStack extends Stack {
       environment,
     });
 
+    shareNetworkInterfaces(this.frontDoor.routerFunction, this.cleanup.function, [
+      this.frontDoor.securityGroup,
+      this.cleanup.securityGroup,
+    ]);
     const router = this.frontDoor.grantee;
     this.browsers.allowWebDriverFrom(this.frontDoor.securityGroup);
     // Heads carry WebSockets: the status page's live view reaches each browser's noVNC through them.
@@ -253,6 +259,32 @@ export class GridgateStack extends Stack {
     new CfnOutput(this, 'SigningKeySecretName', { value: this.signingKey.secret.secretName });
     new CfnOutput(this, 'SigningKeySecretArn', { value: this.signingKey.secret.secretArn });
     new CfnOutput(this, 'ClusterName', { value: this.browsers.cluster.clusterName });
+  }
+}
+
+/**
+ * Gives the router Lambda and the cleanup the same security groups (they share their subnets already), so
+ * they share their Hyperplane network interfaces: Lambda makes one per subnet and security-group combination,
+ * and reclaims one that has gone unused for weeks, after which the next invocation fails while the function
+ * goes Pending again ("Lambda function states"; "Giving Lambda functions access to resources in an Amazon
+ * VPC"). The cleanup runs every few minutes, so a grid idle for a month still answers its first request.
+ * Each function gains only the other's network reach (browsers' WebDriver port, an eks cluster's API).
+ * Heads and a Web Function's network connector are not Lambda invocations in the VPC: nothing to share.
+ */
+function shareNetworkInterfaces(
+  router: LambdaFunction | undefined,
+  cleanup: LambdaFunction,
+  groups: ISecurityGroup[],
+): void {
+  if (!router) return;
+  for (const fn of [router, cleanup]) {
+    const present = new Set(fn.connections.securityGroups);
+    for (const group of groups) if (!present.has(group)) fn.connections.addSecurityGroup(group);
+    // The function renders its VpcConfig when made; both get the one list, in one order.
+    (fn.node.defaultChild as CfnFunction).addPropertyOverride(
+      'VpcConfig.SecurityGroupIds',
+      groups.map((group) => group.securityGroupId),
+    );
   }
 }
 

@@ -99,14 +99,10 @@ describe('the front door: a REST API streaming from the router Lambda (the defau
       Timeout: 900,
       MemorySize: 512,
       VpcConfig: {
-        SecurityGroupIds: [
-          {
-            'Fn::GetAtt': [
-              logicalId(template, 'AWS::EC2::SecurityGroup', 'FrontDoorSecurityGroup'),
-              'GroupId',
-            ],
-          },
-        ],
+        // Its own group, and the cleanup's, whose every-minute passes keep the shared interfaces in use.
+        SecurityGroupIds: ['FrontDoorSecurityGroup', 'CleanupSecurityGroup'].map((prefix) => ({
+          'Fn::GetAtt': [logicalId(template, 'AWS::EC2::SecurityGroup', prefix), 'GroupId'],
+        })),
         SubnetIds: privateSubnets(template).map((id) => ({ Ref: id })),
       },
     });

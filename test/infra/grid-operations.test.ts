@@ -39,6 +39,19 @@ describe('the cleanup and the Spot interruption handler', () => {
     expect(functionProps(template, 'CleanupFunction').ReservedConcurrentExecutions).toBe(1);
   });
 
+  it("keeps the router's network interfaces in use: the cleanup runs in the same subnets and groups", () => {
+    // Lambda shares one interface per subnet and security-group combination and reclaims one unused for
+    // weeks; the cleanup uses the router's every minute.
+    const vpcOf = (prefix: string) => {
+      const { SecurityGroupIds, SubnetIds } = functionProps(template, prefix).VpcConfig;
+      const sorted = (refs: unknown[]) => refs.map((ref) => JSON.stringify(ref)).sort();
+      return { groups: sorted(SecurityGroupIds), subnets: sorted(SubnetIds) };
+    };
+    const router = vpcOf('FrontDoorRouter');
+    expect(router.groups).toHaveLength(2);
+    expect(vpcOf('CleanupFunction')).toEqual(router);
+  });
+
   it('routes only the grid cluster’s Spot reclaim notices to the interruption handler', () => {
     const cluster = logicalId(template, 'AWS::ECS::Cluster', 'BrowsersCluster');
     const handler = logicalId(template, FUNCTION, 'SpotInterruptionsFunction');
