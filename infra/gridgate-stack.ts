@@ -16,6 +16,7 @@ import { FRONT_DOOR_IDLE_LIMIT, FrontDoor, type FrontDoorProps } from './front-d
 import { GridAlarms, type GridAlarmsProps } from './grid-alarms';
 import { GridDashboard, type GridDashboardProps } from './grid-dashboard';
 import { GridNetwork, type GridNetworkProps } from './grid-network';
+import { browsingSessions, natInstanceSize, SESSION_MBITS } from './nat-instance-size';
 import { OrphanCleanup, type OrphanCleanupProps } from './orphan-cleanup';
 import { RecordingsBucket } from './recordings-bucket';
 import { serviceFrontDoorProblems } from './router-service';
@@ -81,6 +82,7 @@ export class GridgateStack extends Stack {
 
     this.network = new GridNetwork(this, 'Network', {
       ...props.network,
+      natInstanceType: props.network?.natInstanceType ?? sizedNatInstance(this, props.config, props.network),
       // The service front door's load balancer sits in public subnets.
       publicSubnets:
         props.network?.publicSubnets ?? (kind === 'service' || pools.some((pool) => pool.assignPublicIp)),
@@ -286,6 +288,26 @@ function shareNetworkInterfaces(
       groups.map((group) => group.securityGroupId),
     );
   }
+}
+
+/**
+ * The NAT instance's type for the config's browsers (nat-instance-size.ts), said at synth when it is not the
+ * smallest, and warned of when even the largest t4g cannot carry every pool full.
+ */
+function sizedNatInstance(scope: Construct, config: Config, network: GridNetworkProps | undefined): string {
+  const sessions = browsingSessions(config);
+  const size = natInstanceSize(sessions, network?.natGateways ?? 1);
+  if (!size.enough) {
+    Annotations.of(scope).addWarningV2(
+      'gridgate:natInstanceTooSmall',
+      `network nat-instance: ${sessions} browsers at ${SESSION_MBITS} Mbit/s need more than a ${size.type} sustains (${size.baselineMbits} Mbit/s); use -c network=nat-gateway or -c natGateways=N`,
+    );
+  } else if (sessions > 0 && (network?.layout ?? 'nat-instance') === 'nat-instance') {
+    Annotations.of(scope).addInfo(
+      `network nat-instance: ${size.type} (${size.baselineMbits} Mbit/s sustained) for ${sessions} browsers at ${SESSION_MBITS} Mbit/s`,
+    );
+  }
+  return size.type;
 }
 
 function eksPools(config: Config): EksPoolConfig[] {

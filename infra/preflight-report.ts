@@ -13,6 +13,7 @@ import {
   serviceFrontDoorMonthly,
   sessionCost,
 } from './deployment-costs';
+import { browsingSessions, natInstanceSize } from './nat-instance-size';
 import { ACCOUNT_RATE_LIMIT, gridCapacity, stageThrottle } from './stage-throttle';
 
 /** What the synthesized stack holds: resources by CloudFormation type, and its assets. */
@@ -126,7 +127,13 @@ function resourceLines(facts: SynthesizedFacts): string[] {
 
 function costLines(options: DeployOptions): string[] {
   const layout = networkLayout(options);
-  const shape = { layout, natCount: options.natGateways, endpointAzs: options.endpointAzs };
+  const nat = natInstanceSize(browsingSessions(options.config), options.natGateways);
+  const shape = {
+    layout,
+    natCount: options.natGateways,
+    endpointAzs: options.endpointAzs,
+    natInstanceHour: nat.hourly,
+  };
   const network = networkMonthly(shape);
   const fixed = fixedMonthly();
   const heads = options.frontDoor === 'service' ? options.config.heads : undefined;
