@@ -7,7 +7,14 @@ import type { ISecurityGroup } from 'aws-cdk-lib/aws-ec2';
 import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { type Config, ConfigError, type EcsPoolConfig, type EksPoolConfig } from '../functions/core/config';
+import {
+  COLD_NEW_SESSION_MS,
+  type Config,
+  ConfigError,
+  type EcsPoolConfig,
+  type EksPoolConfig,
+  startsCold,
+} from '../functions/core/config';
 import { BrowserFleet, type BrowserFleetProps } from './browser-fleet';
 import { browserLogRetention, warnOfShortLogRetention } from './browser-log-retention';
 import { EksClusterAccess } from './eks-access';
@@ -79,6 +86,7 @@ export class GridgateStack extends Stack {
     const kind = props.frontDoor?.kind ?? 'rest-api';
     const routerTimeout = props.frontDoor?.timeout ?? Duration.minutes(15);
     checkRouterTimeout(props.config, routerTimeout);
+    warnOfShortNewSessionBudget(this, props.config);
 
     this.network = new GridNetwork(this, 'Network', {
       ...props.network,
@@ -323,6 +331,23 @@ function roleOf(grantee: IGrantable): IRole {
 
 function ecsPools(config: Config): EcsPoolConfig[] {
   return Object.values(config.pools).filter((pool): pool is EcsPoolConfig => pool.kind === 'ecs');
+}
+
+/**
+ * Below this a first session on a cold ecs or eks pool may well fail: one image's pull alone is 30-60 s and
+ * more on Fargate, a recorder's pool pulls two (docs/aws.md, "First day").
+ */
+export const COLD_START_BUDGET_MS = 120_000;
+
+/** Says at synth that `timeouts.newSession` is shorter than a cold start, naming the pools that start cold. */
+function warnOfShortNewSessionBudget(scope: Construct, config: Config): void {
+  const cold = Object.values(config.pools).filter(startsCold);
+  const budget = config.timeouts.newSession;
+  if (cold.length === 0 || budget >= COLD_START_BUDGET_MS) return;
+  Annotations.of(scope).addWarningV2(
+    'gridgate:newSessionBelowColdStart',
+    `timeouts.newSession (${budget / 1000} s) is shorter than a cold start of pools ${cold.map((pool) => pool.name).join(', ')} may take (an image pull of 30-60 s and more, two with a recorder): first sessions may fail "session not created"; give it ${COLD_START_BUDGET_MS / 1000} s or more (the default for ecs and eks pools is ${COLD_NEW_SESSION_MS / 1000} s), or keep a warm pool`,
+  );
 }
 
 /** A new session may wait for a slot, then for a cold start; the router must outlive both. */

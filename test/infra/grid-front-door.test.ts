@@ -123,7 +123,7 @@ describe('the front door: a REST API streaming from the router Lambda (the defau
 
   it('refuses a router timeout too short for a queued cold start', () => {
     expect(() => gridStack({ configFile: MULTI_POOL, frontDoor: { timeout: Duration.minutes(2) } })).toThrow(
-      /must exceed timeouts.queue \+ timeouts.newSession \(150 s\)/,
+      /must exceed timeouts.queue \+ timeouts.newSession \(240 s\)/,
     );
   });
 

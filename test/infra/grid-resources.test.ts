@@ -77,8 +77,8 @@ describe('the browser fleet (multi-pool example: chrome-spot on x86 Spot, chromi
   it('ends every task itself past the longest session it could hold, even with gridgate gone', () => {
     for (const id of [chrome, chromium]) {
       const container = template.findResources(TASK_DEFINITION)[id]?.Properties.ContainerDefinitions[0];
-      // newSession 90 s + maxAge 1 h + 5 minutes' grace; SIGKILL a Spot notice's 120 s after SIGTERM.
-      expect(container.Command).toEqual(['timeout', '--kill-after=120s', '3990s', '/opt/bin/entry_point.sh']);
+      // newSession 3 min + maxAge 1 h + 5 minutes' grace; SIGKILL a Spot notice's 120 s after SIGTERM.
+      expect(container.Command).toEqual(['timeout', '--kill-after=120s', '4080s', '/opt/bin/entry_point.sh']);
       // The browser container is essential: its exit stops the task (and a recorder beside it).
       expect(container.Essential).toBe(true);
     }
@@ -95,10 +95,26 @@ describe('the browser fleet (multi-pool example: chrome-spot on x86 Spot, chromi
       ContainerDefinitions: [
         Match.objectLike({
           Name: 'browser',
-          Command: ['timeout', '--kill-after=120s', '4890s', '/opt/bin/entry_point.sh'],
+          Command: ['timeout', '--kill-after=120s', '4980s', '/opt/bin/entry_point.sh'],
         }),
       ],
     });
+  });
+
+  it('warns at synth of a new-session budget shorter than a cold start, naming the cold pools', () => {
+    const warnings = (newSession: number) => {
+      const example = readGridConfig(MULTI_POOL);
+      const stack = gridStack({ config: { ...example, timeouts: { ...example.timeouts, newSession } } });
+      return Annotations.fromStack(stack)
+        .findWarning('*', Match.stringLikeRegexp('shorter than a cold start'))
+        .map((warning) => String(warning.entry.data));
+    };
+    expect(warnings(60_000)).toEqual([
+      expect.stringMatching(
+        /timeouts.newSession \(60 s\) is shorter than a cold start of pools chrome-spot, chromium-arm/,
+      ),
+    ]);
+    expect(warnings(120_000)).toEqual([]);
   });
 
   it('caps the browser idle timeout at the REST front door idle limit (5 minutes)', () => {
