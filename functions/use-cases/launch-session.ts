@@ -3,6 +3,7 @@
  * sign its ID. On failure or abort it stops what it started; freeing the slot is the caller's job.
  */
 
+import { browserInUseMs } from '../core/browser-lifetime';
 import { upstreamEndpoint } from '../core/browser-network';
 import type { Capabilities } from '../core/capabilities';
 import { colorHeaderName } from '../core/color-choice';
@@ -12,7 +13,6 @@ import { devtoolsAddress } from '../core/devtools-address';
 import type { GridDeps } from '../core/grid-deps';
 import type { CreationStage, SessionRecord } from '../core/ports';
 import { type RecordingAsk, recordingWish } from '../core/recording-wish';
-import { browserInUseMs } from '../core/browser-lifetime';
 import type { SessionLimits } from '../core/session-limits';
 import type { CreatedSession, UpstreamWebDriver } from '../core/upstream-webdriver';
 import { endSession } from './end-session';
