@@ -39,6 +39,11 @@ export interface TaskBilling {
   billedFrom: number;
   /** The capacity provider the task ran on: FARGATE_SPOT or FARGATE. */
   capacity: 'spot' | 'on-demand';
+  /**
+   * Why a Spot-first pool's task runs on on-demand: RunTask found no Spot capacity, the account's Spot vCPU
+   * quota was used up, or the Spot task stalled in PROVISIONING and was replaced. Absent: no fallback.
+   */
+  spotFallback?: 'no capacity' | 'quota' | 'stalled';
   vcpu: number;
   memoryGb: number;
   architecture: 'x86_64' | 'arm64';
@@ -343,6 +348,8 @@ export type LogEvent =
   | 'BROWSER_EXITED'
   | 'BROWSER_RECLAIMED'
   | 'BROWSER_STOP_FAILED'
+  /** A Spot pool's new session moved to on-demand Fargate after its Spot task stalled in PROVISIONING. */
+  | 'SPOT_FALLBACK'
   /** An eks pod's browser log could not be copied to the bucket before the pod was deleted. */
   | 'BROWSER_LOG_NOT_KEPT'
   | 'UPSTREAM_ERROR'
