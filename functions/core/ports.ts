@@ -379,6 +379,8 @@ export interface MetricDimensions {
   reason?: string;
   /** An environment colour some pool is configured with (never a colour only a client named). */
   color?: string;
+  /** How a cloud browser was had: `cold` (a task started and its image pulled) or `warm` (a warm task claimed). */
+  start?: 'cold' | 'warm';
 }
 
 /** A closed set of metric names, documented in docs/metrics.md. */
@@ -390,6 +392,8 @@ export type MetricName =
   | 'SessionFailurePercent'
   | 'NewSessionLatency'
   | 'LaunchStageLatency'
+  /** From a launch's start to a driver-ready browser, by pool and `start` (cold or warm). */
+  | 'BrowserStartLatency'
   | 'QueueWait'
   | 'SpotFallbacks'
   | 'SpotInterruptions'

@@ -112,6 +112,7 @@ describe('the dashboard', () => {
         'New-session latency (ms): p50, p90, p99',
         'New-session latency by stage (ms): launch, driver ready, session',
         'Queue wait for a free slot (ms)',
+        'Cold vs warm starts (ms): p50 and p90 per pool',
         'Spot: share of launches, fallbacks to on-demand, interruptions',
         'Orphans reaped by the cleanup, by reason',
         'Router errors and throttles',
@@ -138,6 +139,14 @@ describe('the dashboard', () => {
     expect(expressions('New-session latency (ms): p50, p90, p99')).toEqual(
       ['p50', 'p90', 'p99'].map(
         (stat) => `SEARCH('Namespace="gridgate" MetricName="NewSessionLatency"', '${stat}', 60)`,
+      ),
+    );
+  });
+
+  it('shows cold and warm starts apart, per pool: one line per pool and start kind', () => {
+    expect(expressions('Cold vs warm starts (ms): p50 and p90 per pool')).toEqual(
+      ['p50', 'p90'].map(
+        (stat) => `SEARCH('Namespace="gridgate" MetricName="BrowserStartLatency"', '${stat}', 60)`,
       ),
     );
   });

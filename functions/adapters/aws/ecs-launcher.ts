@@ -88,6 +88,10 @@ export class EcsLauncher implements Launcher {
         { pool, ip: running.ip, startedAt: started, signal },
         TASK_FAILURES,
       );
+      this.metrics.timing('BrowserStartLatency', this.clock.now() - started, {
+        pool: pool.name,
+        start: 'cold',
+      });
       // Fargate bills from the pull's start, at the rate of the provider ECS placed the task with.
       const billing = {
         ...taskBilling(
@@ -179,6 +183,10 @@ export class EcsLauncher implements Launcher {
     this.metrics.timing('LaunchStageLatency', this.clock.now() - started, {
       pool: pool.name,
       stage: 'driver',
+    });
+    this.metrics.timing('BrowserStartLatency', this.clock.now() - started, {
+      pool: pool.name,
+      start: 'warm',
     });
     return {
       address: task.address,
