@@ -363,7 +363,10 @@ describe('EksLauncher.start', () => {
     expect(metrics.timings.map((t) => [t.name, t.dimensions])).toEqual([
       ['LaunchStageLatency', { pool: 'pods', stage: 'launch' }],
       ['LaunchStageLatency', { pool: 'pods', stage: 'driver' }],
+      // The whole start, for the dashboard's cold-vs-warm graph: every pod is a cold start.
+      ['BrowserStartLatency', { pool: 'pods', start: 'cold' }],
     ]);
+    expect(metrics.timings[2]?.ms).toBe((launchStage?.ms ?? 0) + (driverStage?.ms ?? 0));
     // Fake time moves only by the launcher's waits: pod reads until Ready, then three /status polls.
     expect(launchStage?.ms).toBeGreaterThan(0);
     expect(driverStage?.ms).toBe(1500);
