@@ -67,6 +67,8 @@ describe('npm run preflight', () => {
     const idle = networkMonthly({ layout: 'nat-instance', natInstanceHour: nat.hourly }) + fixedMonthly();
     expect(stdout).toContain(`idle: ${dollars(idle)} a month`);
     for (const pool of ecs) expect(stdout).toContain(`on ecs pool "${pool.name}"`);
+    // The REST front door streams through Lambda, which not every Region offers yet.
+    expect(stdout).toContain('- Lambda response streaming in the Region (the router answers through STREAM');
     // Offline: not one network connection, not one name lookup (tsx's own local pipe aside).
     const network = connections.map((line) => JSON.parse(line)).filter((entry) => entry.path === undefined);
     expect(network).toEqual([]);
@@ -97,6 +99,8 @@ describe('npm run preflight', () => {
     expect(stdout).toContain('3 container image asset(s)');
     expect(stdout).toContain('AWSServiceRoleForElasticLoadBalancing');
     expect(stdout).not.toContain('"Concurrent executions"');
+    // Heads are Node servers behind a load balancer: no Lambda streams.
+    expect(stdout).not.toContain('Lambda response streaming');
     expect(stdout).toContain(`load balancer and 3 heads ${dollars(serviceFrontDoorMonthly(heads))}`);
   });
 
