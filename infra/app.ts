@@ -4,7 +4,8 @@
  * (rest-api | function-url | web-function), `network` (nat-instance | nat-gateway | endpoints,
  * infra/network-layout.ts), `natGateways` (NAT gateways or instances, default 1), `endpointAzs` (endpoints
  * layout: AZs of the endpoints), `alarmEmail`, `throttleRate` (the REST stage's requests per second; default
- * sized from the pools, infra/stage-throttle.ts) and `vpcId` (an existing VPC: needs credentials, see docs/aws.md).
+ * sized from the pools, infra/stage-throttle.ts), `vpcId` (an existing VPC: needs credentials, see docs/aws.md)
+ * and `stackName` (default Gridgate; another name for a second grid in the same account and Region).
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -15,7 +16,7 @@ import { GridgateStack } from './gridgate-stack';
 const app = new App();
 try {
   const options = readDeployOptions((key) => app.node.tryGetContext(key));
-  new GridgateStack(app, 'Gridgate', {
+  new GridgateStack(app, options.stackName, {
     ...stackProps(options),
     description: 'gridgate: a serverless WebDriver grid',
     // The account and Region of the CLI's credentials, when there are any: lookups (an existing VPC,

@@ -24,9 +24,11 @@ import { Construct } from 'constructs';
 import { browserLogStreamPrefix } from '../functions/adapters/aws/browser-log-stream';
 import { recorderEnvironment } from '../functions/adapters/aws/recorder-environment';
 import { TASK_TAGS } from '../functions/adapters/aws/task-tags';
+import type { LifetimeTimeouts } from '../functions/core/browser-lifetime';
 import type { EcsPoolConfig } from '../functions/core/config';
 import type { EcsPoolDeployment } from '../functions/core/deployment';
 import { movingTagWarning } from './browser-image-tag';
+import { selfEndingCommand, taskLifetimeSeconds } from './browser-task-lifetime';
 import { acknowledgeImagePull } from './image-pull-permissions';
 import type { RecordingsBucket } from './recordings-bucket';
 
@@ -43,6 +45,8 @@ export interface BrowserFleetProps {
    * it to the config's `timeouts.idle`, capped below the front door's idle limit.
    */
   sessionTimeout: Duration;
+  /** The config's new-session timeout and maximum age: past them (and a grace) a task ends itself. */
+  timeouts: LifetimeTimeouts;
   /**
    * Copy each pool's image into this account's ECR at deploy time (`cdk deploy` builds a one-line
    * Dockerfile, so it needs Docker). Fargate keeps no image cache and pulls the whole image for every
@@ -124,6 +128,8 @@ export class BrowserFleet extends Construct {
           })
         : ContainerImage.fromRegistry(pool.image),
       portMappings: [{ containerPort: pool.port }],
+      // The task ends itself once it has outlived any session it could hold (browser-task-lifetime.ts).
+      command: selfEndingCommand(taskLifetimeSeconds(pool, this.props.timeouts), SPOT_STOP_TIMEOUT),
       environment: {
         // One session per task, then the node drains and the task exits: a fresh browser every time.
         SE_NODE_MAX_SESSIONS: '1',

@@ -15,6 +15,8 @@ export const FRONT_DOORS: FrontDoorKind[] = ['rest-api', 'function-url', 'web-fu
 const NEW_VPC_LAYOUTS = NETWORK_LAYOUTS.filter((layout) => layout !== 'existing');
 
 export interface DeployOptions {
+  /** The CloudFormation stack's name (`-c stackName=`): a second grid in one account and Region takes another. */
+  stackName: string;
   configFile: string | undefined;
   config: Config;
   frontDoor: FrontDoorKind;
@@ -47,6 +49,7 @@ export function readDeployOptions(context: (key: string) => unknown): DeployOpti
   }
   const vpcId = context('vpcId') as string | undefined;
   return {
+    stackName: stackNameOf(context('stackName')),
     configFile,
     config,
     frontDoor,
@@ -74,6 +77,22 @@ export function stackProps(options: DeployOptions): GridgateStackProps {
     frontDoor: { kind: options.frontDoor, throttle: options.throttle },
     alarms: { email: options.alarmEmail },
   };
+}
+
+/** The stack's name when none is given: the one every deployment before `-c stackName` had. */
+export const DEFAULT_STACK_NAME = 'Gridgate';
+// CloudFormation CreateStack: "A stack name can contain only alphanumeric characters (case sensitive) and
+// hyphens. It must start with an alphabetical character and can't be longer than 128 characters."
+const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
+
+function stackNameOf(value: unknown): string {
+  if (value === undefined) return DEFAULT_STACK_NAME;
+  if (typeof value !== 'string' || !STACK_NAME.test(value)) {
+    throw new ConfigError('CDK context "stackName"', [
+      'must start with a letter and hold only letters, digits and hyphens, at most 128 characters',
+    ]);
+  }
+  return value;
 }
 
 /** A positive whole number from the context, or `fallback`. */

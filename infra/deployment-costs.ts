@@ -20,6 +20,8 @@ export interface NetworkShape {
   azs?: number;
   /** NAT gateways or instances. @default 1 */
   natCount?: number;
+  /** A NAT instance's hourly price, when sized above the t4g.nano the prices list (nat-instance-size.ts). */
+  natInstanceHour?: number;
   /** AZs the interface endpoints span (endpoints layout). @default every AZ */
   endpointAzs?: number;
 }
@@ -37,8 +39,8 @@ export const TYPICAL_SESSION = {
 };
 
 const NAT_INSTANCE_VOLUME_GB = 8;
-/** Alarms the stack makes (failure rate, orphan reaps, router throttles). */
-const ALARMS = 3;
+/** Alarms the stack makes (failure rate, orphan reaps, cleanup errors, missed cleanup passes, router throttles). */
+const ALARMS = 5;
 
 /** The network's own monthly charge while idle. */
 export function networkMonthly(
@@ -51,7 +53,7 @@ export function networkMonthly(
     case 'nat-instance':
       return (
         nat *
-        ((prices.natInstanceHour + prices.publicIpv4Hour) * HOURS_PER_MONTH +
+        (((shape.natInstanceHour ?? prices.natInstanceHour) + prices.publicIpv4Hour) * HOURS_PER_MONTH +
           NAT_INSTANCE_VOLUME_GB * prices.ebsGp3GbMonth)
       );
     case 'nat-gateway':

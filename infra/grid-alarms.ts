@@ -1,6 +1,7 @@
 /**
  * Alarms that need a person: many new sessions failing, the cleanup reaping leaked browsers (the
- * router's own clean-up missed them), and requests throttled. Optionally sent to an SNS topic.
+ * router's own clean-up missed them), the cleanup itself failing or not running (then leaks go unseen),
+ * and requests throttled. Optionally sent to an SNS topic.
  */
 import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
@@ -14,6 +15,8 @@ import { NAMESPACE, total } from './grid-metrics';
 export interface GridAlarmsProps {
   /** The router Lambda, for its throttles (absent for a Web Function front door). */
   routerFunction?: IFunction;
+  /** The scheduled cleanup, for its errors and missed passes; `interval` is its schedule's (undefined: cron). */
+  cleanup?: { function: IFunction; interval?: Duration };
   /** Send alarm and OK notifications here. @default a new topic if `email` is set, else none */
   topic?: ITopic;
   /** Subscribe this address to a new topic. */
@@ -30,6 +33,8 @@ export class GridAlarms extends Construct {
   readonly failureRate: Alarm;
   readonly orphanReaps: Alarm;
   readonly throttles?: Alarm;
+  readonly cleanupErrors?: Alarm;
+  readonly cleanupMissed?: Alarm;
   readonly topic?: ITopic;
 
   constructor(scope: Construct, id: string, props: GridAlarmsProps = {}) {
@@ -68,8 +73,34 @@ export class GridAlarms extends Construct {
       threshold: props.orphanReaps ?? 3,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,
+      // No reaps write no data, which is fine; a cleanup that stopped running is the CleanupMissed alarm's.
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
+    if (props.cleanup) {
+      const { function: cleanup, interval } = props.cleanup;
+      // A pass that throws or times out: leaked browsers stay (≈ $36 a month each for a docker-selenium task).
+      this.cleanupErrors = new Alarm(this, 'CleanupErrors', {
+        alarmDescription:
+          'gridgate: cleanup passes fail, so leaked browsers are not stopped. Logs: the cleanup function’s.',
+        metric: cleanup.metricErrors({ period: WINDOW, statistic: 'Sum' }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      // No invocation at all (schedule disabled, function throttled or deleted) writes no data: missing
+      // data here is the failure, so it breaches.
+      this.cleanupMissed = new Alarm(this, 'CleanupMissed', {
+        alarmDescription:
+          'gridgate: the cleanup has not run for several of its intervals: nothing stops leaked browsers.',
+        metric: cleanup.metricInvocations({ period: missedPassWindow(interval), statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.BREACHING,
+      });
+    }
     if (props.routerFunction) {
       this.throttles = new Alarm(this, 'Throttles', {
         alarmDescription:
@@ -90,6 +121,22 @@ export class GridAlarms extends Construct {
   }
 
   get all(): Alarm[] {
-    return [this.failureRate, this.orphanReaps, ...(this.throttles ? [this.throttles] : [])];
+    return [
+      this.failureRate,
+      this.orphanReaps,
+      ...(this.cleanupErrors ? [this.cleanupErrors] : []),
+      ...(this.cleanupMissed ? [this.cleanupMissed] : []),
+      ...(this.throttles ? [this.throttles] : []),
+    ];
   }
+}
+
+/**
+ * Three of the cleanup's intervals, at least 5 minutes (one late pass is no alarm) and at most a day (an
+ * alarm's evaluation range); a cron schedule, whose interval is unknown here, gets the day.
+ */
+function missedPassWindow(interval: Duration | undefined): Duration {
+  if (interval === undefined) return Duration.days(1);
+  const minutes = Math.min(Math.max(3 * interval.toMinutes(), 5), 24 * 60);
+  return Duration.minutes(minutes);
 }

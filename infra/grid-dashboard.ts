@@ -105,6 +105,12 @@ export class GridDashboard extends Construct {
         left: ['p50', 'p90', 'p99'].map((stat) => percentile('LaunchStageLatency', stat)),
       }),
       new GraphWidget({
+        // A cold start pulls the image (tens of seconds); a warm one claims a running task (a second or two).
+        title: 'Cold vs warm starts (ms): p50 and p90 per pool',
+        width: 8,
+        left: ['p50', 'p90'].map((stat) => percentile('BrowserStartLatency', stat)),
+      }),
+      new GraphWidget({
         title: 'Queue wait for a free slot (ms)',
         width: 8,
         left: ['p50', 'p90', 'p99'].map((stat) => percentile('QueueWait', stat)),

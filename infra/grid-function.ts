@@ -42,6 +42,12 @@ export interface GridFunctionProps {
   vpcSubnets?: ISubnet[];
   securityGroups?: ISecurityGroup[];
   logRetention?: RetentionDays;
+  /** Lambda's own retries of an asynchronous invocation (0–2). @default 2, Lambda's */
+  retryAttempts?: number;
+  /** How long an asynchronous invocation may wait in Lambda's queue (60 s–6 h). @default 6 h, Lambda's */
+  maxEventAge?: Duration;
+  /** At most this many invocations at once. @default the account's unreserved pool */
+  reservedConcurrentExecutions?: number;
 }
 
 export function gridFunction(scope: Construct, id: string, props: GridFunctionProps): NodejsFunction {
@@ -59,6 +65,9 @@ export function gridFunction(scope: Construct, id: string, props: GridFunctionPr
     vpc: props.vpc,
     vpcSubnets: props.vpcSubnets ? { subnets: props.vpcSubnets } : undefined,
     securityGroups: props.securityGroups,
+    retryAttempts: props.retryAttempts,
+    maxEventAge: props.maxEventAge,
+    reservedConcurrentExecutions: props.reservedConcurrentExecutions,
     loggingFormat: LoggingFormat.TEXT,
     logGroup: new LogGroup(scope, `${id}Logs`, { retention: props.logRetention ?? RetentionDays.ONE_MONTH }),
     environment: {

@@ -8,8 +8,6 @@ import {
   FlowLogTrafficType,
   GatewayVpcEndpointAwsService,
   type IMachineImage,
-  InstanceClass,
-  InstanceSize,
   InstanceType,
   InterfaceVpcEndpointAwsService,
   type ISubnet,
@@ -58,14 +56,19 @@ export interface GridNetworkProps {
    * that is AWS credentials at synth time); without them, a placeholder, with a synth warning
    */
   natInstanceImage?: IMachineImage;
+  /**
+   * The NAT instance's EC2 type. GridgateStack sizes it from the ecs pools' `maxSessions`
+   * (nat-instance-size.ts). @default t4g.nano (32 Mbit/s sustained)
+   */
+  natInstanceType?: string;
   /** Public subnets too, for pools with `assignPublicIp` (always there with NAT). @default false */
   publicSubnets?: boolean;
   /** Flow logs of rejected traffic (security-group mistakes show there) are kept this long. @default one month */
   flowLogRetention?: RetentionDays;
 }
 
-/** fck-nat on the smallest Graviton instance: ~5 Gbit/s bursts, plenty for browsers fetching web pages. */
-const NAT_INSTANCE_TYPE = InstanceType.of(InstanceClass.T4G, InstanceSize.NANO);
+/** fck-nat on the smallest Graviton instance when nothing says more is needed: 32 Mbit/s sustained. */
+const NAT_INSTANCE_TYPE = 't4g.nano';
 /** Stands in for the AMI when no account and Region are known: such a template is for reading, not deploying. */
 const PLACEHOLDER_AMI = 'ami-00000000000000000';
 
@@ -130,7 +133,7 @@ export class GridNetwork extends Construct {
   /** fck-nat in an Auto Scaling group of one per AZ: a NAT instance that is replaced when it fails. */
   private natInstance(props: GridNetworkProps): FckNatInstanceProvider {
     return new FckNatInstanceProvider({
-      instanceType: NAT_INSTANCE_TYPE,
+      instanceType: new InstanceType(props.natInstanceType ?? NAT_INSTANCE_TYPE),
       machineImage: props.natInstanceImage ?? this.natInstanceImage(),
       // No Session Manager: nothing on the instance needs a person, and it keeps the role to nothing.
       enableSsm: false,

@@ -3,9 +3,18 @@
  * all built from the one gridgate config file the router itself reads, so deployment and routing agree.
  */
 import { Annotations, CfnOutput, Duration, type RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { ISecurityGroup } from 'aws-cdk-lib/aws-ec2';
 import type { IGrantable, IRole } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
-import { type Config, ConfigError, type EcsPoolConfig, type EksPoolConfig } from '../functions/core/config';
+import {
+  COLD_NEW_SESSION_MS,
+  type Config,
+  ConfigError,
+  type EcsPoolConfig,
+  type EksPoolConfig,
+  startsCold,
+} from '../functions/core/config';
 import { BrowserFleet, type BrowserFleetProps } from './browser-fleet';
 import { browserLogRetention, warnOfShortLogRetention } from './browser-log-retention';
 import { EksClusterAccess } from './eks-access';
@@ -14,6 +23,7 @@ import { FRONT_DOOR_IDLE_LIMIT, FrontDoor, type FrontDoorProps } from './front-d
 import { GridAlarms, type GridAlarmsProps } from './grid-alarms';
 import { GridDashboard, type GridDashboardProps } from './grid-dashboard';
 import { GridNetwork, type GridNetworkProps } from './grid-network';
+import { browsingSessions, natInstanceSize, SESSION_MBITS } from './nat-instance-size';
 import { OrphanCleanup, type OrphanCleanupProps } from './orphan-cleanup';
 import { RecordingsBucket } from './recordings-bucket';
 import { serviceFrontDoorProblems } from './router-service';
@@ -42,7 +52,7 @@ export interface GridgateStackProps extends StackProps {
     | 'customDomain'
   >;
   cleanup?: Pick<OrphanCleanupProps, 'schedule' | 'dryRun'>;
-  alarms?: Omit<GridAlarmsProps, 'routerFunction'>;
+  alarms?: Omit<GridAlarmsProps, 'routerFunction' | 'cleanup'>;
   dashboard?: Pick<GridDashboardProps, 'prices' | 'dashboardName'>;
 }
 
@@ -76,9 +86,11 @@ export class GridgateStack extends Stack {
     const kind = props.frontDoor?.kind ?? 'rest-api';
     const routerTimeout = props.frontDoor?.timeout ?? Duration.minutes(15);
     checkRouterTimeout(props.config, routerTimeout);
+    warnOfShortNewSessionBudget(this, props.config);
 
     this.network = new GridNetwork(this, 'Network', {
       ...props.network,
+      natInstanceType: props.network?.natInstanceType ?? sizedNatInstance(this, props.config, props.network),
       // The service front door's load balancer sits in public subnets.
       publicSubnets:
         props.network?.publicSubnets ?? (kind === 'service' || pools.some((pool) => pool.assignPublicIp)),
@@ -106,6 +118,7 @@ export class GridgateStack extends Stack {
       publicSubnets: vpc.publicSubnets,
       pools,
       sessionTimeout: browserSessionTimeout(this, props.config, FRONT_DOOR_IDLE_LIMIT[kind]),
+      timeouts: props.config.timeouts,
     });
 
     // What only the deployment knows, resolved by CloudFormation (functions/core/deployment.ts).
@@ -164,6 +177,10 @@ export class GridgateStack extends Stack {
       environment,
     });
 
+    shareNetworkInterfaces(this.frontDoor.routerFunction, this.cleanup.function, [
+      this.frontDoor.securityGroup,
+      this.cleanup.securityGroup,
+    ]);
     const router = this.frontDoor.grantee;
     this.browsers.allowWebDriverFrom(this.frontDoor.securityGroup);
     // Heads carry WebSockets: the status page's live view reaches each browser's noVNC through them.
@@ -226,6 +243,7 @@ export class GridgateStack extends Stack {
     this.alarms = new GridAlarms(this, 'Alarms', {
       ...props.alarms,
       routerFunction: this.frontDoor.routerFunction,
+      cleanup: { function: this.cleanup.function, interval: this.cleanup.interval },
     });
     this.dashboard = new GridDashboard(this, 'Dashboard', {
       ...props.dashboard,
@@ -254,6 +272,52 @@ export class GridgateStack extends Stack {
   }
 }
 
+/**
+ * Gives the router Lambda and the cleanup the same security groups (they share their subnets already), so
+ * they share their Hyperplane network interfaces: Lambda makes one per subnet and security-group combination,
+ * and reclaims one that has gone unused for weeks, after which the next invocation fails while the function
+ * goes Pending again ("Lambda function states"; "Giving Lambda functions access to resources in an Amazon
+ * VPC"). The cleanup runs every few minutes, so a grid idle for a month still answers its first request.
+ * Each function gains only the other's network reach (browsers' WebDriver port, an eks cluster's API).
+ * Heads and a Web Function's network connector are not Lambda invocations in the VPC: nothing to share.
+ */
+function shareNetworkInterfaces(
+  router: LambdaFunction | undefined,
+  cleanup: LambdaFunction,
+  groups: ISecurityGroup[],
+): void {
+  if (!router) return;
+  for (const fn of [router, cleanup]) {
+    const present = new Set(fn.connections.securityGroups);
+    for (const group of groups) if (!present.has(group)) fn.connections.addSecurityGroup(group);
+    // The function renders its VpcConfig when made; both get the one list, in one order.
+    (fn.node.defaultChild as CfnFunction).addPropertyOverride(
+      'VpcConfig.SecurityGroupIds',
+      groups.map((group) => group.securityGroupId),
+    );
+  }
+}
+
+/**
+ * The NAT instance's type for the config's browsers (nat-instance-size.ts), said at synth when it is not the
+ * smallest, and warned of when even the largest t4g cannot carry every pool full.
+ */
+function sizedNatInstance(scope: Construct, config: Config, network: GridNetworkProps | undefined): string {
+  const sessions = browsingSessions(config);
+  const size = natInstanceSize(sessions, network?.natGateways ?? 1);
+  if (!size.enough) {
+    Annotations.of(scope).addWarningV2(
+      'gridgate:natInstanceTooSmall',
+      `network nat-instance: ${sessions} browsers at ${SESSION_MBITS} Mbit/s need more than a ${size.type} sustains (${size.baselineMbits} Mbit/s); use -c network=nat-gateway or -c natGateways=N`,
+    );
+  } else if (sessions > 0 && (network?.layout ?? 'nat-instance') === 'nat-instance') {
+    Annotations.of(scope).addInfo(
+      `network nat-instance: ${size.type} (${size.baselineMbits} Mbit/s sustained) for ${sessions} browsers at ${SESSION_MBITS} Mbit/s`,
+    );
+  }
+  return size.type;
+}
+
 function eksPools(config: Config): EksPoolConfig[] {
   return Object.values(config.pools).filter((pool): pool is EksPoolConfig => pool.kind === 'eks');
 }
@@ -267,6 +331,23 @@ function roleOf(grantee: IGrantable): IRole {
 
 function ecsPools(config: Config): EcsPoolConfig[] {
   return Object.values(config.pools).filter((pool): pool is EcsPoolConfig => pool.kind === 'ecs');
+}
+
+/**
+ * Below this a first session on a cold ecs or eks pool may well fail: one image's pull alone is 30-60 s and
+ * more on Fargate, a recorder's pool pulls two (docs/aws.md, "First day").
+ */
+export const COLD_START_BUDGET_MS = 120_000;
+
+/** Says at synth that `timeouts.newSession` is shorter than a cold start, naming the pools that start cold. */
+function warnOfShortNewSessionBudget(scope: Construct, config: Config): void {
+  const cold = Object.values(config.pools).filter(startsCold);
+  const budget = config.timeouts.newSession;
+  if (cold.length === 0 || budget >= COLD_START_BUDGET_MS) return;
+  Annotations.of(scope).addWarningV2(
+    'gridgate:newSessionBelowColdStart',
+    `timeouts.newSession (${budget / 1000} s) is shorter than a cold start of pools ${cold.map((pool) => pool.name).join(', ')} may take (an image pull of 30-60 s and more, two with a recorder): first sessions may fail "session not created"; give it ${COLD_START_BUDGET_MS / 1000} s or more (the default for ecs and eks pools is ${COLD_NEW_SESSION_MS / 1000} s), or keep a warm pool`,
+  );
 }
 
 /** A new session may wait for a slot, then for a cold start; the router must outlive both. */

@@ -32,10 +32,13 @@ export class OrphanCleanup extends Construct {
   readonly function: NodejsFunction;
   readonly rule: Rule;
   readonly securityGroup: SecurityGroup;
+  /** The time between passes; undefined for a cron schedule, which has no one interval. */
+  readonly interval?: Duration;
 
   constructor(scope: Construct, id: string, props: OrphanCleanupProps) {
     super(scope, id);
     const schedule = props.schedule ?? Schedule.rate(Duration.minutes(1));
+    this.interval = intervalOf(schedule);
     this.securityGroup = new SecurityGroup(this, 'SecurityGroup', {
       vpc: props.vpc,
       description: 'gridgate cleanup: out to AWS endpoints and browsers',
@@ -48,11 +51,21 @@ export class OrphanCleanup extends Construct {
       environment: {
         ...props.environment,
         DRY_RUN: String(props.dryRun ?? false),
-        // Warm pools are sized from demand per interval (functions/core/warm-pool-size.ts).
-        ...intervalOf(schedule),
+        // Warm pools are sized from demand per interval (functions/core/warm-pool-size.ts); a cron schedule
+        // has no one interval, so the function's default holds.
+        ...(this.interval ? { CLEANUP_INTERVAL: `${this.interval.toMinutes()}m` } : {}),
       },
       // Shorter than the schedule, so two runs never overlap.
       timeout: Duration.seconds(50),
+      // The schedule's target already retries nothing (retryAttempts below), but Lambda retries a failed
+      // asynchronous invocation twice by itself ("Error handling and automatic retries in Lambda";
+      // AWS::Lambda::EventInvokeConfig MaximumRetryAttempts): a retry would run beside the next scheduled
+      // pass. No retries, and one pass at a time: a pass that fails is the next minute's pass.
+      retryAttempts: 0,
+      reservedConcurrentExecutions: 1,
+      // A pass throttled behind a running one waits in Lambda's queue; one older than a minute is stale
+      // (the next scheduled pass is due), so Lambda drops it instead of running passes back to back.
+      maxEventAge: Duration.minutes(1),
       memorySize: 256,
       vpc: props.vpc,
       vpcSubnets: props.subnets,
@@ -68,12 +81,12 @@ export class OrphanCleanup extends Construct {
 }
 
 const RATE = /^rate\((\d+) (minute|hour|day)s?\)$/;
-const UNIT = { minute: 'm', hour: 'h', day: 'h' } as const;
+const MINUTES = { minute: 1, hour: 60, day: 24 * 60 } as const;
 
-/** CLEANUP_INTERVAL for a rate schedule ("5m"); a cron schedule has no one interval, so the function's default holds. */
-function intervalOf(schedule: Schedule): Record<string, string> {
+/** The interval of a rate schedule; undefined for a cron schedule. */
+function intervalOf(schedule: Schedule): Duration | undefined {
   const match = RATE.exec(schedule.expressionString);
-  if (!match) return {};
-  const [, count, unit] = match as unknown as [string, string, keyof typeof UNIT];
-  return { CLEANUP_INTERVAL: `${Number(count) * (unit === 'day' ? 24 : 1)}${UNIT[unit]}` };
+  if (!match) return undefined;
+  const [, count, unit] = match as unknown as [string, string, keyof typeof MINUTES];
+  return Duration.minutes(Number(count) * MINUTES[unit]);
 }

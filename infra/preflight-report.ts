@@ -13,6 +13,7 @@ import {
   serviceFrontDoorMonthly,
   sessionCost,
 } from './deployment-costs';
+import { browsingSessions, natInstanceSize } from './nat-instance-size';
 import { ACCOUNT_RATE_LIMIT, gridCapacity, stageThrottle } from './stage-throttle';
 
 /** What the synthesized stack holds: resources by CloudFormation type, and its assets. */
@@ -88,6 +89,12 @@ function accountNeeds(options: DeployOptions, facts: SynthesizedFacts): string[]
   }
   const capacity = gridCapacity(options.config);
   if (options.frontDoor === 'rest-api' || options.frontDoor === 'function-url') {
+    // "Lambda response streaming is not yet available in all AWS Regions" (Lambda developer guide, "Response
+    // streaming for Lambda functions"); preflight calls no AWS API, so it names the requirement and the page.
+    const how = options.frontDoor === 'rest-api' ? 'STREAM integrations' : 'a RESPONSE_STREAM function URL';
+    needs.push(
+      `Lambda response streaming in the Region (the router answers through ${how}): not yet in every AWS Region; check yours in "AWS Capabilities by Region" before deploying, or use -c frontDoor=service`,
+    );
     needs.push(
       `quota "Concurrent executions" (Lambda) of at least ${capacity + LAMBDA_HEADROOM}: one router environment per request in flight, ${capacity} sessions at once (the default is 1,000; new accounts can start lower)`,
     );
@@ -126,7 +133,13 @@ function resourceLines(facts: SynthesizedFacts): string[] {
 
 function costLines(options: DeployOptions): string[] {
   const layout = networkLayout(options);
-  const shape = { layout, natCount: options.natGateways, endpointAzs: options.endpointAzs };
+  const nat = natInstanceSize(browsingSessions(options.config), options.natGateways);
+  const shape = {
+    layout,
+    natCount: options.natGateways,
+    endpointAzs: options.endpointAzs,
+    natInstanceHour: nat.hourly,
+  };
   const network = networkMonthly(shape);
   const fixed = fixedMonthly();
   const heads = options.frontDoor === 'service' ? options.config.heads : undefined;

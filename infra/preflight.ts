@@ -49,7 +49,7 @@ function synthesize(context: Record<string, string>): { report: string } {
       },
       builtinCloudFormationValidation: false,
     });
-    const stack = new GridgateStack(app, 'Gridgate', {
+    const stack = new GridgateStack(app, options.stackName, {
       ...stackProps(options),
       env: options.vpcId ? PLACEHOLDER_ENV : undefined,
     });

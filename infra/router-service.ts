@@ -4,9 +4,10 @@
  * WebSockets (BiDi, CDP, the status page's VNC view), share the DynamoDB table and signing key with the
  * cleanup and each other, and start browsers in the same ecs and eks pools as the Lambda router would.
  */
-import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Aspects, CfnOutput, Duration, type IAspect, Stack, Validations } from 'aws-cdk-lib';
 import { type ISecurityGroup, type ISubnet, type IVpc, SecurityGroup } from 'aws-cdk-lib/aws-ec2';
 import {
+  CfnClusterCapacityProviderAssociations,
   CpuArchitecture,
   FargateService,
   FargateTaskDefinition,
@@ -22,7 +23,7 @@ import {
   SslPolicy,
 } from 'aws-cdk-lib/aws-elasticloadbalancingv2';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import type { Config } from '../functions/core/config';
 import type { HeadsConfig } from '../functions/core/heads-config';
 import { headImage } from './head-image';
@@ -142,6 +143,7 @@ export class RouterService extends Construct {
       maxHealthyPercent: 200,
       healthCheckGracePeriod: Duration.seconds(60),
     });
+    Aspects.of(this.service).add(new AfterCapacityProviders(this.service, props.cluster));
 
     const listener = https
       ? this.loadBalancer.addListener('Https', {
@@ -221,4 +223,25 @@ export function serviceFrontDoorProblems(config: Config): string[] {
     }
   }
   return problems;
+}
+
+/**
+ * Makes the service wait for its cluster's capacity-provider association: a service whose strategy names
+ * FARGATE and FARGATE_SPOT fails to create while they are not yet associated, and nothing else orders the
+ * two. The association is made by an aspect of aws-ecs's Cluster at synthesis (a mutating one, which runs
+ * before this default-priority one), so it is looked up here rather than when the service is made.
+ */
+class AfterCapacityProviders implements IAspect {
+  constructor(
+    private readonly service: FargateService,
+    private readonly cluster: ICluster,
+  ) {}
+
+  visit(node: IConstruct): void {
+    if (node !== this.service) return;
+    const association = this.cluster.node.children.find(
+      (child) => child instanceof CfnClusterCapacityProviderAssociations,
+    );
+    if (association) this.service.node.addDependency(association);
+  }
 }

@@ -228,7 +228,10 @@ export const configSchema = z
     colors: colors.prefault({}),
     timeouts: z
       .strictObject({
-        newSession: duration.prefault('60s').meta({ description: 'Longest a new session may take.' }),
+        newSession: duration.optional().meta({
+          description:
+            'Longest a new session may take. Default: 60s, or 3m when some pool is ecs or eks, whose browsers start cold (a Fargate task pulls its whole image: 30-60 s and more).',
+        }),
         idle: duration.prefault('5m').meta({ description: 'A session without commands ends.' }),
         maxAge: duration.prefault('1h').meta({ description: 'No session lives longer.' }),
         queue: duration.prefault('60s').meta({
@@ -273,10 +276,26 @@ export type BrowserConfig = z.output<typeof browser>;
 export type UserConfig = z.output<typeof user>;
 export type ColorsConfig = z.output<typeof colors>;
 export type RecordingConfig = z.output<typeof recording>;
-export type Config = Omit<ParsedConfig, 'pools' | 'browsers'> & {
+export type Config = Omit<ParsedConfig, 'pools' | 'browsers' | 'timeouts'> & {
   browsers: Record<string, BrowserConfig>;
   pools: Record<string, PoolConfig>;
+  timeouts: ParsedConfig['timeouts'] & { newSession: number };
 };
+
+/** `timeouts.newSession` when the config sets none and every pool starts quickly (local, hub, container). */
+export const QUICK_NEW_SESSION_MS = 60_000;
+/**
+ * `timeouts.newSession` when the config sets none and some pool starts browsers cold on AWS (ecs, eks): a
+ * Fargate task pulls its whole image every time ("30-45 seconds or longer" for docker-selenium's 1 GB+ images,
+ * ~55 s measured; a recorder's pool pulls two), and a first session that times out is the first thing a team
+ * meets. Three minutes holds a slow pull with room; warm pools make most starts take seconds.
+ */
+export const COLD_NEW_SESSION_MS = 180_000;
+
+/** Whether a pool's browsers start cold on AWS (an image pulled per session). */
+export function startsCold(pool: { kind: string }): boolean {
+  return pool.kind === 'ecs' || pool.kind === 'eks';
+}
 
 export class ConfigError extends Error {
   constructor(
@@ -316,8 +335,13 @@ export function parseConfig(input: unknown, defaults: ConfigDefaults, source = '
       versions: { [defaults.localBrowserVersion]: { pools: ['local'] } },
     }),
   };
+  const cold = Object.values(pools).some(startsCold);
   return {
     ...parsed,
+    timeouts: {
+      ...parsed.timeouts,
+      newSession: parsed.timeouts.newSession ?? (cold ? COLD_NEW_SESSION_MS : QUICK_NEW_SESSION_MS),
+    },
     defaultBrowser: parsed.defaultBrowser ?? (parsed.browsers ? undefined : 'chrome'),
     browsers,
     pools: Object.fromEntries(

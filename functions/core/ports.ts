@@ -13,6 +13,11 @@ export interface LaunchRequest {
   user: string;
   /** The session's idle timeout, which a browser node can enforce itself. */
   idleTimeoutMs: number;
+  /**
+   * The longest the browser can be in use: the new-session timeout plus the session's maximum age
+   * (core/browser-lifetime.ts). A launcher whose browsers can end themselves makes them end a grace after it.
+   */
+  inUseMs: number;
   /** The matched capabilities, gridgate's own options removed. */
   capabilities: Capabilities;
   /** The catalog's version that matched ("" when the config names none), for launchers that pass it on. */
@@ -34,6 +39,11 @@ export interface TaskBilling {
   billedFrom: number;
   /** The capacity provider the task ran on: FARGATE_SPOT or FARGATE. */
   capacity: 'spot' | 'on-demand';
+  /**
+   * Why a Spot-first pool's task runs on on-demand: RunTask found no Spot capacity, the account's Spot vCPU
+   * quota was used up, or the Spot task stalled in PROVISIONING and was replaced. Absent: no fallback.
+   */
+  spotFallback?: 'no capacity' | 'quota' | 'stalled';
   vcpu: number;
   memoryGb: number;
   architecture: 'x86_64' | 'arm64';
@@ -340,6 +350,8 @@ export type LogEvent =
   | 'BROWSER_EXITED'
   | 'BROWSER_RECLAIMED'
   | 'BROWSER_STOP_FAILED'
+  /** A Spot pool's new session moved to on-demand Fargate after its Spot task stalled in PROVISIONING. */
+  | 'SPOT_FALLBACK'
   /** An eks pod's browser log could not be copied to the bucket before the pod was deleted. */
   | 'BROWSER_LOG_NOT_KEPT'
   | 'UPSTREAM_ERROR'
@@ -371,6 +383,8 @@ export interface MetricDimensions {
   reason?: string;
   /** An environment colour some pool is configured with (never a colour only a client named). */
   color?: string;
+  /** How a cloud browser was had: `cold` (a task started and its image pulled) or `warm` (a warm task claimed). */
+  start?: 'cold' | 'warm';
 }
 
 /** A closed set of metric names, documented in docs/metrics.md. */
@@ -382,6 +396,8 @@ export type MetricName =
   | 'SessionFailurePercent'
   | 'NewSessionLatency'
   | 'LaunchStageLatency'
+  /** From a launch's start to a driver-ready browser, by pool and `start` (cold or warm). */
+  | 'BrowserStartLatency'
   | 'QueueWait'
   | 'SpotFallbacks'
   | 'SpotInterruptions'

@@ -75,12 +75,19 @@ export const awsAdapters: AwsAdapters = {
   // Loaded with the first new session that needs it: most invocations are commands, which never need
   // ECS, and evaluating the SDK is a large part of a cold start (bench/README.md, router Lambda).
   ecsLauncher: async ({ agent, logger, metrics, warmTable }) => {
-    const [{ ECSClient }, { EcsLauncher }] = await Promise.all([
+    const [{ ECSClient }, { EcsLauncher }, { boundedRequests }] = await Promise.all([
       import('@aws-sdk/client-ecs'),
       import('../adapters/aws/ecs-launcher'),
+      import('../adapters/aws/request-bounds'),
     ]);
     const warm = warmTable === undefined ? undefined : await warmTasksIn(warmTable);
-    return new EcsLauncher({ ecs: new ECSClient({}), agent, logger, metrics, warm });
+    return new EcsLauncher({
+      ecs: new ECSClient({ requestHandler: boundedRequests() }),
+      agent,
+      logger,
+      metrics,
+      warm,
+    });
   },
   // Loaded with the first session on an eks pool, like ECS. The EKS token is signed with the same
   // credential chain as every SDK client (the Lambda role's, refreshed as it expires).

@@ -2,6 +2,7 @@
 import { ECSClient } from '@aws-sdk/client-ecs';
 import type { Context } from 'aws-lambda';
 import { eksPodApis } from '../adapters/aws/eks-pod-apis';
+import { boundedRequests } from '../adapters/aws/request-bounds';
 import { systemClock } from '../core/ports';
 import { type CleanupReport, runOrphanCleanup } from './aws-cleanup';
 import { jobWiring } from './aws-job-wiring';
@@ -11,7 +12,8 @@ import { podLogKeeper } from './pod-log-keeper';
 const FINISH_MS = 5000;
 
 const { config, sessions, logger, metrics, dryRun, warm } = jobWiring('cleanup');
-const ecs = new ECSClient({});
+// Bounded: a hung connection would otherwise hold the pass until Lambda's timeout ends it mid-way.
+const ecs = new ECSClient({ requestHandler: boundedRequests() });
 // EKS tokens are signed with the same credentials as the ECS client's (the Lambda role's).
 // A session's pod the cleanup deletes (timed out, left behind) has its browser log kept first, as at a DELETE.
 const pods = Object.values(config.pools).some((pool) => pool.kind === 'eks')

@@ -27,11 +27,12 @@ export function ecsRecordings(
   const { bucket, logGroup } = places;
   const video = bucket
     ? loadedOnFirstUse(async () => {
-        const [{ S3Recordings }, { S3Client }] = await Promise.all([
+        const [{ S3Recordings }, { S3Client }, { boundedRequests }] = await Promise.all([
           import('../adapters/aws/s3-recordings'),
           import('@aws-sdk/client-s3'),
+          import('../adapters/aws/request-bounds'),
         ]);
-        return new S3Recordings(new S3Client({}), bucket);
+        return new S3Recordings(new S3Client({ requestHandler: boundedRequests() }), bucket);
       })
     : undefined;
   const log = logGroup
@@ -59,8 +60,11 @@ export const ecsKept: KeptRecordings = (record, pool) => ({
 
 /** The router's CloudWatch Logs client: one try per call, since the log reads pace their own retries. */
 async function newLogsClient(): Promise<CloudWatchLogsClient> {
-  const { CloudWatchLogsClient } = await import('@aws-sdk/client-cloudwatch-logs');
-  return new CloudWatchLogsClient({ maxAttempts: 1 });
+  const [{ CloudWatchLogsClient }, { boundedRequests }] = await Promise.all([
+    import('@aws-sdk/client-cloudwatch-logs'),
+    import('../adapters/aws/request-bounds'),
+  ]);
+  return new CloudWatchLogsClient({ maxAttempts: 1, requestHandler: boundedRequests() });
 }
 
 /** A source made when first asked (madeOnFirstUse: a failed load is not kept). */

@@ -104,6 +104,9 @@ export const eksKept: KeptRecordings = (record, pool) => {
 
 /** The S3 client of a bucket's Region, with the SDK's default credentials (the router's or head's role). */
 async function newS3Client(region: string): Promise<S3Client> {
-  const { S3Client } = await import('@aws-sdk/client-s3');
-  return new S3Client({ region });
+  const [{ S3Client }, { boundedRequests }] = await Promise.all([
+    import('@aws-sdk/client-s3'),
+    import('../adapters/aws/request-bounds'),
+  ]);
+  return new S3Client({ region, requestHandler: boundedRequests() });
 }

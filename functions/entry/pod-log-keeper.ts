@@ -41,7 +41,10 @@ export function podLogKeeper(
 /** One S3 client per Region, made when first asked, with the SDK's default credentials (the role's). */
 export function regionalS3Clients(): (region: string) => Promise<S3Client> {
   return madeOnFirstUsePer(async (region: string) => {
-    const { S3Client } = await import('@aws-sdk/client-s3');
-    return new S3Client({ region });
+    const [{ S3Client }, { boundedRequests }] = await Promise.all([
+      import('@aws-sdk/client-s3'),
+      import('../adapters/aws/request-bounds'),
+    ]);
+    return new S3Client({ region, requestHandler: boundedRequests() });
   });
 }

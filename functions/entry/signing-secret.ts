@@ -12,8 +12,12 @@ export type SecretReader = (arn: string) => Promise<string>;
 
 export const readSecretsManager: SecretReader = async (arn) => {
   // Loaded only when an ARN is given: the Node server on a laptop never needs the SDK.
-  const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
-  const answer = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
+  const [{ GetSecretValueCommand, SecretsManagerClient }, { boundedRequests }] = await Promise.all([
+    import('@aws-sdk/client-secrets-manager'),
+    import('../adapters/aws/request-bounds'),
+  ]);
+  const client = new SecretsManagerClient({ requestHandler: boundedRequests() });
+  const answer = await client.send(new GetSecretValueCommand({ SecretId: arn }));
   if (answer.SecretString === undefined) throw new Error('it holds binary data, not text');
   return answer.SecretString;
 };

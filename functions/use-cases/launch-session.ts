@@ -3,6 +3,7 @@
  * sign its ID. On failure or abort it stops what it started; freeing the slot is the caller's job.
  */
 
+import { browserInUseMs } from '../core/browser-lifetime';
 import { upstreamEndpoint } from '../core/browser-network';
 import type { Capabilities } from '../core/capabilities';
 import { colorHeaderName } from '../core/color-choice';
@@ -64,6 +65,10 @@ export async function launchSession(
     key: attempt.key,
     user: attempt.user,
     idleTimeoutMs: attempt.limits.idleTimeoutMs,
+    inUseMs: browserInUseMs({
+      newSession: deps.config.timeouts.newSession,
+      maxAge: attempt.limits.maxAgeMs,
+    }),
     capabilities: attempt.capabilities,
     browserVersion: attempt.browserVersion,
     signal: attempt.signal,

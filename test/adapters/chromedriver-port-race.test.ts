@@ -59,6 +59,7 @@ function launch(chromedriver: string) {
     key: 'k',
     user: 'u',
     idleTimeoutMs: 60_000,
+    inUseMs: 3_660_000,
     capabilities: { browserName: 'chrome' },
     signal: new AbortController().signal,
   });

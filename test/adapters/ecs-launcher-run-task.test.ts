@@ -94,9 +94,11 @@ describe('EcsLauncher.start: RunTask', () => {
     expect(stopTaskInputs()).toEqual([]);
     expect(node.requests).toBe(1);
     expect(metrics.counts).toEqual([]);
-    expect(metrics.timings.map((t) => t.dimensions)).toEqual([
-      { pool: 'fargate', stage: 'launch' },
-      { pool: 'fargate', stage: 'driver' },
+    expect(metrics.timings.map((t) => [t.name, t.dimensions])).toEqual([
+      ['LaunchStageLatency', { pool: 'fargate', stage: 'launch' }],
+      ['LaunchStageLatency', { pool: 'fargate', stage: 'driver' }],
+      // The whole start, as the dashboard's cold-vs-warm graph shows it.
+      ['BrowserStartLatency', { pool: 'fargate', start: 'cold' }],
     ]);
   });
 

@@ -50,11 +50,15 @@ describe('EcsLauncher.start: warm pool', () => {
 
   it('claims an idle task instead of RunTask, tags it as the session’s, and goes straight to driver', async () => {
     const warm = warmStore();
-    const { launcher } = harness({ warm });
+    const { launcher, metrics } = harness({ warm });
     ecsMock.on(TagResourceCommand).resolves({});
     const stages: LaunchStage[] = [];
 
     const browser = await launcher.start({ ...launchRequest(warmPool()), onStage: (s) => stages.push(s) });
+    // Counted as a warm start, apart from cold ones, on the dashboard.
+    expect(metrics.timings.filter((t) => t.name === 'BrowserStartLatency').map((t) => t.dimensions)).toEqual([
+      { pool: 'fargate', start: 'warm' },
+    ]);
 
     expect(browser).toEqual({
       address: `127.0.0.1:${node.port}`,

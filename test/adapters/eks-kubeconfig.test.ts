@@ -189,6 +189,7 @@ function launchRequest(pool: EksPoolConfig): LaunchRequest {
     key: '0123456789abcdef',
     user: 'alice',
     idleTimeoutMs: 60_000,
+    inUseMs: 3_660_000,
     capabilities: { browserName: 'chrome' },
     signal: new AbortController().signal,
   };

@@ -56,6 +56,7 @@ const start = (onStage: (stage: LaunchStage) => void) =>
     key: '0123456789abcdef',
     user: 'ann',
     idleTimeoutMs: 300_000,
+    inUseMs: 3_660_000,
     capabilities: { browserName: 'chrome' },
     signal: new AbortController().signal,
     onStage,

@@ -69,6 +69,7 @@ function launch(
     key: KEY,
     user: 'ann@example.com',
     idleTimeoutMs: 300_000,
+    inUseMs: 3_660_000,
     capabilities: { browserName: 'chrome', browserVersion: '156' },
     signal,
     onStage,
@@ -125,6 +126,8 @@ describe('EksLauncher.start', () => {
           automountServiceAccountToken: false,
           enableServiceLinks: false,
           terminationGracePeriodSeconds: 5,
+          // New session 60 s + maximum age 1 h + the 5-minute grace: the pod ends itself past its use.
+          activeDeadlineSeconds: 3960,
           nodeSelector: { 'karpenter.sh/capacity-type': 'spot' },
           tolerations: [{ key: 'spot', operator: 'Exists', effect: 'NoSchedule' }],
           containers: [
@@ -164,6 +167,7 @@ describe('EksLauncher.start', () => {
       key: KEY,
       user: 'ann@example.com',
       idleTimeoutMs: 300_000,
+      inUseMs: 3_660_000,
       capabilities: { browserName: 'chrome', browserVersion: '156' },
       recording: { video: true, log: false },
       signal: new AbortController().signal,
@@ -209,6 +213,21 @@ describe('EksLauncher.start', () => {
     });
     // No credentials in the pod: EKS Pod Identity's agent gives the recorder its role's.
     expect(video.env.filter(({ name }: { name: string }) => /KEY|SECRET|TOKEN/.test(name))).toEqual([]);
+  });
+
+  it("ends a session's pod itself a grace after the session's own shorter maximum age", async () => {
+    const request: LaunchRequest = {
+      pool: spotPool(),
+      key: KEY,
+      user: 'ann@example.com',
+      idleTimeoutMs: 300_000,
+      // A session that asked for at most 10 minutes, after a 60 s new-session timeout.
+      inUseMs: 660_000,
+      capabilities: { browserName: 'chrome' },
+      signal: new AbortController().signal,
+    };
+    await launcher.start(request);
+    expect(kube.callsOf('POST')[0]?.body.spec.activeDeadlineSeconds).toBe(960);
   });
 
   it('leaves the pod of a pool without a recorder as it was: no service account, no hook, 5 s to stop', async () => {
@@ -344,7 +363,10 @@ describe('EksLauncher.start', () => {
     expect(metrics.timings.map((t) => [t.name, t.dimensions])).toEqual([
       ['LaunchStageLatency', { pool: 'pods', stage: 'launch' }],
       ['LaunchStageLatency', { pool: 'pods', stage: 'driver' }],
+      // The whole start, for the dashboard's cold-vs-warm graph: every pod is a cold start.
+      ['BrowserStartLatency', { pool: 'pods', start: 'cold' }],
     ]);
+    expect(metrics.timings[2]?.ms).toBe((launchStage?.ms ?? 0) + (driverStage?.ms ?? 0));
     // Fake time moves only by the launcher's waits: pod reads until Ready, then three /status polls.
     expect(launchStage?.ms).toBeGreaterThan(0);
     expect(driverStage?.ms).toBe(1500);

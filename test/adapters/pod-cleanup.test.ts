@@ -28,12 +28,12 @@ beforeEach(async () => {
 afterEach(() => kube.close());
 
 function setup() {
-  const config = configWithOnePool('pods', {
-    kind: 'eks',
-    cluster: 'browsers',
-    endpoint: 'https://api.example',
-    networks: ['10.1.0.0/16'],
-  });
+  const config = configWithOnePool(
+    'pods',
+    { kind: 'eks', cluster: 'browsers', endpoint: 'https://api.example', networks: ['10.1.0.0/16'] },
+    // The ages below are set against a one-minute new-session timeout (eks pools default to three).
+    { timeouts: { newSession: '60s' } },
+  );
   const pool = config.pools.pods as DeployedEksPool;
   const clock = new FixedClock(T0);
   const sessions = new MemorySessionStore(clock);
@@ -62,6 +62,7 @@ function setup() {
       key,
       user: 'ann',
       idleTimeoutMs: 300_000,
+      inUseMs: 3_660_000,
       capabilities: {},
       signal: new AbortController().signal,
     };

@@ -37,6 +37,7 @@ function launch(
     key: 'k',
     user: 'u',
     idleTimeoutMs: 60_000,
+    inUseMs: 3_660_000,
     capabilities,
     signal: new AbortController().signal,
     onStage,

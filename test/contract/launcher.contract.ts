@@ -32,6 +32,7 @@ function request(pool: PoolConfig, signal: AbortSignal): LaunchRequest {
     key: 'contract-key',
     user: 'guest',
     idleTimeoutMs: 60_000,
+    inUseMs: 3_660_000,
     capabilities: { browserName: 'chrome' },
     browserVersion: '',
     signal,

@@ -105,6 +105,7 @@ describe('a Selenium Grid 4 hub through gridgate', { timeout: TEST_MS }, () => {
         key,
         user: 'guest',
         idleTimeoutMs: 60_000,
+        inUseMs: 3_660_000,
         capabilities: { browserName: 'chrome' },
         signal: new AbortController().signal,
       });

@@ -19,7 +19,7 @@ describe('what a deployment costs, from infra/prices.ts', () => {
     expect(networkMonthly({ layout: 'endpoints' })).toBeCloseTo(5 * 2 * 0.01 * 730, 6);
     expect(networkMonthly({ layout: 'endpoints', endpointAzs: 1 })).toBeCloseTo(5 * 0.01 * 730, 6);
     expect(networkMonthly({ layout: 'existing' })).toBe(0);
-    expect(fixedMonthly()).toBeCloseTo(0.4 + 3 + 0.3, 6);
+    expect(fixedMonthly()).toBeCloseTo(0.4 + 3 + 5 * 0.1, 6);
   });
 
   it('prices a session: the task, the router, REST requests, and NAT gateway processing only where there is one', () => {

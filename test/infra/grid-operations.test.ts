@@ -1,5 +1,7 @@
 /** What the stack runs beside the front door for operators: the cleanup and Spot handler schedules, the dashboard, the alarms. */
+import { Duration } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { Schedule } from 'aws-cdk-lib/aws-events';
 import { describe, expect, it } from 'vitest';
 import { FUNCTION, functionProps, logicalId, multiPoolTemplate } from './grid-stack-fixture';
 
@@ -23,6 +25,31 @@ describe('the cleanup and the Spot interruption handler', () => {
     expect(props.Timeout).toBeLessThan(60);
     const dry = multiPoolTemplate({ cleanup: { dryRun: true } });
     expect(functionProps(dry, 'CleanupFunction').Environment.Variables.DRY_RUN).toBe('true');
+  });
+
+  it('runs one cleanup pass at a time: Lambda neither retries a failed pass nor runs two at once', () => {
+    const cleanup = logicalId(template, FUNCTION, 'CleanupFunction');
+    // Lambda's own asynchronous retries (twice by default) would re-run a failed pass beside the next one.
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: cleanup },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+    });
+    expect(functionProps(template, 'CleanupFunction').ReservedConcurrentExecutions).toBe(1);
+  });
+
+  it("keeps the router's network interfaces in use: the cleanup runs in the same subnets and groups", () => {
+    // Lambda shares one interface per subnet and security-group combination and reclaims one unused for
+    // weeks; the cleanup uses the router's every minute.
+    const vpcOf = (prefix: string) => {
+      const { SecurityGroupIds, SubnetIds } = functionProps(template, prefix).VpcConfig;
+      const sorted = (refs: unknown[]) => refs.map((ref) => JSON.stringify(ref)).sort();
+      return { groups: sorted(SecurityGroupIds), subnets: sorted(SubnetIds) };
+    };
+    const router = vpcOf('FrontDoorRouter');
+    expect(router.groups).toHaveLength(2);
+    expect(vpcOf('CleanupFunction')).toEqual(router);
   });
 
   it('routes only the grid cluster’s Spot reclaim notices to the interruption handler', () => {
@@ -85,6 +112,7 @@ describe('the dashboard', () => {
         'New-session latency (ms): p50, p90, p99',
         'New-session latency by stage (ms): launch, driver ready, session',
         'Queue wait for a free slot (ms)',
+        'Cold vs warm starts (ms): p50 and p90 per pool',
         'Spot: share of launches, fallbacks to on-demand, interruptions',
         'Orphans reaped by the cleanup, by reason',
         'Router errors and throttles',
@@ -111,6 +139,14 @@ describe('the dashboard', () => {
     expect(expressions('New-session latency (ms): p50, p90, p99')).toEqual(
       ['p50', 'p90', 'p99'].map(
         (stat) => `SEARCH('Namespace="gridgate" MetricName="NewSessionLatency"', '${stat}', 60)`,
+      ),
+    );
+  });
+
+  it('shows cold and warm starts apart, per pool: one line per pool and start kind', () => {
+    expect(expressions('Cold vs warm starts (ms): p50 and p90 per pool')).toEqual(
+      ['p50', 'p90'].map(
+        (stat) => `SEARCH('Namespace="gridgate" MetricName="BrowserStartLatency"', '${stat}', 60)`,
       ),
     );
   });
@@ -186,8 +222,8 @@ describe('the dashboard', () => {
 describe('the alarms', () => {
   const template = multiPoolTemplate({ alarms: { email: 'grid-owners@example.com' } });
 
-  it('watches the new-session failure rate, orphan reaps and router throttles', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 3);
+  it('watches the new-session failure rate, orphan reaps, the cleanup and router throttles', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Threshold: 20,
       Namespace: 'gridgate',
@@ -207,6 +243,39 @@ describe('the alarms', () => {
       Dimensions: [
         { Name: 'FunctionName', Value: { Ref: logicalId(template, FUNCTION, 'FrontDoorRouter') } },
       ],
+    });
+  });
+
+  it('alarms when cleanup passes fail, and when none ran for three intervals (silence breaches)', () => {
+    const cleanup = {
+      Name: 'FunctionName',
+      Value: { Ref: logicalId(template, FUNCTION, 'CleanupFunction') },
+    };
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [cleanup],
+      Statistic: 'Sum',
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      TreatMissingData: 'notBreaching',
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Dimensions: [cleanup],
+      Statistic: 'Sum',
+      // Every minute by default: no pass in 5 minutes (the floor of three intervals) is an alarm.
+      Period: 300,
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      TreatMissingData: 'breaching',
+    });
+    const hourly = multiPoolTemplate({ cleanup: { schedule: Schedule.rate(Duration.hours(1)) } });
+    hourly.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'Invocations',
+      Period: 3 * 3600,
+      TreatMissingData: 'breaching',
     });
   });
 

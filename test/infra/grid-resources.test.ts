@@ -91,6 +91,49 @@ describe('the browser fleet (multi-pool example: chrome-spot on x86 Spot, chromi
     }
   });
 
+  it('ends every task itself past the longest session it could hold, even with gridgate gone', () => {
+    for (const id of [chrome, chromium]) {
+      const container = template.findResources(TASK_DEFINITION)[id]?.Properties.ContainerDefinitions[0];
+      // newSession 3 min + maxAge 1 h + 5 minutes' grace; SIGKILL a Spot notice's 120 s after SIGTERM.
+      expect(container.Command).toEqual(['timeout', '--kill-after=120s', '4080s', '/opt/bin/entry_point.sh']);
+      // The browser container is essential: its exit stops the task (and a recorder beside it).
+      expect(container.Essential).toBe(true);
+    }
+    // A warm task may first wait idle for its pool's idleTtl before a session claims it.
+    const example = readGridConfig(MULTI_POOL);
+    const spot = example.pools['chrome-spot'] as EcsPoolConfig;
+    const warm = multiPoolTemplate({
+      config: {
+        ...example,
+        pools: { ...example.pools, 'chrome-spot': { ...spot, warm: { min: 0, max: 2, idleTtl: 900_000 } } },
+      },
+    });
+    warm.hasResourceProperties(TASK_DEFINITION, {
+      ContainerDefinitions: [
+        Match.objectLike({
+          Name: 'browser',
+          Command: ['timeout', '--kill-after=120s', '4980s', '/opt/bin/entry_point.sh'],
+        }),
+      ],
+    });
+  });
+
+  it('warns at synth of a new-session budget shorter than a cold start, naming the cold pools', () => {
+    const warnings = (newSession: number) => {
+      const example = readGridConfig(MULTI_POOL);
+      const stack = gridStack({ config: { ...example, timeouts: { ...example.timeouts, newSession } } });
+      return Annotations.fromStack(stack)
+        .findWarning('*', Match.stringLikeRegexp('shorter than a cold start'))
+        .map((warning) => String(warning.entry.data));
+    };
+    expect(warnings(60_000)).toEqual([
+      expect.stringMatching(
+        /timeouts.newSession \(60 s\) is shorter than a cold start of pools chrome-spot, chromium-arm/,
+      ),
+    ]);
+    expect(warnings(120_000)).toEqual([]);
+  });
+
   it('caps the browser idle timeout at the REST front door idle limit (5 minutes)', () => {
     const example = readGridConfig(MULTI_POOL);
     const long = multiPoolTemplate({
@@ -128,6 +171,22 @@ describe('the browser fleet (multi-pool example: chrome-spot on x86 Spot, chromi
     ]);
     expect(warnings('selenium/standalone-chrome:4.39.0-20251202')).toEqual([]);
     expect(warnings(`selenium/standalone-chrome@sha256:${'a'.repeat(64)}`)).toEqual([]);
+  });
+
+  it('pins one docker-selenium release in every example: browsers and recorders from the same day', () => {
+    const releases = new Set<string>();
+    for (const example of readdirSync(join(ROOT, 'infra/examples'))) {
+      const config = readGridConfig(join(ROOT, 'infra/examples', example));
+      for (const pool of Object.values(config.pools)) {
+        const images = [
+          ...('image' in pool ? [pool.image] : []),
+          ...('recorder' in pool && pool.recorder ? [pool.recorder.image] : []),
+        ];
+        // docker-selenium tags every image of a release with its date: 4.39.0-20251202, ffmpeg-8.0-20251202.
+        for (const image of images) releases.add(`${imageTag(image)?.match(/-(\d{8})$/)?.[1]}`);
+      }
+    }
+    expect([...releases]).toEqual(['20251202']);
   });
 
   it('pins every example config image by a dated tag or digest', () => {

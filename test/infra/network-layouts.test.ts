@@ -3,6 +3,8 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { Vpc } from 'aws-cdk-lib/aws-ec2';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import type { EcsPoolConfig } from '../../functions/core/config';
+import { readGridConfig } from '../../infra/grid-config';
 import type { NetworkLayout } from '../../infra/network-layout';
 import {
   FCK_NAT_AMI,
@@ -31,13 +33,35 @@ describe('network layouts', () => {
   describe('nat-instance (the default): fck-nat, internet for browsers, no interface endpoints', () => {
     const template = multiPoolTemplate();
 
-    it('runs one fck-nat t4g.nano in an Auto Scaling group, and no NAT gateway', () => {
+    it('runs one fck-nat in an Auto Scaling group, sized for every ecs pool full, and no NAT gateway', () => {
       template.resourceCountIs('AWS::EC2::NatGateway', 0);
       template.resourceCountIs('AWS::AutoScaling::AutoScalingGroup', 1);
       template.hasResourceProperties('AWS::AutoScaling::AutoScalingGroup', { MinSize: '1', MaxSize: '1' });
+      // 20 + 10 browsers at 4 Mbit/s: 120 Mbit/s, past a t4g.nano's 32 and a micro's 64 sustained.
       template.hasResourceProperties('AWS::EC2::LaunchTemplate', {
+        LaunchTemplateData: Match.objectLike({ InstanceType: 't4g.small' }),
+      });
+      // One per AZ: each carries half.
+      layoutTemplate('nat-instance', { natGateways: 2 }).hasResourceProperties('AWS::EC2::LaunchTemplate', {
+        LaunchTemplateData: Match.objectLike({ InstanceType: 't4g.micro' }),
+      });
+      // No ecs pool (the built-in defaults): nothing browses through it, the smallest serves.
+      Template.fromStack(gridStack()).hasResourceProperties('AWS::EC2::LaunchTemplate', {
         LaunchTemplateData: Match.objectLike({ InstanceType: 't4g.nano' }),
       });
+    });
+
+    it('warns at synth when even the largest t4g cannot carry every pool full', () => {
+      const example = readGridConfig(MULTI_POOL);
+      const spot = example.pools['chrome-spot'] as EcsPoolConfig;
+      const stack = gridStack({
+        config: { ...example, pools: { ...example.pools, 'chrome-spot': { ...spot, maxSessions: 600 } } },
+      });
+      expect(
+        Annotations.fromStack(stack)
+          .findWarning('*', Match.stringLikeRegexp('natInstanceTooSmall'))
+          .map((warning) => String(warning.entry.data)),
+      ).toEqual([expect.stringMatching(/610 browsers at 4 Mbit\/s need more than a t4g.2xlarge sustains/)]);
     });
 
     it('routes the private subnets to the internet through the NAT instance', () => {

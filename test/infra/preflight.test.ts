@@ -2,6 +2,7 @@
  * `npm run preflight`, run as a user runs it: what it says the account needs, creates and costs follows
  * the config and the synthesized stack, it connects to nothing, and docs/aws-deploy.md shows its real output.
  */
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { EcsPoolConfig } from '../../functions/core/config';
 import { dollars, fixedMonthly, networkMonthly, serviceFrontDoorMonthly } from '../../infra/deployment-costs';
 import { readGridConfig } from '../../infra/grid-config';
+import { browsingSessions, natInstanceSize } from '../../infra/nat-instance-size';
 import { stageThrottle } from '../../infra/stage-throttle';
 import { MULTI_POOL, multiPoolTemplate, ROOT } from './grid-stack-fixture';
 
@@ -59,9 +61,14 @@ describe('npm run preflight', () => {
     expect(stdout).toContain(`the stage takes ${throttle.rateLimit} a second (burst ${throttle.burstLimit})`);
     expect(stdout).toContain(`${Object.keys(template.Resources).length} CloudFormation resources`);
     expect(stdout).toContain(`${ecs.length} × AWS::ECS::TaskDefinition`);
-    const idle = networkMonthly({ layout: 'nat-instance' }) + fixedMonthly();
+    // 30 browsers through the NAT instance: a t4g.small (infra/nat-instance-size.ts), priced as such.
+    const nat = natInstanceSize(browsingSessions(config));
+    expect(nat.type).toBe('t4g.small');
+    const idle = networkMonthly({ layout: 'nat-instance', natInstanceHour: nat.hourly }) + fixedMonthly();
     expect(stdout).toContain(`idle: ${dollars(idle)} a month`);
     for (const pool of ecs) expect(stdout).toContain(`on ecs pool "${pool.name}"`);
+    // The REST front door streams through Lambda, which not every Region offers yet.
+    expect(stdout).toContain('- Lambda response streaming in the Region (the router answers through STREAM');
     // Offline: not one network connection, not one name lookup (tsx's own local pipe aside).
     const network = connections.map((line) => JSON.parse(line)).filter((entry) => entry.path === undefined);
     expect(network).toEqual([]);
@@ -92,6 +99,8 @@ describe('npm run preflight', () => {
     expect(stdout).toContain('3 container image asset(s)');
     expect(stdout).toContain('AWSServiceRoleForElasticLoadBalancing');
     expect(stdout).not.toContain('"Concurrent executions"');
+    // Heads are Node servers behind a load balancer: no Lambda streams.
+    expect(stdout).not.toContain('Lambda response streaming');
     expect(stdout).toContain(`load balancer and 3 heads ${dollars(serviceFrontDoorMonthly(heads))}`);
   });
 

@@ -94,6 +94,19 @@ describe('the service front door', () => {
     );
   });
 
+  it("creates the heads' service only once the cluster has its capacity providers", () => {
+    // A service with a capacity-provider strategy fails to create while its cluster's providers are not yet
+    // associated, and CloudFormation may otherwise create both at once.
+    const association = logicalId(
+      template,
+      'AWS::ECS::ClusterCapacityProviderAssociations',
+      'BrowsersCluster',
+    );
+    const services = Object.values(template.findResources('AWS::ECS::Service'));
+    expect(services).toHaveLength(1);
+    expect(services[0]?.DependsOn).toContain(association);
+  });
+
   it('gives the heads the shared table, the signing key and the load balancer as their public URL', () => {
     const task = Object.values(template.findResources('AWS::ECS::TaskDefinition')).find((resource) =>
       resource.Properties.ContainerDefinitions.some(

@@ -121,6 +121,7 @@ describe('awsGrid', () => {
       key: 'k1',
       user: 'guest',
       idleTimeoutMs: 1000,
+      inUseMs: 3_660_000,
       capabilities: {},
       signal: new AbortController().signal,
     };

@@ -36,6 +36,7 @@ describe('a stop racing another', { timeout: TEST_MS }, () => {
       key: 'k',
       user: 'u',
       idleTimeoutMs: 60_000,
+      inUseMs: 3_660_000,
       capabilities: { browserName: 'chrome' },
       signal: new AbortController().signal,
     });

@@ -94,6 +94,7 @@ export function launchRequest(pool: EcsPoolConfig, signal = new AbortController(
     key: '5f0c2a9e7d3b1c48',
     user: 'alice',
     idleTimeoutMs: 300_000,
+    inUseMs: 3_660_000,
     capabilities: { browserName: 'chrome', browserVersion: '156', 'goog:chromeOptions': { args: ['--x'] } },
     browserVersion: '156',
     signal,

@@ -4,7 +4,7 @@
  * real ECSClient talks to it. Each RunTask starts a real chromedriver as the task's browser container (or
  * a Selenium server, or a docker-selenium node's display, VNC and noVNC around it) and gives the task its
  * own loopback IP (127.0.0.2, .3, …) on the container port, forwarded to chromedriver's own port; StopTask
- * kills it; TagResource adds tags. A task definition with a `video` container (docker-selenium's recorder) runs
+ * kills it; TagResource adds tags. Spot can be short of capacity, of the account's vCPU quota, or stall. A task definition with a `video` container (docker-selenium's recorder) runs
  * its browser headful on an X display and the recorder's stand-in beside it (fake-video-recorder.ts), and
  * StopTask stops its containers in the reverse order of their dependsOn. Tasks go PROVISIONING → PENDING → RUNNING over
  * successive DescribeTasks. Every call is first checked against what ECS refuses (ecs-api-rules.ts).
@@ -35,6 +35,11 @@ const ACCOUNT = '123456789012';
 const REGION = 'us-east-1';
 export const NO_CAPACITY =
   'Capacity is unavailable at this time. Please try again later or in a different availability zone';
+/**
+ * RunTask's failure when the account's Fargate vCPU quota for the capacity provider is used up (AWS Fargate
+ * service quotas: "Fargate Spot vCPU resource count", "Fargate On-Demand vCPU resource count", each its own).
+ */
+export const VCPU_LIMIT = "You've reached the limit on the number of vCPUs you can run concurrently";
 
 export interface FakeEcsOptions {
   /** The browser container's WebDriver port: the ecs pool's `port`. */
@@ -111,6 +116,17 @@ export class FakeEcsApi {
   readonly tasks = new Map<string, FakeTask>();
   /** False: RunTask on FARGATE_SPOT answers with a capacity failure, as ECS does when Spot is short. */
   spotCapacity = true;
+  /**
+   * True: RunTask on FARGATE_SPOT answers the account's Spot vCPU quota failure (VCPU_LIMIT) in `failures`;
+   * on-demand Fargate, whose quota is another, still starts tasks.
+   */
+  spotQuotaReached = false;
+  /**
+   * True: a FARGATE_SPOT task RunTask accepted stays PROVISIONING at every DescribeTasks, as one does while
+   * ECS finds no Spot capacity to place it on (aws/containers-roadmap #880; "Amazon ECS task lifecycle":
+   * PROVISIONING is the steps before launch), until it is stopped.
+   */
+  spotStalls = false;
   private readonly byToken = new Map<string, FakeTask>();
   private nextHost = 2;
   private readonly server: Server;
@@ -238,6 +254,8 @@ export class FakeEcsApi {
     const provider = input.capacityProviderStrategy?.[0]?.capacityProvider ?? 'FARGATE';
     if (provider === 'FARGATE_SPOT' && !this.spotCapacity)
       return { tasks: [], failures: [{ reason: NO_CAPACITY }] };
+    if (provider === 'FARGATE_SPOT' && this.spotQuotaReached)
+      return { tasks: [], failures: [{ reason: VCPU_LIMIT }] };
     const cluster = input.cluster ?? 'default';
     const id = randomBytes(16).toString('hex');
     const ip = `127.0.0.${this.nextHost++}`;
@@ -329,8 +347,10 @@ export class FakeEcsApi {
         continue;
       }
       task.describes++;
-      // PROVISIONING, then PENDING (ENI attached, container starting), then RUNNING once it listens.
-      if (task.lastStatus === 'PROVISIONING') task.lastStatus = 'PENDING';
+      // PROVISIONING, then PENDING (ENI attached, container starting), then RUNNING once it listens; a
+      // stalled Spot task never leaves PROVISIONING.
+      const stalled = this.spotStalls && task.capacityProvider === 'FARGATE_SPOT';
+      if (task.lastStatus === 'PROVISIONING' && !stalled) task.lastStatus = 'PENDING';
       else if (task.lastStatus === 'PENDING' && this.containers.listening(task.id))
         task.lastStatus = 'RUNNING';
       tasks.push(this.view(task));

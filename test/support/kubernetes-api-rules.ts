@@ -36,6 +36,10 @@ export function podTypeProblems(pod: Json): string[] {
   if (grace !== undefined && !Number.isInteger(grace)) {
     problems.push(`spec.terminationGracePeriodSeconds: cannot unmarshal ${typeof grace} into int64`);
   }
+  const deadline = pod?.spec?.activeDeadlineSeconds;
+  if (deadline !== undefined && !Number.isInteger(deadline)) {
+    problems.push(`spec.activeDeadlineSeconds: cannot unmarshal ${typeof deadline} into int64`);
+  }
   for (const [i, container] of (pod?.spec?.containers ?? []).entries()) {
     for (const [j, env] of (container?.env ?? []).entries()) {
       if (env?.value !== undefined && typeof env.value !== 'string') {
@@ -61,6 +65,13 @@ export function podProblems(pod: Json): string[] {
   const annotations = Object.entries(pod?.metadata?.annotations ?? {});
   if (annotations.reduce((sum, [key, value]) => sum + key.length + String(value).length, 0) > 256 * 1024) {
     problems.push('metadata.annotations: Too long: must have at most 262144 bytes');
+  }
+  const deadline = pod?.spec?.activeDeadlineSeconds;
+  // ValidatePodSpec: "activeDeadlineSeconds … must be between 1 and 2147483647, inclusive".
+  if (deadline !== undefined && !(deadline >= 1 && deadline <= 2147483647)) {
+    problems.push(
+      `spec.activeDeadlineSeconds: Invalid value: ${deadline}: must be between 1 and 2147483647, inclusive`,
+    );
   }
   const account = pod?.spec?.serviceAccountName;
   // ValidateServiceAccountName: a DNS subdomain.

@@ -56,6 +56,24 @@ describe('parseConfig defaults', () => {
     });
   });
 
+  it('gives new sessions 3 minutes by default when a pool starts browsers cold on AWS, and 60 s otherwise', () => {
+    const withPool = (pool: Record<string, unknown>, timeouts?: Record<string, string>) =>
+      parseConfig(
+        {
+          browsers: { chrome: { defaultVersion: '1', versions: { '1': { pools: ['p'] } } } },
+          pools: { p: pool },
+          ...(timeouts ? { timeouts } : {}),
+        },
+        DEFAULTS,
+      ).timeouts.newSession;
+    // A Fargate task or an EKS pod pulls its image for every session: 30-60 s and more.
+    expect(withPool({ kind: 'ecs' })).toBe(180_000);
+    expect(withPool({ kind: 'eks', cluster: 'c' })).toBe(180_000);
+    expect(withPool({ kind: 'hub', url: 'http://10.0.0.1:4444/wd/hub' })).toBe(60_000);
+    // What a config sets holds, whatever the pools.
+    expect(withPool({ kind: 'ecs' }, { newSession: '90s' })).toBe(90_000);
+  });
+
   it('uses a configured catalog instead of the built-in one, with no default browser', () => {
     const config = parseConfig(CATALOG, DEFAULTS);
     expect(Object.keys(config.browsers)).toEqual(['chrome']);

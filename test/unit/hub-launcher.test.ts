@@ -23,6 +23,7 @@ describe('HubLauncher', () => {
       key: 'k1',
       user: 'guest',
       idleTimeoutMs: 300_000,
+      inUseMs: 3_660_000,
       capabilities: { browserName: 'chrome', browserVersion: '1' },
       browserVersion: '1.0',
       signal: new AbortController().signal,
@@ -43,6 +44,7 @@ describe('HubLauncher', () => {
       key: 'k2',
       user: 'guest',
       idleTimeoutMs: 300_000,
+      inUseMs: 3_660_000,
       capabilities: { browserName: 'chrome', 'gridgate:creation': 'someone-elses-key' },
       signal: new AbortController().signal,
     });

@@ -23,7 +23,8 @@ import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-op
 import { EcsLaunchFailure } from './ecs-launch-stage';
 import { checkEcsPool, type DeployedEcsPool, isDeployed } from './ecs-pool-check';
 import { isTaskGone, isThrottling } from './ecs-retry';
-import { runTask } from './ecs-run-task';
+import { runTask, type SpotFallback } from './ecs-run-task';
+import { isSpotStalled, SpotStalled } from './ecs-spot-stall';
 import { isGoingDown, privateIpOf, stoppedReasonOf, taskIdOf } from './ecs-task-address';
 import { claimWarmTask } from './ecs-warm-claim';
 import { recorderNodeCapabilities } from './node-capabilities';
@@ -78,28 +79,77 @@ export class EcsLauncher implements Launcher {
     const warm = await this.claimWarm(pool, request);
     if (warm) return warm;
     const started = this.clock.now();
-    const deps = { ecs: this.ecs, metrics: this.metrics, sleep: this.sleep, random: this.random };
-    const taskArn = await runTask(deps, pool, request, started);
+    const { taskArn, running, spotFallback } = await this.runningTask(pool, request, started);
     try {
-      request.onStage?.('launch');
-      signal.throwIfAborted();
       const handle = taskIdOf(taskArn);
-      const running = await this.waitForRunning(pool, taskArn, request);
       request.onStage?.('driver');
       const address = await cloudBrowserReady(
         this.options,
         { pool, ip: running.ip, startedAt: started, signal },
         TASK_FAILURES,
       );
+      this.metrics.timing('BrowserStartLatency', this.clock.now() - started, {
+        pool: pool.name,
+        start: 'cold',
+      });
       // Fargate bills from the pull's start, at the rate of the provider ECS placed the task with.
-      const billing = taskBilling(
-        pool,
-        running.task.pullStartedAt?.getTime() ?? started,
-        running.task.capacityProviderName === 'FARGATE_SPOT' ? 'spot' : 'on-demand',
-      );
+      const billing = {
+        ...taskBilling(
+          pool,
+          running.task.pullStartedAt?.getTime() ?? started,
+          running.task.capacityProviderName === 'FARGATE_SPOT' ? 'spot' : 'on-demand',
+        ),
+        // The session's record says why a Spot pool's browser runs on-demand.
+        ...(spotFallback ? { spotFallback } : {}),
+      };
       return { address, handle, capabilities: recorderNodeCapabilities(pool, request), billing };
     } catch (error) {
       await this.stopTask(pool.name, pool.cluster, taskArn, stopReason(error, signal));
+      throw error;
+    }
+  }
+
+  /**
+   * The session's task, RUNNING: Spot first (on-demand when RunTask finds no Spot capacity or quota), and
+   * on-demand again when the Spot task stalls in PROVISIONING (ecs-spot-stall.ts), the stalled one stopped.
+   * Whatever fails on the way stops the task it started.
+   */
+  private async runningTask(
+    pool: DeployedEcsPool,
+    request: LaunchRequest,
+    started: number,
+  ): Promise<{ taskArn: string; running: { ip: string; task: Task }; spotFallback?: SpotFallback }> {
+    const deps = { ecs: this.ecs, metrics: this.metrics, sleep: this.sleep, random: this.random };
+    const first = await runTask(deps, pool, request, started);
+    try {
+      request.onStage?.('launch');
+      request.signal.throwIfAborted();
+      return { ...first, running: await this.waitForRunning(pool, first.taskArn, request, pool.spot) };
+    } catch (error) {
+      const stalled = error instanceof SpotStalled;
+      await this.stopTask(
+        pool.name,
+        pool.cluster,
+        first.taskArn,
+        stalled ? 'gridgate: Spot task stalled in PROVISIONING' : stopReason(error, request.signal),
+      );
+      if (!stalled) throw error;
+      this.options.logger?.log('SPOT_FALLBACK', { pool: pool.name, reason: error.message });
+    }
+    this.metrics.count('SpotFallbacks', { pool: pool.name });
+    // A new token base: the first run's tokens went with other input (ECS answers ConflictException).
+    const second = await runTask(deps, pool, request, started, {
+      providers: ['FARGATE'],
+      tokenBase: `${request.key}-on-demand`,
+    });
+    try {
+      return {
+        ...second,
+        running: await this.waitForRunning(pool, second.taskArn, request, false),
+        spotFallback: 'stalled',
+      };
+    } catch (error) {
+      await this.stopTask(pool.name, pool.cluster, second.taskArn, stopReason(error, request.signal));
       throw error;
     }
   }
@@ -134,6 +184,10 @@ export class EcsLauncher implements Launcher {
       pool: pool.name,
       stage: 'driver',
     });
+    this.metrics.timing('BrowserStartLatency', this.clock.now() - started, {
+      pool: pool.name,
+      start: 'warm',
+    });
     return {
       address: task.address,
       handle: task.taskId,
@@ -165,13 +219,18 @@ export class EcsLauncher implements Launcher {
     await this.stopTask(pool.name, pool.cluster, handle, `gridgate: ${reason}`);
   }
 
-  /** Polls the task until RUNNING and returns its private IP and itself; rejects when it stops first. */
+  /**
+   * Polls the task until RUNNING and returns its private IP and itself; rejects when it stops first, and
+   * with SpotStalled when `watchSpot` and it stays PROVISIONING on Spot too long.
+   */
   private async waitForRunning(
     pool: DeployedEcsPool,
     taskArn: string,
     request: LaunchRequest,
+    watchSpot: boolean,
   ): Promise<{ ip: string; task: Task }> {
     const { signal } = request;
+    const since = this.clock.now();
     let missing = 0;
     let pulling = false;
     for (let poll = 0; ; poll++) {
@@ -184,6 +243,7 @@ export class EcsLauncher implements Launcher {
         }
         continue;
       }
+      if (watchSpot && isSpotStalled(task, this.clock.now() - since)) throw new SpotStalled(taskArn);
       if (isGoingDown(task)) {
         const { stage, reason } = stoppedReasonOf(task);
         throw new EcsLaunchFailure(stage, `the task stopped before it ran: ${reason}`);

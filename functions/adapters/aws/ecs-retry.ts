@@ -47,3 +47,14 @@ export function isTaskGone(error: unknown): boolean {
     sdk?.name === 'ResourceNotFoundException'
   );
 }
+
+// The account's Fargate vCPU quota ("Fargate On-Demand vCPU resource count", "Fargate Spot vCPU resource
+// count": AWS Fargate service quotas) reached: RunTask answers "You've reached the limit on the number of vCPUs
+// you can run concurrently". Spot and on-demand have quotas of their own, so one full is no word on the other.
+const VCPU_LIMIT = /reached the limit on the number of vCPUs/i;
+
+/** A RunTask failure reason or error that says the account's Fargate vCPU quota for the provider is used up. */
+export function isVcpuQuota(reasonOrError: unknown): boolean {
+  if (typeof reasonOrError === 'string') return VCPU_LIMIT.test(reasonOrError);
+  return VCPU_LIMIT.test((reasonOrError as SdkErrorLike | undefined)?.message ?? '');
+}

@@ -1,13 +1,14 @@
 /**
- * One browser task by RunTask: Fargate Spot first and on-demand Fargate when Spot has no capacity, with
- * gridgate's own jittered retries for throttling and capacity shortages, bounded in tries and by the signal.
+ * One browser task by RunTask: Fargate Spot first and on-demand Fargate when Spot has no capacity or the
+ * account's Spot vCPU quota is used up, with gridgate's own jittered retries for throttling and capacity
+ * shortages, bounded in tries and by the signal.
  */
 import { createHash } from 'node:crypto';
 import { type ECSClient, RunTaskCommand, type RunTaskCommandInput } from '@aws-sdk/client-ecs';
 import type { LaunchRequest, Metrics } from '../../core/ports';
 import { EcsLaunchFailure } from './ecs-launch-stage';
 import type { DeployedEcsPool } from './ecs-pool-check';
-import { isNoCapacity, isThrottling } from './ecs-retry';
+import { isNoCapacity, isThrottling, isVcpuQuota } from './ecs-retry';
 import { type Backoff, backoffMs, type Sleep } from './retry-pacing';
 import { STARTED_BY, TASK_TAGS, WARM_UNCLAIMED } from './task-tags';
 
@@ -23,7 +24,26 @@ export interface RunTaskDeps {
 export const RUN_TASK_BACKOFF: Backoff = { firstMs: 1000, maxMs: 8000, factor: 2 };
 export const RUN_TASK_TRIES = 5;
 
-type CapacityProvider = 'FARGATE_SPOT' | 'FARGATE';
+export type CapacityProvider = 'FARGATE_SPOT' | 'FARGATE';
+
+/**
+ * Why a task of a Spot-first pool runs on on-demand Fargate: RunTask found no Spot capacity, the account's
+ * Spot vCPU quota was used up, or the Spot task stalled in PROVISIONING and was stopped (ecs-launcher.ts).
+ */
+export type SpotFallback = 'no capacity' | 'quota' | 'stalled';
+
+export interface StartedTask {
+  taskArn: string;
+  /** Set when a Spot-first pool's task was started on FARGATE instead. */
+  spotFallback?: SpotFallback;
+}
+
+export interface RunTaskOptions {
+  /** The providers to try in order. @default FARGATE_SPOT then FARGATE for a Spot pool, else FARGATE */
+  providers?: CapacityProvider[];
+  /** What the idempotency tokens are made from, when not the request's key (a second run for one session). */
+  tokenBase?: string;
+}
 
 /**
  * What a RunTask needs of its launch: a session's (its key and user go into the tags), or a warm pool
@@ -113,25 +133,35 @@ export async function runTask(
   pool: DeployedEcsPool,
   request: TaskRequest,
   createdAt: number,
-): Promise<string> {
-  const providers: CapacityProvider[] = pool.spot ? ['FARGATE_SPOT', 'FARGATE'] : ['FARGATE'];
+  options: RunTaskOptions = {},
+): Promise<StartedTask> {
+  const providers = options.providers ?? (pool.spot ? ['FARGATE_SPOT', 'FARGATE'] : ['FARGATE']);
+  const tokenBase = options.tokenBase ?? request.key;
   let provider = 0;
   let call = 0;
   let waits = 0;
+  let spotFallback: SpotFallback | undefined;
   for (;;) {
     request.signal.throwIfAborted();
     const current = providers[provider] as CapacityProvider;
-    const input = runTaskInput(pool, request, current, clientTokenFor(request.key, call++), createdAt);
+    const input = runTaskInput(pool, request, current, clientTokenFor(tokenBase, call++), createdAt);
     const result = await tryRunTask(deps, input);
-    if ('taskArn' in result) return result.taskArn;
-    if (result.problem === 'capacity' && provider < providers.length - 1) {
+    if ('taskArn' in result) {
+      return { taskArn: result.taskArn, ...(spotFallback ? { spotFallback } : {}) };
+    }
+    const fallback =
+      (result.problem === 'capacity' || result.problem === 'quota') && provider < providers.length - 1;
+    if (fallback) {
       provider++;
+      spotFallback = result.problem === 'quota' ? 'quota' : 'no capacity';
       deps.metrics.count('SpotFallbacks', { pool: pool.name });
       continue;
     }
-    if (result.problem === 'other' || waits + 1 >= RUN_TASK_TRIES) {
-      const stage = result.problem === 'capacity' ? 'capacity' : 'launch';
-      const tries = result.problem === 'other' ? '' : ` (${call} RunTask calls)`;
+    // A vCPU quota does not come back in seconds: no retries, the new session fails now and says why.
+    if (result.problem === 'other' || result.problem === 'quota' || waits + 1 >= RUN_TASK_TRIES) {
+      const stage = result.problem === 'capacity' || result.problem === 'quota' ? 'capacity' : 'launch';
+      const tries =
+        result.problem === 'other' || result.problem === 'quota' ? '' : ` (${call} RunTask calls)`;
       throw new EcsLaunchFailure(stage, `RunTask on ${current} failed${tries}: ${result.message}`, {
         cause: result.cause,
       });
@@ -142,7 +172,7 @@ export async function runTask(
 
 type TryResult =
   | { taskArn: string }
-  | { problem: 'capacity' | 'throttled' | 'other'; message: string; cause?: unknown };
+  | { problem: 'capacity' | 'quota' | 'throttled' | 'other'; message: string; cause?: unknown };
 
 async function tryRunTask(deps: RunTaskDeps, input: RunTaskCommandInput): Promise<TryResult> {
   try {
@@ -153,11 +183,15 @@ async function tryRunTask(deps: RunTaskDeps, input: RunTaskCommandInput): Promis
     const message = failure
       ? [failure.reason, failure.detail].filter(Boolean).join(': ') || 'no reason given'
       : 'ECS answered with neither a task nor a failure';
-    return { problem: isNoCapacity(message) ? 'capacity' : 'other', message };
+    return { problem: problemOf(message), message };
   } catch (error) {
     const message = `${(error as Error).name}: ${(error as Error).message}`;
     if (isThrottling(error)) return { problem: 'throttled', message, cause: error };
-    if (isNoCapacity(error)) return { problem: 'capacity', message, cause: error };
-    return { problem: 'other', message, cause: error };
+    return { problem: problemOf(error), message, cause: error };
   }
+}
+
+function problemOf(reasonOrError: unknown): 'capacity' | 'quota' | 'other' {
+  if (isNoCapacity(reasonOrError)) return 'capacity';
+  return isVcpuQuota(reasonOrError) ? 'quota' : 'other';
 }

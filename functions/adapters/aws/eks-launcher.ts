@@ -12,6 +12,7 @@ import type {
   LaunchedBrowser,
   Launcher,
   LaunchRequest,
+  Metrics,
   StopContext,
   TaskBilling,
 } from '../../core/ports';
@@ -56,9 +57,15 @@ export class EksLauncher implements Launcher {
   private readonly clock: Clock;
   private readonly sleep: Sleep;
   private readonly random: () => number;
+  private readonly metrics: Metrics;
 
   constructor(private readonly options: EksLauncherOptions) {
-    ({ clock: this.clock, sleep: this.sleep, random: this.random } = launcherDefaults(options));
+    ({
+      clock: this.clock,
+      sleep: this.sleep,
+      random: this.random,
+      metrics: this.metrics,
+    } = launcherDefaults(options));
   }
 
   async start(request: LaunchRequest): Promise<LaunchedBrowser> {
@@ -78,6 +85,11 @@ export class EksLauncher implements Launcher {
         { pool, ip, startedAt: started, signal },
         POD_FAILURES,
       );
+      // Every pod is a start of its own (the node may have the image already): counted as cold.
+      this.metrics.timing('BrowserStartLatency', this.clock.now() - started, {
+        pool: pool.name,
+        start: 'cold',
+      });
       const billing = pool.fargate ? fargateBilling(pool, started) : undefined;
       return {
         address,

@@ -4,6 +4,7 @@
  * reads their age from. The launcher and the cleanup share these: change one, change both.
  */
 import { randomBytes } from 'node:crypto';
+import { hardLifetimeSeconds } from '../../core/browser-lifetime';
 import type { LaunchRequest } from '../../core/ports';
 import type { DeployedEksPool } from './eks-pool-check';
 import { recorderEnvironment } from './recorder-environment';
@@ -118,6 +119,9 @@ export function podManifest(
       // The service account the recordings bucket's Pod Identity association names.
       ...(recorder ? { serviceAccountName: recorder.serviceAccount } : {}),
       terminationGracePeriodSeconds: recorder ? RECORDER_GRACE_SECONDS : GRACE_SECONDS,
+      // The pod ends itself past its longest use, even when no gridgate process or cleanup is left to delete
+      // it: the kubelet stops a pod running longer than this (PodSpec activeDeadlineSeconds).
+      activeDeadlineSeconds: hardLifetimeSeconds(request.inUseMs),
       ...(Object.keys(pool.nodeSelector).length > 0 ? { nodeSelector: pool.nodeSelector } : {}),
       ...(pool.tolerations.length > 0 ? { tolerations: pool.tolerations } : {}),
       containers: [

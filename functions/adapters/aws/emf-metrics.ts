@@ -12,7 +12,11 @@ import type { MetricDimensions, MetricName, Metrics } from '../../core/ports';
 export const METRICS_NAMESPACE = 'gridgate';
 
 // Start latency is what users wait on: worth 1-second resolution (DESIGN; aws-constraints 14).
-const HIGH_RESOLUTION: ReadonlySet<MetricName> = new Set(['NewSessionLatency', 'LaunchStageLatency']);
+const HIGH_RESOLUTION: ReadonlySet<MetricName> = new Set([
+  'NewSessionLatency',
+  'LaunchStageLatency',
+  'BrowserStartLatency',
+]);
 
 /**
  * The CloudWatch unit of every metric gridgate writes, keyed by every name the port knows: a name added to
@@ -25,6 +29,7 @@ export const EMF_UNITS: Record<MetricName, Unit> = {
   SessionFailurePercent: MetricUnit.Percent,
   NewSessionLatency: MetricUnit.Milliseconds,
   LaunchStageLatency: MetricUnit.Milliseconds,
+  BrowserStartLatency: MetricUnit.Milliseconds,
   QueueWait: MetricUnit.Milliseconds,
   SpotFallbacks: MetricUnit.Count,
   SpotInterruptions: MetricUnit.Count,

@@ -17,7 +17,7 @@ import type { MetricDimensions, MetricName } from '../../core/ports';
 import { PROMETHEUS_SERIES, type PrometheusSeries } from './prometheus-series';
 
 // Every dimension the port has; a call names some of them (prom-client accepts any subset).
-const LABELS = ['pool', 'browser', 'outcome', 'stage', 'reason', 'color'] as const;
+const LABELS = ['pool', 'browser', 'outcome', 'stage', 'reason', 'color', 'start'] as const;
 // From a warm local browser's handshake (~0.1 s) to a cold Fargate task pulling its image (minutes).
 const SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600];
 

@@ -46,6 +46,11 @@ export const PROMETHEUS_SERIES: Record<MetricName, PrometheusSeries> = {
     name: 'gridgate_launch_stage_seconds',
     help: 'Time a browser spent in each launch stage, by pool and stage',
   },
+  BrowserStartLatency: {
+    kind: 'histogram',
+    name: 'gridgate_browser_start_seconds',
+    help: 'Time from a launch to a driver-ready cloud browser, by pool and start (cold or warm)',
+  },
   QueueWait: {
     kind: 'histogram',
     name: 'gridgate_queue_wait_seconds',

@@ -1,0 +1,79 @@
+/**
+ * The AWS SDK clients on the request path, over an endpoint that accepts connections and never answers (a
+ * hung connection, not a refusing one): a new session on an ecs pool fails with a clear launch error once
+ * the request bound passes, instead of waiting out the SDK's 300 s socket default per attempt. The
+ * endpoints come through the SDK's own AWS_ENDPOINT_URL_<SERVICE>, as a user points heads elsewhere.
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EcsLaunchFailure } from '../../functions/adapters/aws/ecs-launch-stage';
+import { awsAdapters } from '../../functions/entry/aws-adapters';
+import { readSecretsManager } from '../../functions/entry/signing-secret';
+import { CollectingLogger, RecordingMetrics } from '../support/fakes';
+import { ecsPool } from '../support/one-pool-config';
+
+let hung: Server;
+const sockets: Socket[] = [];
+const agent = new Agent();
+
+beforeAll(async () => {
+  hung = createServer((socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+  const { port } = hung.address() as { port: number };
+  vi.stubEnv('AWS_ENDPOINT_URL_ECS', `http://127.0.0.1:${port}`);
+  vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', `http://127.0.0.1:${port}`);
+  vi.stubEnv('AWS_REGION', 'us-east-1');
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+  // One attempt per call keeps the test short; the bound is per attempt either way.
+  vi.stubEnv('AWS_MAX_ATTEMPTS', '1');
+});
+
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  for (const socket of sockets) socket.destroy();
+  await new Promise((resolve) => hung.close(resolve));
+  await agent.close();
+});
+
+describe('the AWS clients on the request path', () => {
+  it('end a new session whose RunTask never answers with a launch failure saying it timed out', async () => {
+    const launcher = await awsAdapters.ecsLauncher({
+      agent,
+      logger: new CollectingLogger(),
+      metrics: new RecordingMetrics(),
+    });
+    const pool = ecsPool({
+      cluster: 'gridgate-browsers',
+      taskDefinition: 'gridgate-chrome:7',
+      subnets: ['subnet-a'],
+      securityGroups: ['sg-browsers'],
+      networks: ['127.0.0.0/8'],
+    });
+    const error = await launcher
+      .start({
+        pool,
+        key: '5f0c2a9e7d3b1c48',
+        user: 'alice',
+        idleTimeoutMs: 300_000,
+        inUseMs: 3_660_000,
+        capabilities: { browserName: 'chrome' },
+        browserVersion: '156',
+        signal: new AbortController().signal,
+      })
+      .then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+    expect(sockets.length).toBeGreaterThan(0);
+    expect(error).toBeInstanceOf(EcsLaunchFailure);
+    expect((error as Error).message).toMatch(/^launch: RunTask on FARGATE_SPOT failed: TimeoutError: /);
+  });
+
+  it('give up reading the signing secret from a Secrets Manager that never answers', async () => {
+    await expect(
+      readSecretsManager('arn:aws:secretsmanager:us-east-1:123456789012:secret:k'),
+    ).rejects.toThrow(/requestTimeout/);
+  });
+});
