@@ -4,36 +4,19 @@
  * the request bound passes, instead of waiting out the SDK's 300 s socket default per attempt. The
  * endpoints come through the SDK's own AWS_ENDPOINT_URL_<SERVICE>, as a user points heads elsewhere.
  */
-import { createServer, type Server, type Socket } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EcsLaunchFailure } from '../../functions/adapters/aws/ecs-launch-stage';
 import { awsAdapters } from '../../functions/entry/aws-adapters';
 import { readSecretsManager } from '../../functions/entry/signing-secret';
 import { CollectingLogger, RecordingMetrics } from '../support/fakes';
+import { useHungAwsEndpoint } from '../support/hung-aws-endpoint';
 import { ecsPool } from '../support/one-pool-config';
 
-let hung: Server;
-const sockets: Socket[] = [];
+const sockets = useHungAwsEndpoint(['ECS', 'SECRETS_MANAGER']);
 const agent = new Agent();
 
-beforeAll(async () => {
-  hung = createServer((socket) => sockets.push(socket));
-  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
-  const { port } = hung.address() as { port: number };
-  vi.stubEnv('AWS_ENDPOINT_URL_ECS', `http://127.0.0.1:${port}`);
-  vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', `http://127.0.0.1:${port}`);
-  vi.stubEnv('AWS_REGION', 'us-east-1');
-  vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
-  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
-  // One attempt per call keeps the test short; the bound is per attempt either way.
-  vi.stubEnv('AWS_MAX_ATTEMPTS', '1');
-});
-
 afterAll(async () => {
-  vi.unstubAllEnvs();
-  for (const socket of sockets) socket.destroy();
-  await new Promise((resolve) => hung.close(resolve));
   await agent.close();
 });
 

@@ -4,32 +4,13 @@
  * SDK's 300 s socket default. The endpoint comes the way a user points heads at a local store, through
  * the SDK's AWS_ENDPOINT_URL_DYNAMODB.
  */
-import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebDriverError } from '../../functions/core/errors';
 import { awsAdapters } from '../../functions/entry/aws-adapters';
 import { CollectingLogger } from '../support/fakes';
+import { useHungAwsEndpoint } from '../support/hung-aws-endpoint';
 
-let hung: Server;
-const sockets: Socket[] = [];
-
-beforeAll(async () => {
-  hung = createServer((socket) => sockets.push(socket));
-  await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
-  const { port } = hung.address() as { port: number };
-  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', `http://127.0.0.1:${port}`);
-  vi.stubEnv('AWS_REGION', 'us-east-1');
-  vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
-  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
-  // One attempt per call keeps the test short; the bound is per attempt either way.
-  vi.stubEnv('AWS_MAX_ATTEMPTS', '1');
-});
-
-afterAll(async () => {
-  vi.unstubAllEnvs();
-  for (const socket of sockets) socket.destroy();
-  await new Promise((resolve) => hung.close(resolve));
-});
+const sockets = useHungAwsEndpoint(['DYNAMODB']);
 
 describe('the entries’ DynamoDB client', () => {
   it('gives up on a store that never answers, and the store answers 503 with Retry-After', async () => {
