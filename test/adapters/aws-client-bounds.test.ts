@@ -5,7 +5,7 @@
  * endpoints come through the SDK's own AWS_ENDPOINT_URL_<SERVICE>, as a user points heads elsewhere.
  */
 import { Agent } from 'undici';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { EcsLaunchFailure } from '../../functions/adapters/aws/ecs-launch-stage';
 import { awsAdapters } from '../../functions/entry/aws-adapters';
 import { readSecretsManager } from '../../functions/entry/signing-secret';

@@ -4,7 +4,7 @@
  * SDK's 300 s socket default. The endpoint comes the way a user points heads at a local store, through
  * the SDK's AWS_ENDPOINT_URL_DYNAMODB.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebDriverError } from '../../functions/core/errors';
 import { awsAdapters } from '../../functions/entry/aws-adapters';
 import { CollectingLogger } from '../support/fakes';

@@ -13,7 +13,7 @@ import { PROFILE_PREFIX } from '../../functions/adapters/local/chromedriver-laun
 import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import { chromeSession } from '../support/chrome-sessions';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
-import { devtoolsPort, launchedProcesses } from '../support/launched-processes';
+import { chromiumWithProfile } from '../support/launched-processes';
 import { processGroupAlive } from '../support/processes';
 import { eventually } from '../support/until';
 import { sessionClaims } from './session-ended';
@@ -33,14 +33,10 @@ afterEach(async () => {
 const profiles = () =>
   readdirSync(tmpdir()).filter((name) => name.startsWith(`${PROFILE_PREFIX}${process.pid}-`));
 
-/** The session's Chromium (its main process), by the DevTools port chromedriver reports for it. */
+/** The session's Chromium (its main process), by the profile chromedriver reports for it. */
 async function sessionChromium(driver: WebDriver): Promise<number> {
-  const chromeOptions = (await driver.getCapabilities()).get('goog:chromeOptions') as {
-    debuggerAddress: string;
-  };
-  const port = Number(chromeOptions.debuggerAddress.split(':').pop());
-  const chromium = launchedProcesses('chromium').find((process) => devtoolsPort(process) === port);
-  if (!chromium) throw new Error(`no Chromium listens on DevTools port ${port}`);
+  const chromium = chromiumWithProfile(await driver.getCapabilities());
+  if (!chromium) throw new Error("no Chromium runs with the session's profile");
   return chromium.pid;
 }
 

@@ -12,7 +12,7 @@ import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalRecordings } from '../../functions/adapters/local/local-recordings';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
-import { devtoolsPort, launchedProcesses } from '../support/launched-processes';
+import { chromiumWithProfile } from '../support/launched-processes';
 import { runPythonRecordedSession } from '../support/python-selenium';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { eventually } from '../support/until';
@@ -155,11 +155,7 @@ describe('videos and logs of local sessions', { timeout: TEST_MS }, () => {
     const driver = await session({ 'se:recordVideo': true });
     const sessionId = await driver.getSession().then((s) => s.getId());
     await drive(driver, 5);
-    const chromeOptions = (await driver.getCapabilities()).get('goog:chromeOptions') as {
-      debuggerAddress: string;
-    };
-    const port = Number(chromeOptions.debuggerAddress.split(':').pop());
-    const chromium = launchedProcesses('chromium').find((p) => devtoolsPort(p) === port);
+    const chromium = chromiumWithProfile(await driver.getCapabilities());
     expect(chromium).toBeDefined();
     process.kill(chromium?.pid as number, 'SIGKILL');
     await eventually(

@@ -66,3 +66,19 @@ export function devtoolsPort(chromium: LaunchedProcess): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * A session's Chromium (its main process): by the profile chromedriver reports for a browser it launched
+ * (`chrome.userDataDir`), which stays one of its own where DevTools ports repeat (9222 in every browser's
+ * network namespace); for a warm browser chromedriver attached to, by the DevTools port it reports.
+ */
+export function chromiumWithProfile(capabilities: {
+  get(name: string): unknown;
+}): LaunchedProcess | undefined {
+  const profile = (capabilities.get('chrome') as { userDataDir?: string } | undefined)?.userDataDir;
+  const options = capabilities.get('goog:chromeOptions') as { debuggerAddress?: string } | undefined;
+  const port = Number(options?.debuggerAddress?.split(':').pop());
+  return launchedProcesses('chromium').find((process) =>
+    profile ? process.args.includes(`--user-data-dir=${profile}`) : devtoolsPort(process) === port,
+  );
+}

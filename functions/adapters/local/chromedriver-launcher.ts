@@ -225,15 +225,15 @@ export class ChromedriverLauncher implements Launcher {
   private async spawnWarm(pool: LocalPool, signal: AbortSignal): Promise<ReadyBrowser> {
     const driver = await this.spawnDriver(pool.chromedriver, signal, 'warm');
     const running = this.drivers.get(driver.handle) as RunningDriver;
-    const args = warmChromiumArgs(defaultArgs(pool, isRoot(), driver.userDataDir));
     const { namespace } = running;
+    const args = warmChromiumArgs(
+      defaultArgs(pool, isRoot(), driver.userDataDir),
+      namespace ? NAMESPACE_DEVTOOLS_PORT : 0,
+    );
     // In a namespace, Chromium runs as the browser group and listens where chromedriver (inside too)
     // attaches; gridgate reaches it forwarded.
     const [binary, argv] = namespace
-      ? inNamespace(
-          namespace.name,
-          ...asBrowserGroup(pool.chromium, [...args, `--remote-debugging-port=${NAMESPACE_DEVTOOLS_PORT}`]),
-        )
+      ? inNamespace(namespace.name, ...asBrowserGroup(pool.chromium, args))
       : [pool.chromium, args];
     try {
       const chromium = await launchChromium(

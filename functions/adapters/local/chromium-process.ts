@@ -36,8 +36,6 @@ export const CHROMEDRIVER_SWITCHES: readonly string[] = [
   '--test-type=webdriver',
   '--use-mock-keychain',
 ];
-// Port 0: Chromium picks a free one and writes it to <profile>/DevToolsActivePort, as chromedriver reads it.
-const DEVTOOLS_PORT_ARG = '--remote-debugging-port=0';
 const PORT_FILE = 'DevToolsActivePort';
 const POLL_MS = 20;
 const PROBE_TIMEOUT_MS = 5000;
@@ -52,11 +50,14 @@ export interface LaunchedChromium {
   debuggerAddress: string;
 }
 
-/** The full command line arguments of a warm browser: chromedriver's switches, then the pool's (which win). */
-export function warmChromiumArgs(poolArgs: readonly string[]): string[] {
+/**
+ * The full command line arguments of a warm browser: chromedriver's switches, then the pool's (which win),
+ * then its DevTools port (0: any free one; in a namespace of its own, the one pasta forwards to).
+ */
+export function warmChromiumArgs(poolArgs: readonly string[], devtoolsPort = 0): string[] {
   const names = new Set(poolArgs.map((arg) => arg.split('=', 1)[0]));
   const fromChromedriver = CHROMEDRIVER_SWITCHES.filter((arg) => !names.has(arg.split('=', 1)[0]));
-  return [...fromChromedriver, ...poolArgs, DEVTOOLS_PORT_ARG];
+  return [...fromChromedriver, ...poolArgs, `--remote-debugging-port=${devtoolsPort}`];
 }
 
 /**
