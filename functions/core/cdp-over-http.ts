@@ -7,15 +7,17 @@ import { isRecord, refusedCdpCommand } from './cdp-command-refusal';
 import type { HostPathContext } from './host-path-rules';
 
 /**
- * The paths after /session/{id} (chromedriver 156's command map: Chromium's own `goog/cdp/execute`, and
- * Selenium's `chromium/send_command` and `…_and_get_result`). chromedriver matches them exactly (no
- * decoding, no case folding, no trailing slash; `goog/cdp/executeAsync` is unknown to it), so an exact
- * lookup finds every spelling it runs.
+ * The paths after /session/{id} (chromedriver 156's command map: Chromium's own `goog/cdp/execute`,
+ * Selenium's `chromium/send_command` and `…_and_get_result`, which take `{"cmd", "params"}`, and
+ * `chromium/send_command_from_websocket`, which takes a CDP message, `{"id" (negative), "method", "params"}`,
+ * and runs it as well). chromedriver matches them exactly (no decoding, no case folding, no trailing slash;
+ * `goog/cdp/executeAsync` is unknown to it), so an exact lookup finds every spelling it runs.
  */
 const CDP_COMMAND_PATHS: ReadonlySet<string> = new Set([
   '/goog/cdp/execute',
   '/chromium/send_command',
   '/chromium/send_command_and_get_result',
+  '/chromium/send_command_from_websocket',
 ]);
 
 /** Bodies read to be checked are small (a CDP command and its params); more than this is refused (413). */
@@ -47,7 +49,11 @@ export async function checkCdpCommandBody(text: string, context: HostPathContext
     return { refusal: 'gridgate refuses a CDP command whose body is not JSON' };
   }
   if (!isRecord(body)) return { refusal: 'gridgate refuses a CDP command whose body is not a JSON object' };
-  // The command's params are the body's own object: a rule that confines one in place confines the body.
-  const refusal = await refusedCdpCommand({ method: body.cmd, params: body.params }, context);
+  // The method is `cmd` on three paths and `method` on the fourth; both are checked on every path, so no
+  // path is read by the wrong name. The params are the body's own object: a rule that confines one in place
+  // confines the body.
+  const refusal =
+    (await refusedCdpCommand({ method: body.cmd, params: body.params }, context)) ??
+    (await refusedCdpCommand(body, context));
   return refusal === undefined ? { forward: JSON.stringify(body) } : { refusal };
 }

@@ -1,8 +1,8 @@
 /**
  * End to end on a local pool: chromedriver's CDP endpoints on the WebDriver command path
- * (`POST /session/{id}/goog/cdp/execute`, Selenium's `chromium/send_command` and `…_and_get_result`) are held
- * to the session's folder as the se:cdp socket is, so a page's download cannot be pointed at a folder
- * gridgate's user can write. Real Chromium, raw HTTP, selenium-webdriver and Python Selenium; and through a
+ * (`POST /session/{id}/goog/cdp/execute`, Selenium's `chromium/send_command` and `…_and_get_result`, and
+ * `chromium/send_command_from_websocket`) are held to the session's folder as the se:cdp socket is, so a
+ * page's download cannot be pointed at a folder gridgate's user can write. Real Chromium, raw HTTP, selenium-webdriver and Python Selenium; and through a
  * server with worker processes, whose session folders are named after the primary.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -21,6 +21,8 @@ import { sessionClaims } from './session-ended';
 
 const TEST_MS = 150_000;
 const CDP_PATHS = ['goog/cdp/execute', 'chromium/send_command', 'chromium/send_command_and_get_result'];
+// chromedriver's fourth: a CDP message with a negative id, run as the others' commands are (its answer is null).
+const MESSAGE_PATH = 'chromium/send_command_from_websocket';
 
 const env = useGridAndSite();
 // A folder gridgate's user can write that is no session's: where the hole put the downloaded file.
@@ -43,12 +45,13 @@ async function managedDownloadsSession(gridUrl = env.grid.url): Promise<string> 
   return (await driver.getSession()).getId();
 }
 
-/** A CDP command sent as a client's raw HTTP request; the W3C answer's status and body. */
+/** A CDP command sent as a client's raw HTTP request, in the path's own shape; the W3C answer's status and body. */
 async function sendCdp(url: string, path: string, cmd: string, params: Record<string, unknown>) {
+  const body = path === MESSAGE_PATH ? { id: -1, method: cmd, params } : { cmd, params };
   const response = await fetch(`${url}/${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ cmd, params }),
+    body: JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as { value: Record<string, unknown> } };
 }
@@ -72,7 +75,7 @@ describe('CDP commands a local session sends over the WebDriver command path', {
     const session = `${env.grid.url}/session/${sessionId}`;
 
     const answers = [];
-    for (const path of CDP_PATHS) {
+    for (const path of [...CDP_PATHS, MESSAGE_PATH]) {
       answers.push(await sendCdp(session, path, 'Browser.setDownloadBehavior', allowInto(outside)));
     }
 
@@ -94,27 +97,33 @@ describe('CDP commands a local session sends over the WebDriver command path', {
     expect(readdirSync(outside)).toEqual([]);
   });
 
-  it('let the download land outside when the launcher named no folder (the hole this closes)', async () => {
-    const sessionId = await managedDownloadsSession();
-    const folder = sessionDirectoryOf(sessionClaims(env.grid, sessionId).handle) as string;
-    // The check switched off: the launcher names no folder for its browsers, as a remote pool's does not.
-    const launcher = env.grid.deps.launchers.local as Launcher;
-    Object.defineProperty(launcher, 'hostPaths', { value: undefined, configurable: true });
-    try {
-      const answer = await sendCdp(
-        `${env.grid.url}/session/${sessionId}`,
-        'goog/cdp/execute',
-        'Browser.setDownloadBehavior',
-        allowInto(outside),
-      );
-      expect(answer).toEqual({ status: 200, body: { value: {} } });
-      expect(await download(driver as WebDriver, { outside, session: join(folder, 'downloads') })).toBe(
-        'outside',
-      );
-    } finally {
-      Reflect.deleteProperty(launcher, 'hostPaths');
-    }
-  });
+  it.each([
+    ['goog/cdp/execute', { value: {} }],
+    [MESSAGE_PATH, { value: null }],
+  ])(
+    'let %s land the download outside when the launcher named no folder (the hole this closes)',
+    async (path, answered) => {
+      const sessionId = await managedDownloadsSession();
+      const folder = sessionDirectoryOf(sessionClaims(env.grid, sessionId).handle) as string;
+      // The check switched off: the launcher names no folder for its browsers, as a remote pool's does not.
+      const launcher = env.grid.deps.launchers.local as Launcher;
+      Object.defineProperty(launcher, 'hostPaths', { value: undefined, configurable: true });
+      try {
+        const answer = await sendCdp(
+          `${env.grid.url}/session/${sessionId}`,
+          path,
+          'Browser.setDownloadBehavior',
+          allowInto(outside),
+        );
+        expect(answer).toEqual({ status: 200, body: answered });
+        expect(await download(driver as WebDriver, { outside, session: join(folder, 'downloads') })).toBe(
+          'outside',
+        );
+      } finally {
+        Reflect.deleteProperty(launcher, 'hostPaths');
+      }
+    },
+  );
 
   it('lets a download folder inside the session’s own through, and the download lands there', async () => {
     const sessionId = await managedDownloadsSession();

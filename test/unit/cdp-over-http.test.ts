@@ -15,11 +15,12 @@ const check = (body: unknown) =>
   checkCdpCommandBody(typeof body === 'string' ? body : JSON.stringify(body), context);
 
 describe('carriesCdpCommand', () => {
-  it('names the three paths chromedriver runs a CDP command on', () => {
+  it('names the four paths chromedriver runs a CDP command on', () => {
     for (const rest of [
       '/goog/cdp/execute',
       '/chromium/send_command',
       '/chromium/send_command_and_get_result',
+      '/chromium/send_command_from_websocket',
     ]) {
       expect(carriesCdpCommand(rest)).toBe(true);
     }
@@ -92,6 +93,20 @@ describe('checkCdpCommandBody', () => {
       '{"cmd": "Browser.getVersion", "cmd": "Browser.setDownloadBehavior", "params": {"behavior": "allow", "downloadPath": "/etc"}}';
     expect(await check(duplicate)).toEqual({
       refusal: expect.stringMatching(/^gridgate refuses Browser\.setDownloadBehavior/),
+    });
+  });
+
+  it('checks a CDP message, send_command_from_websocket’s body, by its method', async () => {
+    const message = {
+      id: -1,
+      method: 'Browser.setDownloadBehavior',
+      params: { behavior: 'allow', downloadPath: '/etc' },
+    };
+    expect(await check(message)).toEqual({
+      refusal: expect.stringMatching(/^gridgate refuses Browser\.setDownloadBehavior: downloadPath "\/etc"/),
+    });
+    expect(await check({ id: -2, method: 'Browser.getVersion', params: {} })).toEqual({
+      forward: '{"id":-2,"method":"Browser.getVersion","params":{}}',
     });
   });
 
