@@ -1,6 +1,6 @@
 /**
- * chromedriver's WebDriver commands that carry a CDP command over HTTP (`{"cmd", "params"}`), which reach
- * the browser as the se:cdp socket's do: a local session's are held to the same host-path rules
+ * chromedriver's WebDriver commands that carry a CDP command over HTTP (`{"cmd", "params"}`, or a CDP
+ * message), which reach the browser as the se:cdp socket's do: a local session's are held to the same host-path rules
  * (cdp-command-refusal.ts). Every other command's body is streamed unread.
  */
 import { isRecord, refusedCdpCommand } from './cdp-command-refusal';

@@ -37,9 +37,9 @@ const alreadySent = () =>
   import('@hono/node-server/utils/response').then(({ RESPONSE_ALREADY_SENT }) => RESPONSE_ALREADY_SENT);
 
 export async function forwardCommand(c: Context, deps: GridDeps, agent: Dispatcher, command: Command) {
-  // A CDP command over HTTP to a browser on this machine is read and checked, then sent as checked; a
-  // Set lookup decides, so every other command streams as it came. chromedriver runs them on POST alone;
-  // any method with a body is checked all the same.
+  // A CDP command over HTTP to a browser on this machine is read and checked, then sent as checked (on the
+  // portable path: its body is a string now); an exact path lookup decides, so every other command streams
+  // as it came. chromedriver runs them on POST alone; any method with a body is checked all the same.
   const { method } = c.req;
   const checkedBody =
     method !== 'GET' && method !== 'HEAD' && carriesCdpCommand(command.rest)
