@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Capabilities } from './capabilities';
 import type { PoolConfig } from './config';
 import type { CreationStage, LaunchStage } from './creation-stage';
+import type { HostPathContext } from './host-path-rules';
 import type { RecordingWish } from './recording-wish';
 
 export interface LaunchRequest {
@@ -124,6 +125,12 @@ export interface Launcher {
   warmCount?(pool: string): number | Promise<number>;
   /** File transfer gridgate serves itself for this launcher's browsers (local); absent: the node serves it. */
   readonly files?: FileTransfer;
+  /**
+   * For browsers on gridgate's own machine (local): the part of its file system a session's commands may name
+   * (its folder), which the CDP commands on the command path are held to. Absent: the browser's machine or
+   * container is its own, and its commands pass unread.
+   */
+  hostPaths?(handle: string): HostPathContext;
   /**
    * The browser answered the new-session request with these capabilities: a launcher that records the
    * session starts here (the local one's screencast needs the browser's DevTools address). A rejection

@@ -5,6 +5,7 @@
  * the browser. Most messages name no such command; those are relayed as they came, unparsed.
  */
 import { BIDI_CDP_CARRIERS, BIDI_HOST_PATH_RULES } from './bidi-host-path-rules';
+import { isRecord, refusedCdpCommand, SEND_MESSAGE_TO_TARGET } from './cdp-command-refusal';
 import { CDP_HOST_PATH_RULES } from './cdp-host-path-rules';
 import type { HostPathContext } from './host-path-rules';
 
@@ -16,9 +17,6 @@ export type Verdict = { forward: string } | { answer: string };
 // CDP's own code for a server error (Chromium answers its own refusals with it), and JSON-RPC's parse error.
 const CDP_SERVER_ERROR = -32000;
 const CDP_PARSE_ERROR = -32700;
-// Target.sendMessageToTarget carries a CDP message as a string, which may carry another: enough for any client.
-const MAX_NESTING = 4;
-const SEND_MESSAGE_TO_TARGET = 'Target.sendMessageToTarget';
 
 /**
  * The text every checked message contains. A JSON string can spell any character as \uXXXX, so a message
@@ -63,7 +61,9 @@ export class SocketCommandCheck {
     }
     if (!isRecord(parsed)) return { answer: this.unreadable() };
     const refusal =
-      this.protocol === 'cdp' ? await this.refusedCdp(parsed, 0) : await this.refusedBidi(parsed);
+      this.protocol === 'cdp'
+        ? await refusedCdpCommand(parsed, this.context)
+        : await this.refusedBidi(parsed);
     if (refusal === undefined) return { forward: JSON.stringify(parsed) };
     return { answer: this.refusalAnswer(parsed, refusal) };
   }
@@ -74,39 +74,11 @@ export class SocketCommandCheck {
     if (typeof method !== 'string') return undefined;
     if (BIDI_CDP_CARRIERS.has(method)) {
       // The inner params are checked (and confined) in place, as part of the message written again.
-      return this.refusedCdp({ method: params.method, params: params.params }, 0);
+      return refusedCdpCommand({ method: params.method, params: params.params }, this.context);
     }
     const rule = Object.hasOwn(BIDI_HOST_PATH_RULES, method) ? BIDI_HOST_PATH_RULES[method] : undefined;
     const refusal = rule && (await rule(params, this.context));
     return refusal && `gridgate refuses ${method}: ${refusal}`;
-  }
-
-  private async refusedCdp(command: Record<string, unknown>, depth: number): Promise<string | undefined> {
-    const { method } = command;
-    if (typeof method !== 'string') return undefined;
-    const params = isRecord(command.params) ? command.params : undefined;
-    if (method === SEND_MESSAGE_TO_TARGET) return this.refusedNested(params ?? {}, depth);
-    const rule = Object.hasOwn(CDP_HOST_PATH_RULES, method) ? CDP_HOST_PATH_RULES[method] : undefined;
-    if (!rule) return undefined;
-    // A rule may confine a parameter in place; a command without params names no path.
-    const refusal = await rule(params ?? {}, this.context);
-    return refusal && `gridgate refuses ${method}: ${refusal}`;
-  }
-
-  /** Target.sendMessageToTarget's message is a CDP message as a string: checked as one, and rewritten as checked. */
-  private async refusedNested(params: Record<string, unknown>, depth: number): Promise<string | undefined> {
-    if (typeof params.message !== 'string') return undefined;
-    if (depth >= MAX_NESTING) return `gridgate refuses ${SEND_MESSAGE_TO_TARGET}: messages nested this deep`;
-    let inner: unknown;
-    try {
-      inner = JSON.parse(params.message);
-    } catch {
-      return `gridgate refuses ${SEND_MESSAGE_TO_TARGET}: its message is not JSON`;
-    }
-    if (!isRecord(inner)) return `gridgate refuses ${SEND_MESSAGE_TO_TARGET}: its message is not a command`;
-    const refusal = await this.refusedCdp(inner, depth + 1);
-    if (refusal === undefined) params.message = JSON.stringify(inner);
-    return refusal;
   }
 
   private refusalAnswer(command: Record<string, unknown>, message: string): string {
@@ -125,8 +97,4 @@ export class SocketCommandCheck {
       ? JSON.stringify({ type: 'error', id: null, error: 'invalid argument', message })
       : JSON.stringify({ error: { code: CDP_PARSE_ERROR, message } });
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -16,7 +16,7 @@ import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-direct
 import { PRIMARY_DIRECTORY_PREFIX } from '../adapters/local/orphan-sweep';
 import { ClusterMetricsPage } from '../adapters/node/cluster-metrics';
 import { type MetricsSnapshot, PrometheusMetrics } from '../adapters/node/prometheus-metrics';
-import { type Config, DEFAULT_WORKERS_CAP } from '../core/config';
+import { type Config, DEFAULT_WORKERS_CAP, type PoolConfig } from '../core/config';
 import { EndedSessions } from '../core/ended-sessions';
 import type { Logger } from '../core/ports';
 import { configState } from '../core/swap-config';
@@ -116,6 +116,7 @@ export async function startGridWithWorkers(
           socketPath,
           sessionOwner: process.pid,
           launcherKinds: Object.keys(deps.launchers) as (keyof typeof deps.launchers)[],
+          hostPathKinds: hostPathKinds(deps),
           // Taken as it is sent: what ends later is broadcast after it, and arrives after it.
           ended: deps.ended.entries(),
         });
@@ -203,4 +204,11 @@ export async function startGridWithWorkers(
     reload: (trigger) => running.reload(trigger),
     close,
   };
+}
+
+/** The kinds whose launchers here bound what a session's commands may name of this machine's files. */
+function hostPathKinds(deps: RunningGrid['deps']): PoolConfig['kind'][] {
+  return (Object.keys(deps.launchers) as PoolConfig['kind'][]).filter(
+    (kind) => deps.launchers[kind]?.hostPaths,
+  );
 }

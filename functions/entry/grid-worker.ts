@@ -11,6 +11,7 @@ import { PrimaryLauncher } from '../adapters/cluster/primary-launcher';
 import { PrimaryPasswordChecks } from '../adapters/cluster/primary-password-checks';
 import { ACTIVITY_BATCH_MS, PrimarySessionStore } from '../adapters/cluster/primary-session-store';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
+import { sessionFolderContext } from '../adapters/local/session-folder-bounds';
 import { lazyAppListener } from '../adapters/node/app-listener';
 import { answerClientErrors } from '../adapters/node/client-errors';
 import { commandFastPath } from '../adapters/node/command-fast-path';
@@ -82,7 +83,15 @@ export async function runWorker(logger: Logger): Promise<void> {
     agent,
     // The primary's kinds, each asked of the primary, which starts and stops every browser.
     kinds: new Set(setup.launcherKinds),
-    launchedElsewhere: (kind) => new PrimaryLauncher(calls, kind),
+    // A local session's folder is the primary's, named after its pid: the CDP commands served here are held to it.
+    launchedElsewhere: (kind) =>
+      new PrimaryLauncher(
+        calls,
+        kind,
+        setup.hostPathKinds.includes(kind)
+          ? (handle) => sessionFolderContext(handle, setup.sessionOwner)
+          : undefined,
+      ),
     users,
     ended: new EndedSessions(undefined, (key, session) => send({ type: 'ended', key, session })),
   });

@@ -8,9 +8,11 @@ import { pipeline, Readable } from 'node:stream';
 import type { Context } from 'hono';
 import type { Dispatcher } from 'undici';
 import { type UpstreamEndpoint, upstreamEndpoint } from '../core/browser-network';
+import { carriesCdpCommand } from '../core/cdp-over-http';
 import { WebDriverError } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import type { SessionClaims } from '../core/session-token';
+import { checkedCdpCommandBody } from './checked-cdp-command';
 import { type Command, relayCommand } from './command-relay';
 import { byteLimit, checkDeclaredLength } from './request-body';
 import { commandWait, waitSignal } from './runtime-limits';
@@ -35,8 +37,16 @@ const alreadySent = () =>
   import('@hono/node-server/utils/response').then(({ RESPONSE_ALREADY_SENT }) => RESPONSE_ALREADY_SENT);
 
 export async function forwardCommand(c: Context, deps: GridDeps, agent: Dispatcher, command: Command) {
+  // A CDP command over HTTP to a browser on this machine is read and checked, then sent as checked (on the
+  // portable path: its body is a string now); an exact path lookup decides, so every other command streams
+  // as it came. chromedriver runs them on POST alone; any method with a body is checked all the same.
+  const { method } = c.req;
+  const checkedBody =
+    method !== 'GET' && method !== 'HEAD' && carriesCdpCommand(command.rest)
+      ? await checkedCdpCommandBody(deps, command.claims, c.req.raw)
+      : undefined;
   const bindings = c.env as Partial<NodeBindings> | undefined;
-  if (bindings?.outgoing && bindings.incoming) {
+  if (checkedBody === undefined && bindings?.outgoing && bindings.incoming) {
     const { incoming, outgoing } = bindings;
     const failure = await new Promise<unknown>((resolve) =>
       relayCommand(deps, agent, command, incoming, outgoing, resolve),
@@ -45,7 +55,7 @@ export async function forwardCommand(c: Context, deps: GridDeps, agent: Dispatch
     return await alreadySent();
   }
   deps.sessions.touch(command.claims.key, deps.clock.now(), c.req.method, command.rest);
-  return await forwardPortably(c, deps, agent, command).catch(async (error: unknown) => {
+  return await forwardPortably(c, deps, agent, command, checkedBody).catch(async (error: unknown) => {
     throw await translateUpstreamError(deps, command.claims, error);
   });
 }
@@ -77,17 +87,26 @@ function target(
  * limits cut the request (the invocation deadline, the front door's silence limit; runtime-limits.ts),
  * or the client gets W3C `timeout` while there is still time to say so.
  */
-async function forwardPortably(c: Context, deps: GridDeps, agent: Dispatcher, command: Command) {
+async function forwardPortably(
+  c: Context,
+  deps: GridDeps,
+  agent: Dispatcher,
+  command: Command,
+  checkedBody: string | undefined,
+) {
   const limit = deps.config.limits.maxBodySize;
   const request = c.req.raw;
   checkDeclaredLength(request.headers.get('content-length'), limit);
   const headers = Object.fromEntries(request.headers);
+  // A body read and written again has a length of its own, which undici declares.
+  if (checkedBody !== undefined) delete headers['content-length'];
   // A web Request's own body says whether there is one; its headers need not (a streamed body has no
   // Content-Length, and web runtimes do not expose Transfer-Encoding).
   const body =
-    request.body && request.method !== 'GET' && request.method !== 'HEAD'
+    checkedBody ??
+    (request.body && request.method !== 'GET' && request.method !== 'HEAD'
       ? pipeline(Readable.fromWeb(request.body as never), byteLimit(limit), () => {})
-      : null;
+      : null);
   const wait = commandWait(c.env, Date.now());
   const bounded = wait && waitSignal(wait, request.signal);
   let response: Dispatcher.ResponseData;

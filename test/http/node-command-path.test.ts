@@ -125,6 +125,29 @@ describe('commands through the Node server', () => {
     expect(hub.commands()[0]).toMatchObject({ method: 'POST', body: payload });
   });
 
+  it('passes a hub session’s CDP commands over HTTP to the hub unread, byte for byte', async () => {
+    // Its browser runs on the hub's machine: a folder there is the hub's to refuse, not gridgate's.
+    const payload =
+      '{"cmd": "Browser.setDownloadBehavior", "id": -1, "method": "Browser.setDownloadBehavior", "params": {"behavior": "allow", "downloadPath": "/etc"}, "pad": "x"}';
+    const paths = [
+      'goog/cdp/execute',
+      'chromium/send_command',
+      'chromium/send_command_and_get_result',
+      'chromium/send_command_from_websocket',
+    ];
+    for (const path of paths) {
+      const answer = await rawRequest(`${grid.url}/session/${id}/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(payload)) },
+        body: payload,
+      });
+      expect(answer.status).toBe(200);
+    }
+    expect(hub.commands().map(({ path, body }) => ({ path, body }))).toEqual(
+      paths.map((path) => ({ path: `/session/${hubSessionId}/${path}`, body: payload })),
+    );
+  });
+
   it('sends the hub its own Host and credentials, drops hop-by-hop headers and the client’s credentials and cookies, keeps the rest', async () => {
     await rawRequest(`${grid.url}/session/${id}/cookie`, {
       method: 'POST',

@@ -7,6 +7,7 @@ const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('../e2e/python/drive_grid.py', import.meta.url));
 const UPLOAD_SCRIPT = fileURLToPath(new URL('../e2e/python/upload_file.py', import.meta.url));
 const RECORD_SCRIPT = fileURLToPath(new URL('../e2e/python/record_session.py', import.meta.url));
+const CDP_SCRIPT = fileURLToPath(new URL('../e2e/python/cdp_command.py', import.meta.url));
 export const PYTHON_SCRIPT_TIMEOUT_MS = 140_000;
 
 export interface ScriptRun {
@@ -28,6 +29,11 @@ export function runPythonUpload(gridUrl: string, pageUrl: string, localPath: str
 /** Runs test/e2e/python/record_session.py: a session asking for its video and log with selenoid:options. */
 export function runPythonRecordedSession(gridUrl: string, pageUrl: string): Promise<ScriptRun> {
   return runPython(RECORD_SCRIPT, [gridUrl, pageUrl]);
+}
+
+/** Runs test/e2e/python/cdp_command.py: execute_cdp_cmd's Browser.getVersion, then a download folder outside. */
+export function runPythonCdpCommand(gridUrl: string, outside: string): Promise<ScriptRun> {
+  return runPython(CDP_SCRIPT, [gridUrl, outside]);
 }
 
 /** Runs any Python file (a docs example written out) with Debian's Python selenium, on loopback only. */

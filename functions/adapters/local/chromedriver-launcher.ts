@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Capabilities } from '../../core/capabilities';
 import type { PoolConfig } from '../../core/config';
+import type { HostPathContext } from '../../core/host-path-rules';
 import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
 import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
 import { browserEnvironment } from './browser-environment';
@@ -33,6 +34,7 @@ import { LocalFileTransfer } from './local-file-transfer';
 import { type Group, stopGroup } from './process-group';
 import { ReadyChromedrivers } from './ready-chromedrivers';
 import { SessionDirectories } from './session-directories';
+import { sessionFolderContext } from './session-folder-bounds';
 import type { SessionRecordings } from './session-recordings';
 import { type ReadyBrowser, WarmBrowsers } from './warm-browsers';
 
@@ -123,6 +125,11 @@ export class ChromedriverLauncher implements Launcher {
   private stopped = false;
 
   constructor(private readonly options: ChromedriverLauncherOptions = {}) {}
+
+  /** The browser runs as gridgate's user: what its commands name must lie in its session's folder. */
+  hostPaths(handle: string): HostPathContext {
+    return sessionFolderContext(handle);
+  }
 
   async start(request: LaunchRequest): Promise<LaunchedBrowser> {
     const { pool, capabilities, signal, onStage } = request;

@@ -3,11 +3,12 @@
  * taken before the Hono app sees them, matched by one regular expression, checked (the verified-ID cache
  * first; no network) and relayed with undici's `dispatch` (http/command-relay.ts). Everything else, and
  * every command this path is not sure to answer as the app would (requests a web page may have made, a
- * body not said to be JSON, file transfers, DELETE of the session, URLs the app would normalize), goes
- * to the app unchanged, so each rule lives in one place. Errors are answered as the app's onError does.
+ * body not said to be JSON, file transfers, CDP commands carried over HTTP, DELETE of the session, URLs
+ * the app would normalize), goes to the app unchanged, so each rule lives in one place. Errors are answered as the app's onError does.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { carriesCdpCommand } from '../../core/cdp-over-http';
 import type { GridDeps } from '../../core/grid-deps';
 import type { Command } from '../../http/command-relay';
 import { relayCommand } from '../../http/command-relay';
@@ -74,6 +75,8 @@ function forThisPath(incoming: IncomingMessage, rest: string): boolean {
   const type = headers['content-type'];
   if (method === 'POST' && type !== undefined && !/^\s*application\/json\s*(?:;|$)/i.test(type)) return false;
   if (rest === '' || rest === '/') return method !== 'DELETE';
+  // A CDP command over HTTP may be read and checked (http/checked-cdp-command.ts): the app's to do.
+  if (carriesCdpCommand(rest)) return false;
   return !APP_ROUTES.test(rest);
 }
 
