@@ -20,7 +20,7 @@ import type { FakeTask } from '../support/fake-ecs-api';
 import { type FakeFargateGrid, startFakeFargateGrid } from '../support/fake-fargate-grid';
 import { FAKE_S3_CREDENTIALS, FAKE_S3_REGION, FakeS3 } from '../support/fake-s3';
 import { SCREEN } from '../support/loopback-vnc-browsers';
-import { freePort } from '../support/processes';
+import { freePortBelowEphemeral } from '../support/processes';
 import { type ProbedVideo, probeVideo } from '../support/video-probe';
 
 // A JVM and a headful Chromium start in the task, and ffmpeg encodes beside them: slow on a loaded machine.
@@ -75,7 +75,7 @@ beforeAll(async () => {
     forcePathStyle: true,
     credentials: FAKE_S3_CREDENTIALS,
   });
-  const containerPort = await freePort();
+  const containerPort = await freePortBelowEphemeral();
   fargate = await startFakeFargateGrid({
     containerPort,
     taskDefinition: taskDefinition(containerPort),

@@ -21,7 +21,7 @@ import { FakeCloudWatchLogs } from '../support/fake-cloudwatch-logs';
 import { FakeEcsApi } from '../support/fake-ecs-api';
 import { FAKE_S3_CREDENTIALS, FAKE_S3_REGION, FakeS3 } from '../support/fake-s3';
 import { type NodeServerProcess, startNodeServer } from '../support/node-server-process';
-import { freePort } from '../support/processes';
+import { freePortBelowEphemeral } from '../support/processes';
 import type { GuardEntry } from '../support/real-lambda';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { until } from '../support/until';
@@ -46,7 +46,7 @@ beforeAll(async () => {
   logs.createLogGroup(GROUP);
   [ecs, s3, site] = await Promise.all([
     FakeEcsApi.start({
-      containerPort: await freePort(),
+      containerPort: await freePortBelowEphemeral(),
       awslogs: { logs, group: GROUP, streamPrefix: browserLogStreamPrefix({ name: 'fargate' }) },
     }),
     FakeS3.start([BUCKET]),

@@ -17,7 +17,7 @@ import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '
 import { FakeEcsApi } from '../support/fake-ecs-api';
 import { CollectingLogger } from '../support/fakes';
 import { configWithOnePool } from '../support/one-pool-config';
-import { freePort } from '../support/processes';
+import { freePortBelowEphemeral } from '../support/processes';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 
 const TEST_MS = 90_000;
@@ -68,7 +68,7 @@ async function sameSessionVia(url: string, sessionId: string, path: string): Pro
 beforeAll(async () => {
   [dynamo, fake, site] = await Promise.all([
     startDynalite(),
-    FakeEcsApi.start({ containerPort: await freePort() }),
+    FakeEcsApi.start({ containerPort: await freePortBelowEphemeral() }),
     startTestPageServer(),
   ]);
   table = await dynamo.createSessionTable();

@@ -16,7 +16,7 @@ import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions
 import { FakeEcsApi } from '../support/fake-ecs-api';
 import { type HeadImage, startHeadImage } from '../support/head-image-process';
 import { SCREEN } from '../support/loopback-vnc-browsers';
-import { freePort, processGroupAlive } from '../support/processes';
+import { freePortBelowEphemeral, processGroupAlive } from '../support/processes';
 import { until as waitUntil } from '../support/until';
 
 const TEST_MS = 120_000;
@@ -32,8 +32,8 @@ let viewer: WebDriver;
 
 beforeAll(async () => {
   fake = await FakeEcsApi.start({
-    containerPort: await freePort(),
-    vnc: { port: await freePort(), password: PASSWORD },
+    containerPort: await freePortBelowEphemeral(),
+    vnc: { port: await freePortBelowEphemeral(), password: PASSWORD },
   });
   head = await startHeadImage(
     (publicUrl) => ({

@@ -12,7 +12,7 @@ import type { SessionStore, UserDirectory } from '../../functions/core/ports';
 import { FakeEcsApi, type FakeEcsOptions } from './fake-ecs-api';
 import { CollectingLogger } from './fakes';
 import { configWithOnePool } from './one-pool-config';
-import { freePort, processGroupAlive } from './processes';
+import { freePortBelowEphemeral, processGroupAlive } from './processes';
 import { type ServedApp, serveApp } from './served-app';
 import { startTestPageServer, type TestPageServer } from './test-page-server';
 
@@ -53,7 +53,7 @@ export interface FakeFargateGrid {
 export async function startFakeFargateGrid(options: FakeFargateGridOptions = {}): Promise<FakeFargateGrid> {
   const [fake, site] = await Promise.all([
     FakeEcsApi.start({
-      containerPort: options.containerPort ?? (await freePort()),
+      containerPort: options.containerPort ?? (await freePortBelowEphemeral()),
       ...(options.browser ? { browser: options.browser } : {}),
       ...(options.awslogs ? { awslogs: options.awslogs } : {}),
       ...(options.taskDefinition ? { taskDefinition: options.taskDefinition } : {}),

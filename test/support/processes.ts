@@ -10,6 +10,25 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * A port free now below the ephemeral range, for a listener that binds it later (a fake task's container):
+ * the many port-0 listeners of a test run (chromedrivers, servers) are handed ephemeral ports only, so none
+ * of them takes it meanwhile, as one could take a port freePort() found.
+ */
+export async function freePortBelowEphemeral(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const probe = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!bound) continue;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    return port;
+  }
+}
+
 /** Whether any process of the group led by `pid` still runs (a browser's chromedriver and Chromium). */
 export function processGroupAlive(pid: number | undefined): boolean {
   if (pid === undefined) return false;
