@@ -10,7 +10,7 @@ import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions
 import type { FakeEcsApi, FakeTask } from '../support/fake-ecs-api';
 import { type FakeFargateGrid, startFakeFargateGrid } from '../support/fake-fargate-grid';
 import type { CollectingLogger } from '../support/fakes';
-import { processGroupAlive } from '../support/processes';
+import { portFree, processGroupAlive } from '../support/processes';
 import type { ServedApp } from '../support/served-app';
 import type { TestPageServer } from '../support/test-page-server';
 import { eventually, until } from '../support/until';
@@ -99,6 +99,9 @@ describe('a session on a (fake) Fargate task', { timeout: TEST_MS }, () => {
   });
 
   it('stops the task when the client goes away while it is starting', async () => {
+    // Every fake task serves on the same loopback port: the earlier tests' last one must have let it go,
+    // or this task's chromedriver cannot bind it and the session fails before the client leaves.
+    await until(() => portFree(fake.containerPort), 'the container port is free', { timeoutMs: 10_000 });
     const before = new Set(fake.tasks.keys());
     const client = new AbortController();
     const request = fetch(`${grid.url}/session`, {

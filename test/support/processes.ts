@@ -29,6 +29,17 @@ export async function freePortBelowEphemeral(): Promise<number> {
   }
 }
 
+/** Whether a listener may bind this loopback port now (the last one there has let it go). */
+export async function portFree(port: number): Promise<boolean> {
+  const probe = createServer();
+  const bound = await new Promise<boolean>((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (bound) await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return bound;
+}
+
 /** Whether any process of the group led by `pid` still runs (a browser's chromedriver and Chromium). */
 export function processGroupAlive(pid: number | undefined): boolean {
   if (pid === undefined) return false;
