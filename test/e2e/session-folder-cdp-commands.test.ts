@@ -5,18 +5,18 @@
  * page's download cannot be pointed at a folder gridgate's user can write. Real Chromium, raw HTTP, selenium-webdriver and Python Selenium; and through a
  * server with worker processes, whose session folders are named after the primary.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Builder, By, type WebDriver } from 'selenium-webdriver';
+import { Builder, type WebDriver } from 'selenium-webdriver';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sessionDirectoryOf } from '../../functions/adapters/local/session-directories';
 import type { Launcher } from '../../functions/core/ports';
 import { useGridAndSite } from '../support/grid-fixture';
 import { startNodeServer } from '../support/node-server-process';
 import { runPythonCdpCommand } from '../support/python-selenium';
+import { downloadFromSite } from '../support/site-download';
 import { DOWNLOAD_CONTENT, DOWNLOAD_NAME } from '../support/test-page-server';
-import { until } from '../support/until';
 import { sessionClaims } from './session-ended';
 
 const TEST_MS = 150_000;
@@ -59,14 +59,8 @@ async function sendCdp(url: string, path: string, cmd: string, params: Record<st
 const allowInto = (downloadPath: string) => ({ behavior: 'allow', downloadPath });
 
 /** Clicks the site's download link and waits until the file is saved in one of the folders; says which. */
-async function download(session: WebDriver, folders: Record<string, string>): Promise<string | undefined> {
-  await session.get(`${env.site.url}/files`);
-  await session.findElement(By.id('download')).click();
-  return until(
-    () => Object.entries(folders).find(([, folder]) => existsSync(join(folder, DOWNLOAD_NAME)))?.[0],
-    `${DOWNLOAD_NAME} is saved in one of ${Object.values(folders).join(', ')}`,
-  );
-}
+const download = (session: WebDriver, folders: Record<string, string>) =>
+  downloadFromSite(env.site.url, session, folders);
 
 describe('CDP commands a local session sends over the WebDriver command path', { timeout: TEST_MS }, () => {
   it('refuses Browser.setDownloadBehavior to a folder outside the session on every CDP endpoint', async () => {

@@ -8,13 +8,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { Builder, By, type WebDriver } from 'selenium-webdriver';
+import { Builder, type WebDriver } from 'selenium-webdriver';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { sessionDirectoryOf } from '../../functions/adapters/local/session-directories';
 import { useGridAndSite } from '../support/grid-fixture';
 import { startNodeServer } from '../support/node-server-process';
 import { openProtocolSocket, type ProtocolSocket } from '../support/protocol-socket';
+import { downloadFromSite } from '../support/site-download';
 import { DOWNLOAD_CONTENT, DOWNLOAD_NAME } from '../support/test-page-server';
 import { until } from '../support/until';
 import { sessionClaims } from './session-ended';
@@ -48,14 +49,8 @@ async function managedDownloadsSession(): Promise<{ sessionId: string; folder: s
 }
 
 /** Clicks the site's download link and waits until the file is saved in one of the folders; says which. */
-async function download(session: WebDriver, folders: Record<string, string>): Promise<string | undefined> {
-  await session.get(`${env.site.url}/files`);
-  await session.findElement(By.id('download')).click();
-  return until(
-    () => Object.entries(folders).find(([, folder]) => existsSync(join(folder, DOWNLOAD_NAME)))?.[0],
-    `${DOWNLOAD_NAME} is saved in one of ${Object.values(folders).join(', ')}`,
-  );
-}
+const download = (session: WebDriver, folders: Record<string, string>) =>
+  downloadFromSite(env.site.url, session, folders);
 
 describe('download folders a local session’s CDP and BiDi clients name', { timeout: TEST_MS }, () => {
   it('refuses Browser. and Page.setDownloadBehavior to a folder outside the session over se:cdp', async () => {
