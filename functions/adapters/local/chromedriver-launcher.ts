@@ -167,19 +167,14 @@ export class ChromedriverLauncher implements Launcher {
         },
       ));
     recordings?.track(driver.handle, recording);
+    const running = this.drivers.get(driver.handle);
+    const namespace = running?.namespace;
     let downloadDirectory: string | undefined;
+    let binary: string | undefined;
     try {
       signal.throwIfAborted();
       if (wantsDownloads(capabilities))
         downloadDirectory = await this.directories.make(driver.handle, 'downloads');
-    } catch (error) {
-      await this.stop(driver.handle);
-      throw error;
-    }
-    const running = this.drivers.get(driver.handle);
-    const namespace = running?.namespace;
-    let binary: string | undefined;
-    try {
       if (running && namespace) binary = await browserGroupChromium(running.scratchDir, pool.chromium);
     } catch (error) {
       await this.stop(driver.handle);
