@@ -36,7 +36,11 @@ export function chromiumCapabilities(
   // such as --no-sandbox and --remote-allow-origins, are the grid's to decide.
   const args = Array.isArray(options.args)
     ? options.args.filter(
-        (a): a is string => typeof a === 'string' && !droppedQuietly(a) && switchRefusal(a) === undefined,
+        (a): a is string =>
+          typeof a === 'string' &&
+          !droppedQuietly(a) &&
+          switchRefusal(a) === undefined &&
+          !(settings.devtoolsPort && flagName(a) === '--remote-debugging-port'),
       )
     : [];
   const present = new Set(args.map(flagName));
@@ -58,13 +62,8 @@ export function chromiumCapabilities(
     add(arg);
   }
   add(`--user-data-dir=${settings.userDataDir}`);
-  if (settings.devtoolsPort) {
-    // The port pasta forwards to is the only one gridgate reaches (a client's port 0, Playwright's, gives way).
-    const own = args.findIndex((arg) => flagName(arg) === '--remote-debugging-port');
-    if (own >= 0) args.splice(own, 1);
-    present.delete('--remote-debugging-port');
-    add(`--remote-debugging-port=${settings.devtoolsPort}`);
-  }
+  // The port pasta forwards to is the only one gridgate reaches (a client's port 0, Playwright's, gave way above).
+  if (settings.devtoolsPort) add(`--remote-debugging-port=${settings.devtoolsPort}`);
   options.args = args;
   options.binary = settings.binary ?? options.binary ?? pool.chromium;
   if (settings.downloadDirectory) {
