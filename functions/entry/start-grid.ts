@@ -38,6 +38,7 @@ import type { RequestPricing } from '../core/session-cost';
 import { createApp, type MetricsPage } from '../http/create-app';
 import { newRequestCounter, type RequestCounter } from '../http/grid-info';
 import { createUpstreamAgent } from '../http/upstream-client';
+import { startContainerPools } from '../pools/container/container-pools';
 import { endSession } from '../use-cases/end-session';
 import { endAllSessions, expireSessions } from '../use-cases/expire-sessions';
 import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
@@ -152,22 +153,30 @@ export async function startGrid(
     ffmpeg: ffmpegInstaller(logger),
     logger,
   });
+  const onUnexpectedExit = (handle: string, exit: object) => {
+    logger.log('BROWSER_EXITED', { handle, ...exit });
+    // The store may be down just now: the session then ends at its idle timeout, by the sweep.
+    sessions
+      .running()
+      .then((running) => {
+        const record = running.find((r) => r.handle === handle);
+        if (record) return endSession(deps, record, 'browser exited');
+      })
+      .catch((error: unknown) =>
+        logger.log('BACKGROUND_TASK_FAILED', { task: 'browser exit', handle, error: String(error) }),
+      );
+  };
   const launcher = new ChromedriverLauncher({
     recordings: sessionRecordings,
     isolation: await browserIsolation(config, logger),
-    onUnexpectedExit: (handle, exit) => {
-      logger.log('BROWSER_EXITED', { handle, ...exit });
-      // The store may be down just now: the session then ends at its idle timeout, by the sweep.
-      sessions
-        .running()
-        .then((running) => {
-          const record = running.find((r) => r.handle === handle);
-          if (record) return endSession(deps, record, 'browser exited');
-        })
-        .catch((error: unknown) =>
-          logger.log('BACKGROUND_TASK_FAILED', { task: 'browser exit', handle, error: String(error) }),
-        );
-    },
+    onUnexpectedExit,
+  });
+  const containers = await startContainerPools({
+    config,
+    logger,
+    agent,
+    current: () => deps.config,
+    onUnexpectedExit,
   });
   prometheus?.onScrape((into) => reportGridGauges(deps, into));
   // ecs sessions' videos and browser logs where the stack keeps them, as the router Lambda reads them: a head
@@ -190,6 +199,7 @@ export async function startGrid(
     // A reload may add a pool of any kind.
     kinds: EVERY_POOL_KIND,
     local: { launcher, recordings },
+    container: { launcher: containers },
     ...(ecs ? { ecsRecordings: ecs } : {}),
     kubeconfigEks: kubeconfigEksLauncher(kubeconfigPods, {
       agent,
@@ -262,12 +272,25 @@ export async function startGrid(
     runEvery('recordings retention', RECORDINGS_PRUNE_MS, () => recordings.prune(Date.now()), logger),
   );
   launcher.keepWarm(Object.values(deps.config.pools));
+  containers
+    .keepWarm(Object.values(deps.config.pools))
+    .catch((error: unknown) =>
+      logger.log('BACKGROUND_TASK_FAILED', { task: 'warm containers', error: String(error) }),
+    );
   // Reads deps.config at every tick, so a reload that changes or removes a pool's `warm` takes effect.
   sweeps.push(
     runEvery(
       'warm browsers',
       WARM_CHECK_MS,
       () => launcher.keepWarm(Object.values(deps.config.pools)),
+      logger,
+    ),
+  );
+  sweeps.push(
+    runEvery(
+      'warm containers',
+      WARM_CHECK_MS,
+      () => containers.keepWarm(Object.values(deps.config.pools)),
       logger,
     ),
   );
@@ -305,7 +328,8 @@ export async function startGrid(
       await endAllSessions(deps, 'server shutdown', shared ? startedHere : () => true).catch(
         (error: unknown) => logger.log('BACKGROUND_TASK_FAILED', { task: 'shutdown', error: String(error) }),
       );
-      await launcher.stopAll(); // sessions still being created too, and warm browsers
+      // Sessions still being created too, and warm browsers and containers.
+      await Promise.all([launcher.stopAll(), containers.stopAll()]);
       server.closeAllConnections();
       await closed;
       await agent.close();
