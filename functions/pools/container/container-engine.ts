@@ -101,6 +101,8 @@ export class ContainerEngine {
 
   /** IDs and labels of the containers, running or not, that carry this label (`key` or `key=value`). */
   async list(label: string): Promise<{ id: string; labels: Record<string, string> }[]> {
+    // podman prints a JSON array; Docker one JSON object a line, its labels as "a=b,c=d".
+    const format = this.name === 'podman' ? 'json' : '{{json .}}';
     const out = await this.call([
       'ps',
       '--all',
@@ -108,27 +110,21 @@ export class ContainerEngine {
       '--filter',
       `label=${label}`,
       '--format',
-      '{{json .}}',
+      format,
     ]);
-    return out
-      .split('\n')
-      .filter(Boolean)
-      .flatMap((line) => {
-        const entry = JSON.parse(line) as {
-          Id?: string;
-          ID?: string;
-          Labels?: Record<string, string> | string;
-        };
-        const id = entry.Id ?? entry.ID;
-        if (!id) return [];
-        return [
-          {
-            id,
-            labels:
-              typeof entry.Labels === 'object' && entry.Labels ? entry.Labels : parseLabels(entry.Labels),
-          },
-        ];
-      });
+    const entries: ListedContainer[] = out.startsWith('[')
+      ? JSON.parse(out)
+      : out
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line));
+    return entries.flatMap((entry) => {
+      const id = entry.Id ?? entry.ID;
+      if (!id) return [];
+      const labels =
+        typeof entry.Labels === 'object' && entry.Labels ? entry.Labels : parseLabels(entry.Labels);
+      return [{ id, labels }];
+    });
   }
 
   /** The container's output so far (stdout and stderr together, as `logs` gives them). */
@@ -147,8 +143,14 @@ export class ContainerEngine {
   }
 }
 
+interface ListedContainer {
+  Id?: string;
+  ID?: string;
+  Labels?: Record<string, string> | string | null;
+}
+
 /** Docker's `{{json .}}` gives labels as "a=b,c=d". */
-function parseLabels(text: string | undefined): Record<string, string> {
+function parseLabels(text: string | null | undefined): Record<string, string> {
   const labels: Record<string, string> = {};
   for (const pair of (text ?? '').split(',')) {
     const at = pair.indexOf('=');
