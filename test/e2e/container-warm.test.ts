@@ -37,6 +37,10 @@ describe('a container pool with warm: 1', { timeout: TEST_MS }, () => {
   it('hands its warm container to a new session and starts another', async () => {
     await eventually(() => expect(warmCount()).toBe(1));
     const [warm] = containersOfPool(pool);
+    const status = (await (await fetch(`${grid.url}/status`)).json()) as {
+      value: { pools: { name: string; warm?: number }[] };
+    };
+    expect(status.value.pools.find((entry) => entry.name === pool)?.warm).toBe(1);
 
     const driver = await new Builder().usingServer(grid.url).forBrowser('chrome').build();
     try {
