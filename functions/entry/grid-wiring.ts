@@ -148,6 +148,10 @@ function artifactsHere(parts: LaunchingParts, deps: GridDeps): GridDeps['artifac
   const poolOf = (session: { pool: string; address: string }) => sessionPool(deps, session);
   return {
     ...(parts.local && kinds.has('local') ? { local: parts.local.recordings } : {}),
+    // A container session's log is its container's output, while it runs.
+    ...(parts.container?.recordings && kinds.has('container')
+      ? { container: parts.container.recordings }
+      : {}),
     // ecs and eks sessions' recordings are listed, and their owners known, from the store (core/recorded-in-store.ts).
     ...(parts.ecsRecordings ? { ecs: listedFromStore(parts.ecsRecordings, deps, 'ecs', ecsKept) } : {}),
     // eks sessions' videos are in the bucket their pool's recorder names, wherever gridgate runs; their logs

@@ -38,6 +38,7 @@ import type { RequestPricing } from '../core/session-cost';
 import { createApp, type MetricsPage } from '../http/create-app';
 import { newRequestCounter, type RequestCounter } from '../http/grid-info';
 import { createUpstreamAgent } from '../http/upstream-client';
+import { containerLogs } from '../pools/container/container-logs';
 import { startContainerPools } from '../pools/container/container-pools';
 import { endSession } from '../use-cases/end-session';
 import { endAllSessions, expireSessions } from '../use-cases/expire-sessions';
@@ -199,7 +200,7 @@ export async function startGrid(
     // A reload may add a pool of any kind.
     kinds: EVERY_POOL_KIND,
     local: { launcher, recordings },
-    container: { launcher: containers },
+    container: { launcher: containers, recordings: containerLogs(containers) },
     ...(ecs ? { ecsRecordings: ecs } : {}),
     kubeconfigEks: kubeconfigEksLauncher(kubeconfigPods, {
       agent,

@@ -31,9 +31,9 @@ beforeAll(async () => {
 afterAll(() => site?.close());
 
 describe.each([
-  ['chromedriver', (i: TestImages) => i.chromedriver],
-  ['standalone-chromium', (i: TestImages) => i.standaloneChromium],
-] as const)('a container pool of the %s image, with selenium-webdriver', (label, imageOf) => {
+  ['chromedriver', (i: TestImages) => i.chromedriver, 'ChromeDriver was started successfully'],
+  ['standalone-chromium', (i: TestImages) => i.standaloneChromium, 'Started Selenium Standalone'],
+] as const)('a container pool of the %s image, with selenium-webdriver', (label, imageOf, logSays) => {
   const pool = uniquePoolName(`sw-${label}`);
   let grid: TestGrid;
   // The site on this machine's loopback, as the pool's pages reach it.
@@ -68,6 +68,10 @@ describe.each([
       expect((await driver.manage().getCookie('served-by'))?.value).toBe('gridgate-test');
       const png = Buffer.from(await driver.takeScreenshot(), 'base64');
       expect(png.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+      // The session's log is its container's output (podman logs), while it runs.
+      const log = await fetch(`${grid.url}/logs/${sessionId}.log`);
+      expect(log.status).toBe(200);
+      expect(await log.text()).toContain(logSays);
     } finally {
       await driver.quit();
     }

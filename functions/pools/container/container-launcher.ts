@@ -5,6 +5,7 @@
  * session ("browser exited"); every end of a session removes it; a gridgate killed outright leaves containers
  * the next start sweeps (container-sweep.ts), and the engine ends any container past its hard lifetime.
  */
+import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { DriverNotReady, driverStatus, waitForDriver } from '../../adapters/aws/driver-ready';
 import { nodeCapabilities } from '../../adapters/aws/node-capabilities';
@@ -95,6 +96,12 @@ export class ContainerLauncher implements Launcher {
   /** Whether this launcher runs the container (a session's, or a warm one). */
   isRunning(handle: string): boolean {
     return this.running.has(handle);
+  }
+
+  /** The output so far of a container this launcher runs for a session; undefined for any other handle. */
+  logs(handle: string): Readable | undefined {
+    const running = this.running.get(handle);
+    return running?.inUse ? running.engine.logs(handle) : undefined;
   }
 
   warmCount(pool: string): number {
