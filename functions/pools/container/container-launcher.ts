@@ -45,6 +45,8 @@ interface Running {
   onExit?: (code: number | undefined) => void;
   /** Handed to a session (or being started for one); else a warm container. */
   inUse: boolean;
+  /** http://host:port of its noVNC server, when the pool publishes one. */
+  vncOrigin?: string;
 }
 
 interface Warm {
@@ -102,6 +104,11 @@ export class ContainerLauncher implements Launcher {
   logs(handle: string): Readable | undefined {
     const running = this.running.get(handle);
     return running?.inUse ? running.engine.logs(handle) : undefined;
+  }
+
+  vncOrigin(handle: string): string | undefined {
+    const running = this.running.get(handle);
+    return running?.inUse ? running.vncOrigin : undefined;
   }
 
   warmCount(pool: string): number {
@@ -240,6 +247,8 @@ export class ContainerLauncher implements Launcher {
       if (this.closed) throw new ContainerLaunchFailure('launch: the server is stopping');
       start.onStarted?.();
       const address = `${publishHost(pool)}:${await engine.publishedPort(id, pool.port)}`;
+      if (pool.vncPort)
+        running.vncOrigin = `http://${publishHost(pool)}:${await engine.publishedPort(id, pool.vncPort)}`;
       await waitForDriver({
         address,
         signal: AbortSignal.any([start.signal, exited.signal]),
