@@ -238,8 +238,15 @@ async function underLock<T>(build: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Every test image and the head image; the browser images and the head's are built side by side. */
+export function allImages(log: (line: string) => void = console.error): Promise<[TestImages, string]> {
+  return underLock(async () => {
+    await buildBase(log);
+    return Promise.all([buildAll(log), buildHead(log)]);
+  });
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const images = await testImages();
-  const head = await headImage();
+  const [images, head] = await allImages();
   console.error(`test images ready: ${[...Object.values(images), head].join(', ')}`);
 }
