@@ -1,6 +1,7 @@
 /**
  * Import rules `npm run lint` checks (dependency-cruiser): no import cycles, and imports that point
- * inward, as docs/architecture.md draws the layers: entry → http, use-cases, adapters → core.
+ * inward, as docs/architecture.md draws the layers: entry → http, use-cases, adapters, pools → core;
+ * and each pool kind (pools/<kind>/) kept to itself, only the parts ecs and eks share in between.
  */
 const layer = (name) => `^functions/${name}/`;
 
@@ -18,14 +19,14 @@ module.exports = {
       severity: 'error',
       comment: 'core/ is the pure rules and the ports: it imports no other layer of gridgate.',
       from: { path: layer('core') },
-      to: { path: layer('(http|use-cases|adapters|entry)') },
+      to: { path: layer('(http|use-cases|adapters|pools|entry)') },
     },
     {
       name: 'use-cases-over-ports',
       severity: 'error',
-      comment: 'Use cases work over ports: no HTTP, no adapter, no wiring.',
+      comment: 'Use cases work over ports: no HTTP, no adapter, no pool kind, no wiring.',
       from: { path: layer('use-cases') },
-      to: { path: layer('(http|adapters|entry)') },
+      to: { path: layer('(http|adapters|pools|entry)') },
     },
     {
       name: 'adapters-implement-ports',
@@ -34,14 +35,32 @@ module.exports = {
         'An adapter implements a port of core/; it knows neither the use cases, HTTP nor the wiring. ' +
         'Except the runtimes the app is served on (node/ WebSockets, lambda/ streaming), which carry HTTP.',
       from: { path: layer('adapters'), pathNot: layer('adapters/(node|lambda)') },
+      to: { path: layer('(http|use-cases|pools|entry)') },
+    },
+    {
+      name: 'pools-implement-ports',
+      severity: 'error',
+      comment:
+        'A pool kind implements the ports of core/ over its platform (adapters/aws for ecs and eks); it knows ' +
+        'neither the use cases, HTTP nor the wiring.',
+      from: { path: layer('pools') },
       to: { path: layer('(http|use-cases|entry)') },
+    },
+    {
+      name: 'pool-kinds-apart',
+      severity: 'error',
+      comment:
+        "A pool kind is one folder: it imports no other kind's, only what ecs and eks share (a Selenium node " +
+        'in a task or pod: pools/selenium-node/).',
+      from: { path: '^functions/pools/([^/]+)/' },
+      to: { path: '^functions/pools/[^/]+/', pathNot: '^functions/pools/($1|selenium-node)/' },
     },
     {
       name: 'http-translates',
       severity: 'error',
       comment: "http/ translates HTTP to use cases; the adapters and the wiring are the entries' to choose.",
       from: { path: layer('http') },
-      to: { path: layer('(adapters|entry)') },
+      to: { path: layer('(adapters|pools|entry)') },
     },
   ],
   options: {

@@ -10,9 +10,9 @@ import { isHubOrigin } from '../core/browser-network';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import { systemClock } from '../core/ports';
 import { createUpstreamAgent } from '../http/upstream-client';
+import { ecsRecordings } from '../pools/ecs/ecs-recordings';
 import { type AwsAdapters, awsAdapters } from './aws-adapters';
 import { ecsRecordingPlaces, readDeployedConfig } from './deployed-config';
-import { ecsRecordings } from './ecs-recordings';
 import { gridDeps, poolKindsOf } from './grid-wiring';
 import { signingSecret } from './signing-secret';
 

@@ -11,7 +11,6 @@ import { PrimaryLauncher } from '../adapters/cluster/primary-launcher';
 import { PrimaryPasswordChecks } from '../adapters/cluster/primary-password-checks';
 import { ACTIVITY_BATCH_MS, PrimarySessionStore } from '../adapters/cluster/primary-session-store';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
-import { sessionFolderContext } from '../adapters/local/session-folder-bounds';
 import { lazyAppListener } from '../adapters/node/app-listener';
 import { answerClientErrors } from '../adapters/node/client-errors';
 import { commandFastPath } from '../adapters/node/command-fast-path';
@@ -26,6 +25,7 @@ import { adoptConfigState } from '../core/swap-config';
 import { createApp } from '../http/create-app';
 import type { RequestCounter } from '../http/grid-info';
 import { createUpstreamAgent } from '../http/upstream-client';
+import { sessionFolderContext } from '../pools/local/session-folder-bounds';
 import { gridDeps } from './grid-wiring';
 
 type Setup = Extract<ToWorker, { type: 'setup' }>;

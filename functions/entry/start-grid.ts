@@ -8,15 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from 'undici';
-import type { EksPodApi } from '../adapters/aws/eks-pod-api';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
-import { namespacesUnavailable } from '../adapters/local/browser-namespace';
-import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
-import { ffmpegInstaller } from '../adapters/local/ensure-ffmpeg';
-import { keepInterruptedRecordings } from '../adapters/local/interrupted-recordings';
-import { LocalRecordings } from '../adapters/local/local-recordings';
-import { sweepOrphans } from '../adapters/local/orphan-sweep';
-import { SessionRecordings } from '../adapters/local/session-recordings';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store';
 import { lazyAppListener } from '../adapters/node/app-listener';
 import { answerClientErrors } from '../adapters/node/client-errors';
@@ -38,14 +30,22 @@ import type { RequestPricing } from '../core/session-cost';
 import { createApp, type MetricsPage } from '../http/create-app';
 import { newRequestCounter, type RequestCounter } from '../http/grid-info';
 import { createUpstreamAgent } from '../http/upstream-client';
+import { ecsRecordings } from '../pools/ecs/ecs-recordings';
+import type { EksPodApi } from '../pools/eks/eks-pod-api';
+import { type KeepPodLog, podLogKeeper } from '../pools/eks/pod-log-keeper';
+import { namespacesUnavailable } from '../pools/local/browser-namespace';
+import { ChromedriverLauncher } from '../pools/local/chromedriver-launcher';
+import { ffmpegInstaller } from '../pools/local/ensure-ffmpeg';
+import { keepInterruptedRecordings } from '../pools/local/interrupted-recordings';
+import { LocalRecordings } from '../pools/local/local-recordings';
+import { sweepOrphans } from '../pools/local/orphan-sweep';
+import { SessionRecordings } from '../pools/local/session-recordings';
 import { endSession } from '../use-cases/end-session';
 import { endAllSessions, expireSessions } from '../use-cases/expire-sessions';
 import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
 import { ConfigReloader, type ReloadTrigger } from './config-reloader';
 import { ecsRecordingPlaces } from './deployed-config';
-import { ecsRecordings } from './ecs-recordings';
 import { EVERY_POOL_KIND, gridDeps } from './grid-wiring';
-import { type KeepPodLog, podLogKeeper } from './pod-log-keeper';
 import { reachNotice } from './reach-notice';
 
 const EXPIRY_SWEEP_MS = 1000;
@@ -319,7 +319,7 @@ export async function startGrid(
 
 /** The pod API of eks pools that name a kubeconfig: the Kubernetes client loads with the first call. */
 function kubeconfigPodApisOnFirstUse(): () => Promise<(pool: EksPoolConfig) => EksPodApi> {
-  return madeOnFirstUse(async () => (await import('../adapters/aws/eks-kubeconfig')).kubeconfigPodApis());
+  return madeOnFirstUse(async () => (await import('../pools/eks/eks-kubeconfig')).kubeconfigPodApis());
 }
 
 /** The launcher of eks pools that name a kubeconfig: loaded with such a pool's first pod. */
@@ -328,7 +328,7 @@ function kubeconfigEksLauncher(
   context: { agent: Dispatcher; logger: Logger; metrics: Metrics; keepLog: KeepPodLog },
 ): Launcher {
   return onFirstUse(async () => {
-    const [{ EksLauncher }, podApi] = await Promise.all([import('../adapters/aws/eks-launcher'), podApis()]);
+    const [{ EksLauncher }, podApi] = await Promise.all([import('../pools/eks/eks-launcher'), podApis()]);
     return new EksLauncher({ podApi, ...context });
   });
 }

@@ -8,8 +8,8 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChromedriverLauncher } from '../../functions/adapters/local/chromedriver-launcher';
 import { type PoolConfig, parseConfig } from '../../functions/core/config';
+import { ChromedriverLauncher } from '../../functions/pools/local/chromedriver-launcher';
 
 type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
 const BUILT_IN = parseConfig({}, { localBrowserVersion: '1' }).pools.local as LocalPool;

@@ -5,18 +5,18 @@
  * backoff, a running session's log as far as it was written, and nothing read once the reader goes away.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { browserLogStream } from '../../functions/adapters/aws/browser-log-stream';
+import { realSleep } from '../../functions/adapters/aws/retry-pacing';
+import type { Artifact, ArtifactSession } from '../../functions/core/artifact-ports';
+import { parseConfig } from '../../functions/core/config';
+import { WebDriverError } from '../../functions/core/errors';
+import { browserLogStream } from '../../functions/pools/ecs/browser-log-stream';
 import {
   CloudWatchBrowserLogs,
   type CloudWatchBrowserLogsOptions,
   LOG_KEEP_MS,
   LOG_READ_PACING,
   LOG_READ_TRIES,
-} from '../../functions/adapters/aws/cloudwatch-browser-logs';
-import { realSleep } from '../../functions/adapters/aws/retry-pacing';
-import type { Artifact, ArtifactSession } from '../../functions/core/artifact-ports';
-import { parseConfig } from '../../functions/core/config';
-import { WebDriverError } from '../../functions/core/errors';
+} from '../../functions/pools/ecs/cloudwatch-browser-logs';
 import { GET_LOG_EVENTS_PER_SECOND } from '../support/cloudwatch-logs-api-rules';
 import { FakeCloudWatchLogs, type FakeCloudWatchLogsOptions } from '../support/fake-cloudwatch-logs';
 import { until } from '../support/until';

@@ -10,8 +10,8 @@ import {
   RunTaskCommand,
 } from '@aws-sdk/client-ecs';
 import { describe, expect, it } from 'vitest';
-import { checkEcsPool } from '../../functions/adapters/aws/ecs-launcher';
-import { clientTokenFor } from '../../functions/adapters/aws/ecs-run-task';
+import { checkEcsPool } from '../../functions/pools/ecs/ecs-launcher';
+import { clientTokenFor } from '../../functions/pools/ecs/ecs-run-task';
 import {
   CAPACITY,
   ecsMock,

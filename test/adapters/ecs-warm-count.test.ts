@@ -5,8 +5,8 @@
 import type { ECSClient } from '@aws-sdk/client-ecs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
-import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
 import type { WarmTask } from '../../functions/core/warm-task-store';
+import { EcsLauncher } from '../../functions/pools/ecs/ecs-launcher';
 import { FixedClock } from '../support/fakes';
 import { useFreshSessionTable } from '../support/fresh-session-table';
 import { unreachableEcsClient } from '../support/unreachable-ecs-client';

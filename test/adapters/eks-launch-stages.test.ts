@@ -3,9 +3,9 @@
  * fake Kubernetes API on 127.0.0.1 whose pods move through realistic phases, and a real /status endpoint.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EksLauncher } from '../../functions/adapters/aws/eks-launcher';
 import type { EksPoolConfig } from '../../functions/core/config';
 import type { LaunchStage } from '../../functions/core/ports';
+import { EksLauncher } from '../../functions/pools/eks/eks-launcher';
 import { useBrowserNodeStatus } from '../support/browser-node-status';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { FixedClock } from '../support/fakes';

@@ -4,9 +4,9 @@
  * fake, so no test waits on the clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkEksPool, EksLauncher, EksLaunchFailure } from '../../functions/adapters/aws/eks-launcher';
 import type { EksPoolConfig } from '../../functions/core/config';
 import type { LaunchRequest } from '../../functions/core/ports';
+import { checkEksPool, EksLauncher, EksLaunchFailure } from '../../functions/pools/eks/eks-launcher';
 import { useBrowserNodeStatus } from '../support/browser-node-status';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes';

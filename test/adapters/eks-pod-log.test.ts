@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KubernetesApiError, KubernetesPodApi } from '../../functions/adapters/aws/eks-pod-api';
+import { KubernetesApiError, KubernetesPodApi } from '../../functions/pools/eks/eks-pod-api';
 import { browserAndRecorderPod, FakeKubernetesApi } from '../support/fake-kubernetes-api';
 
 const TOKEN = 'k8s-aws-v1.log-test';

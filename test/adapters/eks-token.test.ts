@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { eksToken, eksTokenProvider, TOKEN_PREFIX } from '../../functions/adapters/aws/eks-token';
+import { eksToken, eksTokenProvider, TOKEN_PREFIX } from '../../functions/pools/eks/eks-token';
 
 // The AWS documentation's example key pair (never a real one).
 const CREDENTIALS = {

@@ -8,10 +8,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { keepInterruptedRecordings } from '../../functions/adapters/local/interrupted-recordings';
-import { LocalRecordings } from '../../functions/adapters/local/local-recordings';
-import { RUNNING_RECORD, type RunningRecord } from '../../functions/adapters/local/session-recordings';
 import { parseConfig, type RecordingConfig } from '../../functions/core/config';
+import { keepInterruptedRecordings } from '../../functions/pools/local/interrupted-recordings';
+import { LocalRecordings } from '../../functions/pools/local/local-recordings';
+import { RUNNING_RECORD, type RunningRecord } from '../../functions/pools/local/session-recordings';
 import { until } from '../support/until';
 import { probeVideo } from '../support/video-probe';
 

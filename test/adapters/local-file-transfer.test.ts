@@ -6,9 +6,9 @@ import { dirname, join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import { LocalFileTransfer } from '../../functions/adapters/local/local-file-transfer';
-import { SessionDirectories } from '../../functions/adapters/local/session-directories';
 import { WebDriverError } from '../../functions/core/errors';
+import { LocalFileTransfer } from '../../functions/pools/local/local-file-transfer';
+import { SessionDirectories } from '../../functions/pools/local/session-directories';
 import { type ZipEntry, zipBytes } from '../support/zip-bytes';
 
 const MB = 1024 * 1024;

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalRecordings } from '../../functions/adapters/local/local-recordings';
 import { parseConfig, type RecordingConfig } from '../../functions/core/config';
+import { LocalRecordings } from '../../functions/pools/local/local-recordings';
 
 let root: string;
 let settings: RecordingConfig;

@@ -7,9 +7,9 @@ import {
   LAUNCHED_BY_ENV,
   PROFILE_PREFIX,
   SCRATCH_PREFIX,
-} from '../../functions/adapters/local/chromedriver-launcher';
-import { PRIMARY_DIRECTORY_PREFIX, sweepOrphans } from '../../functions/adapters/local/orphan-sweep';
-import { SESSION_DIRECTORY_PREFIX } from '../../functions/adapters/local/session-directories';
+} from '../../functions/pools/local/chromedriver-launcher';
+import { PRIMARY_DIRECTORY_PREFIX, sweepOrphans } from '../../functions/pools/local/orphan-sweep';
+import { SESSION_DIRECTORY_PREFIX } from '../../functions/pools/local/session-directories';
 import { until } from '../support/until';
 
 const directories: string[] = [];

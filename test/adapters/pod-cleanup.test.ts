@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EksFleet } from '../../functions/adapters/aws/eks-fleet';
-import { type EksPodApi, KubernetesApiError } from '../../functions/adapters/aws/eks-pod-api';
-import { podManifest } from '../../functions/adapters/aws/eks-pod-spec';
-import type { DeployedEksPool } from '../../functions/adapters/aws/eks-pool-check';
-import type { PodLogToKeep } from '../../functions/adapters/aws/pod-log-archive';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import type { SessionRecord } from '../../functions/core/ports';
 import { runOrphanCleanup } from '../../functions/entry/aws-cleanup';
+import { EksFleet } from '../../functions/pools/eks/eks-fleet';
+import { type EksPodApi, KubernetesApiError } from '../../functions/pools/eks/eks-pod-api';
+import { podManifest } from '../../functions/pools/eks/eks-pod-spec';
+import type { DeployedEksPool } from '../../functions/pools/eks/eks-pool-check';
+import type { PodLogToKeep } from '../../functions/pools/eks/pod-log-archive';
 import { type CleanupPassOptions, runCleanupPass } from '../../functions/use-cases/cleanup-pass';
 import { sampleRecord } from '../contract/store-samples';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';

@@ -6,9 +6,9 @@
 import { HeadObjectCommand, NotFound, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { logKey } from '../../functions/adapters/aws/pod-log-keys';
-import { PRESIGNED_SECONDS, S3Recordings, videoKey } from '../../functions/adapters/aws/s3-recordings';
 import type { ArtifactSession } from '../../functions/core/artifact-ports';
+import { logKey } from '../../functions/pools/selenium-node/pod-log-keys';
+import { PRESIGNED_SECONDS, S3Recordings, videoKey } from '../../functions/pools/selenium-node/s3-recordings';
 
 const s3 = new S3Client({
   region: 'eu-west-1',

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isInside, sessionFolderContext } from '../../functions/adapters/local/session-folder-bounds';
+import { isInside, sessionFolderContext } from '../../functions/pools/local/session-folder-bounds';
 
 let root: string;
 let folder: string;

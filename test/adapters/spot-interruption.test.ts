@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
+import { parseConfig } from '../../functions/core/config';
+import type { MetricDimensions, MetricName, Metrics } from '../../functions/core/ports';
 import {
   handleTaskStateChange,
   poolOfTask,
   type TaskStateChangeEvent,
-} from '../../functions/adapters/aws/spot-interruption';
-import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
-import { parseConfig } from '../../functions/core/config';
-import type { MetricDimensions, MetricName, Metrics } from '../../functions/core/ports';
+} from '../../functions/pools/ecs/spot-interruption';
 import { CollectingLogger, FixedClock } from '../support/fakes';
 
 // A Fargate Spot notice as EventBridge delivers it (ECS developer guide, "Amazon ECS task state change

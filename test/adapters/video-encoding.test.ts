@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ffmpegArgs } from '../../functions/adapters/local/screencast-recorder';
+import { ffmpegArgs } from '../../functions/pools/local/screencast-recorder';
 import { until } from '../support/until';
 import { probeVideo } from '../support/video-probe';
 

@@ -4,10 +4,10 @@
  * never handed out, requests that need launch-time options served cold, none left after stopping.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChromedriverLauncher } from '../../functions/adapters/local/chromedriver-launcher';
 import type { Capabilities } from '../../functions/core/capabilities';
 import { type PoolConfig, parseConfig } from '../../functions/core/config';
 import type { LaunchedBrowser, LaunchRequest } from '../../functions/core/ports';
+import { ChromedriverLauncher } from '../../functions/pools/local/chromedriver-launcher';
 import { devtoolsPort, type LaunchedProcess, launchedProcesses } from '../support/launched-processes';
 import { processGroupAlive } from '../support/processes';
 import { until } from '../support/until';

@@ -3,12 +3,12 @@
  * Fargate task runs the Selenium server standalone a docker-selenium image runs, every line it prints going
  * to its container's stream in the fake CloudWatch Logs. A session drives real Chromium through gridgate,
  * and `GET /logs/{id}.log` serves the owner that stream, read with a real CloudWatchLogsClient through the
- * router's own wiring (entry/ecs-recordings.ts): while the session runs and after it ended.
+ * router's own wiring (pools/ecs/ecs-recordings.ts): while the session runs and after it ended.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserLogStreamPrefix } from '../../functions/adapters/aws/browser-log-stream';
 import { sessionPool } from '../../functions/core/grid-deps';
-import { ecsRecordings } from '../../functions/entry/ecs-recordings';
+import { browserLogStreamPrefix } from '../../functions/pools/ecs/browser-log-stream';
+import { ecsRecordings } from '../../functions/pools/ecs/ecs-recordings';
 import { FakeCloudWatchLogs } from '../support/fake-cloudwatch-logs';
 import { type FakeFargateGrid, startFakeFargateGrid } from '../support/fake-fargate-grid';
 import { until } from '../support/until';

@@ -7,15 +7,15 @@
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserLogStreamPrefix } from '../../functions/adapters/aws/browser-log-stream';
-import { CloudWatchBrowserLogs } from '../../functions/adapters/aws/cloudwatch-browser-logs';
 import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
-import { S3Recordings, videoKey } from '../../functions/adapters/aws/s3-recordings';
 import { artifactsByKind } from '../../functions/core/artifacts-by-kind';
 import { sessionPool } from '../../functions/core/grid-deps';
 import { listedFromStore } from '../../functions/core/recorded-in-store';
-import { ecsKept } from '../../functions/entry/ecs-recordings';
 import type { RecordingView } from '../../functions/http/ui/ui-views';
+import { browserLogStreamPrefix } from '../../functions/pools/ecs/browser-log-stream';
+import { CloudWatchBrowserLogs } from '../../functions/pools/ecs/cloudwatch-browser-logs';
+import { ecsKept } from '../../functions/pools/ecs/ecs-recordings';
+import { S3Recordings, videoKey } from '../../functions/pools/selenium-node/s3-recordings';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { FakeCloudWatchLogs } from '../support/fake-cloudwatch-logs';
 import { type FakeFargateGrid, startFakeFargateGrid } from '../support/fake-fargate-grid';

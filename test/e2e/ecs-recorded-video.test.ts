@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recorderEnvironment } from '../../functions/adapters/aws/recorder-environment';
-import { S3Recordings, videoKey } from '../../functions/adapters/aws/s3-recordings';
 import { artifactsByKind } from '../../functions/core/artifacts-by-kind';
+import { recorderEnvironment } from '../../functions/pools/selenium-node/recorder-environment';
+import { S3Recordings, videoKey } from '../../functions/pools/selenium-node/s3-recordings';
 import { endAllSessions } from '../../functions/use-cases/expire-sessions';
 import type { FakeTask } from '../support/fake-ecs-api';
 import { type FakeFargateGrid, startFakeFargateGrid } from '../support/fake-fargate-grid';
@@ -82,7 +82,7 @@ beforeAll(async () => {
     recorderS3: { endpoint: s3.endpoint, credentials: FAKE_S3_CREDENTIALS },
     pool: { recorder: { image: 'selenium/video:ffmpeg-7.1-20250606' } },
     config: { timeouts: { newSession: '180s' } },
-    // As entry/ecs-recordings.ts finds an ecs pool's videos: in the recordings bucket.
+    // As pools/ecs/ecs-recordings.ts finds an ecs pool's videos: in the recordings bucket.
     artifacts: { ecs: artifactsByKind({ video: new S3Recordings(s3Client, BUCKET) }) },
   });
 }, TEST_MS);

@@ -6,7 +6,7 @@
  * the 45 s a stall is given pass at once.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SPOT_PROVISIONING_LIMIT_MS } from '../../functions/adapters/aws/ecs-spot-stall';
+import { SPOT_PROVISIONING_LIMIT_MS } from '../../functions/pools/ecs/ecs-spot-stall';
 import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions';
 import type { FakeEcsApi, FakeTask } from '../support/fake-ecs-api';
 import { type FakeFargateGrid, startFakeFargateGrid } from '../support/fake-fargate-grid';

@@ -5,8 +5,8 @@
  */
 import { By } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EksLauncher } from '../../functions/adapters/aws/eks-launcher';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
+import { EksLauncher } from '../../functions/pools/eks/eks-launcher';
 import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { CollectingLogger } from '../support/fakes';

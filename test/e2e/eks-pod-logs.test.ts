@@ -7,12 +7,12 @@
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EksLauncher } from '../../functions/adapters/aws/eks-launcher';
-import { LOG_KEEP_MS } from '../../functions/adapters/aws/eks-pod-logs';
-import { PodLogArchive } from '../../functions/adapters/aws/pod-log-archive';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { sessionPool } from '../../functions/core/grid-deps';
-import { eksRecordings } from '../../functions/entry/eks-recordings';
+import { EksLauncher } from '../../functions/pools/eks/eks-launcher';
+import { LOG_KEEP_MS } from '../../functions/pools/eks/eks-pod-logs';
+import { eksRecordings } from '../../functions/pools/eks/eks-recordings';
+import { PodLogArchive } from '../../functions/pools/eks/pod-log-archive';
 import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { FAKE_S3_CREDENTIALS, FAKE_S3_REGION, FakeS3 } from '../support/fake-s3';

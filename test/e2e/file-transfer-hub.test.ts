@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
+import { chromiumVersion } from '../../functions/pools/local/ensure-chromium';
 import {
   fileToUpload,
   transferWithSeleniumWebdriver,

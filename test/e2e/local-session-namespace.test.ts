@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { namespacesUnavailable } from '../../functions/adapters/local/browser-namespace';
+import { namespacesUnavailable } from '../../functions/pools/local/browser-namespace';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/browser-environment';
+import { LAUNCHED_BY_ENV } from '../../functions/pools/local/browser-environment';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { launchedProcesses } from '../support/launched-processes';
 import { sessionClaims } from './session-ended';

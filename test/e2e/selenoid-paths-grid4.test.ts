@@ -6,7 +6,7 @@
  */
 import { Builder } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
+import { chromiumVersion } from '../../functions/pools/local/ensure-chromium';
 import { FakeSelenoid } from '../support/fake-selenoid';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { hubPoolConfig, type SeleniumGrid, START_MS, startSeleniumGrid } from '../support/selenium-grid';

@@ -11,7 +11,7 @@ import { chromium } from 'playwright-core';
 import { Builder, type WebDriver } from 'selenium-webdriver';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { sessionDirectoryOf } from '../../functions/adapters/local/session-directories';
+import { sessionDirectoryOf } from '../../functions/pools/local/session-directories';
 import { useGridAndSite } from '../support/grid-fixture';
 import { startNodeServer } from '../support/node-server-process';
 import { openProtocolSocket, type ProtocolSocket } from '../support/protocol-socket';

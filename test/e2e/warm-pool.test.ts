@@ -11,7 +11,7 @@ import { By, until, type WebDriver } from 'selenium-webdriver';
 import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remote } from 'webdriverio';
-import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
+import { chromiumVersion } from '../../functions/pools/local/ensure-chromium';
 import { chromeSession } from '../support/chrome-sessions';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { devtoolsPort, type LaunchedProcess, launchedProcesses } from '../support/launched-processes';

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
+import { LAUNCHED_BY_ENV } from '../../functions/pools/local/chromedriver-launcher';
 import { until } from './until';
 
 export interface LaunchedProcess {

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
+import { LAUNCHED_BY_ENV } from '../../functions/pools/local/chromedriver-launcher';
 import { until } from './until';
 
 // Marks this run: workers and the browsers they start inherit it, so a suite running at the same time

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abandonedSessions } from '../../functions/adapters/hub/abandoned-hub-sessions';
+import { abandonedSessions } from '../../functions/pools/hub/abandoned-hub-sessions';
 
 const keys = new Set(['k1', 'k2']);
 

@@ -1,11 +1,11 @@
 /** Which new-session requests may take a browser launched ahead of time, and what chromedriver then gets. */
 import { describe, expect, it } from 'vitest';
+import type { Capabilities } from '../../functions/core/capabilities';
 import {
   attachCapabilities,
   defaultArgs,
   launchNeeds,
-} from '../../functions/adapters/local/attach-capabilities';
-import type { Capabilities } from '../../functions/core/capabilities';
+} from '../../functions/pools/local/attach-capabilities';
 import { localPool } from '../support/one-pool-config';
 
 const chromeOptions = (options: Record<string, unknown>): Capabilities => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BrowserWatch, type ProcessTable } from '../../functions/adapters/local/browser-watch';
+import { BrowserWatch, type ProcessTable } from '../../functions/pools/local/browser-watch';
 
 /** A process table by hand: pid → parent; `zombies` have exited but are not reaped yet. */
 function table(

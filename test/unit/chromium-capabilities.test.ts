@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chromiumCapabilities } from '../../functions/adapters/local/chromium-capabilities';
+import { chromiumCapabilities } from '../../functions/pools/local/chromium-capabilities';
 import { localPool } from '../support/one-pool-config';
 
 const settings = { userDataDir: '/tmp/profile-1', runningAsRoot: true };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { labelValue, podNameFor } from '../../functions/adapters/aws/eks-pod-spec';
-import { podState } from '../../functions/adapters/aws/eks-pod-state';
+import { labelValue, podNameFor } from '../../functions/pools/eks/eks-pod-spec';
+import { podState } from '../../functions/pools/eks/eks-pod-state';
 
 const browser = (state: object) => ({ name: 'browser', state });
 

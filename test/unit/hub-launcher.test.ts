@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { HubLauncher, hubCapabilities } from '../../functions/adapters/hub/hub-launcher';
 import { addressAllowed, hubAddress, upstreamEndpoint } from '../../functions/core/browser-network';
 import { type PoolConfig, parseConfig } from '../../functions/core/config';
 import { SessionTokens } from '../../functions/core/session-token';
+import { HubLauncher, hubCapabilities } from '../../functions/pools/hub/hub-launcher';
 
 function hubPool(extra: Record<string, unknown>): PoolConfig {
   const config = parseConfig(

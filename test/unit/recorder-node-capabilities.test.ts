@@ -1,7 +1,7 @@
 /** What an ecs task's or eks pod's node is asked for, with and without a video recorder beside it. */
 import { describe, expect, it } from 'vitest';
-import { recorderNodeCapabilities } from '../../functions/adapters/aws/node-capabilities';
 import { type EcsPoolConfig, type EksPoolConfig, parseConfig } from '../../functions/core/config';
+import { recorderNodeCapabilities } from '../../functions/pools/selenium-node/node-capabilities';
 
 function cloudPool(kind: 'ecs' | 'eks', extra: Record<string, unknown> = {}): EcsPoolConfig | EksPoolConfig {
   const config = parseConfig(

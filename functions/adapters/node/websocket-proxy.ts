@@ -21,7 +21,7 @@ import { visibleSession } from '../../http/ui/ui-data';
 import { requireVncTarget } from '../../http/ui/ui-vnc';
 import { verifySession } from '../../http/verify-session';
 import { crossSiteRefusal, originPolicy, signalsOf } from '../../http/web-page-requests';
-import { sessionFolderContext } from '../local/session-folder-bounds';
+import { sessionFolderContext } from '../../pools/local/session-folder-bounds';
 import { isWebSocketUpgrade, serveAsHttp } from './non-websocket-upgrade';
 import { asUpstreamError, writeRawError } from './raw-error-answer';
 

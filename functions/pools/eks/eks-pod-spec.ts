@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { hardLifetimeSeconds } from '../../core/browser-lifetime';
 import type { LaunchRequest } from '../../core/ports';
+import { recorderEnvironment } from '../selenium-node/recorder-environment';
 import type { DeployedEksPool } from './eks-pool-check';
-import { recorderEnvironment } from './recorder-environment';
 
 export const POD_LABELS = {
   /** Present on every pod gridgate starts: "true". The cleanup lists by it. */

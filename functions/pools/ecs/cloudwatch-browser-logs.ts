@@ -20,6 +20,7 @@ import {
   GetLogEventsCommand,
   type GetLogEventsCommandOutput,
 } from '@aws-sdk/client-cloudwatch-logs';
+import { backoffMs, NEVER_ABORTED, realSleep, type Sleep } from '../../adapters/aws/retry-pacing';
 import type {
   Artifact,
   ArtifactAsk,
@@ -34,7 +35,6 @@ import { WebDriverError } from '../../core/errors';
 import { RecentResults } from '../../core/recent-results';
 import { browserLogStream } from './browser-log-stream';
 import { isThrottling } from './ecs-retry';
-import { backoffMs, NEVER_ABORTED, realSleep, type Sleep } from './retry-pacing';
 
 /**
  * Waits between tries of one page: GetLogEvents has a per-account, per-Region rate quota that routers,

@@ -1,7 +1,7 @@
 /** What the ECS and EKS launchers share: how they report, tell time, wait, and probe a browser's driver. */
 import type { Dispatcher } from 'undici';
+import { realSleep, type Sleep } from '../../adapters/aws/retry-pacing';
 import { type Clock, type Logger, type Metrics, noMetrics, systemClock } from '../../core/ports';
-import { realSleep, type Sleep } from './retry-pacing';
 
 export interface CloudLauncherOptions {
   /** The HTTP client for /status checks (default: undici's global one). */

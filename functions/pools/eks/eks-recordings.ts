@@ -1,21 +1,21 @@
 /**
  * Where gridgate reads eks sessions' recordings. Videos: in the bucket their pool's recorder uploads to
  * (`recorder.bucket` and `region`: the stack's recordings bucket, laid onto the pool from GRIDGATE_DEPLOYMENT,
- * or one the config names), served by a presigned redirect as ecs sessions' are (adapters/aws/s3-recordings.ts).
+ * or one the config names), served by a presigned redirect as ecs sessions' are (pools/selenium-node/s3-recordings.ts).
  * Logs: the running pod's browser container log from the Kubernetes API, then the copy kept when the pod was
- * stopped in the pool's log bucket (`logBucket`, which the stack sets, else the recorder's; adapters/aws/eks-pod-logs.ts).
+ * stopped in the pool's log bucket (`logBucket`, which the stack sets, else the recorder's; pools/eks/eks-pod-logs.ts).
  * The S3 SDK loads with the first recording asked for. A pool without a recorder has no videos, and one
  * without a log bucket its logs only while its sessions run.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { EksPodApi } from '../adapters/aws/eks-pod-api';
-import type { DeployedEksPool } from '../adapters/aws/eks-pool-check';
-import { keptLogBucket } from '../adapters/aws/pod-log-keys';
-import type { ArtifactSession, ArtifactSource } from '../core/artifact-ports';
-import { artifactsByKind } from '../core/artifacts-by-kind';
-import type { EksPoolConfig, PoolConfig } from '../core/config';
-import { madeOnFirstUse, madeOnFirstUsePer } from '../core/made-on-first-use';
-import type { KeptRecordings } from '../core/recorded-in-store';
+import type { ArtifactSession, ArtifactSource } from '../../core/artifact-ports';
+import { artifactsByKind } from '../../core/artifacts-by-kind';
+import type { EksPoolConfig, PoolConfig } from '../../core/config';
+import { madeOnFirstUse, madeOnFirstUsePer } from '../../core/made-on-first-use';
+import type { KeptRecordings } from '../../core/recorded-in-store';
+import { keptLogBucket } from '../selenium-node/pod-log-keys';
+import type { EksPodApi } from './eks-pod-api';
+import type { DeployedEksPool } from './eks-pool-check';
 
 /** The pod API of an eks pool's cluster, for each way a pool authenticates (`auth`). */
 export interface EksPodApisByAuth {
@@ -41,7 +41,7 @@ export function eksRecordings(
   const recordingsIn = madeOnFirstUsePer(
     async ({ bucket, region }: { bucket: string; region: string }): Promise<ArtifactSource> => {
       const [{ S3Recordings }, s3] = await Promise.all([
-        import('../adapters/aws/s3-recordings'),
+        import('../selenium-node/s3-recordings'),
         s3Client(region),
       ]);
       return new S3Recordings(s3, bucket);
@@ -58,7 +58,7 @@ export function eksRecordings(
     return pool?.kind === 'eks' ? pool : undefined;
   };
   const podLogs = madeOnFirstUse(async (): Promise<ArtifactSource> => {
-    const { EksPodLogs } = await import('../adapters/aws/eks-pod-logs');
+    const { EksPodLogs } = await import('./eks-pod-logs');
     return new EksPodLogs({
       poolOf: eksPool,
       podApi: async (pool) => (await podApisOf(podApis, pool))(pool),
@@ -106,7 +106,7 @@ export const eksKept: KeptRecordings = (record, pool) => {
 async function newS3Client(region: string): Promise<S3Client> {
   const [{ S3Client }, { boundedRequests }] = await Promise.all([
     import('@aws-sdk/client-s3'),
-    import('../adapters/aws/request-bounds'),
+    import('../../adapters/aws/request-bounds'),
   ]);
   return new S3Client({ region, requestHandler: boundedRequests() });
 }

@@ -7,6 +7,7 @@
  */
 
 import { DescribeTasksCommand, type ECSClient, StopTaskCommand, type Task } from '@aws-sdk/client-ecs';
+import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from '../../adapters/aws/retry-pacing';
 import type {
   Clock,
   LaunchedBrowser,
@@ -18,8 +19,9 @@ import type {
 } from '../../core/ports';
 import { idleWarmTasks, type WarmTaskStore } from '../../core/warm-task-store';
 import { keepsWarmTasks } from '../../core/warm-tasks';
-import { type CloudBrowserFailures, cloudBrowserReady } from './cloud-browser-ready';
-import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
+import { type CloudBrowserFailures, cloudBrowserReady } from '../selenium-node/cloud-browser-ready';
+import { type CloudLauncherOptions, launcherDefaults } from '../selenium-node/cloud-launcher-options';
+import { recorderNodeCapabilities } from '../selenium-node/node-capabilities';
 import { EcsLaunchFailure } from './ecs-launch-stage';
 import { checkEcsPool, type DeployedEcsPool, isDeployed } from './ecs-pool-check';
 import { isTaskGone, isThrottling } from './ecs-retry';
@@ -27,8 +29,6 @@ import { runTask, type SpotFallback } from './ecs-run-task';
 import { isSpotStalled, SpotStalled } from './ecs-spot-stall';
 import { isGoingDown, privateIpOf, stoppedReasonOf, taskIdOf } from './ecs-task-address';
 import { claimWarmTask } from './ecs-warm-claim';
-import { recorderNodeCapabilities } from './node-capabilities';
-import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from './retry-pacing';
 
 export { EcsLaunchFailure, type EcsLaunchStage } from './ecs-launch-stage';
 export { checkEcsPool } from './ecs-pool-check';

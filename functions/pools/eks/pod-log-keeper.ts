@@ -1,14 +1,14 @@
 /**
- * How an eks launcher keeps a pod's browser log before it deletes the pod (adapters/aws/pod-log-archive.ts):
+ * How an eks launcher keeps a pod's browser log before it deletes the pod (pools/eks/pod-log-archive.ts):
  * the S3 SDK and the archive load with the first copy of a pool that has a bucket, never on a cold start and
  * never for pools without one; one S3 client per Region for the process's life. Never throws: the stop
  * that calls it deletes the pod whatever happens here.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { PodLogArchive, PodLogToKeep } from '../adapters/aws/pod-log-archive';
-import { keptLogBucket } from '../adapters/aws/pod-log-keys';
-import { madeOnFirstUsePer } from '../core/made-on-first-use';
-import type { Logger } from '../core/ports';
+import { madeOnFirstUsePer } from '../../core/made-on-first-use';
+import type { Logger } from '../../core/ports';
+import { keptLogBucket } from '../selenium-node/pod-log-keys';
+import type { PodLogArchive, PodLogToKeep } from './pod-log-archive';
 
 export type KeepPodLog = (toKeep: PodLogToKeep) => Promise<void>;
 
@@ -21,7 +21,7 @@ export function podLogKeeper(
   return async (toKeep) => {
     if (!keptLogBucket(toKeep.pool)) return;
     try {
-      archive ??= import('../adapters/aws/pod-log-archive').then(
+      archive ??= import('./pod-log-archive').then(
         ({ PodLogArchive }) => new PodLogArchive({ s3Client, logger }),
       );
       await (await archive).keep(toKeep);
@@ -43,7 +43,7 @@ export function regionalS3Clients(): (region: string) => Promise<S3Client> {
   return madeOnFirstUsePer(async (region: string) => {
     const [{ S3Client }, { boundedRequests }] = await Promise.all([
       import('@aws-sdk/client-s3'),
-      import('../adapters/aws/request-bounds'),
+      import('../../adapters/aws/request-bounds'),
     ]);
     return new S3Client({ region, requestHandler: boundedRequests() });
   });

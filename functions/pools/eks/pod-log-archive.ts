@@ -9,11 +9,11 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { abortAfter } from '../../core/abort-after';
 import type { Logger } from '../../core/ports';
+import { keptLogBucket, logKey } from '../selenium-node/pod-log-keys';
 import type { EksPodApi } from './eks-pod-api';
 import { CONTAINER } from './eks-pod-spec';
 import type { DeployedEksPool } from './eks-pool-check';
 import { POD_LOG_BYTES, readLimit, withinBound } from './pod-log-bound';
-import { keptLogBucket, logKey } from './pod-log-keys';
 
 /**
  * The longest the read and the upload may take together before the pod is deleted regardless: a few

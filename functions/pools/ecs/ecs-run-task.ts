@@ -5,11 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { type ECSClient, RunTaskCommand, type RunTaskCommandInput } from '@aws-sdk/client-ecs';
+import { type Backoff, backoffMs, type Sleep } from '../../adapters/aws/retry-pacing';
 import type { LaunchRequest, Metrics } from '../../core/ports';
 import { EcsLaunchFailure } from './ecs-launch-stage';
 import type { DeployedEcsPool } from './ecs-pool-check';
 import { isNoCapacity, isThrottling, isVcpuQuota } from './ecs-retry';
-import { type Backoff, backoffMs, type Sleep } from './retry-pacing';
 import { STARTED_BY, TASK_TAGS, WARM_UNCLAIMED } from './task-tags';
 
 export interface RunTaskDeps {

@@ -18,7 +18,7 @@ import { type Clock, type LaunchRequest, noMetrics, type SessionStore } from '..
 import type { SessionStarts } from '../../core/warm-demand';
 import { warmPoolTarget, warmTasksToStart } from '../../core/warm-pool-size';
 import type { WarmTask, WarmTaskStore } from '../../core/warm-task-store';
-import { driverStatus } from './driver-ready';
+import { driverStatus } from '../selenium-node/driver-ready';
 import { isDeployed } from './ecs-pool-check';
 import { runTask } from './ecs-run-task';
 import type { ListedTask } from './ecs-task-lister';

@@ -4,9 +4,9 @@
  * seconds.
  */
 import { type Dispatcher, getGlobalDispatcher, request } from 'undici';
+import type { Sleep } from '../../adapters/aws/retry-pacing';
 import { abortAfter } from '../../core/abort-after';
 import type { Clock } from '../../core/ports';
-import type { Sleep } from './retry-pacing';
 
 export interface DriverWait {
   /** host:port of the WebDriver endpoint. */

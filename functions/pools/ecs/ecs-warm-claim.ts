@@ -6,14 +6,14 @@
  */
 import { type ECSClient, TagResourceCommand } from '@aws-sdk/client-ecs';
 import type { Dispatcher } from 'undici';
+import { type Backoff, backoffMs, type Sleep } from '../../adapters/aws/retry-pacing';
 import { addressAllowed } from '../../core/browser-network';
 import type { Clock, LaunchRequest, Logger } from '../../core/ports';
 import type { WarmTask, WarmTaskStore } from '../../core/warm-task-store';
-import { driverStatus } from './driver-ready';
+import { driverStatus } from '../selenium-node/driver-ready';
 import type { DeployedEcsPool } from './ecs-pool-check';
 import { isThrottling } from './ecs-retry';
 import { tagValue } from './ecs-run-task';
-import { type Backoff, backoffMs, type Sleep } from './retry-pacing';
 import { TASK_TAGS, WARM_CLAIMED } from './task-tags';
 
 export interface WarmClaimDeps {

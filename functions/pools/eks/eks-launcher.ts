@@ -6,6 +6,7 @@
  * of the whole namespace).
  */
 
+import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from '../../adapters/aws/retry-pacing';
 import { fargatePodSize } from '../../core/eks-fargate-size';
 import type {
   Clock,
@@ -16,16 +17,15 @@ import type {
   StopContext,
   TaskBilling,
 } from '../../core/ports';
-import { type CloudBrowserFailures, cloudBrowserReady } from './cloud-browser-ready';
-import { type CloudLauncherOptions, launcherDefaults } from './cloud-launcher-options';
+import { type CloudBrowserFailures, cloudBrowserReady } from '../selenium-node/cloud-browser-ready';
+import { type CloudLauncherOptions, launcherDefaults } from '../selenium-node/cloud-launcher-options';
+import { recorderNodeCapabilities } from '../selenium-node/node-capabilities';
 import { EksLaunchFailure } from './eks-launch-stage';
 import { type EksPodApi, KubernetesApiError } from './eks-pod-api';
 import { CONTAINER, POD_NAME, type Pod, podManifest, podNameFor } from './eks-pod-spec';
 import { podState } from './eks-pod-state';
 import { checkEksPool, type DeployedEksPool, isDeployedEks } from './eks-pool-check';
-import { recorderNodeCapabilities } from './node-capabilities';
 import type { PodLogToKeep } from './pod-log-archive';
-import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from './retry-pacing';
 
 export { EksLaunchFailure, type EksLaunchStage } from './eks-launch-stage';
 export { checkEksPool } from './eks-pool-check';

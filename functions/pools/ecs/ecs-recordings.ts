@@ -5,11 +5,11 @@
  * keeps neither. The router Lambda and the Node server's heads both read them through this.
  */
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
-import type { ArtifactSession, ArtifactSource } from '../core/artifact-ports';
-import { artifactsByKind } from '../core/artifacts-by-kind';
-import type { PoolConfig } from '../core/config';
-import { madeOnFirstUse } from '../core/made-on-first-use';
-import type { KeptRecordings } from '../core/recorded-in-store';
+import type { ArtifactSession, ArtifactSource } from '../../core/artifact-ports';
+import { artifactsByKind } from '../../core/artifacts-by-kind';
+import type { PoolConfig } from '../../core/config';
+import { madeOnFirstUse } from '../../core/made-on-first-use';
+import type { KeptRecordings } from '../../core/recorded-in-store';
 
 export interface EcsRecordingPlaces {
   /** The recordings bucket (GRIDGATE_DEPLOYMENT's recordingsBucket). */
@@ -28,9 +28,9 @@ export function ecsRecordings(
   const video = bucket
     ? loadedOnFirstUse(async () => {
         const [{ S3Recordings }, { S3Client }, { boundedRequests }] = await Promise.all([
-          import('../adapters/aws/s3-recordings'),
+          import('../selenium-node/s3-recordings'),
           import('@aws-sdk/client-s3'),
-          import('../adapters/aws/request-bounds'),
+          import('../../adapters/aws/request-bounds'),
         ]);
         return new S3Recordings(new S3Client({ requestHandler: boundedRequests() }), bucket);
       })
@@ -38,7 +38,7 @@ export function ecsRecordings(
   const log = logGroup
     ? loadedOnFirstUse(async () => {
         const [{ CloudWatchBrowserLogs }, logs] = await Promise.all([
-          import('../adapters/aws/cloudwatch-browser-logs'),
+          import('./cloudwatch-browser-logs'),
           logsClient(),
         ]);
         return new CloudWatchBrowserLogs({ logs, group: logGroup, poolOf });
@@ -62,7 +62,7 @@ export const ecsKept: KeptRecordings = (record, pool) => ({
 async function newLogsClient(): Promise<CloudWatchLogsClient> {
   const [{ CloudWatchLogsClient }, { boundedRequests }] = await Promise.all([
     import('@aws-sdk/client-cloudwatch-logs'),
-    import('../adapters/aws/request-bounds'),
+    import('../../adapters/aws/request-bounds'),
   ]);
   return new CloudWatchLogsClient({ maxAttempts: 1, requestHandler: boundedRequests() });
 }
