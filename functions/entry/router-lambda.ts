@@ -2,7 +2,7 @@
  * The router Lambda: the one app (createApp) behind API Gateway REST with response streaming (payload
  * 1.0) and a function URL in RESPONSE_STREAM mode (payload 2.0). Built once per environment, at init.
  */
-import { streamingHandler } from '../adapters/lambda/streaming-handler';
+import { streamingHandler } from '../servers/lambda/streaming-handler';
 import { createApp } from '../http/create-app';
 import { awsGrid } from './aws-grid';
 

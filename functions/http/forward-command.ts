@@ -31,7 +31,7 @@ interface NodeBindings {
 /**
  * @hono/node-server's "answered already" marker, loaded on first use: its module makes it with the
  * runtime's Response class when it loads, which a server answering commands natively may never need; the
- * Node listener loads it before the adapter replaces that class (adapters/node/app-listener.ts).
+ * Node listener loads it before the adapter replaces that class (servers/node/app-listener.ts).
  */
 const alreadySent = () =>
   import('@hono/node-server/utils/response').then(({ RESPONSE_ALREADY_SENT }) => RESPONSE_ALREADY_SENT);

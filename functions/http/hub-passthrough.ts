@@ -4,7 +4,7 @@
  * Unlike ggr, the ID is gridgate's signed one, checked for the caller (a forged or another user's ID never
  * reaches a hub), and the hub hears its own credentials, never the client's; running or ended sessions
  * alike. Videos and logs are served by the recordings' routes (pools/hub/hub-artifacts.ts for hub
- * pools); WebSockets (devtools, VNC) by the Node server (adapters/node/websocket-proxy.ts).
+ * pools); WebSockets (devtools, VNC) by the Node server (servers/node/websocket-proxy.ts).
  */
 import { pipeline, Readable } from 'node:stream';
 import type { Context } from 'hono';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { attachWebSocketProxy } from '../../functions/adapters/node/websocket-proxy';
+import { attachWebSocketProxy } from '../../functions/servers/node/websocket-proxy';
 import type { SessionClaims } from '../../functions/core/session-token';
 import { createApp } from '../../functions/http/create-app';
 import { expectW3cError, type FakeGrid, newSession, startFakeGrid } from '../support/fake-grid';

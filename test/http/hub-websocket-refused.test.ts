@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { attachWebSocketProxy } from '../../functions/adapters/node/websocket-proxy';
+import { attachWebSocketProxy } from '../../functions/servers/node/websocket-proxy';
 import { createApp } from '../../functions/http/create-app';
 import { type FakeGrid, newSession, startFakeGrid } from '../support/fake-grid';
 import { jsonAnswer } from '../support/fakes';

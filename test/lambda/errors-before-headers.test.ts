@@ -3,7 +3,7 @@
  * body, through the Lambda response stream (hono/aws-lambda's streamHandle would answer 200 there).
  */
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { streamingHandler } from '../../functions/adapters/lambda/streaming-handler';
+import { streamingHandler } from '../../functions/servers/lambda/streaming-handler';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { installLambdaRuntime, invoke } from '../support/lambda-stream-harness';
 import { functionUrlEvent, restEvent } from './lambda-events';

@@ -1,13 +1,13 @@
 /**
  * The real app (createApp) over real HTTP, as the Node server serves it: the given config, launchers and
  * session store behind the Node server's own listener (@hono/node-server loaded as it loads it, which the
- * app's relayed answers rely on: adapters/node/app-listener.ts) on a free loopback port, proxying with
+ * app's relayed answers rely on: servers/node/app-listener.ts) on a free loopback port, proxying with
  * gridgate's own upstream agent.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { lazyAppListener } from '../../functions/adapters/node/app-listener';
+import { lazyAppListener } from '../../functions/servers/node/app-listener';
 import { EndedSessions } from '../../functions/core/ended-sessions';
 import type { GridDeps } from '../../functions/core/grid-deps';
 import { systemClock } from '../../functions/core/ports';

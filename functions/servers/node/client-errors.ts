@@ -28,7 +28,7 @@ function clientErrorAnswer(code: string | undefined): WebDriverError {
         status: 431,
       });
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      // Node's headersTimeout (adapters/node/request-arrival.ts), with the same answer as a stalled body.
+      // Node's headersTimeout (servers/node/request-arrival.ts), with the same answer as a stalled body.
       return new WebDriverError(
         'timeout',
         'the request’s header section did not arrive in time (timeouts.request); the connection is closed',
