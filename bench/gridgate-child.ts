@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JsonLogger } from '../functions/servers/node/json-logger';
+import { JsonLogger } from '../functions/adapters/stdout/json-logger';
 import { parseConfig } from '../functions/core/config';
 import type { LogEvent, Logger } from '../functions/core/ports';
 import { startGrid } from '../functions/entry/start-grid';

@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
-import { JsonLogger } from '../servers/node/json-logger';
+import { JsonLogger } from '../adapters/stdout/json-logger';
 import { isHubOrigin } from '../core/browser-network';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import { systemClock } from '../core/ports';

@@ -10,7 +10,7 @@ import { DynamoSessionStore } from '../adapters/aws/dynamo-session-store';
 import { DynamoSessionStarts } from '../adapters/aws/dynamo-warm-demand';
 import { DynamoWarmTasks } from '../adapters/aws/dynamo-warm-tasks';
 import { EmfMetrics } from '../adapters/aws/emf-metrics';
-import { JsonLogger } from '../servers/node/json-logger';
+import { JsonLogger } from '../adapters/stdout/json-logger';
 import { type Config, ConfigError } from '../core/config';
 import { parseDuration } from '../core/duration';
 import type { Logger, Metrics, SessionStore } from '../core/ports';

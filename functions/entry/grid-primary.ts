@@ -14,7 +14,7 @@ import { toWire } from '../adapters/cluster/cluster-messages';
 import { answerPortCall, applyActivity } from '../adapters/cluster/worker-calls';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { ClusterMetricsPage } from '../servers/node/cluster-metrics';
-import { type MetricsSnapshot, PrometheusMetrics } from '../servers/node/prometheus-metrics';
+import { type MetricsSnapshot, PrometheusMetrics } from '../adapters/prometheus/prometheus-metrics';
 import { type Config, DEFAULT_WORKERS_CAP, type PoolConfig } from '../core/config';
 import { EndedSessions } from '../core/ended-sessions';
 import type { Logger } from '../core/ports';

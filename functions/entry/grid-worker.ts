@@ -15,7 +15,7 @@ import { lazyAppListener } from '../servers/node/app-listener';
 import { answerClientErrors } from '../servers/node/client-errors';
 import { commandFastPath } from '../servers/node/command-fast-path';
 import { PrimaryRelay } from '../servers/node/primary-relay';
-import { PrometheusMetrics } from '../servers/node/prometheus-metrics';
+import { PrometheusMetrics } from '../adapters/prometheus/prometheus-metrics';
 import { limitRequestArrival, requestArrivalOptions } from '../servers/node/request-arrival';
 import { attachWebSocketProxy } from '../servers/node/websocket-proxy';
 import { isHubOrigin } from '../core/browser-network';

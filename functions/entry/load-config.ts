@@ -4,7 +4,7 @@
  * (AWS_LAMBDA_HTTP_ENDPOINT); the Node server's only reader of process.env.
  */
 import { dirname, resolve } from 'node:path';
-import { fingerprintSync } from '../servers/node/file-fingerprint';
+import { fingerprintSync } from '../adapters/fs/file-fingerprint';
 import { type Config, ConfigError, parseConfig } from '../core/config';
 import type { Logger } from '../core/ports';
 import { chromiumVersion, ensureChromium } from '../pools/local/ensure-chromium';

@@ -5,7 +5,7 @@
  * version once, event-loop lag averaged), so one scrape shows the whole server.
  */
 import type { MetricsPage } from '../../http/create-app';
-import type { MetricsSnapshot, PrometheusMetrics } from './prometheus-metrics';
+import type { MetricsSnapshot, PrometheusMetrics } from '../../adapters/prometheus/prometheus-metrics';
 
 export class ClusterMetricsPage implements MetricsPage {
   constructor(
@@ -23,7 +23,7 @@ export class ClusterMetricsPage implements MetricsPage {
     const [own, workers, { aggregatedText }] = await Promise.all([
       this.own.snapshot(),
       this.workers(),
-      import('./prometheus-registry'),
+      import('../../adapters/prometheus/prometheus-registry'),
     ]);
     return aggregatedText([own, ...workers]);
   }
