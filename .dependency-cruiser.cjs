@@ -32,7 +32,8 @@ module.exports = {
     {
       name: 'adapters-implement-ports',
       severity: 'error',
-      comment: 'An adapter implements a port of core/; it knows neither the use cases, HTTP, the pool kinds nor the wiring.',
+      comment:
+        'An adapter implements a port of core/; it knows neither the use cases, HTTP, the pool kinds nor the wiring.',
       from: { path: layer('adapters') },
       to: { path: layer('(http|use-cases|pools|servers|entry)') },
     },
@@ -64,14 +65,16 @@ module.exports = {
     {
       name: 'webdriver-client-speaks-webdriver',
       severity: 'error',
-      comment: 'The outbound WebDriver client speaks to browsers and hubs over core types: no app, no adapter, no wiring.',
+      comment:
+        'The outbound WebDriver client speaks to browsers and hubs over core types: no app, no adapter, no wiring.',
       from: { path: layer('webdriver-client') },
       to: { path: layer('(http|use-cases|adapters|pools|servers|entry)') },
     },
     {
       name: 'servers-below-entry',
       severity: 'error',
-      comment: 'The servers (Node, Lambda) carry the app; which adapters they run with is the entries\' to choose.',
+      comment:
+        "The servers (Node, Lambda) carry the app; which adapters they run with is the entries' to choose.",
       from: { path: layer('servers') },
       to: { path: layer('entry') },
     },

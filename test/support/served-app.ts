@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { lazyAppListener } from '../../functions/servers/node/app-listener';
 import { EndedSessions } from '../../functions/core/ended-sessions';
 import type { GridDeps } from '../../functions/core/grid-deps';
 import { systemClock } from '../../functions/core/ports';
@@ -15,6 +14,7 @@ import { SessionTokens } from '../../functions/core/session-token';
 import { SlotQueue } from '../../functions/core/slot-queue';
 import { createApp } from '../../functions/http/create-app';
 import { createUpstreamAgent } from '../../functions/http/upstream-client';
+import { lazyAppListener } from '../../functions/servers/node/app-listener';
 import { endAllSessions } from '../../functions/use-cases/expire-sessions';
 
 export interface ServedApp {

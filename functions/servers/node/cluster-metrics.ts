@@ -4,8 +4,9 @@
  * counters and histograms summed, process gauges by each one's own rule (start time left out, the
  * version once, event-loop lag averaged), so one scrape shows the whole server.
  */
-import type { MetricsPage } from '../../http/create-app';
+
 import type { MetricsSnapshot, PrometheusMetrics } from '../../adapters/prometheus/prometheus-metrics';
+import type { MetricsPage } from '../../http/create-app';
 
 export class ClusterMetricsPage implements MetricsPage {
   constructor(
