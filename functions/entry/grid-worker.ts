@@ -18,7 +18,6 @@ import { type Logger, systemClock } from '../core/ports';
 import { adoptConfigState } from '../core/swap-config';
 import { createApp } from '../http/create-app';
 import type { RequestCounter } from '../http/grid-info';
-import { createUpstreamAgent } from '../http/upstream-client';
 import { sessionFolderContext } from '../pools/local/session-folder-bounds';
 import { lazyAppListener } from '../servers/node/app-listener';
 import { answerClientErrors } from '../servers/node/client-errors';
@@ -26,6 +25,7 @@ import { commandFastPath } from '../servers/node/command-fast-path';
 import { PrimaryRelay } from '../servers/node/primary-relay';
 import { limitRequestArrival, requestArrivalOptions } from '../servers/node/request-arrival';
 import { attachWebSocketProxy } from '../servers/node/websocket-proxy';
+import { createUpstreamAgent } from '../webdriver-client/upstream-client';
 import { gridDeps } from './grid-wiring';
 
 type Setup = Extract<ToWorker, { type: 'setup' }>;

@@ -23,7 +23,6 @@ import { type Launcher, type Logger, type Metrics, type SessionRecord, systemClo
 import type { RequestPricing } from '../core/session-cost';
 import { createApp, type MetricsPage } from '../http/create-app';
 import { newRequestCounter, type RequestCounter } from '../http/grid-info';
-import { createUpstreamAgent } from '../http/upstream-client';
 import { ecsRecordings } from '../pools/ecs/ecs-recordings';
 import type { EksPodApi } from '../pools/eks/eks-pod-api';
 import { type KeepPodLog, podLogKeeper } from '../pools/eks/pod-log-keeper';
@@ -42,6 +41,7 @@ import { limitRequestArrival, requestArrivalOptions } from '../servers/node/requ
 import { attachWebSocketProxy } from '../servers/node/websocket-proxy';
 import { endSession } from '../use-cases/end-session';
 import { endAllSessions, expireSessions } from '../use-cases/expire-sessions';
+import { createUpstreamAgent } from '../webdriver-client/upstream-client';
 import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
 import { ConfigReloader, type ReloadTrigger } from './config-reloader';
 import { ecsRecordingPlaces } from './deployed-config';

@@ -12,12 +12,16 @@ import { carriesCdpCommand } from '../core/cdp-over-http';
 import { WebDriverError } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import type { SessionClaims } from '../core/session-token';
+import {
+  clientResponseHeaders,
+  upstreamRequestHeaders,
+  webResponseHeaders,
+} from '../webdriver-client/upstream-client';
 import { checkedCdpCommandBody } from './checked-cdp-command';
 import { type Command, relayCommand } from './command-relay';
 import { byteLimit, checkDeclaredLength } from './request-body';
 import { commandWait, waitSignal } from './runtime-limits';
 import { isUnreachable, sessionGone } from './session-gone';
-import { clientResponseHeaders, upstreamRequestHeaders, webResponseHeaders } from './upstream-client';
 import { mayMeanSessionGone, upstreamSessionGone } from './upstream-session-gone';
 import { webStreamOf } from './web-stream';
 

@@ -14,8 +14,12 @@ import { WebDriverError } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import { hubPathOf, parseSelenoidPath, type SelenoidPath } from '../core/selenoid-paths';
 import type { SessionClaims } from '../core/session-token';
+import {
+  clientResponseHeaders,
+  upstreamRequestHeaders,
+  webResponseHeaders,
+} from '../webdriver-client/upstream-client';
 import { byteLimit, checkDeclaredLength } from './request-body';
-import { clientResponseHeaders, upstreamRequestHeaders, webResponseHeaders } from './upstream-client';
 import { verifySessionOwner } from './verify-session';
 import { webStreamOf } from './web-stream';
 

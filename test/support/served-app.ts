@@ -13,9 +13,9 @@ import { systemClock } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
 import { SlotQueue } from '../../functions/core/slot-queue';
 import { createApp } from '../../functions/http/create-app';
-import { createUpstreamAgent } from '../../functions/http/upstream-client';
 import { lazyAppListener } from '../../functions/servers/node/app-listener';
 import { endAllSessions } from '../../functions/use-cases/expire-sessions';
+import { createUpstreamAgent } from '../../functions/webdriver-client/upstream-client';
 
 export interface ServedApp {
   /** http://127.0.0.1:<port> */

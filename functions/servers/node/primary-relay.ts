@@ -9,7 +9,7 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Dispatcher, Pool } from 'undici';
 import { WebDriverError } from '../../core/errors';
-import { clientResponseHeaders } from '../../http/upstream-client';
+import { clientResponseHeaders } from '../../webdriver-client/upstream-client';
 
 /** The client's address, as the worker saw it; set by workers only (the primary's socket is theirs alone). */
 export const CLIENT_ADDRESS_HEADER = 'x-gridgate-client-address';
