@@ -192,7 +192,7 @@ describe('the Lambda entries', () => {
   it('the interruption handler marks the browser reclaimed in the table', async () => {
     const store = await deployed();
     const event = JSON.parse(
-      readFileSync(new URL('./events/ecs-task-state-change-spot.json', import.meta.url), 'utf8'),
+      readFileSync(new URL('../pools/ecs/events/ecs-task-state-change-spot.json', import.meta.url), 'utf8'),
     );
     // Delivered now: the store forgets reclaims after an hour, as it does ended sessions.
     const stoppingAt = new Date(Math.floor(Date.now() / 1000) * 1000);

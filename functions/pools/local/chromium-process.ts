@@ -11,7 +11,7 @@ import { answers } from './http-probe';
 
 /**
  * What chromedriver adds to the command line when it launches Chromium itself (read from chromedriver
- * 156's launch on this platform; test/e2e/warm-pool.test.ts compares a cold and a warm browser's command
+ * 156's launch on this platform; test/pools/local/e2e/warm-pool.test.ts compares a cold and a warm browser's command
  * line, so a chromedriver that changes them is noticed). Without them a warm browser would differ from a
  * cold one, e.g. navigator.webdriver would be false.
  */
