@@ -15,11 +15,11 @@ import { isHubOrigin } from '../core/browser-network';
 import type { Config, EksPoolConfig } from '../core/config';
 import type { EndedSessions } from '../core/ended-sessions';
 import { freeStaleSlots, STALE_SLOT_GRACE_MS } from '../core/free-stale-slots';
-import { type GridDeps, poolsNamed, sessionPool } from '../core/grid-deps';
+import { type GridDeps, sessionPool } from '../core/grid-deps';
 import { madeOnFirstUse } from '../core/made-on-first-use';
 import { runEvery } from '../core/periodic-task';
 import { reportGridGauges } from '../core/pool-gauges';
-import { type Launcher, type Logger, type Metrics, type SessionRecord, systemClock } from '../core/ports';
+import { type Launcher, type Logger, type Metrics, systemClock } from '../core/ports';
 import type { RequestPricing } from '../core/session-cost';
 import { createApp, type MetricsPage } from '../http/create-app';
 import { newRequestCounter, type RequestCounter } from '../http/grid-info';
@@ -41,6 +41,7 @@ import { limitRequestArrival, requestArrivalOptions } from '../servers/node/requ
 import { attachWebSocketProxy } from '../servers/node/websocket-proxy';
 import { endSession } from '../use-cases/end-session';
 import { endAllSessions, expireSessions } from '../use-cases/expire-sessions';
+import { headSessions } from '../use-cases/session-ownership';
 import { createUpstreamAgent } from '../webdriver-client/upstream-client';
 import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
 import { ConfigReloader, type ReloadTrigger } from './config-reloader';
@@ -201,7 +202,7 @@ export async function startGrid(
     users,
     ended: options.ended,
     requestPricing: options.requestPricing,
-    // Its local sessions' records say so: only this process can stop their browsers (see `ours` below).
+    // Its local sessions' records say so: only this process can stop their browsers (session-ownership.ts).
     head: randomBytes(8).toString('hex'),
   });
   const knownHostsOnly = options.knownHostsOnly ?? true;
@@ -229,31 +230,16 @@ export async function startGrid(
   });
   if (!socketPath) attachWebSocketProxy(server, deps, { knownHostsOnly });
   answerClientErrors(server);
-  const isLocal = (record: SessionRecord) => poolsNamed(deps, record.pool)[0]?.kind === 'local';
-  const runsHere = (record: SessionRecord) => isLocal(record) && launcher.isRunning(record.handle);
-  // A local session's browser runs where the head that created it runs: that head ends the record, also
-  // once the browser is gone (a record of a head before records named theirs: while it runs here).
-  const startedHere = (record: SessionRecord) =>
-    isLocal(record) && (record.head === undefined ? runsHere(record) : record.head === deps.head);
-  // A head ends its own local sessions at their maximum age: one whose record is older by the clock slack
-  // has lost its head (killed outright, or cut off from the store), and nobody else would ever end it.
   const staleSlotGraceMs = options.staleSlotGraceMs ?? STALE_SLOT_GRACE_MS;
-  const headless = (record: SessionRecord) =>
-    deps.clock.now() - record.createdAt >= record.maxAgeMs + staleSlotGraceMs;
-  // With a shared store, any router may end an ecs or hub session, but a local one only its own head, or
-  // any head once it is headless (its record ended and its slot freed; its browser is not stopped here).
-  const ours = (record: SessionRecord) =>
-    !shared || !isLocal(record) || startedHere(record) || headless(record);
-  // The browser of a local session of ours that this launcher no longer runs is gone: its record was
-  // left by a store that refused to end it, or that took a write the creation was told had failed. It
-  // ends for the reason it was stopped for (a DELETE, a timeout, a failed creation); unknown: it exited.
-  const gone = (record: SessionRecord) =>
-    isLocal(record) && record.head === deps.head && !launcher.isRunning(record.handle)
-      ? (deps.ended.recall(record.key)?.reason ?? 'browser exited')
-      : undefined;
+  // Which sessions this head's sweeps and shutdown end (with a shared store, not other heads' local ones).
+  const { startedHere, mine, gone } = headSessions(deps, {
+    shared,
+    isRunning: (handle) => launcher.isRunning(handle),
+    staleSlotGraceMs,
+  });
   const sweepMs = options.sweepMs ?? (shared ? SHARED_EXPIRY_SWEEP_MS : EXPIRY_SWEEP_MS);
   const sweeps = [
-    runEvery('expiry sweep', sweepMs, () => expireSessions(deps, { mine: ours, gone }), logger),
+    runEvery('expiry sweep', sweepMs, () => expireSessions(deps, { mine, gone }), logger),
     // A head that died between taking a slot and recording its session (or a release the store refused)
     // would keep the slot for good: whichever head sweeps first frees it.
     runEvery('stale-slot sweep', sweepMs, () => freeStaleSlots(deps, staleSlotGraceMs), logger),
