@@ -26,13 +26,8 @@ import { newRequestCounter, type RequestCounter } from '../http/grid-info';
 import { ecsRecordings } from '../pools/ecs/ecs-recordings';
 import type { EksPodApi } from '../pools/eks/eks-pod-api';
 import { type KeepPodLog, podLogKeeper } from '../pools/eks/pod-log-keeper';
-import { namespacesUnavailable } from '../pools/local/browser-namespace';
-import { ChromedriverLauncher } from '../pools/local/chromedriver-launcher';
-import { ffmpegInstaller } from '../pools/local/ensure-ffmpeg';
-import { keepInterruptedRecordings } from '../pools/local/interrupted-recordings';
-import { LocalRecordings } from '../pools/local/local-recordings';
-import { sweepOrphans } from '../pools/local/orphan-sweep';
-import { SessionRecordings } from '../pools/local/session-recordings';
+import type { ChromedriverLauncher } from '../pools/local/chromedriver-launcher';
+import { startLocalPoolRuntime } from '../pools/local/local-pool-runtime';
 import { lazyAppListener } from '../servers/node/app-listener';
 import { answerClientErrors } from '../servers/node/client-errors';
 import { commandFastPath } from '../servers/node/command-fast-path';
@@ -52,10 +47,6 @@ import { reachNotice } from './reach-notice';
 const EXPIRY_SWEEP_MS = 1000;
 // A shared store is a table every router reads: sweep it less often (idle limits are minutes).
 const SHARED_EXPIRY_SWEEP_MS = 10_000;
-// How soon a reload's new `warm` counts (or a warm browser that died) are acted on.
-const WARM_CHECK_MS = 1000;
-// How often recordings past their retention are removed (the size cap is also kept at each new one).
-const RECORDINGS_PRUNE_MS = 60_000;
 
 export interface RunningGrid {
   url: string;
@@ -134,28 +125,12 @@ export async function startGrid(
   // Measurements go where the caller says (EMF in a Lambda Web Function), else to GET /metrics.
   const metrics = options.metrics ?? new PrometheusMetrics({ logger });
   const prometheus = metrics instanceof PrometheusMetrics ? metrics : undefined;
-  // What a killed gridgate was recording is kept before the sweep removes its directories.
-  await keepRecordingsOfKilledServers(config, logger);
-  const orphans = await sweepOrphans();
-  if (orphans.processes + orphans.profiles + orphans.namespaces > 0)
-    logger.log('ORPHANS_REMOVED', { ...orphans });
-  if (orphans.processes)
-    metrics.count('OrphansReaped', { reason: 'process left running' }, orphans.processes);
-  if (orphans.profiles) metrics.count('OrphansReaped', { reason: 'profile left behind' }, orphans.profiles);
-  // Local sessions' videos and logs, on this machine's disk; a running session's log is served as it grows.
-  const recordingSettings = () => deps.config.recording;
-  const recordings: LocalRecordings = new LocalRecordings(recordingSettings, (key) =>
-    sessionRecordings.liveLog(key),
-  );
-  const sessionRecordings: SessionRecordings = new SessionRecordings({
-    store: recordings,
-    settings: recordingSettings,
-    ffmpeg: ffmpegInstaller(logger),
+  // Local pools' launcher and recordings, on this machine (pools/local/local-pool-runtime.ts).
+  const local = await startLocalPoolRuntime({
+    config,
+    current: () => deps.config,
     logger,
-  });
-  const launcher = new ChromedriverLauncher({
-    recordings: sessionRecordings,
-    isolation: await browserIsolation(config, logger),
+    metrics,
     onUnexpectedExit: (handle, exit) => {
       logger.log('BROWSER_EXITED', { handle, ...exit });
       // The store may be down just now: the session then ends at its idle timeout, by the sweep.
@@ -170,6 +145,7 @@ export async function startGrid(
         );
     },
   });
+  const { launcher, recordings } = local;
   prometheus?.onScrape((into) => reportGridGauges(deps, into));
   // ecs sessions' videos and browser logs where the stack keeps them, as the router Lambda reads them: a head
   // of the service or Web Function front door is given the same GRIDGATE_DEPLOYMENT and the same grants.
@@ -244,19 +220,7 @@ export async function startGrid(
     // would keep the slot for good: whichever head sweeps first frees it.
     runEvery('stale-slot sweep', sweepMs, () => freeStaleSlots(deps, staleSlotGraceMs), logger),
   ];
-  sweeps.push(
-    runEvery('recordings retention', RECORDINGS_PRUNE_MS, () => recordings.prune(Date.now()), logger),
-  );
-  launcher.keepWarm(Object.values(deps.config.pools));
-  // Reads deps.config at every tick, so a reload that changes or removes a pool's `warm` takes effect.
-  sweeps.push(
-    runEvery(
-      'warm browsers',
-      WARM_CHECK_MS,
-      () => launcher.keepWarm(Object.values(deps.config.pools)),
-      logger,
-    ),
-  );
+  sweeps.push(...local.runPeriodically());
   const reloader = new ConfigReloader(deps, options.configPath, {
     pollMs: options.reloadPollMs,
     fingerprint: options.configFingerprint,
@@ -319,44 +283,7 @@ function kubeconfigEksLauncher(
   });
 }
 
-/** Keeps the recordings of sessions a gridgate process that was killed outright was running, ended so. */
-async function keepRecordingsOfKilledServers(config: Config, logger: Logger): Promise<void> {
-  const kept = await keepInterruptedRecordings({
-    store: new LocalRecordings(() => config.recording),
-    ffmpeg: ffmpegInstaller(logger),
-    flushMs: config.recording.flushTimeout,
-    logger,
-  });
-  for (const session of kept) {
-    logger.log('SESSION_ENDED', {
-      session: session.key,
-      user: session.user,
-      pool: session.pool,
-      reason: session.endReason,
-      durationMs: (session.endedAt ?? session.createdAt) - session.createdAt,
-      video: session.video !== undefined,
-      log: session.log !== undefined,
-    });
-  }
-}
-
 /** The host part of a URL that reaches a server listening on `host` from this machine. */
 export function localUrlHost(host: string): string {
   return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-}
-
-/**
- * With `isolation: "namespace"`, local browsers each in a network namespace of their own, kept from
- * gridgate's port; on a machine that cannot (not root, tools missing) they share its network, and the start
- * says so.
- */
-async function browserIsolation(
-  config: Config,
-  logger: Logger,
-): Promise<{ gridPorts: readonly number[] } | undefined> {
-  if (config.isolation === 'none') return undefined;
-  const unavailable = await namespacesUnavailable();
-  if (unavailable === undefined) return { gridPorts: [config.port] };
-  logger.log('ISOLATION_UNAVAILABLE', { reason: unavailable });
-  return undefined;
 }
