@@ -4,8 +4,8 @@
  * - gridgate reaches chromedriver (port 9515 inside) and Chromium's DevTools (9222 inside) through ports pasta
  *   forwards from 127.0.0.2, an address of this machine's loopback no namespace can reach: their loopback is
  *   redirected to this machine's 127.0.0.1 only;
- * - inside, Chromium runs with a group of its own (nogroup) and only sockets of group root (chromedriver,
- *   pasta) may connect to those two ports, so no page, and nothing Chromium starts, reaches them;
+ * - inside, Chromium runs as a user and group of its own (browser-user.ts) and only sockets of group root
+ *   (chromedriver, pasta) may connect to those two ports, so no page, and nothing Chromium starts, reaches them;
  * - pasta gives the namespace the internet the machine has (IPv4 only: one address family to rule over);
  * - the namespace's loopback is redirected to this machine's 127.0.0.1, so a dev server on localhost:3000, or
  *   one a test started on a random port, stays reachable; gridgate's own port is refused.
@@ -16,15 +16,15 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
+import { closedToBrowsers } from './browser-user';
 import { type Group, stopGroup } from './process-group';
 
 export const NAMESPACE_PREFIX = 'gridgate-';
 /** chromedriver's and Chromium's DevTools ports inside every namespace, which only group root may connect to. */
 export const NAMESPACE_DRIVER_PORT = 9515;
 export const NAMESPACE_DEVTOOLS_PORT = 9222;
-/** The group Chromium runs as in a namespace (Debian's nogroup): its sockets are told from chromedriver's by it. */
-export const BROWSER_GROUP = 65534;
 /** Where gridgate reaches every namespace's forwarded ports: on loopback, but not the address namespaces reach. */
 const GRID_LOOPBACK = '127.0.0.2';
 // A documentation range (RFC 5737): never a real network, so the namespace's gateway is never mistaken for one.
@@ -56,14 +56,16 @@ export interface NamespaceOptions {
 export async function namespacesUnavailable(): Promise<string | undefined> {
   if (process.getuid?.() !== 0) return 'gridgate is not running as root';
   const missing: string[] = [];
-  for (const tool of ['ip', 'nsenter', 'nft', 'pasta']) {
+  for (const tool of ['ip', 'nsenter', 'nft', 'pasta', 'setpriv']) {
     try {
       await run('sh', ['-c', `command -v ${tool}`]);
     } catch {
       missing.push(tool);
     }
   }
-  return missing.length ? `missing ${missing.join(', ')}` : undefined;
+  if (missing.length) return `missing ${missing.join(', ')}`;
+  const closed = await closedToBrowsers(tmpdir());
+  return closed && `browsers' own users cannot pass through ${closed} (TMPDIR): it needs o+x`;
 }
 
 let made = 0;
@@ -108,19 +110,6 @@ export async function deleteNamespace(name: string): Promise<void> {
 export function inNamespace(name: string, command: string, args: readonly string[]): [string, string[]] {
   return ['nsenter', [`--net=/run/netns/${name}`, '--', command, ...args]];
 }
-
-/** A command line that runs Chromium as the browser group (setpriv execs it: the pid stays Chromium's). */
-export function asBrowserGroup(chromium: string, args: readonly string[]): [string, string[]] {
-  return ['setpriv', [`--regid=${BROWSER_GROUP}`, '--clear-groups', '--', chromium, ...args]];
-}
-
-/** The executable chromedriver is told is Chromium, inside its namespace already: Chromium as the browser group. */
-export function chromiumAsBrowserGroup(chromium: string): string {
-  const [command, args] = asBrowserGroup(chromium, []);
-  return `#!/bin/sh\nexec ${[command, ...args].map(quote).join(' ')} "$@"\n`;
-}
-
-const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
 /**
  * Loopback traffic inside the namespace goes to this machine's 127.0.0.1 through pasta's gateway mapping,

@@ -7,7 +7,7 @@
  * chromedriver's log (written only where chromedriver was told at its start).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Capabilities } from '../../core/capabilities';
@@ -17,15 +17,14 @@ import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../.
 import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
 import { browserEnvironment } from './browser-environment';
 import {
-  asBrowserGroup,
   type BrowserNamespace,
-  chromiumAsBrowserGroup,
   closeBrowserNamespace,
   inNamespace,
   NAMESPACE_DEVTOOLS_PORT,
   NAMESPACE_DRIVER_PORT,
   openBrowserNamespace,
 } from './browser-namespace';
+import { asBrowserUser, browserUserOf, chromiumAsBrowserUser, giveToBrowser } from './browser-user';
 import { BrowserWatch } from './browser-watch';
 import { PortRaceError, waitForPort } from './chromedriver-port';
 import { chromiumCapabilities, wantsDownloads } from './chromium-capabilities';
@@ -110,7 +109,9 @@ export class ChromedriverLauncher implements Launcher {
   });
 
   /** Each browser's directory for uploads and managed downloads, gone when it stops. */
-  private readonly directories = new SessionDirectories();
+  private readonly directories = new SessionDirectories(undefined, (handle) =>
+    this.options.isolation ? browserUserOf(handle) : undefined,
+  );
   /** Selenium Grid 4's /se/file and /se/files, which chromedriver does not serve, for browsers serving a session. */
   readonly files = new LocalFileTransfer(this.directories, (handle) => {
     const driver = this.drivers.get(handle);
@@ -175,7 +176,7 @@ export class ChromedriverLauncher implements Launcher {
       signal.throwIfAborted();
       if (wantsDownloads(capabilities))
         downloadDirectory = await this.directories.make(driver.handle, 'downloads');
-      if (running && namespace) binary = await browserGroupChromium(running.scratchDir, pool.chromium);
+      if (running && namespace) binary = await chromiumAsItsUser(driver.handle, running, pool.chromium);
     } catch (error) {
       await this.stop(driver.handle);
       throw error;
@@ -232,17 +233,21 @@ export class ChromedriverLauncher implements Launcher {
       defaultArgs(pool, isRoot(), driver.userDataDir),
       namespace ? NAMESPACE_DEVTOOLS_PORT : 0,
     );
-    // In a namespace, Chromium runs as the browser group and listens where chromedriver (inside too)
+    // In a namespace, Chromium runs as the browser's user and listens where chromedriver (inside too)
     // attaches; gridgate reaches it forwarded.
-    const [binary, argv] = namespace
-      ? inNamespace(namespace.name, ...asBrowserGroup(pool.chromium, args))
-      : [pool.chromium, args];
+    const user = namespace && browserUserOf(driver.handle);
+    const [binary, argv] =
+      namespace && user
+        ? inNamespace(namespace.name, ...asBrowserUser(user, pool.chromium, args))
+        : [pool.chromium, args];
     try {
+      if (user)
+        for (const path of [driver.userDataDir, homeOf(running.scratchDir)]) await giveToBrowser(path, user);
       const chromium = await launchChromium(
         binary,
         argv,
         driver.userDataDir,
-        browserEnvironment(running.scratchDir),
+        browserEnvironment(homeOf(running.scratchDir)),
         signal,
         namespace?.devtools,
         (child, exited) => {
@@ -322,7 +327,7 @@ export class ChromedriverLauncher implements Launcher {
       try {
         namespace = await openBrowserNamespace({
           gridPorts: isolation.gridPorts,
-          env: browserEnvironment(scratchDir),
+          env: browserEnvironment(homeOf(scratchDir)),
           signal,
         });
       } catch (error) {
@@ -338,7 +343,7 @@ export class ChromedriverLauncher implements Launcher {
     const child = spawn(command, args, {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: browserEnvironment(scratchDir),
+      env: browserEnvironment(homeOf(scratchDir)),
     });
     const handle = String(child.pid ?? `failed-${Date.now()}`);
     // A chromedriver that could not be spawned reports 'error' and never 'exit'.
@@ -353,6 +358,7 @@ export class ChromedriverLauncher implements Launcher {
       this.partExited(handle, { process: 'chromedriver', code, signal: exitSignal }),
     );
     try {
+      if (namespace) await this.directories.prepare(handle);
       onStage?.('driver');
       const port = await waitForPort(child, signal);
       // A session's chromedriver starts its Chromium at the new-session request; a warm one's is ours.
@@ -436,7 +442,19 @@ type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
 const isRoot = () => process.getuid?.() === 0;
 
 const newProfile = () => mkdtemp(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
-const newScratch = () => mkdtemp(join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`));
+/**
+ * A browser's own folder: its home (HOME and TMPDIR of chromedriver and Chromium), and beside it, out of the
+ * home a namespaced Chromium's user owns, the script chromedriver starts Chromium by. The folder itself may
+ * only be passed through by others, so that user reaches its home and cannot replace the script.
+ */
+async function newScratch(): Promise<string> {
+  const scratch = await mkdtemp(join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`));
+  await chmod(scratch, 0o711);
+  await mkdir(homeOf(scratch), { mode: 0o700 });
+  return scratch;
+}
+
+const homeOf = (scratchDir: string) => join(scratchDir, 'home');
 
 /**
  * What gridgate adds to the browser's new-session answer: managed downloads, and for a Chromium reached by a
@@ -451,10 +469,16 @@ function served(downloadDirectory: string | undefined, namespace: BrowserNamespa
   return Object.keys(capabilities).length ? { served: capabilities } : {};
 }
 
-/** Where chromedriver starts Chromium from in a namespace: a script in the browser's own folder that starts it as the browser group. */
-async function browserGroupChromium(scratchDir: string, chromium: string): Promise<string> {
-  const path = join(scratchDir, 'chromium');
-  await writeFile(path, chromiumAsBrowserGroup(chromium), { mode: 0o700 });
+/**
+ * Where chromedriver starts Chromium from in a namespace: a script in the browser's own folder that gives the
+ * browser's user its profile and home, then starts Chromium as it.
+ */
+async function chromiumAsItsUser(handle: string, driver: RunningDriver, chromium: string): Promise<string> {
+  const user = browserUserOf(handle);
+  if (user === undefined) throw new Error(`no user for browser ${handle}`);
+  const path = join(driver.scratchDir, 'chromium');
+  const owned = [driver.userDataDir, homeOf(driver.scratchDir)];
+  await writeFile(path, chromiumAsBrowserUser(user, chromium, owned), { mode: 0o700 });
   return path;
 }
 

@@ -2,6 +2,7 @@
  * Selenium Grid 4's file transfer for local sessions, which chromedriver does not serve: uploads unpacked into
  * the session's directory, managed downloads read from it. Only for a browser that runs now.
  */
+import { dirname } from 'node:path';
 import { invalidSessionId, WebDriverError } from '../../core/errors';
 import type { DownloadedFile, DownloadedFileReader, FileTransfer } from '../../core/ports';
 import { emptyDownloads, findDownload, listDownloads } from './downloaded-files';
@@ -18,7 +19,11 @@ export class LocalFileTransfer implements FileTransfer {
   async upload(handle: string, zip: Buffer, maxBytes: number): Promise<string> {
     this.requireRunning(handle);
     const uploads = await this.directories.make(handle, 'uploads').catch(ended(handle));
-    return unpackUpload(zip, uploads, maxBytes);
+    const file = await unpackUpload(zip, uploads, maxBytes);
+    // Its folder and the file, for a browser of a user of its own to read.
+    await this.directories.giveToBrowser(handle, dirname(file));
+    await this.directories.giveToBrowser(handle, file);
+    return file;
   }
 
   async downloads(handle: string): Promise<DownloadedFile[]> {

@@ -6,7 +6,7 @@
  * start-up sweep (orphan-sweep.ts) removes what a gridgate that died left behind, and the browser's handle, so
  * any process of the server (a worker proxying the session's CDP or BiDi socket) knows it from the session ID.
  */
-import { lstat, mkdir, rm, stat } from 'node:fs/promises';
+import { lchown, lstat, mkdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -30,7 +30,11 @@ export class SessionDirectories {
   // Registered handles; the directory's promise once made, so two first uses at once make one directory.
   private readonly directories = new Map<string, Promise<string> | undefined>();
 
-  constructor(private readonly root = tmpdir()) {}
+  constructor(
+    private readonly root = tmpdir(),
+    /** The user a browser's Chromium runs as when not gridgate's (browser-user.ts): it gets the directory. */
+    private readonly browserUser: (handle: string) => number | undefined = () => undefined,
+  ) {}
 
   /** Where the directory of this browser is or will be (it need not exist). */
   pathOf(handle: string): string | undefined {
@@ -45,6 +49,14 @@ export class SessionDirectories {
     if (!this.directories.has(handle)) this.directories.set(handle, undefined);
   }
 
+  /**
+   * Makes the session's directory now, for a browser of a user of its own (browser-user.ts), which cannot
+   * make it in the temporary folder itself when its client names a download folder inside it.
+   */
+  async prepare(handle: string): Promise<void> {
+    await this.directory(handle);
+  }
+
   /** The session's subdirectory, made (with the session's directory) if it is not there yet. */
   async make(handle: string, sub: SessionSubdirectory): Promise<string> {
     const path = join(await this.directory(handle), sub);
@@ -52,6 +64,7 @@ export class SessionDirectories {
     await mkdir(path, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'EEXIST') throw error;
     });
+    await this.giveToBrowser(handle, path);
     return path;
   }
 
@@ -100,10 +113,18 @@ export class SessionDirectories {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const found = await lstat(path);
-      if (!found.isDirectory() || found.uid !== process.getuid?.())
-        throw new Error(`${path} exists and is not this user's directory`);
+      const owners = [process.getuid?.(), this.browserUser(handle)];
+      if (!found.isDirectory() || !owners.includes(found.uid))
+        throw new Error(`${path} exists and is not this user's or its browser's directory`);
     }
+    await this.giveToBrowser(handle, path);
     return path;
+  }
+
+  /** What gridgate made for the browser, given to the browser's user when it has one of its own. */
+  async giveToBrowser(handle: string, path: string): Promise<void> {
+    const user = this.browserUser(handle);
+    if (user !== undefined) await lchown(path, user, user);
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * End to end on real chromedriver and Chromium, with `isolation: "namespace"`: a local session's pages reach
+ * End to end on real chromedriver and Chromium, with the default `isolation: "namespace"`: a local session's pages reach
  * the sites a test visits on this machine (a dev server on loopback) and nothing of the grid's: not their own
  * chromedriver (whose unauthenticated new-session would start a program on the machine), not another
  * session's chromedriver or DevTools port, not gridgate. Each address is tried by a page's fetch, which
@@ -19,7 +19,7 @@ let site: TestPageServer;
 
 beforeAll(async () => {
   if (unavailable) return;
-  [grid, site] = await Promise.all([startTestGrid({ isolation: 'namespace' }), startTestPageServer()]);
+  [grid, site] = await Promise.all([startTestGrid(), startTestPageServer()]);
 });
 
 afterAll(async () => {

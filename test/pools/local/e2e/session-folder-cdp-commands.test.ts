@@ -5,7 +5,7 @@
  * page's download cannot be pointed at a folder gridgate's user can write. Real Chromium, raw HTTP, selenium-webdriver and Python Selenium; and through a
  * server with worker processes, whose session folders are named after the primary.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Builder, type WebDriver } from 'selenium-webdriver';
@@ -37,7 +37,9 @@ afterEach(async () => {
 
 /** A session with managed downloads at `gridUrl`, its ID, and a fresh outside folder. */
 async function managedDownloadsSession(gridUrl = env.grid.url): Promise<string> {
+  // Writable by anyone, as /tmp or /dev/shm is: what a namespaced browser's own user could still write to.
   outside = mkdtempSync(join(tmpdir(), 'gridgate-outside-'));
+  chmodSync(outside, 0o777);
   driver = await new Builder()
     .usingServer(gridUrl)
     .withCapabilities({ browserName: 'chrome', 'se:downloadsEnabled': true })

@@ -4,7 +4,7 @@
  * folder gridgate's user can write (site-packages, an autostart folder). Real Chromium, raw protocol clients,
  * Playwright over se:cdp, and Selenium Grid 4's managed downloads, which still land in the session's folder.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -38,7 +38,9 @@ afterAll(() => rmSync(outside, { recursive: true, force: true }));
 
 /** A session with managed downloads and BiDi, its folder, and a fresh outside folder. */
 async function managedDownloadsSession(): Promise<{ sessionId: string; folder: string }> {
+  // Writable by anyone, as /tmp or /dev/shm is: what a namespaced browser's own user could still write to.
   outside = mkdtempSync(join(tmpdir(), 'gridgate-outside-'));
+  chmodSync(outside, 0o777);
   driver = await new Builder()
     .usingServer(env.grid.url)
     .withCapabilities({ browserName: 'chrome', 'se:downloadsEnabled': true, webSocketUrl: true })
@@ -178,7 +180,9 @@ describe('download folders a local session’s CDP and BiDi clients name', { tim
   });
 
   it('lets Playwright connect over se:cdp: its own download folder becomes the session’s', async () => {
+    // Writable by anyone, as /tmp or /dev/shm is: what a namespaced browser's own user could still write to.
     outside = mkdtempSync(join(tmpdir(), 'gridgate-outside-'));
+    chmodSync(outside, 0o777);
     process.env.SELENIUM_REMOTE_URL = env.grid.url;
     try {
       const browser = await chromium.launch();
@@ -209,7 +213,9 @@ describe('the same through a server with worker processes', { timeout: TEST_MS }
     const server = startNodeServer({ port: 0, host: '127.0.0.1', workers: 2 });
     try {
       const url = await server.url;
+      // Writable by anyone, as /tmp or /dev/shm is: what a namespaced browser's own user could still write to.
       outside = mkdtempSync(join(tmpdir(), 'gridgate-outside-'));
+      chmodSync(outside, 0o777);
       driver = await new Builder()
         .usingServer(url)
         .withCapabilities({ browserName: 'chrome', 'se:downloadsEnabled': true })
