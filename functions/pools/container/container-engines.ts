@@ -4,8 +4,8 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import type { ContainerPoolConfig } from '../../core/config';
 import { ContainerEngine, type EngineName } from './container-engine';
-import type { ContainerPoolConfig } from './container-pool-config';
 
 function onPath(name: string, path: string): boolean {
   return path.split(delimiter).some((folder) => {

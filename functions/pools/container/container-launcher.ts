@@ -7,15 +7,15 @@
  */
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { DriverNotReady, driverStatus, waitForDriver } from '../../adapters/aws/driver-ready';
-import { nodeCapabilities } from '../../adapters/aws/node-capabilities';
 import { realSleep } from '../../adapters/aws/retry-pacing';
 import { browserInUseMs, hardLifetimeSeconds } from '../../core/browser-lifetime';
+import type { ContainerPoolConfig } from '../../core/config';
 import { LaunchFailure } from '../../core/host-choice';
 import type { LaunchedBrowser, Launcher, LaunchRequest, Logger, StopContext } from '../../core/ports';
 import { systemClock } from '../../core/ports';
+import { DriverNotReady, driverStatus, waitForDriver } from '../selenium-node/driver-ready';
+import { nodeCapabilities } from '../selenium-node/node-capabilities';
 import type { ContainerEngine, ContainerExit } from './container-engine';
-import type { ContainerPoolConfig } from './container-pool-config';
 import { containerRunArgs, publishHost, WARM_SESSION } from './container-run-args';
 import { ownMark } from './owner-mark';
 

@@ -3,8 +3,9 @@
  * network namespace with only its WebDriver (and noVNC) port published on this machine's loopback, the
  * pool's resource limits, docker-selenium's one-session knobs, and a hard lifetime the engine enforces.
  */
+
+import type { ContainerPoolConfig } from '../../core/config';
 import type { EngineName } from './container-engine';
-import type { ContainerPoolConfig } from './container-pool-config';
 
 /** The labels every container gridgate starts carries. */
 export const CONTAINER_LABELS = {
