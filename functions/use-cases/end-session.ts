@@ -4,6 +4,7 @@ import type { LogEvent, SessionEndReason, SessionRecord } from '../core/ports';
 import { pricesFor } from '../core/prices';
 import { NO_REQUEST_FEES, sessionCost } from '../core/session-cost';
 import { releaseSlot } from '../core/slots';
+import { outcomeOf } from '../core/test-marks';
 
 const EVENT_BY_REASON: Record<SessionEndReason, LogEvent> = {
   deleted: 'SESSION_DELETED',
@@ -72,6 +73,10 @@ async function endNow(
   if (!record) return undefined;
   // Once per session, by the one caller that ended it: a command costs no metric line of its own.
   if (record.commands) deps.metrics?.count('Commands', { pool: record.pool }, record.commands);
+  // As the test said by its end; a result given later (the status page's API) changes the record, not this.
+  // A session that never reached its client ran no test.
+  if (reason !== 'creation failed' && reason !== 'client gone')
+    deps.metrics?.count('TestResults', { pool: record.pool, outcome: outcomeOf(record) });
   const cost = sessionCost(record, pricesFor(deps.config.prices), deps.requestPricing ?? NO_REQUEST_FEES);
   // By pool as a metric; by user only in the log line (a user is never a metric dimension).
   if (cost) deps.metrics?.count('SessionCost', { pool: record.pool }, cost.dollars);
@@ -80,6 +85,7 @@ async function endNow(
     user: record.user,
     pool: record.pool,
     reason,
+    result: outcomeOf(record),
     durationMs: deps.clock.now() - record.createdAt,
     ...(cost
       ? { costDollars: cost.dollars, billedSeconds: cost.billedSeconds, capacity: cost.capacity }

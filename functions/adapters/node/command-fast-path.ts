@@ -3,7 +3,8 @@
  * taken before the Hono app sees them, matched by one regular expression, checked (the verified-ID cache
  * first; no network) and relayed with undici's `dispatch` (http/command-relay.ts). Everything else, and
  * every command this path is not sure to answer as the app would (requests a web page may have made, a
- * body not said to be JSON, file transfers, CDP commands carried over HTTP, DELETE of the session, URLs
+ * body not said to be JSON, file transfers, session events, CDP commands carried over HTTP, Execute Script
+ * (which may be a cloud's executor script), DELETE of the session, URLs
  * the app would normalize), goes to the app unchanged, so each rule lives in one place. Errors are answered as the app's onError does.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -16,6 +17,7 @@ import { errorAnswer } from '../../http/error-answer';
 import { translateUpstreamError } from '../../http/forward-command';
 import type { RequestCounter } from '../../http/grid-info';
 import { requestUser, userWithoutPassword } from '../../http/request-user';
+import { mayCarryExecutorScript } from '../../http/test-marks-commands';
 import { verifySession } from '../../http/verify-session';
 import { WEBDRIVER_HEADERS } from '../../http/webdriver-json';
 
@@ -27,8 +29,8 @@ import { WEBDRIVER_HEADERS } from '../../http/webdriver-json';
  */
 const COMMAND_URL =
   /^(?:\/wd\/hub)?\/session\/([A-Za-z0-9_-]+)((?:\/(?:[A-Za-z0-9_~!$&'()*+,;=:@%-][A-Za-z0-9._~!$&'()*+,;=:@%-]*)?)*)(\?[A-Za-z0-9._~!$&()*+,;=:@%/?-]+)?$/;
-// Answered by the app: Grid 4's file transfer (served here for local pools) and the session's end.
-const APP_ROUTES = /^\/se\/files?(?:\/|$)/;
+// Answered by the app: Grid 4's file transfer (served here for local pools) and session events.
+const APP_ROUTES = /^\/se\/(?:files?|event)(?:\/|$)/;
 
 export interface CommandPathOptions {
   /** The app's /ping counter: commands taken here count as the app would count them. */
@@ -75,8 +77,9 @@ function forThisPath(incoming: IncomingMessage, rest: string): boolean {
   const type = headers['content-type'];
   if (method === 'POST' && type !== undefined && !/^\s*application\/json\s*(?:;|$)/i.test(type)) return false;
   if (rest === '' || rest === '/') return method !== 'DELETE';
-  // A CDP command over HTTP may be read and checked (http/checked-cdp-command.ts): the app's to do.
-  if (carriesCdpCommand(rest)) return false;
+  // A CDP command over HTTP may be read and checked (http/checked-cdp-command.ts), an Execute Script may be
+  // a cloud's executor script (http/test-marks-commands.ts): the app's to do.
+  if (carriesCdpCommand(rest) || mayCarryExecutorScript(method ?? '', rest)) return false;
   return !APP_ROUTES.test(rest);
 }
 
