@@ -2,7 +2,9 @@
  * An ended (or ending) session that has recordings, as the status page lists it. No Node import here: the
  * status page's browser-side code reads it too.
  */
-export interface RecordedSession {
+import type { TestMarks } from './test-marks';
+
+export interface RecordedSession extends Omit<TestMarks, 'name'> {
   key: string;
   user: string;
   pool: string;
