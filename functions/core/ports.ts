@@ -106,6 +106,11 @@ export interface StopContext {
   reason: SessionEndReason;
   /** The browser's own session ID: what a hub's session is ended by. */
   upstreamId: string;
+  /**
+   * Why the session's video is not to be kept (its pool or client asked for failed sessions' only and this
+   * one did not fail); absent: kept as recorded. A launcher that keeps videos itself deletes it instead.
+   */
+  videoNotKept?: string;
 }
 
 /** Starts and stops browsers of one kind (local, hub, ecs, eks). */
@@ -211,6 +216,8 @@ export interface SessionRecording {
   log: boolean;
   /** The config's recording.retention when the session was created (a reload changes later sessions only). */
   retentionMs: number;
+  /** Only failed sessions keep their video (core/recording-keep.ts); absent: every session keeps it. */
+  keep?: 'failed';
 }
 
 /** How many ended sessions with recordings a store lists at most: the newest ones. */

@@ -2,6 +2,7 @@
 import { type GridDeps, poolsNamed } from '../core/grid-deps';
 import type { LogEvent, SessionEndReason, SessionRecord } from '../core/ports';
 import { pricesFor } from '../core/prices';
+import { videoNotKept } from '../core/recording-keep';
 import { NO_REQUEST_FEES, sessionCost } from '../core/session-cost';
 import { releaseSlot } from '../core/slots';
 import { outcomeOf } from '../core/test-marks';
@@ -62,8 +63,16 @@ async function endNow(
     // A local browser is a process of the head that created it: another head's record stops nothing
     // here, where its handle (a process ID) may even name a browser of this head's.
     const elsewhere = poolConfig?.kind === 'local' && head !== undefined && head !== deps.head;
+    // Decided on the record as the store ended it (with every mark the test made); without one, kept.
+    const notKept = record && videoNotKept(record.recording?.keep, record);
     if (poolConfig && !elsewhere)
-      await deps.launchers[poolConfig.kind]?.stop(handle, { key, pool: poolConfig, reason, upstreamId });
+      await deps.launchers[poolConfig.kind]?.stop(handle, {
+        key,
+        pool: poolConfig,
+        reason,
+        upstreamId,
+        ...(notKept ? { videoNotKept: notKept } : {}),
+      });
   } catch (error) {
     deps.logger.log('BROWSER_STOP_FAILED', { session: key, pool, handle, error: String(error) });
   }

@@ -142,6 +142,7 @@ export async function launchSession(
               video: recording.video,
               log: recording.log,
               retentionMs: deps.config.recording.retention,
+              ...(recording.keep === 'failed' ? { keep: 'failed' as const } : {}),
             },
           }
         : {}),

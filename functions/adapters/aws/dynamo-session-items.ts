@@ -93,8 +93,13 @@ function isTestResult(value: unknown): value is TestResult {
 }
 
 function toRecording(value: object): SessionRecording {
-  const { video, log, retentionMs } = value as Record<string, unknown>;
-  return { video: video === true, log: log === true, retentionMs: Number(retentionMs) };
+  const { video, log, retentionMs, keep } = value as Record<string, unknown>;
+  return {
+    video: video === true,
+    log: log === true,
+    retentionMs: Number(retentionMs),
+    ...(keep === 'failed' ? { keep } : {}),
+  };
 }
 
 /** A number attribute as the SDK may hand it back: plain (document client) or raw (`{ N: "2" }`). */

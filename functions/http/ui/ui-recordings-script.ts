@@ -61,7 +61,7 @@ export const UI_RECORDINGS_SCRIPT = `"use strict";
       video.preload = "metadata";
       video.src = recording.videoUrl;
     }
-    cell(tr, video);
+    cell(tr, video ?? (recording.videoNotKept ? el("span", "meta", recording.videoNotKept) : null));
     cell(tr, recording.logUrl ? link(recording.logUrl, "log") : null);
     let shot = null;
     if (recording.screenshotUrl) {

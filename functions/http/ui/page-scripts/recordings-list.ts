@@ -44,7 +44,8 @@ function row(recording: RecordingView): HTMLTableRowElement {
     video.preload = 'metadata';
     video.src = recording.videoUrl;
   }
-  cell(tr, video);
+  // A video recorded but deleted at the end (recording.keep: failed) says why, rather than a dash.
+  cell(tr, video ?? (recording.videoNotKept ? el('span', 'meta', recording.videoNotKept) : null));
   cell(tr, recording.logUrl ? link(recording.logUrl, 'log') : null);
   let shot: HTMLImageElement | null = null;
   if (recording.screenshotUrl) {
