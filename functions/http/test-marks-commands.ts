@@ -33,23 +33,45 @@ export function mayCarryExecutorScript(method: string, rest: string): boolean {
 export type ExecuteScript = { answered: Response } | { forward: string };
 
 /**
- * Reads a small Execute Script body: an executor script is answered (`{"value": null}`, as the clouds answer
- * them) and its marks kept; anything else is forwarded as the very text read. A body declared larger than any
- * executor script is left unread (undefined) and streams to the browser as every command's.
+ * Whether an Execute Script body declared this long is read at all: a longer one is no executor script and
+ * streams to the browser unread, as every command's.
+ */
+export function readsExecuteScript(contentLength: string | undefined | null): boolean {
+  return !(Number(contentLength ?? Number.NaN) > MAX_EXECUTOR_BODY);
+}
+
+/**
+ * Reads a small Execute Script body on the portable path: an executor script is answered (`{"value": null}`,
+ * as the clouds answer them) and its marks kept; anything else is forwarded as the very text read.
  */
 export async function executeScript(
   c: Context,
   deps: GridDeps,
   claims: SessionClaims,
 ): Promise<ExecuteScript | undefined> {
-  const declared = Number(c.req.header('content-length') ?? Number.NaN);
-  if (declared > MAX_EXECUTOR_BODY) return undefined;
+  if (!readsExecuteScript(c.req.header('content-length'))) return undefined;
   const text = await readText(c.req.raw, deps.config.limits.maxBodySize);
+  if (!(await answeredExecutorScript(deps, claims, text))) return { forward: text };
+  return { answered: webDriverJson(c, EXECUTOR_SCRIPT_ANSWER) };
+}
+
+/** What an executor script is answered with. */
+export const EXECUTOR_SCRIPT_ANSWER = { value: null };
+
+/**
+ * When the body is an executor script, keeps its marks and says true (the caller answers
+ * EXECUTOR_SCRIPT_ANSWER); a wrong one throws its W3C error. False: a script for the browser.
+ */
+export async function answeredExecutorScript(
+  deps: GridDeps,
+  claims: SessionClaims,
+  text: string,
+): Promise<boolean> {
   const script = scriptOf(text);
-  if (script === undefined || !isExecutorScript(script)) return { forward: text };
+  if (script === undefined || !isExecutorScript(script)) return false;
   deps.sessions.touch(claims.key, deps.clock.now(), 'POST', EXECUTE_SYNC);
   await markSession(deps, claims, executorMarks(script));
-  return { answered: webDriverJson(c, { value: null }) };
+  return true;
 }
 
 function scriptOf(text: string): string | undefined {
