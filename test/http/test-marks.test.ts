@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../functions/http/ui/ui-views';
+import { expireSessions } from '../../functions/use-cases/expire-sessions';
 import { expectW3cError, jsonRequest } from '../support/fake-grid';
 import { ALICE, BOB, ROOT } from '../support/page-users';
 import { expectPageError, sessionApi, statusPageGrids } from '../support/status-page-grid';
@@ -226,5 +227,51 @@ describe('counted when the session ends', () => {
     }
     const results = grid.metrics.counts.filter((count) => count.name === 'TestResults');
     expect(results.map((count) => count.dimensions?.outcome).sort()).toEqual(['failed', 'unknown']);
+  });
+});
+
+describe('recording.keep "failed" at the end of a session', () => {
+  const keepFailed = { recording: { video: true, keep: 'failed' } };
+  const notKept = (grid: ReturnType<typeof startGrid>) =>
+    grid.launcher.stopContexts.map((context) => context.videoNotKept);
+
+  it('tells the launcher not to keep the video of a session that passed or said nothing', async () => {
+    const grid = startGrid(keepFailed);
+    const passed = await sessionAs(grid, ALICE);
+    await grid.app.request(
+      `/session/${passed.id}/se/event`,
+      jsonRequest('POST', { eventType: 'test:passed' }, ALICE),
+    );
+    await grid.app.request(`/session/${passed.id}`, { method: 'DELETE', headers: ALICE });
+    const silent = await sessionAs(grid, ALICE);
+    await grid.app.request(`/session/${silent.id}`, { method: 'DELETE', headers: ALICE });
+    expect(notKept(grid)).toEqual([
+      'not kept: the test passed (recording.keep: failed)',
+      'not kept: no failure was reported (recording.keep: failed)',
+    ]);
+  });
+
+  it('keeps the video of a failed session, and of one cut short by its idle timeout', async () => {
+    const grid = startGrid(keepFailed);
+    const failed = await sessionAs(grid, ALICE);
+    await grid.app.request(
+      `/session/${failed.id}/execute/sync`,
+      jsonRequest('POST', { script: 'lambda-status=failed', args: [] }, ALICE),
+    );
+    await grid.app.request(`/session/${failed.id}`, { method: 'DELETE', headers: ALICE });
+    await sessionAs(grid, ALICE);
+    grid.clock.advance(grid.deps.config.timeouts.idle + 1);
+    expect(await expireSessions(grid.deps)).toBe(1);
+    expect(grid.launcher.stopContexts.map((context) => context.reason)).toEqual(['deleted', 'idle timeout']);
+    expect(notKept(grid)).toEqual([undefined, undefined]);
+  });
+
+  it('lets a session ask for it when the grid keeps all', async () => {
+    const grid = startGrid({ recording: { video: true } });
+    const asked = await sessionAs(grid, ALICE, { 'gridgate:options': { keep: 'failed' } });
+    await grid.app.request(`/session/${asked.id}`, { method: 'DELETE', headers: ALICE });
+    const other = await sessionAs(grid, ALICE);
+    await grid.app.request(`/session/${other.id}`, { method: 'DELETE', headers: ALICE });
+    expect(notKept(grid)).toEqual(['not kept: no failure was reported (recording.keep: failed)', undefined]);
   });
 });
