@@ -6,6 +6,7 @@ import { videoNotKept } from '../core/recording-keep';
 import { NO_REQUEST_FEES, sessionCost } from '../core/session-cost';
 import { releaseSlot } from '../core/slots';
 import { outcomeOf } from '../core/test-marks';
+import { runsOnAnotherHead } from './session-ownership';
 
 const EVENT_BY_REASON: Record<SessionEndReason, LogEvent> = {
   deleted: 'SESSION_DELETED',
@@ -60,12 +61,10 @@ async function endNow(
   }
   try {
     const poolConfig = poolsNamed(deps, pool)[0];
-    // A local browser is a process of the head that created it: another head's record stops nothing
-    // here, where its handle (a process ID) may even name a browser of this head's.
-    const elsewhere = poolConfig?.kind === 'local' && head !== undefined && head !== deps.head;
     // Decided on the record as the store ended it (with every mark the test made); without one, kept.
     const notKept = record && videoNotKept(record.recording?.keep, record);
-    if (poolConfig && !elsewhere)
+    // Another head's browser is that head's to stop (session-ownership.ts).
+    if (poolConfig && !runsOnAnotherHead(deps, { pool, head }))
       await deps.launchers[poolConfig.kind]?.stop(handle, {
         key,
         pool: poolConfig,
