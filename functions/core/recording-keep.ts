@@ -6,14 +6,14 @@
  * ended by its own DELETE, has its video deleted at its end. Logs are kept as asked either way: they are
  * small, and say what happened when a failure was not reported.
  */
-import type { SessionEndReason } from './ports';
+// No import of ports.ts, which imports this module's type through recording-wish.ts: an end is its reason.
 import type { TestResult } from './test-marks';
 
 export type KeepPolicy = 'all' | 'failed';
 export const KEEP_POLICIES: readonly KeepPolicy[] = ['all', 'failed'];
 
 // A session cut short: whatever the test would have said, it did not get to the end.
-const FAILED_ENDINGS: ReadonlySet<SessionEndReason> = new Set([
+const FAILED_ENDINGS: ReadonlySet<string> = new Set([
   'idle timeout',
   'max age',
   'browser exited',
@@ -24,7 +24,7 @@ const FAILED_ENDINGS: ReadonlySet<SessionEndReason> = new Set([
 /** Why the video of this ended session is not kept, as the status page says it; undefined: it is kept. */
 export function videoNotKept(
   keep: KeepPolicy | undefined,
-  ended: { result?: TestResult; endReason?: SessionEndReason },
+  ended: { result?: TestResult; endReason?: string },
 ): string | undefined {
   if (keep !== 'failed') return undefined;
   if (ended.result?.status === 'failed') return undefined;
