@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Builder, By, until, type WebDriver } from 'selenium-webdriver';
+import { Builder, By, type WebDriver } from 'selenium-webdriver';
 import { Options } from 'selenium-webdriver/chrome';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remote } from 'webdriverio';
@@ -73,15 +73,39 @@ async function webdriverioPassed(): Promise<string> {
 const video = (id: string, headers: Record<string, string> = {}) =>
   fetch(`${grid.url}/video/${id}.mp4`, { headers });
 
+/**
+ * What `read` finds on the page, read again until it can be read whole: the list is drawn anew when what it
+ * shows changes, which leaves elements found a moment before stale.
+ */
+async function readSteadily<T>(viewer: WebDriver, read: () => Promise<T | undefined>): Promise<T> {
+  let found: T | undefined;
+  await viewer.wait(async () => {
+    try {
+      found = await read();
+      return found !== undefined;
+    } catch (error) {
+      if ((error as Error).name === 'StaleElementReferenceError') return false;
+      throw error;
+    }
+  }, WAIT_MS);
+  return found as T;
+}
+
 /** The ended sessions' list on the status page, in a real browser: each row's cells by session key. */
 async function recordingRows(viewer: WebDriver, keys: string[]): Promise<Map<string, string[]>> {
   await viewer.get(`${grid.url}/ui`);
-  const rows = new Map<string, string[]>();
-  for (const key of keys) {
-    const row = await viewer.wait(until.elementLocated(By.css(`#recordings tr[data-key="${key}"]`)), WAIT_MS);
-    rows.set(key, await Promise.all((await row.findElements(By.css('td'))).map((cell) => cell.getText())));
-  }
-  return rows;
+  return readSteadily(viewer, async () => {
+    const rows = new Map<string, string[]>();
+    for (const key of keys) {
+      const row = await viewer.findElements(By.css(`#recordings tr[data-key="${key}"]`));
+      if (!row[0]) return undefined;
+      rows.set(
+        key,
+        await Promise.all((await row[0].findElements(By.css('td'))).map((cell) => cell.getText())),
+      );
+    }
+    return rows;
+  });
 }
 
 describe('tests that say how they went', { timeout: TEST_MS }, () => {
@@ -162,11 +186,11 @@ describe('tests that say how they went', { timeout: TEST_MS }, () => {
       }
       const failedOnly = await viewer.findElement(By.id('recordings-result'));
       await failedOnly.sendKeys('failed');
-      await viewer.wait(async () => {
+      await readSteadily(viewer, async () => {
         const shown = await viewer.findElements(By.css('#recordings tbody tr[data-key]'));
         const shownKeys = await Promise.all(shown.map((row) => row.getAttribute('data-key')));
-        return shownKeys.sort().join() === [keys.python, keys.java].sort().join();
-      }, WAIT_MS);
+        return shownKeys.sort().join() === [keys.python, keys.java].sort().join() || undefined;
+      });
     } finally {
       await viewer.quit();
     }
