@@ -227,7 +227,12 @@ export async function startGrid(
     if (socketPath) server.listen(socketPath, resolve);
     else server.listen(config.port, config.host, resolve);
   });
-  if (!socketPath) attachWebSocketProxy(server, deps, { knownHostsOnly });
+  if (!socketPath) {
+    attachWebSocketProxy(server, deps, {
+      knownHostsOnly,
+      ...(config.playwrightCache ? { playwrightCache: config.playwrightCache } : {}),
+    });
+  }
   answerClientErrors(server);
   const isLocal = (record: SessionRecord) => poolsNamed(deps, record.pool)[0]?.kind === 'local';
   const runsHere = (record: SessionRecord) => isLocal(record) && launcher.isRunning(record.handle);

@@ -54,6 +54,9 @@ export async function connectSocketSession(
     ...(authorization ? { authorization } : {}),
     ...(typeof colorHeader === 'string' ? { [deps.config.colors.header]: colorHeader } : {}),
   };
+  // The client's Playwright before any slot or browser: a version that cannot be had is refused as such.
+  const playwrightCore =
+    asked.protocol === 'playwright' ? await context.packages.folderFor(asked.playwrightVersion) : undefined;
   const created = await calls.create({ capabilities: asked.capabilities, headers, signal: clientGone });
   const cleanups: (() => Promise<unknown>)[] = [() => calls.end(created.sessionId, authorization)];
   const end = once(() => Promise.allSettled(cleanups.reverse().map((cleanup) => cleanup())));
@@ -68,9 +71,9 @@ export async function connectSocketSession(
     }
     const touch = () => deps.sessions.touch(claims.key, deps.clock.now());
     const socket =
-      asked.protocol === 'cdp'
+      playwrightCore === undefined
         ? await openUpstream(await browserDevtoolsUrl(claims.devtools), req)
-        : await openPlaywright(req, asked, claims, context, cleanups, clientGone);
+        : await openPlaywright(req, { playwrightCore, claims, context, cleanups, signal: clientGone });
     if (clientGone.aborted) throw sessionNotCreated('the client went away');
     return {
       socket,
@@ -98,15 +101,22 @@ export async function connectSocketSession(
  */
 async function openPlaywright(
   req: IncomingMessage,
-  asked: SocketSessionRequest,
-  claims: SessionClaims,
-  context: SocketSessionContext,
-  cleanups: (() => Promise<unknown>)[],
-  signal: AbortSignal,
+  {
+    playwrightCore,
+    claims,
+    context,
+    cleanups,
+    signal,
+  }: {
+    playwrightCore: string;
+    claims: SessionClaims;
+    context: SocketSessionContext;
+    cleanups: (() => Promise<unknown>)[];
+    signal: AbortSignal;
+  },
 ) {
   const folder = sessionDirectoryOf(claims.handle, context.sessionOwner);
   if (!folder) throw new WebDriverError('unknown error', 'the session has no folder');
-  const playwrightCore = await context.packages.folderFor(asked.playwrightVersion);
   await mkdir(folder, { recursive: true, mode: 0o700 });
   const devtoolsSocket = join(folder, 'devtools.sock');
   const devtools = await checkedDevtoolsSocket(devtoolsSocket, claims, context);
@@ -138,10 +148,16 @@ async function checkedDevtoolsSocket(
   const server = createServer((_req, res) => res.writeHead(404).end());
   const sockets = new WebSocketServer({ server, perMessageDeflate: false, maxPayload: 0 });
   sockets.on('connection', (client, req) => {
+    // Held until the browser's socket is open: Playwright speaks first, and a message before the relay
+    // listens would be lost.
+    client.pause();
     const check = new SocketCommandCheck('cdp', sessionFolderContext(claims.handle, context.sessionOwner));
     browserDevtoolsUrl(claims.devtools)
       .then((target) => openUpstream(target, req))
-      .then((socket) => relay(client, { socket, check }))
+      .then((socket) => {
+        relay(client, { socket, check });
+        client.resume();
+      })
       .catch(() => client.terminate());
   });
   await new Promise<void>((resolve, reject) => {

@@ -14,7 +14,7 @@ async function main() {
   const { chromium } = require(playwrightCore);
   const server = await chromium.launchServer({
     executablePath: process.execPath,
-    ignoreAllDefaultArgs: true,
+    ignoreDefaultArgs: true,
     args: [join(__dirname, 'devtools-pipe.cjs')],
     env: {
       GRIDGATE_DEVTOOLS_SOCKET: process.env.GRIDGATE_DEVTOOLS_SOCKET,

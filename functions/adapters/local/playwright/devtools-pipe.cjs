@@ -7,13 +7,14 @@
  * Every argument Playwright passes a Chromium (profile folder, switches) is ignored: the session's browser
  * was started by gridgate's launcher, within the session's bounds. Plain CommonJS: run by node as is.
  */
-const { createReadStream, createWriteStream } = require('node:fs');
+const { Socket } = require('node:net');
 
 const socketPath = process.env.GRIDGATE_DEVTOOLS_SOCKET;
 const WebSocket = require(process.env.GRIDGATE_WS_MODULE);
 
-const fromPlaywright = createReadStream(null, { fd: 3 });
-const toPlaywright = createWriteStream(null, { fd: 4 });
+// Node's extra stdio "pipes" are socket pairs: read and written as sockets.
+const fromPlaywright = new Socket({ fd: 3, readable: true, writable: false });
+const toPlaywright = new Socket({ fd: 4, readable: false, writable: true });
 const browser = new WebSocket(`ws+unix:${socketPath}:/`, { perMessageDeflate: false, maxPayload: 0 });
 const pending = [];
 let buffered = Buffer.alloc(0);
