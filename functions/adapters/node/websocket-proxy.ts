@@ -80,6 +80,9 @@ export function attachWebSocketProxy(
     }
     const clientGone = new AbortController();
     socket.once('close', () => clientGone.abort());
+    // A session's socket may wait long in the queue: read meanwhile, or a client that leaves is never seen
+    // (a paused socket learns of the end only when read). What it sends is kept for the upgrade.
+    const early = asked ? readWhileWaiting(socket) : undefined;
     const vnc = VNC_PATH.exec(url.pathname);
     const connecting = asked
       ? connectSocketSession(req, url, asked, { deps, ...socketSessions }, clientGone.signal)
@@ -95,7 +98,9 @@ export function attachWebSocketProxy(
           return upstream.socket.terminate(); // the client gave up meanwhile
         }
         clients ??= new WebSocketServer({ noServer: true, perMessageDeflate: false });
-        clients.handleUpgrade(req, socket, head, (client) => relay(client, upstream));
+        clients.handleUpgrade(req, socket, early ? early.stop(head) : head, (client) =>
+          relay(client, upstream),
+        );
       })
       .catch((error: unknown) => refuse(socket, error));
   });
@@ -168,6 +173,24 @@ async function connectVnc(req: IncomingMessage, deps: GridDeps, key: string): Pr
   const record = await visibleSession(deps, { user, admin: deps.config.admins.includes(user) }, key);
   const target = requireVncTarget(deps, record, true);
   return { socket: await openUpstream(`${target.origin.replace(/^http/, 'ws')}/websockify`, req) };
+}
+
+/** Reads the socket until stop(), which gives back `head` with what came meanwhile. */
+function readWhileWaiting(socket: Duplex): { stop(head: Buffer): Buffer } {
+  const chunks: Buffer[] = [];
+  const keep = (chunk: Buffer) => chunks.push(chunk);
+  // The HTTP server's sockets are half-open: the client's end is only an 'end', never a 'close' of itself.
+  const ended = () => socket.destroy();
+  socket.on('data', keep);
+  socket.once('end', ended);
+  return {
+    stop(head) {
+      socket.off('data', keep);
+      socket.off('end', ended);
+      // Left flowing: ws takes the socket's data in this same tick, and would never resume one paused here.
+      return Buffer.concat([head, ...chunks]);
+    },
+  };
 }
 
 /** Whether the catalog serves a browser of this name (or alias): `/devtools/{name}` is then a new session. */
