@@ -1,6 +1,8 @@
 /**
  * Import rules `npm run lint` checks (dependency-cruiser): no import cycles, and imports that point
- * inward, as docs/architecture.md draws the layers: entry → http, use-cases, adapters → core.
+ * inward, as docs/architecture.md draws the layers: entry → servers → http → use-cases → core, with
+ * adapters, pools and the WebDriver client beside the use cases implementing core's ports; and each pool
+ * kind (pools/<kind>/) kept to itself, only the parts ecs and eks share in between.
  */
 const layer = (name) => `^functions/${name}/`;
 
@@ -18,30 +20,63 @@ module.exports = {
       severity: 'error',
       comment: 'core/ is the pure rules and the ports: it imports no other layer of gridgate.',
       from: { path: layer('core') },
-      to: { path: layer('(http|use-cases|adapters|entry)') },
+      to: { path: layer('(http|use-cases|adapters|pools|webdriver-client|servers|entry)') },
     },
     {
       name: 'use-cases-over-ports',
       severity: 'error',
-      comment: 'Use cases work over ports: no HTTP, no adapter, no wiring.',
+      comment: 'Use cases work over ports: no HTTP, no adapter, no pool kind, no wiring.',
       from: { path: layer('use-cases') },
-      to: { path: layer('(http|adapters|entry)') },
+      to: { path: layer('(http|adapters|pools|webdriver-client|servers|entry)') },
     },
     {
       name: 'adapters-implement-ports',
       severity: 'error',
       comment:
-        'An adapter implements a port of core/; it knows neither the use cases, HTTP nor the wiring. ' +
-        'Except the runtimes the app is served on (node/ WebSockets, lambda/ streaming), which carry HTTP.',
-      from: { path: layer('adapters'), pathNot: layer('adapters/(node|lambda)') },
-      to: { path: layer('(http|use-cases|entry)') },
+        'An adapter implements a port of core/; it knows neither the use cases, HTTP, the pool kinds nor the wiring.',
+      from: { path: layer('adapters') },
+      to: { path: layer('(http|use-cases|pools|servers|entry)') },
+    },
+    {
+      name: 'pools-implement-ports',
+      severity: 'error',
+      comment:
+        'A pool kind implements the ports of core/ over its platform (adapters/aws for ecs and eks); it knows ' +
+        'neither the use cases, HTTP nor the wiring.',
+      from: { path: layer('pools') },
+      to: { path: layer('(http|use-cases|servers|entry)') },
+    },
+    {
+      name: 'pool-kinds-apart',
+      severity: 'error',
+      comment:
+        "A pool kind is one folder: it imports no other kind's, only what ecs and eks share (a Selenium node " +
+        'in a task or pod: pools/selenium-node/).',
+      from: { path: '^functions/pools/([^/]+)/' },
+      to: { path: '^functions/pools/[^/]+/', pathNot: '^functions/pools/($1|selenium-node)/' },
     },
     {
       name: 'http-translates',
       severity: 'error',
       comment: "http/ translates HTTP to use cases; the adapters and the wiring are the entries' to choose.",
       from: { path: layer('http') },
-      to: { path: layer('(adapters|entry)') },
+      to: { path: layer('(adapters|pools|servers|entry)') },
+    },
+    {
+      name: 'webdriver-client-speaks-webdriver',
+      severity: 'error',
+      comment:
+        'The outbound WebDriver client speaks to browsers and hubs over core types: no app, no adapter, no wiring.',
+      from: { path: layer('webdriver-client') },
+      to: { path: layer('(http|use-cases|adapters|pools|servers|entry)') },
+    },
+    {
+      name: 'servers-below-entry',
+      severity: 'error',
+      comment:
+        "The servers (Node, Lambda) carry the app; which adapters they run with is the entries' to choose.",
+      from: { path: layer('servers') },
+      to: { path: layer('entry') },
     },
   ],
   options: {

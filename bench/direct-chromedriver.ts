@@ -9,9 +9,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { chromiumCapabilities } from '../functions/adapters/local/chromium-capabilities';
 import type { Capabilities } from '../functions/core/capabilities';
 import type { PoolConfig } from '../functions/core/config';
+import { chromiumCapabilities } from '../functions/pools/local/chromium-capabilities';
 import { groupGone, signalGroup } from './process-tree';
 import { track } from './teardown';
 

@@ -8,11 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromiumVersion } from '../functions/adapters/local/ensure-chromium';
-import { JsonLogger } from '../functions/adapters/node/json-logger';
+import { JsonLogger } from '../functions/adapters/stdout/json-logger';
 import { parseConfig } from '../functions/core/config';
 import type { LogEvent, Logger } from '../functions/core/ports';
 import { startGrid } from '../functions/entry/start-grid';
+import { chromiumVersion } from '../functions/pools/local/ensure-chromium';
 
 export interface ChildReady {
   url: string;

@@ -5,7 +5,7 @@
  * what is measured is gridgate's forwarding.
  */
 import { randomBytes } from 'node:crypto';
-import { JsonLogger } from '../functions/adapters/node/json-logger';
+import { JsonLogger } from '../functions/adapters/stdout/json-logger';
 import { parseConfig } from '../functions/core/config';
 import type { LogEvent, Logger } from '../functions/core/ports';
 import { startGrid } from '../functions/entry/start-grid';

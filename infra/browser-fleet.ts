@@ -21,12 +21,12 @@ import {
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { browserLogStreamPrefix } from '../functions/adapters/aws/browser-log-stream';
-import { recorderEnvironment } from '../functions/adapters/aws/recorder-environment';
-import { TASK_TAGS } from '../functions/adapters/aws/task-tags';
 import type { LifetimeTimeouts } from '../functions/core/browser-lifetime';
 import type { EcsPoolConfig } from '../functions/core/config';
 import type { EcsPoolDeployment } from '../functions/core/deployment';
+import { browserLogStreamPrefix } from '../functions/pools/ecs/browser-log-stream';
+import { TASK_TAGS } from '../functions/pools/ecs/task-tags';
+import { recorderEnvironment } from '../functions/pools/selenium-node/recorder-environment';
 import { movingTagWarning } from './browser-image-tag';
 import { selfEndingCommand, taskLifetimeSeconds } from './browser-task-lifetime';
 import { acknowledgeImagePull } from './image-pull-permissions';

@@ -130,7 +130,7 @@ export class GridgateStack extends Stack {
       ...(this.recordings
         ? { recordingsBucket: this.recordings.bucket.bucketName, region: this.region }
         : {}),
-      // Where ecs sessions' browser logs are read (functions/adapters/aws/cloudwatch-browser-logs.ts).
+      // Where ecs sessions' browser logs are read (functions/pools/ecs/cloudwatch-browser-logs.ts).
       ...(pools.length > 0 ? { browserLogGroup: this.browsers.logGroup.logGroupName } : {}),
       // `blue.<domain>` then asks for colour blue (the wildcard certificate covers it).
       ...(customDomain ? { baseDomains: [customDomain] } : {}),
@@ -195,7 +195,7 @@ export class GridgateStack extends Stack {
     this.recordings?.grantRead(router, { logs: keptLogs });
     if (keptLogs) {
       // Whoever deletes a session's pod copies its log first: the router (or head) at DELETE, the cleanup at
-      // an idle timeout or maximum age (functions/adapters/aws/pod-log-archive.ts).
+      // an idle timeout or maximum age (functions/pools/eks/pod-log-archive.ts).
       for (const stopper of [router, this.cleanup.function]) this.recordings?.grantLogUpload(stopper);
     }
     if (pools.length > 0) this.browsers.grantBrowserLogRead(router);

@@ -9,8 +9,8 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { LOG_PREFIX } from '../functions/adapters/aws/pod-log-keys';
-import { VIDEO_PREFIX } from '../functions/adapters/aws/recorder-environment';
+import { LOG_PREFIX } from '../functions/pools/selenium-node/pod-log-keys';
+import { VIDEO_PREFIX } from '../functions/pools/selenium-node/recorder-environment';
 
 export interface RecordingsBucketProps {
   /** How long a video is kept: S3 expires it the first midnight (UTC) after this many whole days, at least 1. */

@@ -53,7 +53,7 @@ export interface RouterServiceProps {
 export const ALB_MAX_IDLE = Duration.seconds(4000);
 /**
  * How long a stopping head keeps serving what it has: the longest a command waits on its browser (undici's
- * 330 s headers and body timeouts in functions/http/upstream-client.ts). The ALB sends it nothing new
+ * 330 s headers and body timeouts in functions/webdriver-client/upstream-client.ts). The ALB sends it nothing new
  * meanwhile; sessions go on through the other heads, since any head serves any session.
  */
 export const HEAD_DRAINING = Duration.seconds(330);

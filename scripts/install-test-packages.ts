@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { installPackages } from '../functions/adapters/local/debian-install';
+import { installPackages } from '../functions/pools/local/debian-install';
 
 export const TEST_PACKAGES = new URL('test-packages.txt', import.meta.url);
 

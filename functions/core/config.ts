@@ -189,7 +189,7 @@ export const configSchema = z
         description:
           'Names web pages may reach the Node server at, besides localhost, IP addresses and publicUrl\'s host ("grid.example.com"; ".example.com": it and every subdomain). The status page, and a browser\'s request (one with an Origin), at another name are refused: its page may be another site\'s whose name was pointed at this grid (DNS rebinding). WebDriver clients need none.',
       }),
-    isolation: z.enum(['namespace', 'none']).default('none').meta({
+    isolation: z.enum(['namespace', 'none']).default('namespace').meta({
       description:
         'How local pools\' browsers are kept from this machine and each other. "namespace": each chromedriver and its Chromium in a network namespace of their own, whose pages reach the internet and this machine\'s loopback services but no chromedriver, no DevTools port and not gridgate (needs root, pasta and nft; see docs/security.md). "none": they share the machine\'s network.',
     }),

@@ -22,16 +22,16 @@ export const deploymentSchema = z.strictObject({
   /** Per ecs pool, by the pool's name in the config file. */
   pools: z.record(z.string(), ecsPoolDeployment).default({}),
   /**
-   * The S3 bucket ecs and eks pools' video recorders upload to (functions/adapters/aws/s3-recordings.ts); an eks
+   * The S3 bucket ecs and eks pools' video recorders upload to (functions/pools/selenium-node/s3-recordings.ts); an eks
    * pool's recorder is told it, with `region`, in each pod it starts, and every eks pool keeps its ended
-   * sessions' pod logs there (functions/adapters/aws/pod-log-archive.ts).
+   * sessions' pod logs there (functions/pools/eks/pod-log-archive.ts).
    */
   recordingsBucket: z.string().min(3).optional(),
   /** The stack's Region: where the recordings bucket is. */
   region: z.string().min(1).optional(),
   /**
    * The log group ecs tasks' containers log to (awslogs), where the router reads sessions' browser logs
-   * (functions/adapters/aws/cloudwatch-browser-logs.ts).
+   * (functions/pools/ecs/cloudwatch-browser-logs.ts).
    */
   browserLogGroup: z.string().min(1).optional(),
   /** The custom domain, whose one-label subdomains are colours unless the file names its own base domains. */

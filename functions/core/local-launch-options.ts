@@ -42,7 +42,7 @@ const REFUSED_FIELDS: ReadonlyMap<string, string> = new Map([
 
 /**
  * The chromedriver defaults a client may leave out (chromedriver's switches on Linux, as
- * adapters/local/chromium-process.ts lists them): nothing gridgate adds itself, such as the profile.
+ * pools/local/chromium-process.ts lists them): nothing gridgate adds itself, such as the profile.
  */
 const EXCLUDABLE = new Set([
   'allow-pre-commit-input',

@@ -1,6 +1,6 @@
 /**
  * The port the new-session use case speaks to a started browser or hub through: the WebDriver new-session
- * exchange, and making the browser send its session's colour. http/upstream-new-session.ts speaks it on the
+ * exchange, and making the browser send its session's colour. webdriver-client/upstream-new-session.ts speaks it on the
  * wire.
  */
 import type { UpstreamEndpoint } from './browser-network';

@@ -8,12 +8,12 @@ import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Dispatcher } from 'undici';
-import type { EksPodApi } from '../adapters/aws/eks-pod-api';
-import type { DeployedEksPool } from '../adapters/aws/eks-pool-check';
 import { madeOnFirstUse, madeOnFirstUsePer } from '../core/made-on-first-use';
 import type { Launcher, Logger, Metrics, SessionStore } from '../core/ports';
 import { idleWarmTasks, type WarmTaskStore } from '../core/warm-task-store';
-import type { KeepPodLog } from './pod-log-keeper';
+import type { EksPodApi } from '../pools/eks/eks-pod-api';
+import type { DeployedEksPool } from '../pools/eks/eks-pool-check';
+import type { KeepPodLog } from '../pools/eks/pod-log-keeper';
 import { readSecretsManager, type SecretReader } from './signing-secret';
 
 /** The adapters that talk to AWS, replaceable so tests (and other wiring) can give their own. */
@@ -45,12 +45,12 @@ export interface AwsAdapters {
   secret: SecretReader;
   /**
    * The client ecs sessions' browser logs are read with, made with the first log asked for.
-   * @default one with the SDK's default credentials and one try per call (entry/ecs-recordings.ts)
+   * @default one with the SDK's default credentials and one try per call (pools/ecs/ecs-recordings.ts)
    */
   logsClient?(): Promise<CloudWatchLogsClient>;
   /**
    * The client eks sessions' videos are looked up and signed with, per bucket Region, made with the first
-   * video asked for. @default one with the SDK's default credentials (entry/eks-recordings.ts)
+   * video asked for. @default one with the SDK's default credentials (pools/eks/eks-recordings.ts)
    */
   s3Client?(region: string): Promise<S3Client>;
 }
@@ -77,7 +77,7 @@ export const awsAdapters: AwsAdapters = {
   ecsLauncher: async ({ agent, logger, metrics, warmTable }) => {
     const [{ ECSClient }, { EcsLauncher }, { boundedRequests }] = await Promise.all([
       import('@aws-sdk/client-ecs'),
-      import('../adapters/aws/ecs-launcher'),
+      import('../pools/ecs/ecs-launcher'),
       import('../adapters/aws/request-bounds'),
     ]);
     const warm = warmTable === undefined ? undefined : await warmTasksIn(warmTable);
@@ -92,10 +92,7 @@ export const awsAdapters: AwsAdapters = {
   // Loaded with the first session on an eks pool, like ECS. The EKS token is signed with the same
   // credential chain as every SDK client (the Lambda role's, refreshed as it expires).
   eksLauncher: async ({ agent, logger, metrics, keepLog }) => {
-    const [{ EksLauncher }, podApi] = await Promise.all([
-      import('../adapters/aws/eks-launcher'),
-      awsPodApis(),
-    ]);
+    const [{ EksLauncher }, podApi] = await Promise.all([import('../pools/eks/eks-launcher'), awsPodApis()]);
     return new EksLauncher({ podApi, agent, logger, metrics, keepLog });
   },
   eksPodApis: () => awsPodApis(),
@@ -112,7 +109,7 @@ const dynamoClient: () => Promise<DynamoDBClient> = madeOnFirstUse(async () =>
 
 // One pod API per cluster for the environment's life: the launcher and the log reads share its cached token.
 const awsPodApis: () => Promise<(pool: DeployedEksPool) => EksPodApi> = madeOnFirstUse(async () => {
-  const [{ eksPodApis }, sdk] = await Promise.all([import('../adapters/aws/eks-pod-apis'), dynamoClient()]);
+  const [{ eksPodApis }, sdk] = await Promise.all([import('../pools/eks/eks-pod-apis'), dynamoClient()]);
   return eksPodApis({ credentials: () => sdk.config.credentials(), region: await sdk.config.region() });
 });
 

@@ -3,15 +3,15 @@
  * pods of every eks pool. The cleanup Lambda runs it on its schedule; tests run it with their own fakes.
  */
 import type { ECSClient } from '@aws-sdk/client-ecs';
-import { EcsFleet } from '../adapters/aws/ecs-fleet';
-import type { WarmPoolDeps } from '../adapters/aws/ecs-warm-pool';
-import { EksFleet } from '../adapters/aws/eks-fleet';
-import type { EksPodApi } from '../adapters/aws/eks-pod-api';
-import type { DeployedEksPool } from '../adapters/aws/eks-pool-check';
 import type { BrowserFleet } from '../core/browser-fleet';
+import { EcsFleet } from '../pools/ecs/ecs-fleet';
+import type { WarmPoolDeps } from '../pools/ecs/ecs-warm-pool';
+import { EksFleet } from '../pools/eks/eks-fleet';
+import type { EksPodApi } from '../pools/eks/eks-pod-api';
+import type { DeployedEksPool } from '../pools/eks/eks-pool-check';
+import type { KeepPodLog } from '../pools/eks/pod-log-keeper';
 import { type CleanupPassDeps, type CleanupPassOptions, runCleanupPass } from '../use-cases/cleanup-pass';
 import type { CleanupReport } from '../use-cases/cleanup-report';
-import type { KeepPodLog } from './pod-log-keeper';
 
 export interface OrphanCleanupDeps extends CleanupPassDeps {
   ecs: ECSClient;
@@ -19,7 +19,7 @@ export interface OrphanCleanupDeps extends CleanupPassDeps {
   sleep?: (ms: number) => Promise<void>;
   /**
    * The pod API of an eks pool's cluster, and how a session's pod's browser log is kept before the pod is
-   * deleted (entry/pod-log-keeper.ts); without them eks pools are not swept.
+   * deleted (pools/eks/pod-log-keeper.ts); without them eks pools are not swept.
    */
   pods?: { api: (pool: DeployedEksPool) => EksPodApi; keepLog: KeepPodLog };
   /** The warm pool store and demand; without it warm tasks are neither started nor registered. */

@@ -5,14 +5,14 @@
  */
 import type { Dispatcher } from 'undici';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
-import { JsonLogger } from '../adapters/node/json-logger';
+import { JsonLogger } from '../adapters/stdout/json-logger';
 import { isHubOrigin } from '../core/browser-network';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import { systemClock } from '../core/ports';
-import { createUpstreamAgent } from '../http/upstream-client';
+import { ecsRecordings } from '../pools/ecs/ecs-recordings';
+import { createUpstreamAgent } from '../webdriver-client/upstream-client';
 import { type AwsAdapters, awsAdapters } from './aws-adapters';
 import { ecsRecordingPlaces, readDeployedConfig } from './deployed-config';
-import { ecsRecordings } from './ecs-recordings';
 import { gridDeps, poolKindsOf } from './grid-wiring';
 import { signingSecret } from './signing-secret';
 

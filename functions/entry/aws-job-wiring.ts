@@ -9,12 +9,12 @@ import { newDynamoClient } from '../adapters/aws/dynamo-client';
 import { DynamoSessionStore } from '../adapters/aws/dynamo-session-store';
 import { DynamoSessionStarts } from '../adapters/aws/dynamo-warm-demand';
 import { DynamoWarmTasks } from '../adapters/aws/dynamo-warm-tasks';
-import type { WarmPoolDeps } from '../adapters/aws/ecs-warm-pool';
 import { EmfMetrics } from '../adapters/aws/emf-metrics';
-import { JsonLogger } from '../adapters/node/json-logger';
+import { JsonLogger } from '../adapters/stdout/json-logger';
 import { type Config, ConfigError } from '../core/config';
 import { parseDuration } from '../core/duration';
 import type { Logger, Metrics, SessionStore } from '../core/ports';
+import type { WarmPoolDeps } from '../pools/ecs/ecs-warm-pool';
 import { readDeployedConfig } from './deployed-config';
 
 export interface JobWiring {

@@ -1,12 +1,12 @@
 /** The orphan cleanup Lambda (EventBridge schedule): one pass over every ecs pool's cluster and eks pool's pods per tick. */
 import { ECSClient } from '@aws-sdk/client-ecs';
 import type { Context } from 'aws-lambda';
-import { eksPodApis } from '../adapters/aws/eks-pod-apis';
 import { boundedRequests } from '../adapters/aws/request-bounds';
 import { systemClock } from '../core/ports';
+import { eksPodApis } from '../pools/eks/eks-pod-apis';
+import { podLogKeeper } from '../pools/eks/pod-log-keeper';
 import { type CleanupReport, runOrphanCleanup } from './aws-cleanup';
 import { jobWiring } from './aws-job-wiring';
-import { podLogKeeper } from './pod-log-keeper';
 
 // Room after the last StopTask to write the store, log the report and return before Lambda's timeout.
 const FINISH_MS = 5000;

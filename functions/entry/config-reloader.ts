@@ -3,7 +3,7 @@
  * users file: editors save by rename), without touching running sessions. A broken file keeps the
  * config in use and logs every problem.
  */
-import { fingerprint, fingerprintSync } from '../adapters/node/file-fingerprint';
+import { fingerprint, fingerprintSync } from '../adapters/fs/file-fingerprint';
 import { type Config, ConfigError } from '../core/config';
 import type { GridDeps } from '../core/grid-deps';
 import { type PeriodicTask, runEvery } from '../core/periodic-task';

@@ -4,10 +4,10 @@
  * quotas shared through DynamoDB, every ecs pool complete.
  */
 import { dirname, resolve } from 'node:path';
-import { checkEcsPool } from '../adapters/aws/ecs-pool-check';
-import { checkEksPool } from '../adapters/aws/eks-pool-check';
 import { type Config, ConfigError, parseConfig } from '../core/config';
 import { applyDeployment, parseDeployment } from '../core/deployment';
+import { checkEcsPool } from '../pools/ecs/ecs-pool-check';
+import { checkEksPool } from '../pools/eks/eks-pool-check';
 import { readConfigFile } from './config-file';
 
 /** The config file's content with GRIDGATE_DEPLOYMENT's text (when set) laid over it, not yet validated. */

@@ -13,14 +13,14 @@ import type { ToPrimary, ToWorker } from '../adapters/cluster/cluster-messages';
 import { toWire } from '../adapters/cluster/cluster-messages';
 import { answerPortCall, applyActivity } from '../adapters/cluster/worker-calls';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
-import { PRIMARY_DIRECTORY_PREFIX } from '../adapters/local/orphan-sweep';
-import { ClusterMetricsPage } from '../adapters/node/cluster-metrics';
-import { type MetricsSnapshot, PrometheusMetrics } from '../adapters/node/prometheus-metrics';
+import { type MetricsSnapshot, PrometheusMetrics } from '../adapters/prometheus/prometheus-metrics';
 import { type Config, DEFAULT_WORKERS_CAP, type PoolConfig } from '../core/config';
 import { EndedSessions } from '../core/ended-sessions';
 import type { Logger } from '../core/ports';
 import { configState } from '../core/swap-config';
 import type { RequestCounter } from '../http/grid-info';
+import { PRIMARY_DIRECTORY_PREFIX } from '../pools/local/orphan-sweep';
+import { ClusterMetricsPage } from '../servers/node/cluster-metrics';
 import type { ReloadTrigger } from './config-reloader';
 import { reachNotice } from './reach-notice';
 import { localUrlHost, type RunningGrid, type StartOptions, startGrid } from './start-grid';
@@ -53,7 +53,7 @@ export async function startGridWithWorkers(
   options: StartOptions = {},
 ): Promise<ServerWithWorkers> {
   // mkdtemp makes it 0700: only this user's processes reach the socket, and the client address it trusts.
-  // Named after this process, so a start after it was killed removes it (adapters/local/orphan-sweep.ts).
+  // Named after this process, so a start after it was killed removes it (pools/local/orphan-sweep.ts).
   const dir = mkdtempSync(join(tmpdir(), `${PRIMARY_DIRECTORY_PREFIX}${process.pid}-`));
   const socketPath = join(dir, 'primary.sock');
   const workers = new Set<Worker>();

@@ -6,9 +6,6 @@
  */
 import type { Dispatcher } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
-import { eksLauncherByAuth } from '../adapters/aws/eks-auth-launcher';
-import { HubArtifacts } from '../adapters/hub/hub-artifacts';
-import { HubLauncher } from '../adapters/hub/hub-launcher';
 import type { ArtifactSource } from '../core/artifact-ports';
 import type { Config, PoolConfig } from '../core/config';
 import { EndedSessions } from '../core/ended-sessions';
@@ -27,10 +24,13 @@ import type { RequestPricing } from '../core/session-cost';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { warmTaskTable } from '../core/warm-tasks';
+import { ecsKept } from '../pools/ecs/ecs-recordings';
+import { eksLauncherByAuth } from '../pools/eks/eks-auth-launcher';
+import { type EksPodApisByAuth, eksKept, eksRecordings } from '../pools/eks/eks-recordings';
+import { podLogKeeper } from '../pools/eks/pod-log-keeper';
+import { HubArtifacts } from '../pools/hub/hub-artifacts';
+import { HubLauncher } from '../pools/hub/hub-launcher';
 import { type AwsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
-import { ecsKept } from './ecs-recordings';
-import { type EksPodApisByAuth, eksKept, eksRecordings } from './eks-recordings';
-import { podLogKeeper } from './pod-log-keeper';
 
 type PoolKind = PoolConfig['kind'];
 
@@ -69,7 +69,7 @@ export interface LaunchingParts extends CommonParts {
   kubeconfigEks?: Launcher;
   /** The pod API of eks pools that name a kubeconfig, shared with that launcher (their running pods' logs). */
   kubeconfigPodApis?: EksPodApisByAuth['kubeconfig'];
-  /** Where ecs sessions' videos and browser logs are (entry/ecs-recordings.ts); none: not served. */
+  /** Where ecs sessions' videos and browser logs are (pools/ecs/ecs-recordings.ts); none: not served. */
   ecsRecordings?: ArtifactSource;
 }
 

@@ -1,10 +1,11 @@
 /** The Fargate Spot interruption Lambda: EventBridge "ECS Task State Change" events, one at a time. */
+
+import { systemClock } from '../core/ports';
 import {
   handleTaskStateChange,
   type InterruptionOutcome,
   type TaskStateChangeEvent,
-} from '../adapters/aws/spot-interruption';
-import { systemClock } from '../core/ports';
+} from '../pools/ecs/spot-interruption';
 import { jobWiring } from './aws-job-wiring';
 
 const { config, sessions, logger, metrics } = jobWiring('interruption');

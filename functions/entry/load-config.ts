@@ -4,10 +4,10 @@
  * (AWS_LAMBDA_HTTP_ENDPOINT); the Node server's only reader of process.env.
  */
 import { dirname, resolve } from 'node:path';
-import { chromiumVersion, ensureChromium } from '../adapters/local/ensure-chromium';
-import { fingerprintSync } from '../adapters/node/file-fingerprint';
+import { fingerprintSync } from '../adapters/fs/file-fingerprint';
 import { type Config, ConfigError, parseConfig } from '../core/config';
 import type { Logger } from '../core/ports';
+import { chromiumVersion, ensureChromium } from '../pools/local/ensure-chromium';
 import { readConfigFile } from './config-file';
 import { undeployedSettings, withDeployment } from './deployed-config';
 import { signingSecret } from './signing-secret';

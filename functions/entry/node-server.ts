@@ -4,7 +4,7 @@
  * (grid-primary.ts); each worker runs this same file and serves from grid-worker.ts.
  */
 import cluster from 'node:cluster';
-import { JsonLogger } from '../adapters/node/json-logger';
+import { JsonLogger } from '../adapters/stdout/json-logger';
 import { awsAdapters } from './aws-adapters';
 import { defaultWorkers, startGridWithWorkers } from './grid-primary';
 import { runWorker } from './grid-worker';

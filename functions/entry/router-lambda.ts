@@ -2,8 +2,9 @@
  * The router Lambda: the one app (createApp) behind API Gateway REST with response streaming (payload
  * 1.0) and a function URL in RESPONSE_STREAM mode (payload 2.0). Built once per environment, at init.
  */
-import { streamingHandler } from '../adapters/lambda/streaming-handler';
+
 import { createApp } from '../http/create-app';
+import { streamingHandler } from '../servers/lambda/streaming-handler';
 import { awsGrid } from './aws-grid';
 
 const { deps, agent } = await awsGrid();

@@ -8,53 +8,45 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from 'undici';
-import type { EksPodApi } from '../adapters/aws/eks-pod-api';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
-import { namespacesUnavailable } from '../adapters/local/browser-namespace';
-import { ChromedriverLauncher } from '../adapters/local/chromedriver-launcher';
-import { ffmpegInstaller } from '../adapters/local/ensure-ffmpeg';
-import { keepInterruptedRecordings } from '../adapters/local/interrupted-recordings';
-import { LocalRecordings } from '../adapters/local/local-recordings';
-import { sweepOrphans } from '../adapters/local/orphan-sweep';
-import { SessionRecordings } from '../adapters/local/session-recordings';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store';
-import { lazyAppListener } from '../adapters/node/app-listener';
-import { answerClientErrors } from '../adapters/node/client-errors';
-import { commandFastPath } from '../adapters/node/command-fast-path';
-import { relayedRequests } from '../adapters/node/primary-relay';
-import { PrometheusMetrics } from '../adapters/node/prometheus-metrics';
-import { limitRequestArrival, requestArrivalOptions } from '../adapters/node/request-arrival';
-import { attachWebSocketProxy } from '../adapters/node/websocket-proxy';
+import { PrometheusMetrics } from '../adapters/prometheus/prometheus-metrics';
 import { isHubOrigin } from '../core/browser-network';
 import type { Config, EksPoolConfig } from '../core/config';
 import type { EndedSessions } from '../core/ended-sessions';
 import { freeStaleSlots, STALE_SLOT_GRACE_MS } from '../core/free-stale-slots';
-import { type GridDeps, poolsNamed, sessionPool } from '../core/grid-deps';
+import { type GridDeps, sessionPool } from '../core/grid-deps';
 import { madeOnFirstUse } from '../core/made-on-first-use';
 import { runEvery } from '../core/periodic-task';
 import { reportGridGauges } from '../core/pool-gauges';
-import { type Launcher, type Logger, type Metrics, type SessionRecord, systemClock } from '../core/ports';
+import { type Launcher, type Logger, type Metrics, systemClock } from '../core/ports';
 import type { RequestPricing } from '../core/session-cost';
 import { createApp, type MetricsPage } from '../http/create-app';
 import { newRequestCounter, type RequestCounter } from '../http/grid-info';
-import { createUpstreamAgent } from '../http/upstream-client';
+import { ecsRecordings } from '../pools/ecs/ecs-recordings';
+import type { EksPodApi } from '../pools/eks/eks-pod-api';
+import { type KeepPodLog, podLogKeeper } from '../pools/eks/pod-log-keeper';
+import type { ChromedriverLauncher } from '../pools/local/chromedriver-launcher';
+import { startLocalPoolRuntime } from '../pools/local/local-pool-runtime';
+import { lazyAppListener } from '../servers/node/app-listener';
+import { answerClientErrors } from '../servers/node/client-errors';
+import { commandFastPath } from '../servers/node/command-fast-path';
+import { relayedRequests } from '../servers/node/primary-relay';
+import { limitRequestArrival, requestArrivalOptions } from '../servers/node/request-arrival';
+import { attachWebSocketProxy } from '../servers/node/websocket-proxy';
 import { endSession } from '../use-cases/end-session';
 import { endAllSessions, expireSessions } from '../use-cases/expire-sessions';
+import { headSessions } from '../use-cases/session-ownership';
+import { createUpstreamAgent } from '../webdriver-client/upstream-client';
 import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
 import { ConfigReloader, type ReloadTrigger } from './config-reloader';
 import { ecsRecordingPlaces } from './deployed-config';
-import { ecsRecordings } from './ecs-recordings';
 import { EVERY_POOL_KIND, gridDeps } from './grid-wiring';
-import { type KeepPodLog, podLogKeeper } from './pod-log-keeper';
 import { reachNotice } from './reach-notice';
 
 const EXPIRY_SWEEP_MS = 1000;
 // A shared store is a table every router reads: sweep it less often (idle limits are minutes).
 const SHARED_EXPIRY_SWEEP_MS = 10_000;
-// How soon a reload's new `warm` counts (or a warm browser that died) are acted on.
-const WARM_CHECK_MS = 1000;
-// How often recordings past their retention are removed (the size cap is also kept at each new one).
-const RECORDINGS_PRUNE_MS = 60_000;
 
 export interface RunningGrid {
   url: string;
@@ -133,28 +125,12 @@ export async function startGrid(
   // Measurements go where the caller says (EMF in a Lambda Web Function), else to GET /metrics.
   const metrics = options.metrics ?? new PrometheusMetrics({ logger });
   const prometheus = metrics instanceof PrometheusMetrics ? metrics : undefined;
-  // What a killed gridgate was recording is kept before the sweep removes its directories.
-  await keepRecordingsOfKilledServers(config, logger);
-  const orphans = await sweepOrphans();
-  if (orphans.processes + orphans.profiles + orphans.namespaces > 0)
-    logger.log('ORPHANS_REMOVED', { ...orphans });
-  if (orphans.processes)
-    metrics.count('OrphansReaped', { reason: 'process left running' }, orphans.processes);
-  if (orphans.profiles) metrics.count('OrphansReaped', { reason: 'profile left behind' }, orphans.profiles);
-  // Local sessions' videos and logs, on this machine's disk; a running session's log is served as it grows.
-  const recordingSettings = () => deps.config.recording;
-  const recordings: LocalRecordings = new LocalRecordings(recordingSettings, (key) =>
-    sessionRecordings.liveLog(key),
-  );
-  const sessionRecordings: SessionRecordings = new SessionRecordings({
-    store: recordings,
-    settings: recordingSettings,
-    ffmpeg: ffmpegInstaller(logger),
+  // Local pools' launcher and recordings, on this machine (pools/local/local-pool-runtime.ts).
+  const local = await startLocalPoolRuntime({
+    config,
+    current: () => deps.config,
     logger,
-  });
-  const launcher = new ChromedriverLauncher({
-    recordings: sessionRecordings,
-    isolation: await browserIsolation(config, logger),
+    metrics,
     onUnexpectedExit: (handle, exit) => {
       logger.log('BROWSER_EXITED', { handle, ...exit });
       // The store may be down just now: the session then ends at its idle timeout, by the sweep.
@@ -169,6 +145,7 @@ export async function startGrid(
         );
     },
   });
+  const { launcher, recordings } = local;
   prometheus?.onScrape((into) => reportGridGauges(deps, into));
   // ecs sessions' videos and browser logs where the stack keeps them, as the router Lambda reads them: a head
   // of the service or Web Function front door is given the same GRIDGATE_DEPLOYMENT and the same grants.
@@ -201,7 +178,7 @@ export async function startGrid(
     users,
     ended: options.ended,
     requestPricing: options.requestPricing,
-    // Its local sessions' records say so: only this process can stop their browsers (see `ours` below).
+    // Its local sessions' records say so: only this process can stop their browsers (session-ownership.ts).
     head: randomBytes(8).toString('hex'),
   });
   const knownHostsOnly = options.knownHostsOnly ?? true;
@@ -234,48 +211,21 @@ export async function startGrid(
     });
   }
   answerClientErrors(server);
-  const isLocal = (record: SessionRecord) => poolsNamed(deps, record.pool)[0]?.kind === 'local';
-  const runsHere = (record: SessionRecord) => isLocal(record) && launcher.isRunning(record.handle);
-  // A local session's browser runs where the head that created it runs: that head ends the record, also
-  // once the browser is gone (a record of a head before records named theirs: while it runs here).
-  const startedHere = (record: SessionRecord) =>
-    isLocal(record) && (record.head === undefined ? runsHere(record) : record.head === deps.head);
-  // A head ends its own local sessions at their maximum age: one whose record is older by the clock slack
-  // has lost its head (killed outright, or cut off from the store), and nobody else would ever end it.
   const staleSlotGraceMs = options.staleSlotGraceMs ?? STALE_SLOT_GRACE_MS;
-  const headless = (record: SessionRecord) =>
-    deps.clock.now() - record.createdAt >= record.maxAgeMs + staleSlotGraceMs;
-  // With a shared store, any router may end an ecs or hub session, but a local one only its own head, or
-  // any head once it is headless (its record ended and its slot freed; its browser is not stopped here).
-  const ours = (record: SessionRecord) =>
-    !shared || !isLocal(record) || startedHere(record) || headless(record);
-  // The browser of a local session of ours that this launcher no longer runs is gone: its record was
-  // left by a store that refused to end it, or that took a write the creation was told had failed. It
-  // ends for the reason it was stopped for (a DELETE, a timeout, a failed creation); unknown: it exited.
-  const gone = (record: SessionRecord) =>
-    isLocal(record) && record.head === deps.head && !launcher.isRunning(record.handle)
-      ? (deps.ended.recall(record.key)?.reason ?? 'browser exited')
-      : undefined;
+  // Which sessions this head's sweeps and shutdown end (with a shared store, not other heads' local ones).
+  const { startedHere, mine, gone } = headSessions(deps, {
+    shared,
+    isRunning: (handle) => launcher.isRunning(handle),
+    staleSlotGraceMs,
+  });
   const sweepMs = options.sweepMs ?? (shared ? SHARED_EXPIRY_SWEEP_MS : EXPIRY_SWEEP_MS);
   const sweeps = [
-    runEvery('expiry sweep', sweepMs, () => expireSessions(deps, { mine: ours, gone }), logger),
+    runEvery('expiry sweep', sweepMs, () => expireSessions(deps, { mine, gone }), logger),
     // A head that died between taking a slot and recording its session (or a release the store refused)
     // would keep the slot for good: whichever head sweeps first frees it.
     runEvery('stale-slot sweep', sweepMs, () => freeStaleSlots(deps, staleSlotGraceMs), logger),
   ];
-  sweeps.push(
-    runEvery('recordings retention', RECORDINGS_PRUNE_MS, () => recordings.prune(Date.now()), logger),
-  );
-  launcher.keepWarm(Object.values(deps.config.pools));
-  // Reads deps.config at every tick, so a reload that changes or removes a pool's `warm` takes effect.
-  sweeps.push(
-    runEvery(
-      'warm browsers',
-      WARM_CHECK_MS,
-      () => launcher.keepWarm(Object.values(deps.config.pools)),
-      logger,
-    ),
-  );
+  sweeps.push(...local.runPeriodically());
   const reloader = new ConfigReloader(deps, options.configPath, {
     pollMs: options.reloadPollMs,
     fingerprint: options.configFingerprint,
@@ -324,7 +274,7 @@ export async function startGrid(
 
 /** The pod API of eks pools that name a kubeconfig: the Kubernetes client loads with the first call. */
 function kubeconfigPodApisOnFirstUse(): () => Promise<(pool: EksPoolConfig) => EksPodApi> {
-  return madeOnFirstUse(async () => (await import('../adapters/aws/eks-kubeconfig')).kubeconfigPodApis());
+  return madeOnFirstUse(async () => (await import('../pools/eks/eks-kubeconfig')).kubeconfigPodApis());
 }
 
 /** The launcher of eks pools that name a kubeconfig: loaded with such a pool's first pod. */
@@ -333,49 +283,12 @@ function kubeconfigEksLauncher(
   context: { agent: Dispatcher; logger: Logger; metrics: Metrics; keepLog: KeepPodLog },
 ): Launcher {
   return onFirstUse(async () => {
-    const [{ EksLauncher }, podApi] = await Promise.all([import('../adapters/aws/eks-launcher'), podApis()]);
+    const [{ EksLauncher }, podApi] = await Promise.all([import('../pools/eks/eks-launcher'), podApis()]);
     return new EksLauncher({ podApi, ...context });
   });
-}
-
-/** Keeps the recordings of sessions a gridgate process that was killed outright was running, ended so. */
-async function keepRecordingsOfKilledServers(config: Config, logger: Logger): Promise<void> {
-  const kept = await keepInterruptedRecordings({
-    store: new LocalRecordings(() => config.recording),
-    ffmpeg: ffmpegInstaller(logger),
-    flushMs: config.recording.flushTimeout,
-    logger,
-  });
-  for (const session of kept) {
-    logger.log('SESSION_ENDED', {
-      session: session.key,
-      user: session.user,
-      pool: session.pool,
-      reason: session.endReason,
-      durationMs: (session.endedAt ?? session.createdAt) - session.createdAt,
-      video: session.video !== undefined,
-      log: session.log !== undefined,
-    });
-  }
 }
 
 /** The host part of a URL that reaches a server listening on `host` from this machine. */
 export function localUrlHost(host: string): string {
   return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-}
-
-/**
- * With `isolation: "namespace"`, local browsers each in a network namespace of their own, kept from
- * gridgate's port; on a machine that cannot (not root, tools missing) they share its network, and the start
- * says so.
- */
-async function browserIsolation(
-  config: Config,
-  logger: Logger,
-): Promise<{ gridPorts: readonly number[] } | undefined> {
-  if (config.isolation === 'none') return undefined;
-  const unavailable = await namespacesUnavailable();
-  if (unavailable === undefined) return { gridPorts: [config.port] };
-  logger.log('ISOLATION_UNAVAILABLE', { reason: unavailable });
-  return undefined;
 }

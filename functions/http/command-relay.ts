@@ -12,8 +12,8 @@ import { upstreamEndpoint } from '../core/browser-network';
 import type { GridDeps } from '../core/grid-deps';
 import { sessionPool } from '../core/grid-deps';
 import type { SessionClaims } from '../core/session-token';
+import { rawClientResponseHeaders, rawUpstreamRequestHeaders } from '../webdriver-client/upstream-client';
 import { byteLimit, checkDeclaredLength } from './request-body';
-import { rawClientResponseHeaders, rawUpstreamRequestHeaders } from './upstream-client';
 import { mayMeanSessionGone, upstreamSessionGone } from './upstream-session-gone';
 
 export interface Command {

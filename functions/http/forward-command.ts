@@ -12,12 +12,16 @@ import { carriesCdpCommand } from '../core/cdp-over-http';
 import { WebDriverError } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import type { SessionClaims } from '../core/session-token';
+import {
+  clientResponseHeaders,
+  upstreamRequestHeaders,
+  webResponseHeaders,
+} from '../webdriver-client/upstream-client';
 import { checkedCdpCommandBody } from './checked-cdp-command';
 import { type Command, relayCommand } from './command-relay';
 import { byteLimit, checkDeclaredLength } from './request-body';
 import { commandWait, waitSignal } from './runtime-limits';
 import { isUnreachable, sessionGone } from './session-gone';
-import { clientResponseHeaders, upstreamRequestHeaders, webResponseHeaders } from './upstream-client';
 import { mayMeanSessionGone, upstreamSessionGone } from './upstream-session-gone';
 import { webStreamOf } from './web-stream';
 
@@ -31,7 +35,7 @@ interface NodeBindings {
 /**
  * @hono/node-server's "answered already" marker, loaded on first use: its module makes it with the
  * runtime's Response class when it loads, which a server answering commands natively may never need; the
- * Node listener loads it before the adapter replaces that class (adapters/node/app-listener.ts).
+ * Node listener loads it before the adapter replaces that class (servers/node/app-listener.ts).
  */
 const alreadySent = () =>
   import('@hono/node-server/utils/response').then(({ RESPONSE_ALREADY_SENT }) => RESPONSE_ALREADY_SENT);

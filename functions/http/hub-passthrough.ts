@@ -3,8 +3,8 @@
  * the hub as ggr does: any method, the query kept, the answer streamed back unchanged.
  * Unlike ggr, the ID is gridgate's signed one, checked for the caller (a forged or another user's ID never
  * reaches a hub), and the hub hears its own credentials, never the client's; running or ended sessions
- * alike. Videos and logs are served by the recordings' routes (adapters/hub/hub-artifacts.ts for hub
- * pools); WebSockets (devtools, VNC) by the Node server (adapters/node/websocket-proxy.ts).
+ * alike. Videos and logs are served by the recordings' routes (pools/hub/hub-artifacts.ts for hub
+ * pools); WebSockets (devtools, VNC) by the Node server (servers/node/websocket-proxy.ts).
  */
 import { pipeline, Readable } from 'node:stream';
 import type { Context } from 'hono';
@@ -14,8 +14,12 @@ import { WebDriverError } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import { hubPathOf, parseSelenoidPath, type SelenoidPath } from '../core/selenoid-paths';
 import type { SessionClaims } from '../core/session-token';
+import {
+  clientResponseHeaders,
+  upstreamRequestHeaders,
+  webResponseHeaders,
+} from '../webdriver-client/upstream-client';
 import { byteLimit, checkDeclaredLength } from './request-body';
-import { clientResponseHeaders, upstreamRequestHeaders, webResponseHeaders } from './upstream-client';
 import { verifySessionOwner } from './verify-session';
 import { webStreamOf } from './web-stream';
 

@@ -8,10 +8,10 @@ import type { Context } from 'hono';
 import type { Dispatcher } from 'undici';
 import type { GridDeps } from '../core/grid-deps';
 import { createSession, type NewSession } from '../use-cases/create-session';
+import { upstreamWebDriver } from '../webdriver-client/upstream-new-session';
 import { publicWebSocketBase, rewriteWebSocketCapabilities, withoutWebSockets } from './public-url';
 import { readText } from './request-body';
 import { requestDeadline } from './runtime-limits';
-import { upstreamWebDriver } from './upstream-new-session';
 import { webDriverJson } from './webdriver-json';
 
 export interface NewSessionOptions {

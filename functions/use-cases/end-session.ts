@@ -4,6 +4,7 @@ import type { LogEvent, SessionEndReason, SessionRecord } from '../core/ports';
 import { pricesFor } from '../core/prices';
 import { NO_REQUEST_FEES, sessionCost } from '../core/session-cost';
 import { releaseSlot } from '../core/slots';
+import { runsOnAnotherHead } from './session-ownership';
 
 const EVENT_BY_REASON: Record<SessionEndReason, LogEvent> = {
   deleted: 'SESSION_DELETED',
@@ -58,10 +59,8 @@ async function endNow(
   }
   try {
     const poolConfig = poolsNamed(deps, pool)[0];
-    // A local browser is a process of the head that created it: another head's record stops nothing
-    // here, where its handle (a process ID) may even name a browser of this head's.
-    const elsewhere = poolConfig?.kind === 'local' && head !== undefined && head !== deps.head;
-    if (poolConfig && !elsewhere)
+    // Another head's browser is that head's to stop (session-ownership.ts).
+    if (poolConfig && !runsOnAnotherHead(deps, { pool, head }))
       await deps.launchers[poolConfig.kind]?.stop(handle, { key, pool: poolConfig, reason, upstreamId });
   } catch (error) {
     deps.logger.log('BROWSER_STOP_FAILED', { session: key, pool, handle, error: String(error) });

@@ -6,12 +6,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { chromiumCapabilities } from '../../functions/adapters/local/chromium-capabilities';
-import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import type { Capabilities } from '../../functions/core/capabilities';
 import { parseConfig } from '../../functions/core/config';
 import type { Logger } from '../../functions/core/ports';
 import { startGrid } from '../../functions/entry/start-grid';
+import { chromiumCapabilities } from '../../functions/pools/local/chromium-capabilities';
+import { chromiumVersion } from '../../functions/pools/local/ensure-chromium';
 
 export interface RemoteEnd {
   name: 'chromedriver' | 'gridgate';

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { JsonLogger } from '../../functions/adapters/node/json-logger';
+import { JsonLogger } from '../../functions/adapters/stdout/json-logger';
 import { compare, formatComparison } from './compare';
 import { type Results, runPytest, startWebServer, testDirectories, testFiles } from './pytest-run';
 import { type RemoteEnd, startChromedriver, startGridgate } from './remote-ends';

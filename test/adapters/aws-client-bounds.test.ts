@@ -6,9 +6,9 @@
  */
 import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EcsLaunchFailure } from '../../functions/adapters/aws/ecs-launch-stage';
 import { awsAdapters } from '../../functions/entry/aws-adapters';
 import { readSecretsManager } from '../../functions/entry/signing-secret';
+import { EcsLaunchFailure } from '../../functions/pools/ecs/ecs-launch-stage';
 import { CollectingLogger, RecordingMetrics } from '../support/fakes';
 import { useHungAwsEndpoint } from '../support/hung-aws-endpoint';
 import { ecsPool } from '../support/one-pool-config';

@@ -9,11 +9,11 @@ import { StopTaskCommand } from '@aws-sdk/client-ecs';
 import type { Context } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
-import { STARTED_BY } from '../../functions/adapters/aws/task-tags';
 import { ConfigError } from '../../functions/core/config';
 import { noMetrics } from '../../functions/core/ports';
 import { runOrphanCleanup } from '../../functions/entry/aws-cleanup';
 import { jobWiring } from '../../functions/entry/aws-job-wiring';
+import { STARTED_BY } from '../../functions/pools/ecs/task-tags';
 import { sampleRecord } from '../contract/store-samples';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { EcsTasksMock, gridgateTags } from '../support/ecs-tasks-mock';
@@ -192,7 +192,7 @@ describe('the Lambda entries', () => {
   it('the interruption handler marks the browser reclaimed in the table', async () => {
     const store = await deployed();
     const event = JSON.parse(
-      readFileSync(new URL('./events/ecs-task-state-change-spot.json', import.meta.url), 'utf8'),
+      readFileSync(new URL('../pools/ecs/events/ecs-task-state-change-spot.json', import.meta.url), 'utf8'),
     );
     // Delivered now: the store forgets reclaims after an hour, as it does ended sessions.
     const stoppingAt = new Date(Math.floor(Date.now() / 1000) * 1000);

@@ -1,7 +1,7 @@
 /** The ECS orphan cleanup bringing the session store in line with ECS: records whose tasks are gone end. */
 import { DescribeTasksCommand } from '@aws-sdk/client-ecs';
 import { describe, expect, it } from 'vitest';
-import { STARTED_BY } from '../../functions/adapters/aws/task-tags';
+import { STARTED_BY } from '../../functions/pools/ecs/task-tags';
 import { ecs, MINUTE, SECOND, setup, stopped, T0 } from '../support/orphan-cleanup-world';
 
 describe('runOrphanCleanup: reconciling the store', () => {

@@ -2,8 +2,8 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { EMF_UNITS, EmfMetrics } from '../../functions/adapters/aws/emf-metrics';
-import { PrometheusMetrics } from '../../functions/adapters/node/prometheus-metrics';
-import { PROMETHEUS_SERIES } from '../../functions/adapters/node/prometheus-series';
+import { PrometheusMetrics } from '../../functions/adapters/prometheus/prometheus-metrics';
+import { PROMETHEUS_SERIES } from '../../functions/adapters/prometheus/prometheus-series';
 import type { LogEvent, Logger, MetricName, Metrics } from '../../functions/core/ports';
 import { useEmfOutput } from '../support/emf-output';
 

@@ -4,11 +4,12 @@
  * task a real chromedriver on a loopback IP of its own); eks over the fake Kubernetes API
  * (test/support/fake-kubernetes-api.ts: real pod calls, each pod's browser a real chromedriver).
  */
-import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
-import { EksLauncher } from '../../functions/adapters/aws/eks-launcher';
-import { HubLauncher } from '../../functions/adapters/hub/hub-launcher';
-import { ChromedriverLauncher } from '../../functions/adapters/local/chromedriver-launcher';
+
 import { parseConfig } from '../../functions/core/config';
+import { EcsLauncher } from '../../functions/pools/ecs/ecs-launcher';
+import { EksLauncher } from '../../functions/pools/eks/eks-launcher';
+import { HubLauncher } from '../../functions/pools/hub/hub-launcher';
+import { ChromedriverLauncher } from '../../functions/pools/local/chromedriver-launcher';
 import { FakeEcsApi } from '../support/fake-ecs-api';
 import { FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { CollectingLogger } from '../support/fakes';

@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
+import { chromiumVersion } from '../../functions/pools/local/ensure-chromium';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { hubPoolConfig, type SeleniumGrid, START_MS, startSeleniumGrid } from '../support/selenium-grid';
 import { eventually } from '../support/until';

@@ -12,9 +12,9 @@ import type { AddressInfo } from 'node:net';
 import { Builder, type WebDriver } from 'selenium-webdriver';
 import { ServiceBuilder } from 'selenium-webdriver/chrome';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
 import { parseConfig } from '../../functions/core/config';
 import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
+import { LAUNCHED_BY_ENV } from '../../functions/pools/local/chromedriver-launcher';
 import { headlessChromeOptions } from '../support/chrome-sessions';
 import { CollectingLogger } from '../support/fakes';
 

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
+import { chromiumVersion } from '../../functions/pools/local/ensure-chromium';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { JAVA_TIMEOUT_MS, runJavaProgram } from '../support/java-selenium';
 import { sessionIdIn } from '../support/python-selenium';

@@ -13,7 +13,7 @@ import { chromium } from 'playwright-core';
 import { chromium as chromium164 } from 'playwright-core-1-64';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { sessionDirectoryOf } from '../../functions/adapters/local/session-directories';
+import { sessionDirectoryOf } from '../../functions/pools/local/session-directories';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { until } from '../support/until';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { SCRATCH_PREFIX } from '../../functions/adapters/local/chromedriver-launcher';
+import { SCRATCH_PREFIX } from '../../functions/pools/local/chromedriver-launcher';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { until } from '../support/until';
 import { sessionClaims } from './session-ended';

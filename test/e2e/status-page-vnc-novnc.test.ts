@@ -11,7 +11,7 @@
 import { Builder, By, until, type WebDriver } from 'selenium-webdriver';
 import { Options as ChromeOptions, ServiceBuilder } from 'selenium-webdriver/chrome';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
+import { LAUNCHED_BY_ENV } from '../../functions/pools/local/chromedriver-launcher';
 import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions';
 import { FakeEcsApi } from '../support/fake-ecs-api';
 import { type HeadImage, startHeadImage } from '../support/head-image-process';

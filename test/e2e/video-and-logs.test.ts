@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Builder, By, until, type WebDriver } from 'selenium-webdriver';
 import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalRecordings } from '../../functions/adapters/local/local-recordings';
+import { LocalRecordings } from '../../functions/pools/local/local-recordings';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { chromiumWithProfile } from '../support/launched-processes';
 import { runPythonRecordedSession } from '../support/python-selenium';

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalRecordings } from '../../functions/adapters/local/local-recordings';
+import { LocalRecordings } from '../../functions/pools/local/local-recordings';
 import {
   expectW3cError,
   type FakeGrid,

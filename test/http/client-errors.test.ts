@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JsonLogger } from '../../functions/adapters/node/json-logger';
+import { JsonLogger } from '../../functions/adapters/stdout/json-logger';
 import { parseConfig } from '../../functions/core/config';
 import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
 import { CollectingLogger } from '../support/fakes';

@@ -4,9 +4,9 @@
  */
 import type { ECSClient } from '@aws-sdk/client-ecs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
 import type { WarmTask } from '../../functions/core/warm-task-store';
 import type { Overview } from '../../functions/http/ui/ui-views';
+import { EcsLauncher } from '../../functions/pools/ecs/ecs-launcher';
 import { type FakeGrid, startFakeGrid } from '../support/fake-grid';
 import { MemoryWarmTasks } from '../support/memory-warm-tasks';
 import { unreachableEcsClient } from '../support/unreachable-ecs-client';

@@ -1,16 +1,16 @@
 /**
  * An eks session's log on Selenoid's path, through the whole app with the wiring every entry uses
- * (entry/eks-recordings.ts): while its pod runs, `GET /logs/{id}.log` answers the owner (and an admin) with
+ * (pools/eks/eks-recordings.ts): while its pod runs, `GET /logs/{id}.log` answers the owner (and an admin) with
  * the browser container's log, read from the fake Kubernetes API by the real pod API client; once the pod is
  * gone, with a presigned redirect to the copy kept in the recordings bucket (the fake S3, a real S3Client).
  * Anyone else gets the same 404 as an unknown ID; a busy API server is a W3C 503.
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cutNote, POD_LOG_BYTES } from '../../functions/adapters/aws/pod-log-bound';
 import { sessionPool } from '../../functions/core/grid-deps';
 import type { UserDirectory } from '../../functions/core/ports';
-import { eksRecordings } from '../../functions/entry/eks-recordings';
+import { eksRecordings } from '../../functions/pools/eks/eks-recordings';
+import { cutNote, POD_LOG_BYTES } from '../../functions/pools/eks/pod-log-bound';
 import { expectW3cError, type FakeGrid, startFakeGrid } from '../support/fake-grid';
 import { browserAndRecorderPod, FakeKubernetesApi } from '../support/fake-kubernetes-api';
 import { FAKE_S3_CREDENTIALS, FAKE_S3_REGION, FakeS3 } from '../support/fake-s3';

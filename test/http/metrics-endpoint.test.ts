@@ -1,6 +1,6 @@
 /** GET /metrics: the Prometheus text of what the app measured, answered without credentials like /status. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { PrometheusMetrics } from '../../functions/adapters/node/prometheus-metrics';
+import { PrometheusMetrics } from '../../functions/adapters/prometheus/prometheus-metrics';
 import { reportGridGauges } from '../../functions/core/pool-gauges';
 import { createApp } from '../../functions/http/create-app';
 import { type FakeGrid, jsonRequest, newSession, startFakeGrid, W3C_CHROME } from '../support/fake-grid';

@@ -1,6 +1,6 @@
 /**
  * Commands through the Node server itself (startGrid), which takes them on its own path before the app
- * (adapters/node/command-fast-path.ts): every behaviour the app's command route has, over real HTTP, to
+ * (servers/node/command-fast-path.ts): every behaviour the app's command route has, over real HTTP, to
  * a fake hub on loopback.
  */
 import { randomBytes } from 'node:crypto';

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalRecordings } from '../../functions/adapters/local/local-recordings';
 import type { SessionEndReason, UserDirectory } from '../../functions/core/ports';
 import type { RecordingView } from '../../functions/http/ui/ui-views';
+import { LocalRecordings } from '../../functions/pools/local/local-recordings';
 import { type FakeGrid, startFakeGrid } from '../support/fake-grid';
 
 const users: UserDirectory = { verify: async (user, password) => password === `${user}-pw` };

@@ -6,8 +6,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { attachWebSocketProxy } from '../../functions/adapters/node/websocket-proxy';
 import { createApp } from '../../functions/http/create-app';
+import { attachWebSocketProxy } from '../../functions/servers/node/websocket-proxy';
 import { type FakeGrid, startFakeGrid } from '../support/fake-grid';
 import { exchange } from '../support/raw-exchange';
 

@@ -1,6 +1,6 @@
 /** How many commands gridgate's upstream client has in flight at once: to a browser, and to a hub. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createUpstreamAgent } from '../../functions/http/upstream-client';
+import { createUpstreamAgent } from '../../functions/webdriver-client/upstream-client';
 import { FakeUpstream, jsonAnswer } from '../support/fakes';
 import { until } from '../support/until';
 

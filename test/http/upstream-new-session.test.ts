@@ -7,7 +7,7 @@ import { upstreamEndpoint } from '../../functions/core/browser-network';
 import { WebDriverError } from '../../functions/core/errors';
 import { LaunchFailure } from '../../functions/core/host-choice';
 import type { UpstreamNewSession } from '../../functions/core/upstream-webdriver';
-import { requestNewSession } from '../../functions/http/upstream-new-session';
+import { requestNewSession } from '../../functions/webdriver-client/upstream-new-session';
 import { type FakeAnswer, FakeUpstream, jsonAnswer, type RecordedRequest } from '../support/fakes';
 
 const agent = new Agent();

@@ -9,7 +9,7 @@ import bcrypt from 'bcryptjs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { HtpasswdUserDirectory } from '../../functions/adapters/htpasswd/htpasswd-user-directory';
-import { attachWebSocketProxy } from '../../functions/adapters/node/websocket-proxy';
+import { attachWebSocketProxy } from '../../functions/servers/node/websocket-proxy';
 import {
   expectW3cError,
   type FakeGrid,

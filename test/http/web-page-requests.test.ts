@@ -6,8 +6,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { attachWebSocketProxy } from '../../functions/adapters/node/websocket-proxy';
 import type { UserDirectory } from '../../functions/core/ports';
+import { attachWebSocketProxy } from '../../functions/servers/node/websocket-proxy';
 import {
   expectW3cError,
   type FakeGrid,

@@ -11,7 +11,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { browserLogStream } from '../../functions/adapters/aws/browser-log-stream';
+import { browserLogStream } from '../../functions/pools/ecs/browser-log-stream';
 import { gridStack, logicalId, MULTI_POOL, ROOT } from './grid-stack-fixture';
 
 const stack = gridStack({ configFile: join(ROOT, 'infra/examples/fargate-chrome.json') });

@@ -5,8 +5,8 @@
  * The Node server has neither limit: its command path keeps undici's own timeouts.
  */
 import { describe, expect, it } from 'vitest';
-import type { LambdaHttpEvent } from '../../functions/adapters/lambda/lambda-request';
 import { commandWait, SILENCE_MARGIN_MS } from '../../functions/http/runtime-limits';
+import type { LambdaHttpEvent } from '../../functions/servers/lambda/lambda-request';
 import { functionUrlEvent, type HttpCall, restEvent } from './lambda-events';
 import { jsonBody, type LambdaGrid, NEW_CHROME, useLambdaGrids, w3cError } from './lambda-grid';
 

@@ -3,8 +3,8 @@
  * body, through the Lambda response stream (hono/aws-lambda's streamHandle would answer 200 there).
  */
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { streamingHandler } from '../../functions/adapters/lambda/streaming-handler';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
+import { streamingHandler } from '../../functions/servers/lambda/streaming-handler';
 import { installLambdaRuntime, invoke } from '../support/lambda-stream-harness';
 import { functionUrlEvent, restEvent } from './lambda-events';
 import { jsonBody, type LambdaGrid, startLambdaGrid, w3cError } from './lambda-grid';

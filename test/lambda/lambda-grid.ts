@@ -1,9 +1,9 @@
 /** The fake grid (test/support/fake-grid) served the way the router Lambda serves it, through the harness. */
 
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { LambdaHttpEvent } from '../../functions/adapters/lambda/lambda-request';
-import { streamingHandler } from '../../functions/adapters/lambda/streaming-handler';
 import { createApp } from '../../functions/http/create-app';
+import type { LambdaHttpEvent } from '../../functions/servers/lambda/lambda-request';
+import { streamingHandler } from '../../functions/servers/lambda/streaming-handler';
 import { type FakeGrid, type FakeGridOptions, startFakeGrid } from '../support/fake-grid';
 import {
   type Invocation,

@@ -1,6 +1,6 @@
 /** Lambda HTTP events (REST payload 1.0, function URL payload 2.0) turned into web Requests. */
 import { describe, expect, it } from 'vitest';
-import { toRequest } from '../../functions/adapters/lambda/lambda-request';
+import { toRequest } from '../../functions/servers/lambda/lambda-request';
 import { functionUrlEvent, restEvent } from './lambda-events';
 
 const signal = new AbortController().signal;

@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import {
   LAMBDA_INVOKE_PAYLOAD_BYTES,
   LAMBDA_MAX_BODY_BYTES,
-} from '../../functions/adapters/lambda/lambda-body-limit';
-import type { LambdaHttpEvent } from '../../functions/adapters/lambda/lambda-request';
+} from '../../functions/servers/lambda/lambda-body-limit';
+import type { LambdaHttpEvent } from '../../functions/servers/lambda/lambda-request';
 import { functionUrlEvent, type HttpCall, restEvent } from './lambda-events';
 import { jsonBody, NEW_CHROME, useLambdaGrids, w3cError } from './lambda-grid';
 

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { LambdaHttpEvent } from '../../functions/adapters/lambda/lambda-request';
+import type { LambdaHttpEvent } from '../../functions/servers/lambda/lambda-request';
 import { jsonAnswer } from '../support/fakes';
 import { installLambdaRuntime } from '../support/lambda-stream-harness';
 import { functionUrlEvent, type HttpCall, restEvent } from './lambda-events';

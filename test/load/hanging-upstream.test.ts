@@ -1,7 +1,7 @@
 /**
  * An upstream that accepts a request and never answers. What bounds the wait:
  *   - a new session: timeouts.newSession, then the browser is stopped and the client told why;
- *   - a command: not the upstream agent (headersTimeout 330 s, functions/http/upstream-client.ts), but
+ *   - a command: not the upstream agent (headersTimeout 330 s, functions/webdriver-client/upstream-client.ts), but
  *     the session's idle timeout (5 min by default), measured from the command's start: the sweep
  *     ends the session, stopping the browser ends the request, and the client gets a W3C error.
  */

@@ -6,8 +6,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChromedriverLauncher, PROFILE_PREFIX } from '../../functions/adapters/local/chromedriver-launcher';
 import { type PoolConfig, parseConfig } from '../../functions/core/config';
+import { ChromedriverLauncher, PROFILE_PREFIX } from '../../functions/pools/local/chromedriver-launcher';
 import { jsonRequest, W3C_CHROME } from '../support/fake-grid';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { launchedProcesses } from '../support/launched-processes';

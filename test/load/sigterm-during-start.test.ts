@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PROFILE_PREFIX } from '../../functions/adapters/local/chromedriver-launcher';
+import { PROFILE_PREFIX } from '../../functions/pools/local/chromedriver-launcher';
 import { launchedProcesses } from '../support/launched-processes';
 import { type NodeServerProcess, startNodeServer } from '../support/node-server-process';
 import { until } from '../support/until';

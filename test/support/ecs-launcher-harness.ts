@@ -12,10 +12,10 @@ import {
 } from '@aws-sdk/client-ecs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, expect } from 'vitest';
-import { EcsLauncher, EcsLaunchFailure } from '../../functions/adapters/aws/ecs-launcher';
 import type { EcsPoolConfig } from '../../functions/core/config';
 import type { LaunchRequest } from '../../functions/core/ports';
 import type { WarmTaskStore } from '../../functions/core/warm-task-store';
+import { EcsLauncher, EcsLaunchFailure } from '../../functions/pools/ecs/ecs-launcher';
 import { useBrowserNodeStatus } from './browser-node-status';
 import { refuseAnyEcsCall } from './ecs-api-rules';
 import { CollectingLogger, FixedClock, RecordingMetrics } from './fakes';

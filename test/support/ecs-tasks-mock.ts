@@ -21,7 +21,7 @@ import {
   type Task,
 } from '@aws-sdk/client-ecs';
 import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
-import { TASK_TAGS } from '../../functions/adapters/aws/task-tags';
+import { TASK_TAGS } from '../../functions/pools/ecs/task-tags';
 import { refuseDescribeTasks, refusedAsSdk, refuseListTasks, refuseStopTask } from './ecs-api-rules';
 
 const ACCOUNT = '111122223333';

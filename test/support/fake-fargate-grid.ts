@@ -4,11 +4,11 @@
  * test page server for the browsers to open. Closing it checks that no task's processes outlive it.
  */
 import { expect } from 'vitest';
-import { EcsLauncher, type EcsLauncherOptions } from '../../functions/adapters/aws/ecs-launcher';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import type { Config } from '../../functions/core/config';
 import type { GridDeps } from '../../functions/core/grid-deps';
 import type { SessionStore, UserDirectory } from '../../functions/core/ports';
+import { EcsLauncher, type EcsLauncherOptions } from '../../functions/pools/ecs/ecs-launcher';
 import { FakeEcsApi, type FakeEcsOptions } from './fake-ecs-api';
 import { CollectingLogger } from './fakes';
 import { configWithOnePool } from './one-pool-config';

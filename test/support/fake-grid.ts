@@ -1,7 +1,5 @@
 /** The whole gridgate app in-process (createApp) with fake browsers, a fixed clock and an in-memory store. */
 import { afterEach, expect } from 'vitest';
-import { HubArtifacts } from '../../functions/adapters/hub/hub-artifacts';
-import { HubLauncher } from '../../functions/adapters/hub/hub-launcher';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { parseConfig } from '../../functions/core/config';
 import { EndedSessions } from '../../functions/core/ended-sessions';
@@ -11,6 +9,8 @@ import type { SessionStore, UserDirectory } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
 import { SlotQueue } from '../../functions/core/slot-queue';
 import { createApp } from '../../functions/http/create-app';
+import { HubArtifacts } from '../../functions/pools/hub/hub-artifacts';
+import { HubLauncher } from '../../functions/pools/hub/hub-launcher';
 import {
   CollectingLogger,
   FakeLauncher,

@@ -18,7 +18,7 @@ import {
   type EksPodApi,
   type EksPodApiOptions,
   KubernetesPodApi,
-} from '../../functions/adapters/aws/eks-pod-api';
+} from '../../functions/pools/eks/eks-pod-api';
 import { podLogRefusal, podProblems, podTypeProblems } from './kubernetes-api-rules';
 import type { LoopbackChromedrivers } from './loopback-chromedrivers';
 

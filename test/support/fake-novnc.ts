@@ -8,12 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { WebSocketServer } from 'ws';
-import { attachWebSocketProxy } from '../../functions/adapters/node/websocket-proxy';
 import { WebDriverError } from '../../functions/core/errors';
 import type { SessionRecord } from '../../functions/core/ports';
 import { requestUser } from '../../functions/http/request-user';
 import { registerUiRoutes } from '../../functions/http/ui/ui-routes';
 import { webDriverJson } from '../../functions/http/webdriver-json';
+import { attachWebSocketProxy } from '../../functions/servers/node/websocket-proxy';
 import { type FakeGrid, startFakeGrid } from './fake-grid';
 import { openPageUsers } from './page-users';
 

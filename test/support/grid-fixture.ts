@@ -1,9 +1,9 @@
 /** Starts a real gridgate Node server (real chromedriver and Chromium) on a free loopback port for a test file. */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
-import { chromiumVersion } from '../../functions/adapters/local/ensure-chromium';
 import { parseConfig } from '../../functions/core/config';
 import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
+import { chromiumVersion } from '../../functions/pools/local/ensure-chromium';
 import { CollectingLogger } from './fakes';
 import { startTestPageServer, type TestPageServer } from './test-page-server';
 

@@ -11,7 +11,7 @@ import type {
   LambdaResponseStream,
   LambdaRuntimeGlobal,
   StreamingHandler,
-} from '../../functions/adapters/lambda/lambda-globals';
+} from '../../functions/servers/lambda/lambda-globals';
 
 // The runtime's constants (stream/constants.ts, function/user-function-loader).
 export const METADATA_PRELUDE_CONTENT_TYPE = 'application/vnd.awslambda.http-integration-response';

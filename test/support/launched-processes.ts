@@ -3,9 +3,10 @@
  * carry its pid in LAUNCHED_BY_ENV. Chromium's helper processes (--type=renderer, …) and the launcher
  * script it starts from are left out: a browser is its main process.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
+import { NAMESPACE_DEVTOOLS_PORT } from '../../functions/pools/local/browser-namespace';
+import { LAUNCHED_BY_ENV } from '../../functions/pools/local/chromedriver-launcher';
 import { until } from './until';
 
 export interface LaunchedProcess {
@@ -54,8 +55,16 @@ export async function orphansGone(owner: number): Promise<void> {
   );
 }
 
-/** The port a Chromium's DevTools listens on, from DevToolsActivePort in its profile; undefined if none. */
+/**
+ * The port on the grid's loopback where a Chromium's DevTools answers; undefined if none. A browser in its own
+ * network namespace listens on NAMESPACE_DEVTOOLS_PORT inside it, and the pasta process serving that namespace
+ * forwards a loopback port to it; a browser without one writes the port it took to DevToolsActivePort.
+ */
 export function devtoolsPort(chromium: LaunchedProcess): number | undefined {
+  return forwardedDevtoolsPort(chromium) ?? devtoolsActivePort(chromium);
+}
+
+function devtoolsActivePort(chromium: LaunchedProcess): number | undefined {
   const profile = chromium.args
     .find((arg) => arg.startsWith('--user-data-dir='))
     ?.slice('--user-data-dir='.length);
@@ -65,6 +74,36 @@ export function devtoolsPort(chromium: LaunchedProcess): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** pasta's `-t <address>/<outside>:<inside>` forward to DevTools, for the pasta serving Chromium's namespace. */
+function forwardedDevtoolsPort(chromium: LaunchedProcess): number | undefined {
+  try {
+    const namespace = readlinkSync(`/proc/${chromium.pid}/ns/net`);
+    if (namespace === readlinkSync('/proc/self/ns/net')) return undefined;
+    const forward = pastaArgs()
+      .find((args) => {
+        const name = args[args.indexOf('--netns') + 1];
+        return name !== undefined && `net:[${statSync(`/run/netns/${name}`).ino}]` === namespace;
+      })
+      ?.find((arg) => arg.endsWith(`:${NAMESPACE_DEVTOOLS_PORT}`));
+    return Number(forward?.match(/\/(\d+):\d+$/)?.[1]) || undefined;
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+function pastaArgs(): string[][] {
+  return readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .flatMap((pid) => {
+      try {
+        const [program = '', ...args] = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+        return program.split('/').pop()?.startsWith('pasta') && args.includes('--netns') ? [args] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /**

@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
-import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
+import { LAUNCHED_BY_ENV } from '../../functions/pools/local/chromedriver-launcher';
 import { processGroupAlive } from './processes';
 import { until } from './until';
 

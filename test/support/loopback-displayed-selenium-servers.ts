@@ -8,7 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
+import { LAUNCHED_BY_ENV } from '../../functions/pools/local/chromedriver-launcher';
 import { type ContainerHooks, killGroup, type LoopbackContainers } from './loopback-chromedrivers';
 import { LoopbackSeleniumServers } from './loopback-selenium-servers';
 import { SCREEN } from './loopback-vnc-browsers';

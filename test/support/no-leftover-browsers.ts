@@ -9,10 +9,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LAUNCHED_BY_ENV } from '../../functions/adapters/local/chromedriver-launcher';
+import { LAUNCHED_BY_ENV } from '../../functions/pools/local/chromedriver-launcher';
 import { until } from './until';
 
 // Marks this run: workers and the browsers they start inherit it, so a suite running at the same time
@@ -45,6 +45,8 @@ export default function setup() {
   process.env[RUN_ENV] = run;
   // Short: Chromium's socket paths under it must stay within the 108 bytes of a unix socket's name.
   const runTmp = mkdtempSync(join(tmpdir(), 'gg-run-'));
+  // Passable by others, as /tmp is: namespaced browsers run as users of their own (browser-user.ts).
+  chmodSync(runTmp, 0o711);
   process.env.TMPDIR = runTmp;
   return async () => {
     let left: string[] = [];

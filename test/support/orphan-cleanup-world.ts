@@ -5,11 +5,11 @@
  */
 import { StopTaskCommand } from '@aws-sdk/client-ecs';
 import { afterEach, expect } from 'vitest';
-import { STARTED_BY } from '../../functions/adapters/aws/task-tags';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { parseConfig } from '../../functions/core/config';
 import type { SessionRecord } from '../../functions/core/ports';
 import { type OrphanCleanupOptions, runOrphanCleanup } from '../../functions/entry/aws-cleanup';
+import { STARTED_BY } from '../../functions/pools/ecs/task-tags';
 import { sampleRecord } from '../contract/store-samples';
 import { EcsTasksMock, gridgateTags, type ModelTask } from './ecs-tasks-mock';
 import { CollectingLogger, FixedClock, RecordingMetrics } from './fakes';

@@ -1,21 +1,21 @@
 /**
  * The real app (createApp) over real HTTP, as the Node server serves it: the given config, launchers and
  * session store behind the Node server's own listener (@hono/node-server loaded as it loads it, which the
- * app's relayed answers rely on: adapters/node/app-listener.ts) on a free loopback port, proxying with
+ * app's relayed answers rely on: servers/node/app-listener.ts) on a free loopback port, proxying with
  * gridgate's own upstream agent.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { lazyAppListener } from '../../functions/adapters/node/app-listener';
 import { EndedSessions } from '../../functions/core/ended-sessions';
 import type { GridDeps } from '../../functions/core/grid-deps';
 import { systemClock } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
 import { SlotQueue } from '../../functions/core/slot-queue';
 import { createApp } from '../../functions/http/create-app';
-import { createUpstreamAgent } from '../../functions/http/upstream-client';
+import { lazyAppListener } from '../../functions/servers/node/app-listener';
 import { endAllSessions } from '../../functions/use-cases/expire-sessions';
+import { createUpstreamAgent } from '../../functions/webdriver-client/upstream-client';
 
 export interface ServedApp {
   /** http://127.0.0.1:<port> */

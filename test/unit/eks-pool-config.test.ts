@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkEksPool } from '../../functions/adapters/aws/eks-pool-check';
 import { addressAllowed } from '../../functions/core/browser-network';
 import { ConfigError, type PoolConfig, parseConfig } from '../../functions/core/config';
+import { checkEksPool } from '../../functions/pools/eks/eks-pool-check';
 
 const DEFAULTS = { localBrowserVersion: '156.0.7000.1' };
 

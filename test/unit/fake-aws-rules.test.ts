@@ -10,7 +10,7 @@ import {
   TagResourceCommand,
 } from '@aws-sdk/client-ecs';
 import { describe, expect, it } from 'vitest';
-import { STARTED_BY } from '../../functions/adapters/aws/task-tags';
+import { STARTED_BY } from '../../functions/pools/ecs/task-tags';
 import {
   GET_LOG_EVENTS_PER_SECOND,
   refuseGetLogEvents,
@@ -204,7 +204,7 @@ describe('Kubernetes: a pod with a recorder beside the browser', () => {
 });
 
 describe('CloudWatch Logs', () => {
-  // What CloudWatchBrowserLogs sends (adapters/aws/cloudwatch-browser-logs.ts).
+  // What CloudWatchBrowserLogs sends (pools/ecs/cloudwatch-browser-logs.ts).
   const read = {
     logGroupName: 'Gridgate-BrowsersLogs66D7675E-AbC',
     logStreamName: 'chrome-spot/browser/0123456789abcdef0123456789abcdef',

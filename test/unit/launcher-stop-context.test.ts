@@ -4,10 +4,10 @@
  * typecheck` fails when a launcher's stop takes its context as optional again.
  */
 import { describe, expectTypeOf, it } from 'vitest';
-import type { EcsLauncher } from '../../functions/adapters/aws/ecs-launcher';
-import type { EksLauncher } from '../../functions/adapters/aws/eks-launcher';
-import type { HubLauncher } from '../../functions/adapters/hub/hub-launcher';
 import type { Launcher, StopContext } from '../../functions/core/ports';
+import type { EcsLauncher } from '../../functions/pools/ecs/ecs-launcher';
+import type { EksLauncher } from '../../functions/pools/eks/eks-launcher';
+import type { HubLauncher } from '../../functions/pools/hub/hub-launcher';
 
 describe('Launcher.stop', () => {
   it('takes the stop’s context as a required argument, in the port and in the cloud and hub launchers', () => {

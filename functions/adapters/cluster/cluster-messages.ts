@@ -33,7 +33,7 @@ export type ToWorker =
       state: ConfigState;
       /** The primary's Unix socket, for the requests a worker relays. */
       socketPath: string;
-      /** The primary's pid, which names its local sessions' folders (adapters/local/session-directories.ts). */
+      /** The primary's pid, which names its local sessions' folders (pools/local/session-directories.ts). */
       sessionOwner: number;
       /** Pool kinds the primary runs a launcher for. */
       launcherKinds: PoolConfig['kind'][];

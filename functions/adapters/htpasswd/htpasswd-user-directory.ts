@@ -11,7 +11,7 @@
 import { availableParallelism } from 'node:os';
 import { type PeriodicTask, runEvery } from '../../core/periodic-task';
 import type { Clock, Logger, UserDirectory } from '../../core/ports';
-import { fingerprint, fingerprintSync } from '../node/file-fingerprint';
+import { fingerprint, fingerprintSync } from '../fs/file-fingerprint';
 import { dummyHashLike } from './dummy-hash';
 import { readHtpasswdFile, readHtpasswdFileSync, UsersFileError } from './htpasswd-file';
 import { PasswordCheckQueue, type PasswordCheckRunner, type PasswordChecks } from './password-check-queue';

@@ -1,0 +1,74 @@
+/**
+ * Where the router reads ecs sessions' recordings on AWS: videos in the recordings bucket (S3), browser
+ * logs in the browsers' log group (CloudWatch Logs), each SDK loaded with the first recording asked for
+ * rather than on every cold start (a Lambda's) or at every `npm start` (a head's). None where the stack
+ * keeps neither. The router Lambda and the Node server's heads both read them through this.
+ */
+import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import type { ArtifactSession, ArtifactSource } from '../../core/artifact-ports';
+import { artifactsByKind } from '../../core/artifacts-by-kind';
+import type { PoolConfig } from '../../core/config';
+import { madeOnFirstUse } from '../../core/made-on-first-use';
+import type { KeptRecordings } from '../../core/recorded-in-store';
+
+export interface EcsRecordingPlaces {
+  /** The recordings bucket (GRIDGATE_DEPLOYMENT's recordingsBucket). */
+  bucket?: string;
+  /** The browsers' log group (GRIDGATE_DEPLOYMENT's browserLogGroup). */
+  logGroup?: string;
+}
+
+/** `poolOf`: the pool a session ran in, by its ID's claims. */
+export function ecsRecordings(
+  places: EcsRecordingPlaces,
+  poolOf: (session: ArtifactSession) => PoolConfig | undefined,
+  logsClient: () => Promise<CloudWatchLogsClient> = newLogsClient,
+): ArtifactSource | undefined {
+  const { bucket, logGroup } = places;
+  const video = bucket
+    ? loadedOnFirstUse(async () => {
+        const [{ S3Recordings }, { S3Client }, { boundedRequests }] = await Promise.all([
+          import('../selenium-node/s3-recordings'),
+          import('@aws-sdk/client-s3'),
+          import('../../adapters/aws/request-bounds'),
+        ]);
+        return new S3Recordings(new S3Client({ requestHandler: boundedRequests() }), bucket);
+      })
+    : undefined;
+  const log = logGroup
+    ? loadedOnFirstUse(async () => {
+        const [{ CloudWatchBrowserLogs }, logs] = await Promise.all([
+          import('./cloudwatch-browser-logs'),
+          logsClient(),
+        ]);
+        return new CloudWatchBrowserLogs({ logs, group: logGroup, poolOf });
+      })
+    : undefined;
+  if (!video && !log) return undefined;
+  return artifactsByKind({ ...(video ? { video } : {}), ...(log ? { log } : {}) });
+}
+
+/**
+ * What an ended ecs session that recorded something keeps, for the status page's list: a video where it
+ * asked for one and its pool's tasks run the recorder, and its log always (every task's browser container
+ * logs to the browsers' log group, which the stack makes with any ecs pool).
+ */
+export const ecsKept: KeptRecordings = (record, pool) => ({
+  video: record.recording?.video === true && pool.kind === 'ecs' && pool.recorder !== undefined,
+  log: true,
+});
+
+/** The router's CloudWatch Logs client: one try per call, since the log reads pace their own retries. */
+async function newLogsClient(): Promise<CloudWatchLogsClient> {
+  const [{ CloudWatchLogsClient }, { boundedRequests }] = await Promise.all([
+    import('@aws-sdk/client-cloudwatch-logs'),
+    import('../../adapters/aws/request-bounds'),
+  ]);
+  return new CloudWatchLogsClient({ maxAttempts: 1, requestHandler: boundedRequests() });
+}
+
+/** A source made when first asked (madeOnFirstUse: a failed load is not kept). */
+function loadedOnFirstUse(load: () => Promise<ArtifactSource>): ArtifactSource {
+  const source = madeOnFirstUse(load);
+  return { find: async (session, kind, ask) => (await source()).find(session, kind, ask) };
+}

@@ -1,0 +1,232 @@
+/**
+ * A network namespace of its own for one local browser, chromedriver and Chromium both, so that its pages
+ * reach nothing of the grid's (DESIGN invariant 7):
+ * - gridgate reaches chromedriver (port 9515 inside) and Chromium's DevTools (9222 inside) through ports pasta
+ *   forwards from 127.0.0.2, an address of this machine's loopback no namespace can reach: their loopback is
+ *   redirected to this machine's 127.0.0.1 only;
+ * - inside, Chromium runs as a user and group of its own (browser-user.ts) and only sockets of group root
+ *   (chromedriver, pasta) may connect to those two ports, so no page, and nothing Chromium starts, reaches them;
+ * - pasta gives the namespace the internet the machine has (IPv4 only: one address family to rule over);
+ * - the namespace's loopback is redirected to this machine's 127.0.0.1, so a dev server on localhost:3000, or
+ *   one a test started on a random port, stays reachable; gridgate's own port is refused.
+ * Other sessions' chromedrivers and DevTools ports are all on 127.0.0.2 or inside their own namespaces.
+ * The namespace is named after the gridgate process (gridgate-<pid>-…), so one left by a killed gridgate is
+ * found and deleted at the next start (orphan-sweep.ts).
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
+import { closedToBrowsers } from './browser-user';
+import { type Group, stopGroup } from './process-group';
+
+export const NAMESPACE_PREFIX = 'gridgate-';
+/** chromedriver's and Chromium's DevTools ports inside every namespace, which only group root may connect to. */
+export const NAMESPACE_DRIVER_PORT = 9515;
+export const NAMESPACE_DEVTOOLS_PORT = 9222;
+/** Where gridgate reaches every namespace's forwarded ports: on loopback, but not the address namespaces reach. */
+const GRID_LOOPBACK = '127.0.0.2';
+// A documentation range (RFC 5737): never a real network, so the namespace's gateway is never mistaken for one.
+const ADDRESS = '192.0.2.2';
+const GATEWAY = '192.0.2.1';
+const READY_TIMEOUT_MS = 5000;
+const POLL_MS = 10;
+
+const run = promisify(execFile);
+
+export interface BrowserNamespace {
+  name: string;
+  /** host:port on this machine's loopback that reaches chromedriver inside the namespace. */
+  driver: string;
+  /** host:port on this machine's loopback that reaches Chromium's DevTools port inside the namespace. */
+  devtools: string;
+  /** pasta, in a process group of its own. */
+  pasta: Group;
+}
+
+export interface NamespaceOptions {
+  /** Ports of this machine's loopback the browser's pages must not reach: gridgate's own. */
+  gridPorts: readonly number[];
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+}
+
+/** Why this machine cannot give browsers namespaces of their own, or undefined when it can. */
+export async function namespacesUnavailable(): Promise<string | undefined> {
+  if (process.getuid?.() !== 0) return 'gridgate is not running as root';
+  const missing: string[] = [];
+  for (const tool of ['ip', 'nsenter', 'nft', 'pasta', 'setpriv']) {
+    try {
+      await run('sh', ['-c', `command -v ${tool}`]);
+    } catch {
+      missing.push(tool);
+    }
+  }
+  if (missing.length) return `missing ${missing.join(', ')}`;
+  const closed = await closedToBrowsers(tmpdir());
+  return closed && `browsers' own users cannot pass through ${closed} (TMPDIR): it needs o+x`;
+}
+
+let made = 0;
+
+/** Makes the namespace, its rules and its pasta; on failure nothing of it is left. */
+export async function openBrowserNamespace(options: NamespaceOptions): Promise<BrowserNamespace> {
+  const name = `${NAMESPACE_PREFIX}${process.pid}-${++made}-${randomBytes(3).toString('hex')}`;
+  await run('ip', ['netns', 'add', name]);
+  let pasta: Group | undefined;
+  try {
+    await configure(name, options.gridPorts);
+    const [driverPort, devtoolsPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
+    pasta = startPasta(
+      name,
+      { [driverPort]: NAMESPACE_DRIVER_PORT, [devtoolsPort]: NAMESPACE_DEVTOOLS_PORT },
+      options.env,
+    );
+    await listening(devtoolsPort, pasta, options.signal);
+    return {
+      name,
+      driver: `${GRID_LOOPBACK}:${driverPort}`,
+      devtools: `${GRID_LOOPBACK}:${devtoolsPort}`,
+      pasta,
+    };
+  } catch (error) {
+    await closeBrowserNamespace({ name, pasta });
+    throw error;
+  }
+}
+
+/** Stops pasta and deletes the namespace (what still runs inside it must be stopped before). */
+export async function closeBrowserNamespace(namespace: { name: string; pasta?: Group }): Promise<void> {
+  if (namespace.pasta) await stopGroup(namespace.pasta);
+  await deleteNamespace(namespace.name);
+}
+
+export async function deleteNamespace(name: string): Promise<void> {
+  await run('ip', ['netns', 'delete', name]).catch(() => undefined);
+}
+
+/** A command line that runs `command` inside the namespace (nsenter execs it: the pid stays the command's). */
+export function inNamespace(name: string, command: string, args: readonly string[]): [string, string[]] {
+  return ['nsenter', [`--net=/run/netns/${name}`, '--', command, ...args]];
+}
+
+/**
+ * Loopback traffic inside the namespace goes to this machine's 127.0.0.1 through pasta's gateway mapping,
+ * except to chromedriver's and DevTools' own ports there, which only group root's sockets may open; gridgate's
+ * ports are refused (a reset, so a page fails at once). route_localnet lets a packet addressed to 127.0.0.1
+ * leave by the namespace's interface once redirected.
+ */
+async function configure(name: string, gridPorts: readonly number[]): Promise<void> {
+  const blocked = [...new Set(gridPorts.filter((port) => port > 0))].join(', ');
+  const rules = `
+table ip gridgate {
+  chain loopback_to_host {
+    type nat hook output priority -100; policy accept;
+    ip daddr 127.0.0.0/8 tcp dport != { ${NAMESPACE_DRIVER_PORT}, ${NAMESPACE_DEVTOOLS_PORT} } dnat to ${GATEWAY}
+  }
+  chain host_source {
+    type nat hook postrouting priority 100; policy accept;
+    ip daddr ${GATEWAY} masquerade
+  }
+  chain grid_ports {
+    type filter hook output priority 0; policy accept;
+    ip daddr 127.0.0.0/8 tcp dport { ${NAMESPACE_DRIVER_PORT}, ${NAMESPACE_DEVTOOLS_PORT} } meta skgid != 0 reject with tcp reset${
+      blocked
+        ? `
+    ip daddr ${GATEWAY} tcp dport { ${blocked} } reject with tcp reset`
+        : ''
+    }
+  }
+}
+`;
+  await run('ip', ['netns', 'exec', name, 'sysctl', '-q', '-w', 'net.ipv4.conf.all.route_localnet=1']);
+  await new Promise<void>((resolve, reject) => {
+    const nft = spawn('ip', ['netns', 'exec', name, 'nft', '-f', '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    nft.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    nft.once('error', reject);
+    nft.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`nft refused the namespace's rules: ${stderr.trim()}`)),
+    );
+    nft.stdin.end(rules);
+  });
+}
+
+/** A port of 127.0.0.2 that is free now; pasta takes it at once, and a lost race fails its start. */
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, GRID_LOOPBACK, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function startPasta(name: string, forwards: Record<number, number>, env: NodeJS.ProcessEnv): Group {
+  // --runas 0: pasta otherwise becomes "nobody", who cannot enter a namespace of root's. -f: it stays our
+  // child, in its own group, so stopping the group stops it. Only the forwarded ports come in from this
+  // machine; nothing of UDP; no IPv6.
+  const child: ChildProcess = spawn(
+    'pasta',
+    [
+      '--runas',
+      '0:0',
+      '-q',
+      '-f',
+      '-4',
+      '--config-net',
+      '-a',
+      ADDRESS,
+      '-n',
+      '24',
+      '-g',
+      GATEWAY,
+      ...Object.entries(forwards).flatMap(([host, inside]) => ['-t', `${GRID_LOOPBACK}/${host}:${inside}`]),
+      '-T',
+      'none',
+      '-u',
+      'none',
+      '-U',
+      'none',
+      '--netns',
+      name,
+    ],
+    { detached: true, stdio: 'ignore', env },
+  );
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+  return { child, exited };
+}
+
+/** Waits until pasta accepts on the forwarded port (it binds it once the namespace is set up). */
+async function listening(port: number, pasta: Group, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    signal.throwIfAborted();
+    if (pasta.child.exitCode !== null || pasta.child.signalCode !== null)
+      throw new Error(`pasta ended (code ${pasta.child.exitCode}) before the browser's namespace was ready`);
+    if (await connects(port)) return;
+    if (Date.now() > deadline)
+      throw new Error(`pasta did not set up the browser's namespace in ${READY_TIMEOUT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+function connects(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.connect(port, GRID_LOOPBACK);
+  });
+}

@@ -1,0 +1,485 @@
+/**
+ * Launcher for local pools: one chromedriver child per session, in its own process group so that
+ * stopping it also stops Chromium and every helper process Chromium started, then the profile goes.
+ * Pools with `warm` > 0 keep browsers started ahead of time (WarmBrowsers): a chromedriver plus a Chromium
+ * in a process group of its own, which a request that asks nothing of the launch attaches to. Other local
+ * pools keep one chromedriver started (ReadyChromedrivers), which any new session takes unless it wants
+ * chromedriver's log (written only where chromedriver was told at its start).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Capabilities } from '../../core/capabilities';
+import type { PoolConfig } from '../../core/config';
+import type { HostPathContext } from '../../core/host-path-rules';
+import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
+import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
+import { browserEnvironment } from './browser-environment';
+import {
+  type BrowserNamespace,
+  closeBrowserNamespace,
+  inNamespace,
+  NAMESPACE_DEVTOOLS_PORT,
+  NAMESPACE_DRIVER_PORT,
+  openBrowserNamespace,
+} from './browser-namespace';
+import { asBrowserUser, browserUserOf, chromiumAsBrowserUser, giveToBrowser } from './browser-user';
+import { BrowserWatch } from './browser-watch';
+import { PortRaceError, waitForPort } from './chromedriver-port';
+import { chromiumCapabilities, wantsDownloads } from './chromium-capabilities';
+import { launchChromium, warmChromiumArgs } from './chromium-process';
+import { LocalFileTransfer } from './local-file-transfer';
+import { type Group, stopGroup } from './process-group';
+import { ReadyChromedrivers } from './ready-chromedrivers';
+import { SessionDirectories } from './session-directories';
+import { sessionFolderContext } from './session-folder-bounds';
+import type { SessionRecordings } from './session-recordings';
+import { type ReadyBrowser, WarmBrowsers } from './warm-browsers';
+
+export { LAUNCHED_BY_ENV } from './browser-environment';
+/** Profile directories are named after the gridgate process that owns them: gridgate-chromium-<pid>-…. */
+export const PROFILE_PREFIX = 'gridgate-chromium-';
+/** The folder each chromedriver and its Chromium get as TMPDIR and HOME, named the same way: gridgate-tmp-<pid>-…. */
+export const SCRATCH_PREFIX = 'gridgate-tmp-';
+const PORT_RACE_ATTEMPTS = 3;
+
+interface RunningDriver {
+  child: ChildProcess;
+  userDataDir: string;
+  /**
+   * TMPDIR and HOME of chromedriver and its Chromium: what they make there (chromedriver's scoped_dir, Chromium's
+   * org.chromium.Chromium.* socket folder), which a stopped or killed browser leaves behind, goes with it.
+   */
+  scratchDir: string;
+  exited: Promise<void>;
+  /**
+   * A warm browser's Chromium, launched apart from chromedriver: chromedriver attached to it neither
+   * quits it on DELETE nor takes it down when it ends, so stop() ends this group too.
+   */
+  chromium?: Group;
+  /** The network namespace chromedriver and its Chromium run in, when browsers get one (options.isolation). */
+  namespace?: BrowserNamespace;
+  /** The stop under way or done, shared by every caller of stop(); set once stopping began. */
+  stopped?: Promise<void>;
+  /**
+   * Started ahead of demand (a warm browser, a ready chromedriver) and not yet any session's: its exit is
+   * no session's browser exiting, and it is not among the running sessions' browsers.
+   */
+  warm: boolean;
+}
+
+/** Which part of a session's browser ended unasked, and how (a browser chromedriver started is not ours to wait on). */
+export interface UnexpectedExit {
+  process: 'chromedriver' | 'chromium';
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ChromedriverLauncherOptions {
+  /** Called when a session's chromedriver or Chromium ends without being stopped (a crash, or killed from outside). */
+  onUnexpectedExit?: (handle: string, exit: UnexpectedExit) => void;
+  /** Records the sessions that ask for a video or a log; none: nothing is recorded. */
+  recordings?: SessionRecordings;
+  /**
+   * Each chromedriver and its Chromium in a network namespace of their own (browser-namespace.ts), the
+   * pages kept from these ports of this machine (gridgate's own) and from every chromedriver and DevTools
+   * port; none: they share the machine's network, as any program of gridgate's user.
+   */
+  isolation?: { gridPorts: readonly number[] };
+}
+
+export class ChromedriverLauncher implements Launcher {
+  private readonly drivers = new Map<string, RunningDriver>();
+  private readonly warm = new WarmBrowsers({
+    spawn: (pool, signal) => this.spawnWarm(pool, signal),
+    alive: (handle) => this.alive(handle),
+    claim: (handle) => {
+      const driver = this.drivers.get(handle);
+      if (!driver || !this.alive(handle)) return false;
+      driver.warm = false;
+      return true;
+    },
+    stop: (handle) => this.stop(handle),
+  });
+  private readonly readyDrivers = new ReadyChromedrivers({
+    spawn: (pool, signal) => this.spawnDriver(pool.chromedriver, signal, 'ready'),
+    alive: (handle) => this.alive(handle),
+    stop: (handle) => this.stop(handle),
+  });
+
+  /** Each browser's directory for uploads and managed downloads, gone when it stops. */
+  private readonly directories = new SessionDirectories(undefined, (handle) =>
+    this.options.isolation ? browserUserOf(handle) : undefined,
+  );
+  /** Selenium Grid 4's /se/file and /se/files, which chromedriver does not serve, for browsers serving a session. */
+  readonly files = new LocalFileTransfer(this.directories, (handle) => {
+    const driver = this.drivers.get(handle);
+    return driver !== undefined && !driver.warm && driver.stopped === undefined;
+  });
+  // The Chromium a session's chromedriver started is chromedriver's child, not ours: watched in /proc.
+  private readonly browsers = new BrowserWatch((handle) =>
+    this.partExited(handle, { process: 'chromium', code: null, signal: null }),
+  );
+
+  /** Set by stopAll (shutdown): a chromedriver started after it would outlive gridgate. */
+  private stopped = false;
+
+  constructor(private readonly options: ChromedriverLauncherOptions = {}) {}
+
+  /** The browser runs as gridgate's user: what its commands name must lie in its session's folder. */
+  hostPaths(handle: string): HostPathContext {
+    return sessionFolderContext(handle);
+  }
+
+  async start(request: LaunchRequest): Promise<LaunchedBrowser> {
+    const { pool, capabilities, signal, onStage } = request;
+    if (pool.kind !== 'local') throw new Error(`ChromedriverLauncher cannot start a ${pool.kind} pool`);
+    signal.throwIfAborted();
+    const runningAsRoot = isRoot();
+    // A request that needs launch-time options leaves the warm browsers to those that do not; so does
+    // one that wants chromedriver's log, which chromedriver writes only where it was told at its start.
+    const warm =
+      launchNeeds(pool, capabilities, runningAsRoot) === undefined && !request.recording?.log
+        ? await this.warm.take(pool)
+        : undefined;
+    const recordings = this.options.recordings;
+    const recording = await recordings?.begin(request);
+    if (warm) {
+      onStage?.('driver');
+      recordings?.track(warm.handle, recording);
+      if (signal.aborted) {
+        await this.stop(warm.handle);
+        throw signal.reason;
+      }
+      return {
+        address: warm.address,
+        handle: warm.handle,
+        capabilities: attachCapabilities(capabilities, warm.attachAddress ?? warm.debuggerAddress),
+        ...served(undefined, this.drivers.get(warm.handle)?.namespace),
+      };
+    }
+    const driver =
+      (recording?.driverArgs.length ? undefined : await this.takeReadyDriver(pool)) ??
+      (await this.spawnDriver(pool.chromedriver, signal, undefined, onStage, recording?.driverArgs).catch(
+        async (error: unknown) => {
+          await recordings?.discard(recording);
+          throw error;
+        },
+      ));
+    recordings?.track(driver.handle, recording);
+    const running = this.drivers.get(driver.handle);
+    const namespace = running?.namespace;
+    let downloadDirectory: string | undefined;
+    let binary: string | undefined;
+    try {
+      signal.throwIfAborted();
+      if (wantsDownloads(capabilities))
+        downloadDirectory = await this.directories.make(driver.handle, 'downloads');
+      if (running && namespace) binary = await chromiumAsItsUser(driver.handle, running, pool.chromium);
+    } catch (error) {
+      await this.stop(driver.handle);
+      throw error;
+    }
+    return {
+      address: driver.address,
+      handle: driver.handle,
+      capabilities: chromiumCapabilities(pool, capabilities, {
+        userDataDir: driver.userDataDir,
+        runningAsRoot,
+        downloadDirectory,
+        ...(binary ? { binary, devtoolsPort: NAMESPACE_DEVTOOLS_PORT } : {}),
+      }),
+      ...served(downloadDirectory, namespace),
+    };
+  }
+
+  /**
+   * Keeps each local pool's `warm` browsers started, or for a pool without, one chromedriver (none for
+   * other kinds); call with every config.
+   */
+  keepWarm(pools: readonly PoolConfig[]): void {
+    if (this.stopped) return;
+    this.warm.keep(pools);
+    this.readyDrivers.keep(pools);
+  }
+
+  /** The pool's ready chromedriver, now the session's, with its profile: its Chromium is watched from here on. */
+  private async takeReadyDriver(pool: LocalPool): Promise<Omit<ReadyBrowser, 'debuggerAddress'> | undefined> {
+    const ready = await this.readyDrivers.take(pool);
+    const driver = ready && this.drivers.get(ready.handle);
+    if (!ready || !driver) return undefined;
+    driver.warm = false;
+    driver.userDataDir = await newProfile();
+    if (driver.child.pid !== undefined) this.browsers.watch(ready.handle, driver.child.pid);
+    return { ...ready, userDataDir: driver.userDataDir };
+  }
+
+  /** Browsers of this pool started ahead of demand and ready for a new session now. */
+  warmCount(pool: string): number {
+    return this.warm.count(pool);
+  }
+
+  /**
+   * A warm browser: chromedriver, then Chromium (the pool's default arguments, a fresh profile), each in
+   * its own process group, both answering when this resolves. Nobody waits for it, so one after the
+   * other is fast enough and keeps failures simple: whatever started is stopped.
+   */
+  private async spawnWarm(pool: LocalPool, signal: AbortSignal): Promise<ReadyBrowser> {
+    const driver = await this.spawnDriver(pool.chromedriver, signal, 'warm');
+    const running = this.drivers.get(driver.handle) as RunningDriver;
+    const { namespace } = running;
+    const args = warmChromiumArgs(
+      defaultArgs(pool, isRoot(), driver.userDataDir),
+      namespace ? NAMESPACE_DEVTOOLS_PORT : 0,
+    );
+    // In a namespace, Chromium runs as the browser's user and listens where chromedriver (inside too)
+    // attaches; gridgate reaches it forwarded.
+    const user = namespace && browserUserOf(driver.handle);
+    const [binary, argv] =
+      namespace && user
+        ? inNamespace(namespace.name, ...asBrowserUser(user, pool.chromium, args))
+        : [pool.chromium, args];
+    try {
+      if (user)
+        for (const path of [driver.userDataDir, homeOf(running.scratchDir)]) await giveToBrowser(path, user);
+      const chromium = await launchChromium(
+        binary,
+        argv,
+        driver.userDataDir,
+        browserEnvironment(homeOf(running.scratchDir)),
+        signal,
+        namespace?.devtools,
+        (child, exited) => {
+          running.chromium = { child, exited };
+          child.once('exit', (code, exitSignal) =>
+            this.partExited(driver.handle, { process: 'chromium', code, signal: exitSignal }),
+          );
+        },
+      );
+      return {
+        ...driver,
+        debuggerAddress: chromium.debuggerAddress,
+        ...(namespace ? { attachAddress: `127.0.0.1:${NAMESPACE_DEVTOOLS_PORT}` } : {}),
+      };
+    } catch (error) {
+      await this.stop(driver.handle);
+      throw error;
+    }
+  }
+
+  /**
+   * A chromedriver or its Chromium ended unasked. A session's is reported (the session is over); a warm
+   * browser's, while it waited, is dropped, and its profile goes.
+   */
+  private partExited(handle: string, exit: UnexpectedExit): void {
+    const driver = this.drivers.get(handle);
+    if (!driver || driver.stopped !== undefined) return;
+    if (!driver.warm) {
+      this.options.onUnexpectedExit?.(handle, exit);
+      return;
+    }
+    if (!this.readyDrivers.discard(handle)) this.warm.discard(handle);
+    void this.stop(handle).catch(() => undefined);
+  }
+
+  /**
+   * A chromedriver for a session (`ahead` undefined), for a warm browser, or kept ready; all but a ready
+   * one get their Chromium's profile directory now (a ready one's is made when a session takes it).
+   */
+  private async spawnDriver(
+    chromedriver: string,
+    signal: AbortSignal,
+    ahead: 'warm' | 'ready' | undefined,
+    onStage?: LaunchRequest['onStage'],
+    driverArgs: string[] = [],
+  ): Promise<Omit<ReadyBrowser, 'debuggerAddress'>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.spawnDriverOnce(chromedriver, signal, ahead, onStage, driverArgs);
+      } catch (error) {
+        if (!(error instanceof PortRaceError) || attempt === PORT_RACE_ATTEMPTS || signal.aborted)
+          throw error;
+      }
+    }
+  }
+
+  private async spawnDriverOnce(
+    chromedriver: string,
+    signal: AbortSignal,
+    ahead: 'warm' | 'ready' | undefined,
+    onStage: LaunchRequest['onStage'],
+    driverArgs: string[],
+  ): Promise<Omit<ReadyBrowser, 'debuggerAddress'>> {
+    const warm = ahead !== undefined;
+    const userDataDir = ahead === 'ready' ? '' : await newProfile();
+    const scratchDir = await newScratch();
+    if (this.stopped) {
+      await Promise.all(
+        [userDataDir, scratchDir].map((dir) => dir && rm(dir, { recursive: true, force: true })),
+      );
+      throw new Error('gridgate is stopping: no browser is started');
+    }
+    onStage?.('launch');
+    let namespace: BrowserNamespace | undefined;
+    const isolation = this.options.isolation;
+    if (isolation) {
+      try {
+        namespace = await openBrowserNamespace({
+          gridPorts: isolation.gridPorts,
+          env: browserEnvironment(homeOf(scratchDir)),
+          signal,
+        });
+      } catch (error) {
+        await Promise.all(
+          [userDataDir, scratchDir].map((dir) => dir && rm(dir, { recursive: true, force: true })),
+        );
+        throw error;
+      }
+    }
+    const [command, args] = namespace
+      ? inNamespace(namespace.name, chromedriver, [`--port=${NAMESPACE_DRIVER_PORT}`, ...driverArgs])
+      : [chromedriver, ['--port=0', ...driverArgs]];
+    const child = spawn(command, args, {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: browserEnvironment(homeOf(scratchDir)),
+    });
+    const handle = String(child.pid ?? `failed-${Date.now()}`);
+    // A chromedriver that could not be spawned reports 'error' and never 'exit'.
+    const exited = new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.once('error', () => resolve());
+    });
+    const driver: RunningDriver = { child, userDataDir, scratchDir, exited, warm, namespace };
+    this.drivers.set(handle, driver);
+    this.directories.open(handle);
+    child.once('exit', (code, exitSignal) =>
+      this.partExited(handle, { process: 'chromedriver', code, signal: exitSignal }),
+    );
+    try {
+      if (namespace) await this.directories.prepare(handle);
+      onStage?.('driver');
+      const port = await waitForPort(child, signal);
+      // A session's chromedriver starts its Chromium at the new-session request; a warm one's is ours.
+      if (!warm && child.pid !== undefined) this.browsers.watch(handle, child.pid);
+      return { handle, address: namespace?.driver ?? `127.0.0.1:${port}`, userDataDir };
+    } catch (error) {
+      await this.stop(handle);
+      throw error;
+    }
+  }
+
+  /** The session's browser answered its new-session request: its recording starts. */
+  async opened(handle: string, capabilities: Capabilities): Promise<void> {
+    await this.options.recordings?.opened(handle, capabilities);
+  }
+
+  /** Stops the browser; every caller, the first or one arriving meanwhile (a shutdown), waits for all of it. */
+  stop(handle: string, context?: StopContext): Promise<void> {
+    const driver = this.drivers.get(handle);
+    if (!driver) return Promise.resolve();
+    driver.stopped ??= this.stopDriver(handle, driver, context);
+    return driver.stopped;
+  }
+
+  /**
+   * The video first, while the browser still shows its last page; both process groups; what the session
+   * recorded, once chromedriver has written its log; the profile and the session's directory; then the
+   * handle is forgotten.
+   */
+  private async stopDriver(handle: string, driver: RunningDriver, context?: StopContext): Promise<void> {
+    this.browsers.unwatch(handle);
+    const recordings = this.options.recordings;
+    await recordings?.stopVideo(handle);
+    const { userDataDir, scratchDir } = driver;
+    const groups: Group[] = [driver, ...(driver.chromium ? [driver.chromium] : [])];
+    await Promise.all(groups.map(stopGroup));
+    if (driver.namespace) await closeBrowserNamespace(driver.namespace);
+    const removed = (dir: string) =>
+      dir && rm(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
+    await Promise.all([
+      recordings?.keep(handle, context?.reason),
+      removed(userDataDir),
+      removed(scratchDir),
+      this.directories.remove(handle),
+    ]);
+    this.drivers.delete(handle);
+  }
+
+  /** Stops every chromedriver and Chromium: those serving or being started for sessions, and the warm ones. */
+  async stopAll(): Promise<void> {
+    this.stopped = true;
+    this.browsers.close();
+    await Promise.all([this.warm.close(), this.readyDrivers.close()]);
+    await Promise.all([...this.drivers.keys()].map((handle) => this.stop(handle)));
+  }
+
+  /** Handles of the browsers running now for sessions (warm browsers and ready chromedrivers not included). */
+  running(): string[] {
+    return [...this.drivers].flatMap(([handle, driver]) => (driver.warm ? [] : [handle]));
+  }
+
+  /** Whether the handle is among running(), without listing them: asked per record by the sweeps. */
+  isRunning(handle: string): boolean {
+    const driver = this.drivers.get(handle);
+    return driver !== undefined && !driver.warm;
+  }
+
+  private alive(handle: string): boolean {
+    const driver = this.drivers.get(handle);
+    return (
+      driver !== undefined &&
+      driver.stopped === undefined &&
+      runs(driver.child) &&
+      (driver.chromium === undefined || runs(driver.chromium.child))
+    );
+  }
+}
+
+type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
+
+const isRoot = () => process.getuid?.() === 0;
+
+const newProfile = () => mkdtemp(join(tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
+/**
+ * A browser's own folder: its home (HOME and TMPDIR of chromedriver and Chromium), and beside it, out of the
+ * home a namespaced Chromium's user owns, the script chromedriver starts Chromium by. The folder itself may
+ * only be passed through by others, so that user reaches its home and cannot replace the script.
+ */
+async function newScratch(): Promise<string> {
+  const scratch = await mkdtemp(join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`));
+  await chmod(scratch, 0o711);
+  await mkdir(homeOf(scratch), { mode: 0o700 });
+  return scratch;
+}
+
+const homeOf = (scratchDir: string) => join(scratchDir, 'home');
+
+/**
+ * What gridgate adds to the browser's new-session answer: managed downloads, and for a Chromium reached by a
+ * pipe (which chromedriver then reports no DevTools address for) the forwarded DevTools port, where se:cdp
+ * and videos find it.
+ */
+function served(downloadDirectory: string | undefined, namespace: BrowserNamespace | undefined) {
+  const capabilities: Capabilities = {
+    ...(downloadDirectory ? { 'se:downloadsEnabled': true } : {}),
+    ...(namespace ? { 'goog:chromeOptions': { debuggerAddress: namespace.devtools } } : {}),
+  };
+  return Object.keys(capabilities).length ? { served: capabilities } : {};
+}
+
+/**
+ * Where chromedriver starts Chromium from in a namespace: a script in the browser's own folder that gives the
+ * browser's user its profile and home, then starts Chromium as it.
+ */
+async function chromiumAsItsUser(handle: string, driver: RunningDriver, chromium: string): Promise<string> {
+  const user = browserUserOf(handle);
+  if (user === undefined) throw new Error(`no user for browser ${handle}`);
+  const path = join(driver.scratchDir, 'chromium');
+  const owned = [driver.userDataDir, homeOf(driver.scratchDir)];
+  await writeFile(path, chromiumAsBrowserUser(user, chromium, owned), { mode: 0o700 });
+  return path;
+}
+
+const runs = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;

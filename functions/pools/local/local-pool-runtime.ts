@@ -1,0 +1,117 @@
+/**
+ * What a Node server's local pools run on, made once at its start: what a killed gridgate was recording kept
+ * and its leftovers swept, the chromedriver launcher (each browser in a network namespace of its own when the
+ * config asks and the machine can), the sessions' videos and logs on this machine's disk, and the periodic
+ * work (warm browsers, recordings past their retention).
+ */
+import type { Config } from '../../core/config';
+import { type PeriodicTask, runEvery } from '../../core/periodic-task';
+import type { Logger, Metrics } from '../../core/ports';
+import { namespacesUnavailable } from './browser-namespace';
+import { ChromedriverLauncher, type UnexpectedExit } from './chromedriver-launcher';
+import { ffmpegInstaller } from './ensure-ffmpeg';
+import { keepInterruptedRecordings } from './interrupted-recordings';
+import { LocalRecordings } from './local-recordings';
+import { sweepOrphans } from './orphan-sweep';
+import { SessionRecordings } from './session-recordings';
+
+// How soon a reload's new `warm` counts (or a warm browser that died) are acted on.
+const WARM_CHECK_MS = 1000;
+// How often recordings past their retention are removed (the size cap is also kept at each new one).
+const RECORDINGS_PRUNE_MS = 60_000;
+
+export interface LocalPoolRuntime {
+  launcher: ChromedriverLauncher;
+  /** Local sessions' videos and logs; a running session's log is served as it grows. */
+  recordings: LocalRecordings;
+  /** Starts the periodic work; it reads the config at every tick, so a reload's `warm` counts take effect. */
+  runPeriodically(): PeriodicTask[];
+}
+
+export interface LocalPoolContext {
+  /** The config at start-up: the isolation asked for, the grid's port kept from the browsers, where recordings were. */
+  config: Config;
+  /** The config in use now (reloads swap it). */
+  current: () => Config;
+  logger: Logger;
+  metrics: Metrics;
+  /** A browser that exited without being stopped: its session is over. */
+  onUnexpectedExit: (handle: string, exit: UnexpectedExit) => void;
+}
+
+export async function startLocalPoolRuntime(context: LocalPoolContext): Promise<LocalPoolRuntime> {
+  const { config, current, logger, metrics } = context;
+  // What a killed gridgate was recording is kept before the sweep removes its directories.
+  await keepRecordingsOfKilledServers(config, logger);
+  const orphans = await sweepOrphans();
+  if (orphans.processes + orphans.profiles + orphans.namespaces > 0)
+    logger.log('ORPHANS_REMOVED', { ...orphans });
+  if (orphans.processes)
+    metrics.count('OrphansReaped', { reason: 'process left running' }, orphans.processes);
+  if (orphans.profiles) metrics.count('OrphansReaped', { reason: 'profile left behind' }, orphans.profiles);
+  const recordingSettings = () => current().recording;
+  const recordings: LocalRecordings = new LocalRecordings(recordingSettings, (key) =>
+    sessionRecordings.liveLog(key),
+  );
+  const sessionRecordings: SessionRecordings = new SessionRecordings({
+    store: recordings,
+    settings: recordingSettings,
+    ffmpeg: ffmpegInstaller(logger),
+    logger,
+  });
+  const launcher = new ChromedriverLauncher({
+    recordings: sessionRecordings,
+    isolation: await browserIsolation(config, logger),
+    onUnexpectedExit: context.onUnexpectedExit,
+  });
+  const runPeriodically = () => {
+    launcher.keepWarm(Object.values(current().pools));
+    return [
+      runEvery('recordings retention', RECORDINGS_PRUNE_MS, () => recordings.prune(Date.now()), logger),
+      runEvery(
+        'warm browsers',
+        WARM_CHECK_MS,
+        () => launcher.keepWarm(Object.values(current().pools)),
+        logger,
+      ),
+    ];
+  };
+  return { launcher, recordings, runPeriodically };
+}
+
+/** Keeps the recordings of sessions a gridgate process that was killed outright was running, ended so. */
+async function keepRecordingsOfKilledServers(config: Config, logger: Logger): Promise<void> {
+  const kept = await keepInterruptedRecordings({
+    store: new LocalRecordings(() => config.recording),
+    ffmpeg: ffmpegInstaller(logger),
+    flushMs: config.recording.flushTimeout,
+    logger,
+  });
+  for (const session of kept) {
+    logger.log('SESSION_ENDED', {
+      session: session.key,
+      user: session.user,
+      pool: session.pool,
+      reason: session.endReason,
+      durationMs: (session.endedAt ?? session.createdAt) - session.createdAt,
+      video: session.video !== undefined,
+      log: session.log !== undefined,
+    });
+  }
+}
+
+/**
+ * With `isolation: "namespace"`, local browsers each in a network namespace of their own, kept from
+ * gridgate's port; on a machine that cannot (not root, tools missing) they share its network, and the start
+ * says so.
+ */
+async function browserIsolation(
+  config: Config,
+  logger: Logger,
+): Promise<{ gridPorts: readonly number[] } | undefined> {
+  if (config.isolation === 'none') return undefined;
+  const unavailable = await namespacesUnavailable();
+  if (unavailable === undefined) return { gridPorts: [config.port] };
+  logger.log('ISOLATION_UNAVAILABLE', { reason: unavailable });
+  return undefined;
+}
