@@ -57,6 +57,8 @@ describe('docs/playwright.md', { timeout: 180_000 }, () => {
         'test',
         '--config',
         join(scratch, 'playwright.config.ts'),
+        '--output',
+        join(scratch, 'results'),
       ],
       { cwd: scratch, env: { ...process.env, SITE_URL: env.site.url }, timeout: 150_000 },
     );
