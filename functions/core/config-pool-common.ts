@@ -26,6 +26,10 @@ export const poolCommon = {
     description:
       "Keep the browser driver's log of every session of this pool (over recording.log); a client's explicit false still wins.",
   }),
+  keep: z.enum(['all', 'failed'], { error: 'must be "all" or "failed"' }).optional().meta({
+    description:
+      "Which of this pool's ended sessions keep their video (over recording.keep); a client's gridgate:options.keep wins.",
+  }),
 };
 
 /** Where a docker-selenium container (ecs and eks pools) serves WebDriver and noVNC. */

@@ -46,6 +46,10 @@ const recording = z
     log: z.boolean().default(false).meta({
       description: "Keep the browser driver's log of every session; else only sessions that ask.",
     }),
+    keep: z.enum(['all', 'failed'], { error: 'must be "all" or "failed"' }).default('all').meta({
+      description:
+        'Which ended sessions keep their video: all, or only failed ones (a failed result, an idle or max-age end, a crashed or reclaimed browser, a shutdown); see docs/video-and-logs.md.',
+    }),
     format: z
       .enum(['mp4', 'webm'], { error: 'must be "mp4" or "webm"' })
       .default('mp4')

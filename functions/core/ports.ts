@@ -5,6 +5,7 @@ import type { PoolConfig } from './config';
 import type { CreationStage, LaunchStage } from './creation-stage';
 import type { HostPathContext } from './host-path-rules';
 import type { RecordingWish } from './recording-wish';
+import type { TestMarks, TestResult } from './test-marks';
 
 export interface LaunchRequest {
   pool: PoolConfig;
@@ -105,6 +106,11 @@ export interface StopContext {
   reason: SessionEndReason;
   /** The browser's own session ID: what a hub's session is ended by. */
   upstreamId: string;
+  /**
+   * Why the session's video is not to be kept (its pool or client asked for failed sessions' only and this
+   * one did not fail); absent: kept as recorded. A launcher that keeps videos itself deletes it instead.
+   */
+  videoNotKept?: string;
 }
 
 /** Starts and stops browsers of one kind (local, hub, ecs, eks). */
@@ -182,8 +188,15 @@ export interface SessionRecord {
   lastCommand?: string;
   /** Its task's billing facts (ecs sessions): with endedAt and commands, what its estimated cost is made of. */
   billing?: TaskBilling;
-  /** The test's name, when the client gave one (se:name, selenoid:options.name). */
+  /** The test's name, when the client gave one (se:name, selenoid:options.name, …; core/test-grouping.ts). */
   name?: string;
+  /** How the test went, as it said (se/event, an executor script, the status page's API); none: unknown. */
+  result?: TestResult;
+  /** The build and project the test belongs to, as its capabilities or scripts said. */
+  build?: string;
+  project?: string;
+  /** Free labels (Moon's and Selenoid's `labels`, the clouds' tags), by name. */
+  labels?: Record<string, string>;
   /**
    * The head (GridDeps.head) that created the session. A local session's browser runs where its head
    * runs, so of the heads sharing a store only that one can stop it and end its record, even once the
@@ -203,6 +216,8 @@ export interface SessionRecording {
   log: boolean;
   /** The config's recording.retention when the session was created (a reload changes later sessions only). */
   retentionMs: number;
+  /** Only failed sessions keep their video (core/recording-keep.ts); absent: every session keeps it. */
+  keep?: 'failed';
 }
 
 /** How many ended sessions with recordings a store lists at most: the newest ones. */
@@ -240,6 +255,7 @@ export const ASYNC_STORE_CALLS = [
   'get',
   'running',
   'end',
+  'mark',
   'recordedSessions',
   'markReclaimed',
   'reclaimed',
@@ -286,6 +302,13 @@ export interface SessionRecords {
   touch(key: string, at: number, method?: string, path?: string): void;
   /** Marks the session ended; returns the record only to the first caller, so a session ends once. */
   end(key: string, reason: SessionEndReason, at: number): Promise<SessionRecord | undefined>;
+  /**
+   * Merges what the test said of itself into the session's record (core/test-marks.ts withMarks), running or
+   * ended while its ended record is kept (an ended session with recordings in the recorded list too); answers
+   * the record as merged, or undefined for a key without a record. A running session's end keeps the marks
+   * made before it, whichever head made them.
+   */
+  mark(key: string, marks: TestMarks): Promise<SessionRecord | undefined>;
   /**
    * Ended sessions that recorded something (their record's `recording`), latest end first: at most the
    * newest RECORDED_LISTED_MAX (a store may be made with fewer), each while its recordings are kept
@@ -414,6 +437,8 @@ export type MetricName =
   | 'Commands'
   /** A cloud session's estimated cost in US dollars, once when it ends (core/session-cost.ts). */
   | 'SessionCost'
+  /** Ended sessions by their test's result (`outcome`: passed, failed, unknown), once when each ends. */
+  | 'TestResults'
   /** Levels per pool, measured when asked (each cleanup pass; each Prometheus scrape), never per request. */
   | 'ActiveSessions'
   | 'PoolCapacity'

@@ -2,7 +2,9 @@
  * An ended (or ending) session that has recordings, as the status page lists it. No Node import here: the
  * status page's browser-side code reads it too.
  */
-export interface RecordedSession {
+import type { TestMarks } from './test-marks';
+
+export interface RecordedSession extends Omit<TestMarks, 'name'> {
   key: string;
   user: string;
   pool: string;
@@ -16,6 +18,8 @@ export interface RecordedSession {
   /** Sizes are absent where the list does not know them (recordings in a bucket, listed from the store). */
   video?: { size?: number; format: 'mp4' | 'webm'; fileName: string };
   log?: { size?: number; fileName: string };
+  /** Why its video was recorded but not kept (recording.keep: failed), for the page to say so. */
+  videoNotKept?: string;
   /** Whether the last frame the browser showed was kept (as JPEG). */
   screenshot?: boolean;
   /**

@@ -8,6 +8,7 @@
 import { type Capabilities, isObject } from './capabilities';
 import type { Config, PoolConfig } from './config';
 import { invalidArgument } from './errors';
+import { KEEP_POLICIES, type KeepPolicy } from './recording-keep';
 import { GRIDGATE_OPTIONS } from './session-limits';
 
 export const SELENOID_OPTIONS = 'selenoid:options';
@@ -15,6 +16,8 @@ export const SELENOID_OPTIONS = 'selenoid:options';
 export interface RecordingWish {
   video: boolean;
   log: boolean;
+  /** Which ended sessions keep their video (core/recording-keep.ts); absent: all. */
+  keep?: KeepPolicy;
   /** The test's name, shown and searched on the status page. */
   name?: string;
   /** The file name people download the video as (Selenoid's videoName), else `<session ID>.<format>`. */
@@ -41,12 +44,14 @@ export function recordingAsk(capabilities: Capabilities, gridgateOptions: unknow
     flag(capabilities, 'se:recordVideo', '');
   const log = flag(ours, 'log', GRIDGATE_OPTIONS) ?? flag(selenoid, 'enableLog', SELENOID_OPTIONS);
   const name = text(capabilities, 'se:name', '') ?? text(selenoid, 'name', SELENOID_OPTIONS);
+  const keep = keepPolicy(ours.keep);
   const videoName = fileName(selenoid, 'videoName');
   const logName = fileName(selenoid, 'logName');
   return {
     ...(video !== undefined ? { video } : {}),
     ...(log !== undefined ? { log } : {}),
     ...(name ? { name } : {}),
+    ...(keep ? { keep } : {}),
     ...(videoName ? { videoName } : {}),
     ...(logName ? { logName } : {}),
   };
@@ -54,11 +59,22 @@ export function recordingAsk(capabilities: Capabilities, gridgateOptions: unknow
 
 /** What a session in this pool records: the client's answer, else the pool's, else the config's. */
 export function recordingWish(config: Config, pool: PoolConfig, ask: RecordingAsk): RecordingWish {
-  return {
-    ...ask,
+  const { keep: _asked, ...rest } = ask;
+  const wish: RecordingWish = {
+    ...rest,
     video: ask.video ?? pool.video ?? config.recording.video,
     log: ask.log ?? pool.log ?? config.recording.log,
   };
+  // "all" is what a wish without a policy means: only "failed" is carried.
+  return (ask.keep ?? pool.keep ?? config.recording.keep) === 'failed' ? { ...wish, keep: 'failed' } : wish;
+}
+
+function keepPolicy(value: unknown): KeepPolicy | undefined {
+  if (value === undefined) return undefined;
+  if (!KEEP_POLICIES.includes(value as KeepPolicy)) {
+    throw invalidArgument(`${GRIDGATE_OPTIONS}.keep must be "all" or "failed", not ${JSON.stringify(value)}`);
+  }
+  return value as KeepPolicy;
 }
 
 function objectOption(value: unknown, where: string): Record<string, unknown> {

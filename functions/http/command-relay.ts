@@ -32,7 +32,8 @@ export type RelayDone = (failure?: unknown) => void;
 
 /**
  * Relays `command` and calls `done` exactly once. A declared body over the size limit throws (413) before
- * anything is sent. Touches the session first (idle tracking, command counts).
+ * anything is sent. Touches the session first (idle tracking, command counts). `read`: the client's body,
+ * already read whole (an Execute Script looked at for an executor script), sent as those very bytes.
  */
 export function relayCommand(
   deps: GridDeps,
@@ -41,6 +42,7 @@ export function relayCommand(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   done: RelayDone,
+  read?: Buffer,
 ): void {
   const { claims, rest, search } = command;
   const method = incoming.method ?? 'GET';
@@ -55,7 +57,7 @@ export function relayCommand(
       path: `${endpoint.basePath}/session/${claims.upstreamId}${rest}${search}`,
       method: method as Dispatcher.HttpMethod,
       headers: rawUpstreamRequestHeaders(incoming.rawHeaders, endpoint.authorization),
-      body: requestBody(method, incoming, limit),
+      body: read ?? requestBody(method, incoming, limit),
     },
     relay,
   );

@@ -25,6 +25,7 @@ import { newSessionRoute } from './new-session';
 import { userQuota } from './quota';
 import { requestUser } from './request-user';
 import { commandWait, waitSignal } from './runtime-limits';
+import { sessionEvent } from './test-marks-commands';
 import { registerUiRoutes } from './ui/ui-routes';
 import { verifySession, verifySessionToDelete } from './verify-session';
 import { crossSiteRefusal, nonJsonRefusal, originPolicy, signalsOf } from './web-page-requests';
@@ -136,6 +137,8 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     app.get(files, (c) => transfer(c, base, '/se/files', listDownloadedFiles));
     app.post(files, (c) => transfer(c, base, '/se/files', downloadFile));
     app.delete(files, (c) => transfer(c, base, '/se/files', deleteDownloadedFiles));
+    // Selenium Grid 4.41's session events: answered here, whatever the pool (test-marks-commands.ts).
+    app.post(`${base}/session/:id/se/event`, (c) => sessionEvent(c, deps, claimsOf(c)));
     app.all(`${base}/session/:id/*`, (c) => proxy(c, base));
     app.all(`${base}/session/:id`, (c) => proxy(c, base));
     app.get(`${base}/status`, async (c) => webDriverJson(c, await gridStatus(deps)));

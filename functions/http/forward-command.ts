@@ -22,6 +22,7 @@ import { type Command, relayCommand } from './command-relay';
 import { byteLimit, checkDeclaredLength } from './request-body';
 import { commandWait, waitSignal } from './runtime-limits';
 import { isUnreachable, sessionGone } from './session-gone';
+import { executeScript, mayCarryExecutorScript } from './test-marks-commands';
 import { mayMeanSessionGone, upstreamSessionGone } from './upstream-session-gone';
 import { webStreamOf } from './web-stream';
 
@@ -45,10 +46,16 @@ export async function forwardCommand(c: Context, deps: GridDeps, agent: Dispatch
   // portable path: its body is a string now); an exact path lookup decides, so every other command streams
   // as it came. chromedriver runs them on POST alone; any method with a body is checked all the same.
   const { method } = c.req;
-  const checkedBody =
+  let checkedBody =
     method !== 'GET' && method !== 'HEAD' && carriesCdpCommand(command.rest)
       ? await checkedCdpCommandBody(deps, command.claims, c.req.raw)
       : undefined;
+  // Execute Script may be a cloud's executor script, which is answered here (test-marks-commands.ts).
+  if (mayCarryExecutorScript(method, command.rest)) {
+    const script = await executeScript(c, deps, command.claims);
+    if (script && 'answered' in script) return script.answered;
+    checkedBody = script?.forward;
+  }
   const bindings = c.env as Partial<NodeBindings> | undefined;
   if (checkedBody === undefined && bindings?.outgoing && bindings.incoming) {
     const { incoming, outgoing } = bindings;

@@ -24,6 +24,7 @@ import { localLaunchRefusal } from '../core/local-launch-options';
 import { recordingAsk } from '../core/recording-wish';
 import { GRIDGATE_OPTIONS, queueTimeout, sessionLimits } from '../core/session-limits';
 import { releaseSlot, type SlotRequest, takeSlot } from '../core/slots';
+import { groupingAsked } from '../core/test-grouping';
 import type { CreatedSession, UpstreamWebDriver } from '../core/upstream-webdriver';
 import { matchForUser, userRule } from '../core/user-rules';
 import { CreationReport } from './creation-report';
@@ -76,6 +77,7 @@ export async function createSession(
   // Read before anything is chosen: wrong options are refused whichever pool would serve.
   const limits = sessionLimits(deps.config, options);
   const recording = recordingAsk(capabilities, options);
+  const grouping = groupingAsked(capabilities, options);
   const { user, signal: client, deadline } = request;
   const waitMs = untilDeadline(deadline, queueTimeout(deps.config, options));
   const { browserName, browserVersion } = match;
@@ -141,6 +143,7 @@ export async function createSession(
     limits,
     color,
     recording,
+    grouping,
     // Starting gets the whole new-session timeout, however long the request waited for its slot. The
     // client going away and the deadline both stop the work, and whatever it had started.
     signal: AbortSignal.any([client, launchTimeout.signal]),

@@ -2,8 +2,10 @@
 import { type GridDeps, poolsNamed } from '../core/grid-deps';
 import type { LogEvent, SessionEndReason, SessionRecord } from '../core/ports';
 import { pricesFor } from '../core/prices';
+import { videoNotKept } from '../core/recording-keep';
 import { NO_REQUEST_FEES, sessionCost } from '../core/session-cost';
 import { releaseSlot } from '../core/slots';
+import { outcomeOf } from '../core/test-marks';
 import { runsOnAnotherHead } from './session-ownership';
 
 const EVENT_BY_REASON: Record<SessionEndReason, LogEvent> = {
@@ -59,9 +61,17 @@ async function endNow(
   }
   try {
     const poolConfig = poolsNamed(deps, pool)[0];
+    // Decided on the record as the store ended it (with every mark the test made); without one, kept.
+    const notKept = record && videoNotKept(record.recording?.keep, record);
     // Another head's browser is that head's to stop (session-ownership.ts).
     if (poolConfig && !runsOnAnotherHead(deps, { pool, head }))
-      await deps.launchers[poolConfig.kind]?.stop(handle, { key, pool: poolConfig, reason, upstreamId });
+      await deps.launchers[poolConfig.kind]?.stop(handle, {
+        key,
+        pool: poolConfig,
+        reason,
+        upstreamId,
+        ...(notKept ? { videoNotKept: notKept } : {}),
+      });
   } catch (error) {
     deps.logger.log('BROWSER_STOP_FAILED', { session: key, pool, handle, error: String(error) });
   }
@@ -71,6 +81,10 @@ async function endNow(
   if (!record) return undefined;
   // Once per session, by the one caller that ended it: a command costs no metric line of its own.
   if (record.commands) deps.metrics?.count('Commands', { pool: record.pool }, record.commands);
+  // As the test said by its end; a result given later (the status page's API) changes the record, not this.
+  // A session that never reached its client ran no test.
+  if (reason !== 'creation failed' && reason !== 'client gone')
+    deps.metrics?.count('TestResults', { pool: record.pool, outcome: outcomeOf(record) });
   const cost = sessionCost(record, pricesFor(deps.config.prices), deps.requestPricing ?? NO_REQUEST_FEES);
   // By pool as a metric; by user only in the log line (a user is never a metric dimension).
   if (cost) deps.metrics?.count('SessionCost', { pool: record.pool }, cost.dollars);
@@ -79,6 +93,7 @@ async function endNow(
     user: record.user,
     pool: record.pool,
     reason,
+    result: outcomeOf(record),
     durationMs: deps.clock.now() - record.createdAt,
     ...(cost
       ? { costDollars: cost.dollars, billedSeconds: cost.billedSeconds, capacity: cost.capacity }

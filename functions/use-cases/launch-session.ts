@@ -14,6 +14,7 @@ import type { GridDeps } from '../core/grid-deps';
 import type { CreationStage, SessionRecord } from '../core/ports';
 import { type RecordingAsk, recordingWish } from '../core/recording-wish';
 import type { SessionLimits } from '../core/session-limits';
+import { type TestMarks, withMarks } from '../core/test-marks';
 import type { CreatedSession, UpstreamWebDriver } from '../core/upstream-webdriver';
 import { endSession } from './end-session';
 
@@ -30,6 +31,8 @@ export interface LaunchAttempt {
   signal: AbortSignal;
   /** What the client asked to have recorded (video, log) and its test's name. */
   recording?: RecordingAsk;
+  /** The test's name, build, project and labels its capabilities carry (core/test-grouping.ts). */
+  grouping?: TestMarks;
   /** The most one attempt at a hub without a `timeout` of its own may take (core/host-choice's share). */
   hubAttemptMs?: number;
 }
@@ -130,7 +133,7 @@ export async function launchSession(
       ...attempt.limits,
       ...(attempt.color ? { color: attempt.color } : {}),
       ...(browser.billing ? { billing: browser.billing } : {}),
-      ...(recording.name ? { name: recording.name } : {}),
+      ...withMarks({}, { ...(recording.name ? { name: recording.name } : {}), ...attempt.grouping }),
       ...(deps.head ? { head: deps.head } : {}),
       // The store keeps a session that records anything listed for as long as its recordings are kept.
       ...(recording.video || recording.log
@@ -139,6 +142,7 @@ export async function launchSession(
               video: recording.video,
               log: recording.log,
               retentionMs: deps.config.recording.retention,
+              ...(recording.keep === 'failed' ? { keep: 'failed' as const } : {}),
             },
           }
         : {}),

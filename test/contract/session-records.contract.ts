@@ -56,6 +56,10 @@ export function sessionRecordsContract(factory: StoreFactory): void {
         name: 'checkout works',
         head: 'head-a',
         recording: { video: true, log: true, retentionMs: 86_400_000 },
+        result: { status: 'failed', reason: 'the total was 41' },
+        build: 'nightly-7',
+        project: 'shop',
+        labels: { team: 'payments', smoke: '' },
       };
       await store.add(record);
       expect(await store.get('s1')).toStrictEqual(record);
@@ -110,6 +114,72 @@ export function sessionRecordsContract(factory: StoreFactory): void {
       const ended = await store.end('s1', 'deleted', T0 + 4000);
       expect(ended).toMatchObject({ commands: 3, lastCommand: 'DELETE session' });
       expect(await store.get('s1')).toMatchObject({ commands: 3, lastCommand: 'DELETE session' });
+    });
+
+    describe('marks of the test', () => {
+      it('merges marks into a running record: a given field replaces, labels merge by name', async () => {
+        await store.add({ ...sampleRecord('s1'), name: 'asked', labels: { team: 'a', os: 'linux' } });
+        const marked = await store.mark('s1', {
+          result: { status: 'failed', reason: 'boom' },
+          build: 'b1',
+          labels: { team: 'b' },
+        });
+        const expected = {
+          ...sampleRecord('s1'),
+          name: 'asked',
+          result: { status: 'failed', reason: 'boom' },
+          build: 'b1',
+          labels: { team: 'b', os: 'linux' },
+        };
+        expect(marked).toStrictEqual(expected);
+        expect(await store.get('s1')).toStrictEqual(expected);
+        await store.mark('s1', { result: { status: 'passed' }, name: 'renamed' });
+        expect(await store.get('s1')).toMatchObject({
+          result: { status: 'passed' },
+          name: 'renamed',
+          build: 'b1',
+        });
+      });
+
+      it('keeps the marks made while the session ran once it ended', async () => {
+        await store.add(sampleRecord('s1'));
+        store.touch('s1', T0 + 500, 'POST', '/url');
+        await store.mark('s1', { result: { status: 'failed' } });
+        const ended = await store.end('s1', 'deleted', T0 + 1000);
+        expect(ended?.result).toEqual({ status: 'failed' });
+        expect((await store.get('s1'))?.result).toEqual({ status: 'failed' });
+      });
+
+      it('marks an ended session, in its recorded listing too', async () => {
+        await store.add({
+          ...sampleRecord('s1'),
+          recording: { video: true, log: false, retentionMs: 86_400_000 },
+        });
+        await store.end('s1', 'deleted', T0 + 1000);
+        const marked = await store.mark('s1', { result: { status: 'passed' }, project: 'shop' });
+        expect(marked).toMatchObject({ endReason: 'deleted', result: { status: 'passed' }, project: 'shop' });
+        expect(await store.get('s1')).toMatchObject({ result: { status: 'passed' }, project: 'shop' });
+        await eventually(async () =>
+          expect((await store.recordedSessions())[0]).toMatchObject({
+            key: 's1',
+            result: { status: 'passed' },
+          }),
+        );
+      });
+
+      it('answers undefined for a key without a record, and makes none', async () => {
+        expect(await store.mark('nope', { result: { status: 'failed' } })).toBeUndefined();
+        expect(await store.get('nope')).toBeUndefined();
+      });
+
+      it('keeps both of two concurrent marks', async () => {
+        await store.add(sampleRecord('s1'));
+        await Promise.all([
+          store.mark('s1', { labels: { a: '1' } }),
+          store.mark('s1', { labels: { b: '2' } }),
+        ]);
+        expect((await store.get('s1'))?.labels).toEqual({ a: '1', b: '2' });
+      });
     });
 
     describe('ending sessions', () => {

@@ -125,6 +125,24 @@ describe('commands through the Node server', () => {
     expect(hub.commands()[0]).toMatchObject({ method: 'POST', body: payload });
   });
 
+  it('answers executor scripts and session events itself: the hub gets neither, other scripts pass', async () => {
+    const send = (path: string, payload: string) =>
+      rawRequest(`${grid.url}/session/${id}/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(payload)) },
+        body: payload,
+      });
+    const script = await send('execute/sync', '{"script":"sauce:job-result=failed","args":[]}');
+    expect([script.status, JSON.parse(script.body)]).toEqual([200, { value: null }]);
+    const event = await send('se/event', '{"eventType":"test:passed"}');
+    expect([event.status, JSON.parse(event.body).value.success]).toEqual([200, true]);
+    const other = '{"script":"return 1","args":[]}';
+    expect((await send('execute/sync', other)).status).toBe(200);
+    expect(hub.commands().map(({ path, body }) => ({ path, body }))).toEqual([
+      { path: `/session/${hubSessionId}/execute/sync`, body: other },
+    ]);
+  });
+
   it('passes a hub session’s CDP commands over HTTP to the hub unread, byte for byte', async () => {
     // Its browser runs on the hub's machine: a folder there is the hub's to refuse, not gridgate's.
     const payload =

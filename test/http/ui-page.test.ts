@@ -97,7 +97,7 @@ describe('the status page itself', () => {
       'unknown method',
     );
     await expectPageError(
-      await grid.app.request(sessionApi('abc'), { method: 'PUT', headers: ALICE }),
+      await grid.app.request(sessionApi('abc'), { method: 'PATCH', headers: ALICE }),
       405,
       'unknown method',
     );

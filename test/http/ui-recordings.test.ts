@@ -105,3 +105,59 @@ describe('ended sessions on the status page', () => {
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
   });
 });
+
+describe('what the tests said of themselves', () => {
+  async function markEnded(key: string, user: string, marks: Parameters<FakeGrid['sessions']['mark']>[1]) {
+    const at = Number.parseInt(key.slice(-1), 10);
+    await grid.sessions.add({
+      key,
+      user,
+      pool: 'local',
+      browserName: 'chrome',
+      browserVersion: '156',
+      address: '127.0.0.1:1',
+      handle: 'h',
+      upstreamId: 'u',
+      createdAt: at,
+      lastActivityAt: at,
+      idleTimeoutMs: 60_000,
+      maxAgeMs: 600_000,
+      recording: { video: true, log: true, retentionMs: 86_400_000 },
+    });
+    await grid.sessions.end(key, 'deleted', grid.clock.now());
+    await grid.sessions.mark(key, marks);
+  }
+
+  beforeEach(async () => {
+    await markEnded('00000000000000a1', 'alice', { result: { status: 'passed' }, build: 'b1' });
+    await markEnded('00000000000000a2', 'alice', {
+      result: { status: 'failed', reason: 'timed out' },
+      build: 'b2',
+      labels: { team: 'cart' },
+    });
+  });
+
+  it('lists each session’s result, build and labels as the store keeps them', async () => {
+    const [unknown, failed, passed] = await listed('root');
+    expect(failed).toMatchObject({
+      key: '00000000000000a2',
+      result: { status: 'failed', reason: 'timed out' },
+    });
+    expect(failed?.labels).toEqual({ team: 'cart' });
+    expect(passed).toMatchObject({ key: '00000000000000a1', result: { status: 'passed' }, build: 'b1' });
+    expect(unknown?.result).toBeUndefined();
+  });
+
+  it.each([
+    ['result=failed', ['00000000000000a2']],
+    ['result=unknown', ['00000000000000b1']],
+    ['build=b1', ['00000000000000a1']],
+    ['label=team', ['00000000000000a2']],
+    ['label=team%3Dother', []],
+    ['q=cart', ['00000000000000a2']],
+  ])('filters by %s', async (query, keys) => {
+    const response = await grid.app.request(`/ui/api/recordings?${query}`, { headers: as('root') });
+    const list = (await response.json()) as { recordings: RecordingView[] };
+    expect(list.recordings.map((recording) => recording.key)).toEqual(keys);
+  });
+});

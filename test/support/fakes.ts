@@ -18,6 +18,7 @@ import type {
   MetricDimensions,
   MetricName,
   Metrics,
+  StopContext,
   TaskBilling,
 } from '../../functions/core/ports';
 
@@ -198,6 +199,8 @@ export interface FakeLauncherOptions extends FakeUpstreamOptions {
 export class FakeLauncher implements Launcher {
   readonly started: { handle: string; request: LaunchRequest; upstream: FakeUpstream }[] = [];
   readonly stops: string[] = [];
+  /** What each stop was told, in order (StopContext). */
+  readonly stopContexts: StopContext[] = [];
   private failures: number;
   private count = 0;
 
@@ -228,8 +231,9 @@ export class FakeLauncher implements Launcher {
     };
   }
 
-  async stop(handle: string): Promise<void> {
+  async stop(handle: string, context?: StopContext): Promise<void> {
     this.stops.push(handle);
+    if (context) this.stopContexts.push(context);
     await this.started.find((entry) => entry.handle === handle)?.upstream.close();
   }
 

@@ -45,6 +45,7 @@ export class FlakyStore implements SessionStore {
   get: SessionStore['get'] = (...args) => this.guard('get', () => this.inner.get(...args));
   running: SessionStore['running'] = () => this.guard('running', () => this.inner.running());
   end: SessionStore['end'] = (...args) => this.guard('end', () => this.inner.end(...args));
+  mark: SessionStore['mark'] = (...args) => this.guard('mark', () => this.inner.mark(...args));
   recordedSessions: SessionStore['recordedSessions'] = () =>
     this.guard('recordedSessions', () => this.inner.recordedSessions());
   markReclaimed: SessionStore['markReclaimed'] = (...args) =>

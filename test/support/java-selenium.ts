@@ -57,3 +57,20 @@ export async function runJavaProgram(
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** Runs one of test/e2e/java's programs by its file name with these arguments, without blocking. */
+export function runJavaFile(file: string, args: string[]): Promise<ScriptRun> {
+  const program = fileURLToPath(new URL(`../e2e/java/${file}`, import.meta.url));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/_proxy$/i.test(name)));
+  return new Promise((resolve) => {
+    execFile(
+      'java',
+      ['-cp', SELENIUM_JAR, program, ...args],
+      { env, timeout: JAVA_TIMEOUT_MS },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}

@@ -8,6 +8,7 @@ const SCRIPT = fileURLToPath(new URL('../e2e/python/drive_grid.py', import.meta.
 const UPLOAD_SCRIPT = fileURLToPath(new URL('../e2e/python/upload_file.py', import.meta.url));
 const RECORD_SCRIPT = fileURLToPath(new URL('../e2e/python/record_session.py', import.meta.url));
 const CDP_SCRIPT = fileURLToPath(new URL('../e2e/python/cdp_command.py', import.meta.url));
+const MARK_SCRIPT = fileURLToPath(new URL('../e2e/python/mark_result.py', import.meta.url));
 export const PYTHON_SCRIPT_TIMEOUT_MS = 140_000;
 
 export interface ScriptRun {
@@ -34,6 +35,16 @@ export function runPythonRecordedSession(gridUrl: string, pageUrl: string): Prom
 /** Runs test/e2e/python/cdp_command.py: execute_cdp_cmd's Browser.getVersion, then a download folder outside. */
 export function runPythonCdpCommand(gridUrl: string, outside: string): Promise<ScriptRun> {
   return runPython(CDP_SCRIPT, [gridUrl, outside]);
+}
+
+/** Runs test/e2e/python/mark_result.py: a session that names itself and marks its result (sauce:job-…). */
+export function runPythonMarkedSession(
+  gridUrl: string,
+  pageUrl: string,
+  result: 'passed' | 'failed',
+  name: string,
+): Promise<ScriptRun> {
+  return runPython(MARK_SCRIPT, [gridUrl, pageUrl, result, name]);
 }
 
 /** Runs any Python file (a docs example written out) with Debian's Python selenium, on loopback only. */

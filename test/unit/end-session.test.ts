@@ -54,7 +54,7 @@ describe('endSession', () => {
     expect(await sessions.inUse()).toEqual({});
     expect(await sessions.running()).toEqual([]);
     expect(logger.fieldsOf('SESSION_DELETED')).toEqual([
-      { session: 's1', user: 'guest', pool: 'local', reason: 'deleted', durationMs: 5000 },
+      { session: 's1', user: 'guest', pool: 'local', reason: 'deleted', result: 'unknown', durationMs: 5000 },
     ]);
   });
 

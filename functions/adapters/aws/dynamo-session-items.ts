@@ -7,7 +7,7 @@
  * | a key's quota slot        | `slots`          | `<key>`        | pool, user, token, acquiredAt, stage, stageAt |
  * | slots held in a pool      | `counters`       | `pool#<pool>`  | held                               |
  * | slots held by a user      | `counters`       | `user#<user>`  | held                               |
- * | a running session         | `running`        | `<key>`        | the record (commands: ADD), expiresAt |
+ * | a running session         | `running`        | `<key>`        | the record (commands, marked: ADD), expiresAt |
  * | an ended session          | `ended#<key>`    | `record`       | the record, endedAt, endReason, expiresAt |
  * | an ended session that recorded something | `recorded` | `<endedAt, 15 digits>#<key>` | the ended record, expiresAt |
  * | a reclaimed browser       | `reclaim#<handle>` | `reclaim`    | at, reason, expiresAt              |
@@ -22,6 +22,7 @@
  * ended record of such a session is kept as long as its recordings, so it is found by key as long.
  */
 import type { SessionEndReason, SessionRecord, SessionRecording, TaskBilling } from '../../core/ports';
+import type { TestResult } from '../../core/test-marks';
 
 export interface ItemKey {
   pk: string;
@@ -78,13 +79,27 @@ export function toRecord(item: Record<string, unknown>): SessionRecord {
   if (item.billing && typeof item.billing === 'object') record.billing = item.billing as TaskBilling;
   if (typeof item.name === 'string') record.name = item.name;
   if (typeof item.head === 'string') record.head = item.head;
+  if (isTestResult(item.result)) record.result = item.result;
+  if (typeof item.build === 'string') record.build = item.build;
+  if (typeof item.project === 'string') record.project = item.project;
+  if (item.labels && typeof item.labels === 'object') record.labels = item.labels as Record<string, string>;
   if (item.recording && typeof item.recording === 'object') record.recording = toRecording(item.recording);
   return record;
 }
 
+function isTestResult(value: unknown): value is TestResult {
+  const status = (value as { status?: unknown } | undefined)?.status;
+  return status === 'passed' || status === 'failed';
+}
+
 function toRecording(value: object): SessionRecording {
-  const { video, log, retentionMs } = value as Record<string, unknown>;
-  return { video: video === true, log: log === true, retentionMs: Number(retentionMs) };
+  const { video, log, retentionMs, keep } = value as Record<string, unknown>;
+  return {
+    video: video === true,
+    log: log === true,
+    retentionMs: Number(retentionMs),
+    ...(keep === 'failed' ? { keep } : {}),
+  };
 }
 
 /** A number attribute as the SDK may hand it back: plain (document client) or raw (`{ N: "2" }`). */

@@ -11,6 +11,7 @@ import type {
   SessionRecord,
   SessionRecords,
 } from '../../core/ports';
+import type { TestMarks } from '../../core/test-marks';
 import type { DynamoActivity } from './dynamo-activity';
 import {
   endedKey,
@@ -23,6 +24,7 @@ import {
   runningKey,
   toRecord,
 } from './dynamo-session-items';
+import { MARKED, markSession } from './dynamo-session-marks';
 import type { DynamoTable } from './dynamo-table';
 import {
   backoff,
@@ -133,14 +135,22 @@ export class DynamoSessionRecords implements SessionRecords, ReclaimMarks {
                   Delete: {
                     TableName: this.table.name,
                     Key: runningKey(key),
-                    // Also the count read: a command count another head added meanwhile makes us read again.
-                    ConditionExpression:
+                    // Also the counts read: commands another head counted, or a mark it made, meanwhile
+                    // make us read again.
+                    ConditionExpression: [
+                      'lastActivityAt = :seen',
                       typeof item.commands === 'number'
-                        ? 'lastActivityAt = :seen AND commands = :commands'
-                        : 'lastActivityAt = :seen AND attribute_not_exists(commands)',
+                        ? 'commands = :commands'
+                        : 'attribute_not_exists(commands)',
+                      typeof item[MARKED] === 'number'
+                        ? '#marked = :marked'
+                        : 'attribute_not_exists(#marked)',
+                    ].join(' AND '),
+                    ExpressionAttributeNames: { '#marked': MARKED },
                     ExpressionAttributeValues: {
                       ':seen': item.lastActivityAt,
                       ...(typeof item.commands === 'number' ? { ':commands': item.commands } : {}),
+                      ...(typeof item[MARKED] === 'number' ? { ':marked': item[MARKED] } : {}),
                     },
                   },
                 },
@@ -160,6 +170,10 @@ export class DynamoSessionRecords implements SessionRecords, ReclaimMarks {
         }
       }
     });
+  }
+
+  mark(key: string, marks: TestMarks): Promise<SessionRecord | undefined> {
+    return this.table.edge(() => markSession(this.table, key, marks));
   }
 
   /** The ended record's item, and the recorded partition's for a session that recorded something. */

@@ -18,6 +18,7 @@ import {
   type SlotClaim,
   systemClock,
 } from '../../core/ports';
+import type { TestMarks } from '../../core/test-marks';
 import { DynamoActivity } from './dynamo-activity';
 import { DynamoSessionRecords } from './dynamo-session-records';
 import { DynamoSlotLedger } from './dynamo-slot-ledger';
@@ -116,6 +117,10 @@ export class DynamoSessionStore implements SessionStore {
 
   end(key: string, reason: SessionEndReason, at: number): Promise<SessionRecord | undefined> {
     return this.records.end(key, reason, at);
+  }
+
+  mark(key: string, marks: TestMarks): Promise<SessionRecord | undefined> {
+    return this.records.mark(key, marks);
   }
 
   recordedSessions(): Promise<SessionRecord[]> {

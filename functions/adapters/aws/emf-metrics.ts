@@ -36,6 +36,7 @@ export const EMF_UNITS: Record<MetricName, Unit> = {
   OrphansReaped: MetricUnit.Count,
   UpstreamErrors: MetricUnit.Count,
   Commands: MetricUnit.Count,
+  TestResults: MetricUnit.Count,
   // US dollars: CloudWatch has no currency unit.
   SessionCost: MetricUnit.NoUnit,
   ActiveSessions: MetricUnit.Count,

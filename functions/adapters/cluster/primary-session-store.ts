@@ -14,6 +14,7 @@ import type {
   SlotAnswer,
   SlotClaim,
 } from '../../core/ports';
+import type { TestMarks } from '../../core/test-marks';
 import type { StoreCall, Touch } from './cluster-messages';
 import type { PrimaryCalls } from './primary-calls';
 
@@ -65,6 +66,9 @@ export class PrimarySessionStore implements SessionStore {
   }
   async end(key: string, reason: SessionEndReason, at: number): Promise<SessionRecord | undefined> {
     return (await this.call<SessionRecord | null>('end', key, reason, at)) ?? undefined;
+  }
+  async mark(key: string, marks: TestMarks): Promise<SessionRecord | undefined> {
+    return (await this.call<SessionRecord | null>('mark', key, marks)) ?? undefined;
   }
   recordedSessions(): Promise<SessionRecord[]> {
     return this.call('recordedSessions');

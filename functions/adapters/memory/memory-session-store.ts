@@ -15,6 +15,7 @@ import {
   type SlotClaim,
   systemClock,
 } from '../../core/ports';
+import { type TestMarks, withMarks } from '../../core/test-marks';
 
 // Ended sessions are remembered this long so that later commands can say why the session is gone.
 const ENDED_RETENTION_MS = 60 * 60_000;
@@ -138,6 +139,21 @@ export class MemorySessionStore implements SessionStore {
       this.forgetOldRecorded(at);
     }
     return { ...ended };
+  }
+
+  async mark(key: string, marks: TestMarks): Promise<SessionRecord | undefined> {
+    const live = this.records.get(key);
+    if (live) {
+      this.records.set(key, withMarks(live, marks));
+      return this.get(key);
+    }
+    const ended = this.ended.get(key) ?? this.recordedNow(key);
+    if (!ended) return undefined;
+    const marked = withMarks(ended, marks);
+    // Both lists hold the same session: what one answers, the other must too.
+    if (this.ended.has(key)) this.ended.set(key, marked);
+    if (this.recorded.has(key)) this.recorded.set(key, marked);
+    return { ...marked };
   }
 
   async recordedSessions(): Promise<SessionRecord[]> {

@@ -86,6 +86,11 @@ export const PROMETHEUS_SERIES: Record<MetricName, PrometheusSeries> = {
     name: 'gridgate_session_cost_dollars_total',
     help: 'Estimated cost of ended cloud sessions in US dollars, by pool (docs/metrics.md)',
   },
+  TestResults: {
+    kind: 'counter',
+    name: 'gridgate_test_results_total',
+    help: 'Ended sessions by the result their test gave (passed, failed, unknown), by pool',
+  },
   ActiveSessions: { kind: 'gauge', name: 'gridgate_sessions_active', help: 'Slots in use, by pool' },
   PoolCapacity: { kind: 'gauge', name: 'gridgate_pool_capacity', help: 'Sessions a pool may hold at once' },
   QueueWaiting: {

@@ -26,7 +26,8 @@ export function pageHeader(deps: GridDeps, viewer: Viewer, startedAt: number): P
   return { version: deps.version, uptime: formatDuration(now - startedAt), now, viewer };
 }
 
-const SESSION_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+/** gridgate's own session keys (short hex names); a WebDriver session ID is longer. */
+export const SESSION_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function canSee(viewer: Viewer, record: Pick<SessionRecord, 'user'>): boolean {
   return viewer.admin || record.user === viewer.user;
@@ -120,6 +121,10 @@ export function sessionView(deps: GridDeps, record: SessionRecord, now: number):
     commands: record.commands ?? 0,
     ...(record.lastCommand ? { lastCommand: record.lastCommand } : {}),
     ...(record.name ? { name: record.name } : {}),
+    ...(record.result ? { result: record.result } : {}),
+    ...(record.build ? { build: record.build } : {}),
+    ...(record.project ? { project: record.project } : {}),
+    ...(record.labels ? { labels: record.labels } : {}),
     ...costOf(deps, record, now),
   };
 }

@@ -30,7 +30,8 @@ const OVERVIEW = `
   <table id="sessions">
     <thead><tr><th>Session</th><th>Test</th><th>User</th><th>Browser</th><th>Pool</th><th>Colour</th>
       <th class="number">Age</th><th class="number">Idle</th><th>Commands</th>
-      <th class="number" title="Estimated so far, for cloud sessions">Cost</th><th>State</th></tr></thead>
+      <th class="number" title="Estimated so far, for cloud sessions">Cost</th><th>State</th>
+      <th title="As the test said: se/event, an executor script, or PUT ui/api/sessions/{id}">Result</th></tr></thead>
     <tbody></tbody>
   </table>
 </section>
@@ -44,11 +45,17 @@ const OVERVIEW = `
 </section>
 <section>
   <h2>Ended sessions with recordings</h2>
-  <p><input id="recordings-search" type="search" placeholder="Search by test name, user or session"
-    aria-label="Search ended sessions by test name, user or session"></p>
+  <p><input id="recordings-search" type="search" placeholder="Search by test name, user, session, build or label"
+    aria-label="Search ended sessions by test name, user, session, build or label">
+    <select id="recordings-result" aria-label="Only sessions whose test had this result">
+      <option value="">any result</option><option value="failed">failed</option>
+      <option value="passed">passed</option><option value="unknown">unknown</option></select>
+    <input id="recordings-build" type="search" placeholder="Build" aria-label="Only sessions of this build">
+    <input id="recordings-label" type="search" placeholder="Label (name or name=value)"
+      aria-label="Only sessions with this label"></p>
   <table id="recordings">
-    <thead><tr><th>Ended</th><th>Test</th><th>User</th><th>Browser</th><th>Ended by</th><th>Video</th>
-      <th>Log</th><th>Last screen</th></tr></thead>
+    <thead><tr><th>Ended</th><th>Test</th><th>User</th><th>Browser</th><th>Ended by</th><th>Result</th>
+      <th>Video</th><th>Log</th><th>Last screen</th></tr></thead>
     <tbody></tbody>
   </table>
   <p class="meta">Videos and logs sessions asked for, kept for the configured retention. The last screen is

@@ -11,6 +11,20 @@ export const UI_RECORDINGS_SCRIPT = `"use strict";
     if (text !== void 0 && text !== null) node.textContent = String(text);
     return node;
   }
+  function resultText(facts) {
+    const { result } = facts;
+    if (!result) return "unknown";
+    return result.reason ? \`\${result.status}: \${result.reason}\` : result.status;
+  }
+  var resultClass = (facts) => \`result-\${facts.result?.status ?? "unknown"}\`;
+  function groupingText(facts) {
+    const labels = Object.entries(facts.labels ?? {}).map(([key, value]) => value ? \`\${key}=\${value}\` : key);
+    return [
+      facts.build ? \`build \${facts.build}\` : "",
+      facts.project ? \`project \${facts.project}\` : "",
+      labels.join(" ")
+    ].filter(Boolean).join(" · ");
+  }
 
   // functions/http/ui/page-scripts/recordings-list.ts
   var REFRESH_MS = 1e4;
@@ -32,10 +46,14 @@ export const UI_RECORDINGS_SCRIPT = `"use strict";
     cell(tr, new Date(recording.endedAt || recording.createdAt).toLocaleString());
     const name = el("span", null, recording.name || "(no name)");
     name.appendChild(el("span", "meta key", \` \${recording.key}\`));
+    const grouping = groupingText(recording);
+    if (grouping) name.appendChild(el("div", "meta grouping", grouping));
     cell(tr, name);
     cell(tr, recording.user);
     cell(tr, \`\${recording.browserName} \${recording.browserVersion}\`);
     cell(tr, recording.endReason || "");
+    const result = el("span", resultClass(recording), resultText(recording));
+    cell(tr, result);
     let video = null;
     if (recording.videoUrl) {
       video = el("video", "recording");
@@ -43,7 +61,7 @@ export const UI_RECORDINGS_SCRIPT = `"use strict";
       video.preload = "metadata";
       video.src = recording.videoUrl;
     }
-    cell(tr, video);
+    cell(tr, video ?? (recording.videoNotKept ? el("span", "meta", recording.videoNotKept) : null));
     cell(tr, recording.logUrl ? link(recording.logUrl, "log") : null);
     let shot = null;
     if (recording.screenshotUrl) {
@@ -54,13 +72,20 @@ export const UI_RECORDINGS_SCRIPT = `"use strict";
     cell(tr, shot);
     return tr;
   }
-  function showRecordings(table2, search2) {
+  function showRecordings(table2, filters2) {
+    const { search } = filters2;
     let shown = "";
     const playing = () => Array.from(table2.querySelectorAll("video")).some((video) => !video.paused);
     function load(force) {
       if (!force && playing()) return;
-      const query = search2.value.trim();
-      fetch(\`ui/api/recordings?q=\${encodeURIComponent(query)}\`, {
+      const params = new URLSearchParams({
+        q: search.value.trim(),
+        result: filters2.result.value,
+        build: filters2.build.value.trim(),
+        label: filters2.label.value.trim()
+      });
+      const query = params.toString();
+      fetch(\`ui/api/recordings?\${query}\`, {
         headers: { accept: "application/json" },
         cache: "no-store"
       }).then((response) => response.json()).then((data) => {
@@ -76,9 +101,9 @@ export const UI_RECORDINGS_SCRIPT = `"use strict";
           const td = el(
             "td",
             null,
-            query ? "No ended session matches." : "No ended session has a video or a log."
+            query === new URLSearchParams({ q: "", result: "", build: "", label: "" }).toString() ? "No ended session has a video or a log." : "No ended session matches."
           );
-          td.colSpan = 8;
+          td.colSpan = 9;
           empty.appendChild(td);
           tbody.appendChild(empty);
         }
@@ -87,15 +112,25 @@ export const UI_RECORDINGS_SCRIPT = `"use strict";
       });
     }
     let typing;
-    search2.addEventListener("input", () => {
-      clearTimeout(typing);
-      typing = setTimeout(() => load(true), 250);
-    });
+    for (const input of [search, filters2.build, filters2.label]) {
+      input.addEventListener("input", () => {
+        clearTimeout(typing);
+        typing = setTimeout(() => load(true), 250);
+      });
+    }
+    filters2.result.addEventListener("change", () => load(true));
     load(true);
     setInterval(() => load(false), REFRESH_MS);
   }
   var table = document.getElementById("recordings");
-  var search = document.getElementById("recordings-search");
-  if (table instanceof HTMLTableElement && search instanceof HTMLInputElement) showRecordings(table, search);
+  var filters = {
+    search: document.getElementById("recordings-search"),
+    result: document.getElementById("recordings-result"),
+    build: document.getElementById("recordings-build"),
+    label: document.getElementById("recordings-label")
+  };
+  if (table instanceof HTMLTableElement && filters.search instanceof HTMLInputElement && filters.result instanceof HTMLSelectElement && filters.build instanceof HTMLInputElement && filters.label instanceof HTMLInputElement) {
+    showRecordings(table, filters);
+  }
 })();
 `;

@@ -1,6 +1,6 @@
 /**
  * The status page's ended sessions with recordings: the list (the viewer's own, or everyone's for an admin,
- * searchable by test name, user or key) and each one's video, log and last frame, by the session's key. The
+ * searchable by test name, user, key, build or label, and filtered by the test's result, build and label) and each one's video, log and last frame, by the session's key. The
  * same owner-or-admin rule as the session pages; a key the viewer may not see is the same 404 as one that
  * names nothing.
  */
@@ -9,6 +9,8 @@ import { artifactSources } from '../../core/artifact-location';
 import type { ArtifactKind, RecordedSession } from '../../core/artifact-ports';
 import { invalidSessionId } from '../../core/errors';
 import type { GridDeps } from '../../core/grid-deps';
+import type { SessionRecord } from '../../core/ports';
+import { outcomeOf } from '../../core/test-marks';
 import { artifactResponse } from '../artifact-response';
 import { UI_SECURITY_HEADERS } from './ui-page';
 import type { RecordingList, RecordingView, Viewer } from './ui-views';
@@ -25,9 +27,9 @@ export function registerRecordingRoutes(
   viewer: (c: Context<UiEnv>) => Viewer,
 ): void {
   app.get(RECORDINGS_API, async (c) => {
-    const search = (c.req.query('q') ?? '').trim().toLowerCase();
+    const filter = recordingFilter((name) => c.req.query(name));
     const seen = (await recordedSessions(deps)).filter((record) => canSee(viewer(c), record));
-    const found = search ? seen.filter((record) => matches(record, search)) : seen;
+    const found = seen.filter(filter);
     const list: RecordingList = { recordings: found.slice(0, LISTED).map(view), total: found.length };
     return c.json(list, 200, UI_SECURITY_HEADERS);
   });
@@ -44,9 +46,33 @@ export function registerRecordingRoutes(
   }
 }
 
+/**
+ * Every source's list, newest first, each with what its test said of itself as the store keeps it (one
+ * listing of the store: a source that lists from disk knows only what was asked when the session began).
+ */
 async function recordedSessions(deps: GridDeps): Promise<RecordedSession[]> {
-  const lists = await Promise.all(artifactSources(deps).map((source) => source.list?.() ?? []));
-  return lists.flat().sort((a, b) => (b.endedAt ?? b.createdAt) - (a.endedAt ?? a.createdAt));
+  const [lists, records] = await Promise.all([
+    Promise.all(artifactSources(deps).map((source) => source.list?.() ?? [])),
+    deps.sessions.recordedSessions().catch(() => []),
+  ]);
+  const marked = new Map(records.map((record) => [record.key, record]));
+  return lists
+    .flat()
+    .map((recorded) => withRecordMarks(recorded, marked.get(recorded.key)))
+    .sort((a, b) => (b.endedAt ?? b.createdAt) - (a.endedAt ?? a.createdAt));
+}
+
+function withRecordMarks(recorded: RecordedSession, record: SessionRecord | undefined): RecordedSession {
+  if (!record) return recorded;
+  const { result, name, build, project, labels } = record;
+  return {
+    ...recorded,
+    ...(name ? { name } : {}),
+    ...(result ? { result } : {}),
+    ...(build ? { build } : {}),
+    ...(project ? { project } : {}),
+    ...(labels ? { labels } : {}),
+  };
 }
 
 async function visibleRecording(deps: GridDeps, who: Viewer, key: string) {
@@ -59,10 +85,34 @@ async function visibleRecording(deps: GridDeps, who: Viewer, key: string) {
 
 const canSee = (who: Viewer, record: RecordedSession) => who.admin || record.user === who.user;
 
-function matches(record: RecordedSession, search: string): boolean {
-  return [record.name, record.user, record.key, record.pool].some((text) =>
-    text?.toLowerCase().includes(search),
+/**
+ * The list's filters, from the query: `q` searches test name, user, session key, pool, build, project and
+ * labels; `result` (passed, failed, unknown), `build` (exact) and `label` (a name, or name=value) narrow it.
+ */
+function recordingFilter(query: (name: string) => string | undefined) {
+  const search = (query('q') ?? '').trim().toLowerCase();
+  const result = query('result')?.trim() || undefined;
+  const build = query('build')?.trim() || undefined;
+  const label = query('label')?.trim() || undefined;
+  return (record: RecordedSession): boolean =>
+    (!search || searchable(record).some((text) => text.toLowerCase().includes(search))) &&
+    (!result || outcomeOf(record) === result) &&
+    (!build || record.build === build) &&
+    (!label || hasLabel(record, label));
+}
+
+function searchable(record: RecordedSession): string[] {
+  const labels = Object.entries(record.labels ?? {}).map(([key, value]) => `${key}=${value}`);
+  return [record.name, record.user, record.key, record.pool, record.build, record.project, ...labels].filter(
+    (text): text is string => typeof text === 'string',
   );
+}
+
+function hasLabel(record: RecordedSession, label: string): boolean {
+  const at = label.indexOf('=');
+  const name = at === -1 ? label : label.slice(0, at);
+  const labels = record.labels ?? {};
+  return Object.hasOwn(labels, name) && (at === -1 || labels[name] === label.slice(at + 1));
 }
 
 function view({ ranAt: _where, ...record }: RecordedSession): RecordingView {

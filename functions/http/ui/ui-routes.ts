@@ -9,6 +9,7 @@ import type { GridDeps } from '../../core/grid-deps';
 import { recentFailures } from './recent-failures';
 import { endFromPage, takeScreenshot } from './ui-browser';
 import { overview, pageHeader, sessionDetail, visibleSession } from './ui-data';
+import { markFromPage } from './ui-marks';
 import { statusPage, UI_SECURITY_HEADERS } from './ui-page';
 import { registerRecordingRoutes } from './ui-recordings';
 import { UI_RECORDINGS_SCRIPT } from './ui-recordings-script';
@@ -99,6 +100,8 @@ export function registerUiRoutes(app: Hono<UiEnv>, deps: GridDeps, options: UiOp
     const png = await takeScreenshot(deps, options.agent, record);
     return c.body(new Uint8Array(png), 200, { ...UI_SECURITY_HEADERS, 'content-type': 'image/png' });
   });
+  // As DELETE below: a JSON PUT from another site's page needs a CORS preflight nobody answers.
+  app.put(SESSION_API, (c) => markFromPage(c, deps, viewer(c), c.req.param('key')));
   // DELETE, never a GET or a form POST: another site's page cannot send one without a CORS preflight,
   // which gridgate does not answer, so a signed-in admin's browser cannot be tricked into ending sessions.
   app.delete(SESSION_API, async (c) => {

@@ -20,6 +20,20 @@ export const UI_SCRIPT = `"use strict";
     const message = data?.value?.message;
     return typeof message === "string" && message ? message : \`HTTP \${status}\`;
   }
+  function resultText(facts) {
+    const { result } = facts;
+    if (!result) return "unknown";
+    return result.reason ? \`\${result.status}: \${result.reason}\` : result.status;
+  }
+  var resultClass = (facts) => \`result-\${facts.result?.status ?? "unknown"}\`;
+  function groupingText(facts) {
+    const labels = Object.entries(facts.labels ?? {}).map(([key, value]) => value ? \`\${key}=\${value}\` : key);
+    return [
+      facts.build ? \`build \${facts.build}\` : "",
+      facts.project ? \`project \${facts.project}\` : "",
+      labels.join(" ")
+    ].filter(Boolean).join(" · ");
+  }
 
   // functions/http/ui/page-scripts/status-page.ts
   var body = document.body;
@@ -129,6 +143,7 @@ export const UI_SCRIPT = `"use strict";
       cell(row, "", "number");
       const stage = start.stage ? \`: \${STAGES[start.stage]} (\${duration(start.stageMs ?? 0)})\` : "";
       cell(row, \`starting\${stage}\`, "state-starting").setAttribute("data-stage", start.stage ?? "");
+      cell(row, "");
       return row;
     });
     const sessions = data.sessions.map((session) => {
@@ -137,7 +152,9 @@ export const UI_SCRIPT = `"use strict";
       const link = el("a", "key", session.key);
       link.href = sessionHref(session.key);
       cell(row, "").appendChild(link);
-      cell(row, session.name ?? "", "test-name");
+      const test = cell(row, session.name ?? "", "test-name");
+      const grouping = groupingText(session);
+      if (grouping) test.appendChild(el("div", "meta grouping", grouping));
       cell(row, session.user);
       cell(row, \`\${session.browserName} \${session.browserVersion}\`);
       cell(row, session.pool);
@@ -147,10 +164,11 @@ export const UI_SCRIPT = `"use strict";
       commandsCell(row, session.commands, session.lastCommand);
       cell(row, session.cost ? \`$\${session.cost.dollars.toFixed(4)}\` : "—", "number");
       cell(row, session.state, \`state-\${session.state}\`);
+      cell(row, resultText(session), resultClass(session));
       return row;
     });
     const none = data.viewer.admin ? "No sessions running" : "You have no sessions running";
-    replaceRows(table("sessions"), starting.concat(sessions), 11, none);
+    replaceRows(table("sessions"), starting.concat(sessions), 12, none);
     const failures = data.failures.map((failure) => {
       const row = el("tr");
       cell(row, time(failure.at));
@@ -184,6 +202,9 @@ export const UI_SCRIPT = `"use strict";
       const list = byId("details", HTMLDListElement);
       list.textContent = "";
       detail(list, "State", s.state + (s.endReason ? \` (\${s.endReason})\` : ""));
+      detail(list, "Test", s.name || "(no name)");
+      detail(list, "Result", resultText(s));
+      detail(list, "Build", groupingText(s) || "—");
       detail(list, "User", s.user);
       detail(list, "Browser", \`\${s.browserName} \${s.browserVersion}\`);
       detail(list, "Pool", s.pool + (s.poolKind ? \` (\${s.poolKind})\` : ""));

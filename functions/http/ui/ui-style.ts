@@ -18,6 +18,10 @@ code, .key { font-family: ui-monospace, monospace; font-size: 13px; }
 .tag { display: inline-block; padding: 0 6px; border-radius: 8px; border: 1px solid var(--line); }
 .state-running { color: #2f855a; }
 .state-ended { color: var(--muted); }
+.result-failed { color: #c53030; font-weight: bold; }
+.result-passed { color: #2f855a; }
+.result-unknown { color: var(--muted); }
+.grouping { font-size: 0.85em; }
 .error { color: var(--bad); }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; }
 dt { color: var(--muted); }

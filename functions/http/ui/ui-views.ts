@@ -5,6 +5,7 @@
  */
 import type { CreationStage } from '../../core/creation-stage';
 import type { RecordedSession } from '../../core/recorded-session';
+import type { TestResult } from '../../core/test-marks';
 
 /** Who is looking at the page. */
 export interface Viewer {
@@ -53,6 +54,11 @@ export interface SessionView {
   lastCommand?: string;
   /** The test's name, when the client gave one (se:name, selenoid:options.name). */
   name?: string;
+  /** How its test went, as the test said (se/event, an executor script, this page's API); none: unknown. */
+  result?: TestResult;
+  build?: string;
+  project?: string;
+  labels?: Record<string, string>;
   /**
    * What a cloud session cost (core/session-cost.ts): so far while it runs, in all once it ended; none
    * for local and hub sessions, whose browsers are not billed per session.

@@ -399,7 +399,7 @@ export class ChromedriverLauncher implements Launcher {
     const removed = (dir: string) =>
       dir && rm(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
     await Promise.all([
-      recordings?.keep(handle, context?.reason),
+      recordings?.keep(handle, context?.reason, context?.videoNotKept),
       removed(userDataDir),
       removed(scratchDir),
       this.directories.remove(handle),

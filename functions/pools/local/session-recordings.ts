@@ -128,13 +128,16 @@ export class SessionRecordings {
     await this.running.get(handle)?.recorder?.finish(this.options.settings().flushTimeout);
   }
 
-  /** After the browser stopped (chromedriver's log is complete): keeps what the session recorded, then clears up. */
-  async keep(handle: string, reason: SessionEndReason | undefined): Promise<void> {
+  /**
+   * After the browser stopped (chromedriver's log is complete): keeps what the session recorded (its video
+   * only when `videoNotKept` gives no reason against it), then clears up.
+   */
+  async keep(handle: string, reason: SessionEndReason | undefined, videoNotKept?: string): Promise<void> {
     const pending = this.running.get(handle);
     if (!pending) return;
     this.running.delete(handle);
     try {
-      if (pending.openedAt !== undefined) await this.store(pending, reason);
+      if (pending.openedAt !== undefined) await this.store(pending, reason, videoNotKept);
     } catch (error) {
       this.options.logger.log('BACKGROUND_TASK_FAILED', {
         task: 'keep recording',
@@ -160,16 +163,21 @@ export class SessionRecordings {
     return { ...this.options.settings(), directory: this.options.store.root() };
   }
 
-  private async store(pending: PendingRecording, reason: SessionEndReason | undefined): Promise<void> {
+  /** A video not to be kept is left in the session's directory, which goes right after. */
+  private async store(
+    pending: PendingRecording,
+    reason: SessionEndReason | undefined,
+    videoNotKept: string | undefined,
+  ): Promise<void> {
     const video = pending.recorder && (await pending.recorder.finish(this.options.settings().flushTimeout));
-    await this.options.store.keep(
-      endedRecording(pending, pending.directory, {
-        endedAt: Date.now(),
-        reason,
-        video: pending.recorder !== undefined,
-        screenshot: video?.lastFrame,
-      }),
-    );
+    const ended = endedRecording(pending, pending.directory, {
+      endedAt: Date.now(),
+      reason,
+      video: pending.recorder !== undefined && videoNotKept === undefined,
+      screenshot: video?.lastFrame,
+    });
+    if (pending.recorder && videoNotKept) ended.session.videoNotKept = videoNotKept;
+    await this.options.store.keep(ended);
   }
 }
 

@@ -3,8 +3,11 @@
  * taken before the Hono app sees them, matched by one regular expression, checked (the verified-ID cache
  * first; no network) and relayed with undici's `dispatch` (http/command-relay.ts). Everything else, and
  * every command this path is not sure to answer as the app would (requests a web page may have made, a
- * body not said to be JSON, file transfers, CDP commands carried over HTTP, DELETE of the session, URLs
- * the app would normalize), goes to the app unchanged, so each rule lives in one place. Errors are answered as the app's onError does.
+ * body not said to be JSON, file transfers, session events, CDP commands carried over HTTP, DELETE of the
+ * session, URLs
+ * the app would normalize), goes to the app unchanged, so each rule lives in one place. An Execute Script is
+ * read here (a small body) and answered here when it is a cloud's executor script (http/test-marks-commands.ts).
+ * Errors are answered as the app's onError does.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
@@ -15,7 +18,14 @@ import { relayCommand } from '../../http/command-relay';
 import { errorAnswer } from '../../http/error-answer';
 import { translateUpstreamError } from '../../http/forward-command';
 import type { RequestCounter } from '../../http/grid-info';
+import { bodyTooLarge, checkDeclaredLength } from '../../http/request-body';
 import { requestUser, userWithoutPassword } from '../../http/request-user';
+import {
+  answeredExecutorScript,
+  EXECUTOR_SCRIPT_ANSWER,
+  mayCarryExecutorScript,
+  readsExecuteScript,
+} from '../../http/test-marks-commands';
 import { verifySession } from '../../http/verify-session';
 import { WEBDRIVER_HEADERS } from '../../http/webdriver-json';
 
@@ -27,8 +37,8 @@ import { WEBDRIVER_HEADERS } from '../../http/webdriver-json';
  */
 const COMMAND_URL =
   /^(?:\/wd\/hub)?\/session\/([A-Za-z0-9_-]+)((?:\/(?:[A-Za-z0-9_~!$&'()*+,;=:@%-][A-Za-z0-9._~!$&'()*+,;=:@%-]*)?)*)(\?[A-Za-z0-9._~!$&()*+,;=:@%/?-]+)?$/;
-// Answered by the app: Grid 4's file transfer (served here for local pools) and the session's end.
-const APP_ROUTES = /^\/se\/files?(?:\/|$)/;
+// Answered by the app: Grid 4's file transfer (served here for local pools) and session events.
+const APP_ROUTES = /^\/se\/(?:files?|event)(?:\/|$)/;
 
 export interface CommandPathOptions {
   /** The app's /ping counter: commands taken here count as the app would count them. */
@@ -91,16 +101,45 @@ function relay(
 ): void {
   try {
     const claims = verifySession(deps, token, user);
-    relayCommand(deps, agent, { ...command, claims }, incoming, outgoing, (failure) => {
+    const done = (failure: unknown) => {
       if (failure === undefined) return;
       translateUpstreamError(deps, claims, failure).then(
         (error) => answerError(deps, incoming, outgoing, error),
         (error: unknown) => answerError(deps, incoming, outgoing, error),
       );
-    });
+    };
+    const method = incoming.method ?? 'GET';
+    if (
+      mayCarryExecutorScript(method, command.rest) &&
+      readsExecuteScript(incoming.headers['content-length'])
+    ) {
+      // A cloud's executor script is answered here; any other script goes on as the very bytes read.
+      readBody(incoming, deps.config.limits.maxBodySize)
+        .then(async (body) => {
+          if (!(await answeredExecutorScript(deps, claims, body.toString('utf8')))) {
+            relayCommand(deps, agent, { ...command, claims }, incoming, outgoing, done, body);
+          } else answerJson(outgoing, 200, EXECUTOR_SCRIPT_ANSWER);
+        })
+        .catch((error: unknown) => answerError(deps, incoming, outgoing, error));
+      return;
+    }
+    relayCommand(deps, agent, { ...command, claims }, incoming, outgoing, done);
   } catch (error) {
     answerError(deps, incoming, outgoing, error);
   }
+}
+
+/** The whole body, refused (413) past the limit, declared or not. */
+async function readBody(incoming: IncomingMessage, limit: number): Promise<Buffer> {
+  checkDeclaredLength(incoming.headers['content-length'], limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw bodyTooLarge(limit);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }
 
 /** The app's answer to a failed request (its onError's), written to Node's response. */
@@ -112,12 +151,21 @@ function answerError(deps: GridDeps, incoming: IncomingMessage, outgoing: Server
   const path = (incoming.url ?? '/').split('?')[0] as string;
   const accept = incoming.headers.accept;
   const answer = errorAnswer(error, { method: incoming.method ?? 'GET', path, accept }, deps.logger);
-  const body = JSON.stringify(answer.body);
-  // As the app's answers go out: names in lower case and in order (a web Headers object), then the length.
-  const headers = Object.entries({ ...WEBDRIVER_HEADERS, ...answer.headers })
+  answerJson(outgoing, answer.status, answer.body, answer.headers);
+}
+
+/** gridgate's own JSON answer as the app sends it: names in lower case and in order, then the length. */
+function answerJson(
+  outgoing: ServerResponse,
+  status: number,
+  value: unknown,
+  extra: Record<string, string> = {},
+) {
+  const body = JSON.stringify(value);
+  const headers = Object.entries({ ...WEBDRIVER_HEADERS, ...extra })
     .map(([name, value]) => [name.toLowerCase(), value] as const)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .flat();
-  outgoing.writeHead(answer.status, [...headers, 'Content-Length', String(Buffer.byteLength(body))]);
+  outgoing.writeHead(status, [...headers, 'Content-Length', String(Buffer.byteLength(body))]);
   outgoing.end(body);
 }

@@ -27,3 +27,33 @@ export function failureMessage(data: unknown, status: number): string {
   const message = (data as { value?: { message?: unknown } } | null)?.value?.message;
   return typeof message === 'string' && message ? message : `HTTP ${status}`;
 }
+
+/** What a session's test said of itself, as both lists and the session's page write it. */
+export interface TestFacts {
+  result?: { status: string; reason?: string };
+  build?: string;
+  project?: string;
+  labels?: Record<string, string>;
+}
+
+/** "passed", "failed: why" or "unknown" (no result given). */
+export function resultText(facts: TestFacts): string {
+  const { result } = facts;
+  if (!result) return 'unknown';
+  return result.reason ? `${result.status}: ${result.reason}` : result.status;
+}
+
+/** The result as a cell's class, so failures stand out. */
+export const resultClass = (facts: TestFacts) => `result-${facts.result?.status ?? 'unknown'}`;
+
+/** Build, project and labels on one line ("build b7 · project shop · team=payments smoke"), or "". */
+export function groupingText(facts: TestFacts): string {
+  const labels = Object.entries(facts.labels ?? {}).map(([key, value]) => (value ? `${key}=${value}` : key));
+  return [
+    facts.build ? `build ${facts.build}` : '',
+    facts.project ? `project ${facts.project}` : '',
+    labels.join(' '),
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}

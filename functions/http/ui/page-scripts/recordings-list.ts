@@ -1,11 +1,11 @@
 /**
  * The status page's script for ended sessions with recordings (ui/recordings.js): lists them, searches them
- * by test name, user or session, and plays each video in the page. Everything is rendered with textContent,
+ * by test name, user, session, build or label, filters them by result, build and label, and plays each video in the page. Everything is rendered with textContent,
  * never as HTML; the list is refreshed only while no video plays, so watching one is never interrupted.
  * Compiled to ui-recordings-script.ts by scripts/page-scripts.mjs.
  */
 import type { RecordingList, RecordingView } from '../ui-views';
-import { el } from './dom';
+import { el, groupingText, resultClass, resultText } from './dom';
 
 const REFRESH_MS = 10000;
 
@@ -29,10 +29,14 @@ function row(recording: RecordingView): HTMLTableRowElement {
   cell(tr, new Date(recording.endedAt || recording.createdAt).toLocaleString());
   const name = el('span', null, recording.name || '(no name)');
   name.appendChild(el('span', 'meta key', ` ${recording.key}`));
+  const grouping = groupingText(recording);
+  if (grouping) name.appendChild(el('div', 'meta grouping', grouping));
   cell(tr, name);
   cell(tr, recording.user);
   cell(tr, `${recording.browserName} ${recording.browserVersion}`);
   cell(tr, recording.endReason || '');
+  const result = el('span', resultClass(recording), resultText(recording));
+  cell(tr, result);
   let video: HTMLVideoElement | null = null;
   if (recording.videoUrl) {
     video = el('video', 'recording');
@@ -40,7 +44,8 @@ function row(recording: RecordingView): HTMLTableRowElement {
     video.preload = 'metadata';
     video.src = recording.videoUrl;
   }
-  cell(tr, video);
+  // A video recorded but deleted at the end (recording.keep: failed) says why, rather than a dash.
+  cell(tr, video ?? (recording.videoNotKept ? el('span', 'meta', recording.videoNotKept) : null));
   cell(tr, recording.logUrl ? link(recording.logUrl, 'log') : null);
   let shot: HTMLImageElement | null = null;
   if (recording.screenshotUrl) {
@@ -52,15 +57,30 @@ function row(recording: RecordingView): HTMLTableRowElement {
   return tr;
 }
 
-function showRecordings(table: HTMLTableElement, search: HTMLInputElement): void {
+/** The list's search box and filters (ui-page.ts). */
+interface Filters {
+  search: HTMLInputElement;
+  result: HTMLSelectElement;
+  build: HTMLInputElement;
+  label: HTMLInputElement;
+}
+
+function showRecordings(table: HTMLTableElement, filters: Filters): void {
+  const { search } = filters;
   let shown = '';
 
   const playing = () => Array.from(table.querySelectorAll('video')).some((video) => !video.paused);
 
   function load(force: boolean): void {
     if (!force && playing()) return;
-    const query = search.value.trim();
-    fetch(`ui/api/recordings?q=${encodeURIComponent(query)}`, {
+    const params = new URLSearchParams({
+      q: search.value.trim(),
+      result: filters.result.value,
+      build: filters.build.value.trim(),
+      label: filters.label.value.trim(),
+    });
+    const query = params.toString();
+    fetch(`ui/api/recordings?${query}`, {
       headers: { accept: 'application/json' },
       cache: 'no-store',
     })
@@ -78,9 +98,11 @@ function showRecordings(table: HTMLTableElement, search: HTMLInputElement): void
           const td = el(
             'td',
             null,
-            query ? 'No ended session matches.' : 'No ended session has a video or a log.',
+            query === new URLSearchParams({ q: '', result: '', build: '', label: '' }).toString()
+              ? 'No ended session has a video or a log.'
+              : 'No ended session matches.',
           );
-          td.colSpan = 8;
+          td.colSpan = 9;
           empty.appendChild(td);
           tbody.appendChild(empty);
         }
@@ -90,15 +112,31 @@ function showRecordings(table: HTMLTableElement, search: HTMLInputElement): void
   }
 
   let typing: number | undefined;
-  search.addEventListener('input', () => {
-    clearTimeout(typing);
-    typing = setTimeout(() => load(true), 250);
-  });
+  for (const input of [search, filters.build, filters.label]) {
+    input.addEventListener('input', () => {
+      clearTimeout(typing);
+      typing = setTimeout(() => load(true), 250);
+    });
+  }
+  filters.result.addEventListener('change', () => load(true));
   load(true);
   setInterval(() => load(false), REFRESH_MS);
 }
 
 // Only the overview has the list (the script is not loaded on a session's page).
 const table = document.getElementById('recordings');
-const search = document.getElementById('recordings-search');
-if (table instanceof HTMLTableElement && search instanceof HTMLInputElement) showRecordings(table, search);
+const filters = {
+  search: document.getElementById('recordings-search'),
+  result: document.getElementById('recordings-result'),
+  build: document.getElementById('recordings-build'),
+  label: document.getElementById('recordings-label'),
+};
+if (
+  table instanceof HTMLTableElement &&
+  filters.search instanceof HTMLInputElement &&
+  filters.result instanceof HTMLSelectElement &&
+  filters.build instanceof HTMLInputElement &&
+  filters.label instanceof HTMLInputElement
+) {
+  showRecordings(table, filters as Filters);
+}

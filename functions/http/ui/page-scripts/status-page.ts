@@ -5,7 +5,7 @@
  */
 import type { CreationStage } from '../../../core/creation-stage';
 import type { Overview, PageHeader, SessionDetail } from '../ui-views';
-import { byId, el, failureMessage } from './dom';
+import { byId, el, failureMessage, groupingText, resultClass, resultText } from './dom';
 
 const body = document.body;
 const REFRESH_MS = Number(body.getAttribute('data-refresh-ms')) || 3000;
@@ -137,6 +137,7 @@ function renderOverview(data: Overview): void {
     cell(row, '', 'number');
     const stage = start.stage ? `: ${STAGES[start.stage]} (${duration(start.stageMs ?? 0)})` : '';
     cell(row, `starting${stage}`, 'state-starting').setAttribute('data-stage', start.stage ?? '');
+    cell(row, '');
     return row;
   });
   const sessions = data.sessions.map((session) => {
@@ -145,7 +146,9 @@ function renderOverview(data: Overview): void {
     const link = el('a', 'key', session.key);
     link.href = sessionHref(session.key);
     cell(row, '').appendChild(link);
-    cell(row, session.name ?? '', 'test-name');
+    const test = cell(row, session.name ?? '', 'test-name');
+    const grouping = groupingText(session);
+    if (grouping) test.appendChild(el('div', 'meta grouping', grouping));
     cell(row, session.user);
     cell(row, `${session.browserName} ${session.browserVersion}`);
     cell(row, session.pool);
@@ -156,10 +159,11 @@ function renderOverview(data: Overview): void {
     // Local and hub browsers are not billed per session: no figure, not a zero.
     cell(row, session.cost ? `$${session.cost.dollars.toFixed(4)}` : '—', 'number');
     cell(row, session.state, `state-${session.state}`);
+    cell(row, resultText(session), resultClass(session));
     return row;
   });
   const none = data.viewer.admin ? 'No sessions running' : 'You have no sessions running';
-  replaceRows(table('sessions'), starting.concat(sessions), 11, none);
+  replaceRows(table('sessions'), starting.concat(sessions), 12, none);
   const failures = data.failures.map((failure) => {
     const row = el('tr');
     cell(row, time(failure.at));
@@ -196,6 +200,9 @@ function sessionPage(key: string): void {
     const list = byId('details', HTMLDListElement);
     list.textContent = '';
     detail(list, 'State', s.state + (s.endReason ? ` (${s.endReason})` : ''));
+    detail(list, 'Test', s.name || '(no name)');
+    detail(list, 'Result', resultText(s));
+    detail(list, 'Build', groupingText(s) || '—');
     detail(list, 'User', s.user);
     detail(list, 'Browser', `${s.browserName} ${s.browserVersion}`);
     detail(list, 'Pool', s.pool + (s.poolKind ? ` (${s.poolKind})` : ''));
