@@ -7,6 +7,8 @@ const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|localhost):\d{1,5}$/;
 export function addressAllowed(pool: PoolConfig, address: string): boolean {
   switch (pool.kind) {
     case 'local':
+    // A container's WebDriver port is published on this machine's loopback (pools/container/).
+    case 'container':
       return LOOPBACK.test(address);
     case 'hub':
       // A hub pool's sessions live on that hub and nowhere else.

@@ -1,6 +1,7 @@
-/** The pools a config may name, by kind: local Chromium, an existing hub, ECS Fargate tasks, EKS pods. */
+/** The pools a config may name, by kind: local Chromium, an existing hub, ECS Fargate tasks, EKS pods, containers. */
 // A namespace import lets bundlers keep only what is used; `{ z }` keeps all of zod, every locale too.
 import * as z from 'zod';
+import { containerPool } from './config-container-pool';
 import { ecsPool } from './config-ecs-pool';
 import { eksPool } from './config-eks-pool';
 import { poolCommon } from './config-pool-common';
@@ -42,4 +43,4 @@ export const hubPool = z
   })
   .meta({ description: 'An existing WebDriver hub (Selenium Grid, Selenoid, ggr) that gridgate routes to.' });
 
-export const pool = z.discriminatedUnion('kind', [localPool, hubPool, ecsPool, eksPool]);
+export const pool = z.discriminatedUnion('kind', [localPool, hubPool, ecsPool, eksPool, containerPool]);

@@ -279,6 +279,7 @@ type ParsedConfig = z.output<typeof configSchema>;
 export type PoolConfig = z.output<typeof pool> & { name: string };
 export type EcsPoolConfig = Extract<PoolConfig, { kind: 'ecs' }>;
 export type EksPoolConfig = Extract<PoolConfig, { kind: 'eks' }>;
+export type ContainerPoolConfig = Extract<PoolConfig, { kind: 'container' }>;
 export type StoreConfig = ParsedConfig['store'];
 export type BrowserConfig = z.output<typeof browser>;
 export type UserConfig = z.output<typeof user>;

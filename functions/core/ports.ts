@@ -129,6 +129,12 @@ export interface Launcher {
    * store) is read when asked, so it may be a promise, and one that rejects leaves the count unknown.
    */
   warmCount?(pool: string): number | Promise<number>;
+  /**
+   * Where the noVNC server of a browser this launcher runs answers (http://host:port), for browsers whose
+   * noVNC port is not their WebDriver address's host on the pool's vncPort (a container's, published on a
+   * port of its own); undefined: none, or found that way (ecs, eks).
+   */
+  vncOrigin?(handle: string): string | undefined;
   /** File transfer gridgate serves itself for this launcher's browsers (local); absent: the node serves it. */
   readonly files?: FileTransfer;
   /**

@@ -50,6 +50,8 @@ export function readDeployedConfig(env: NodeJS.ProcessEnv): Config {
   for (const pool of Object.values(config.pools)) {
     if (pool.kind === 'local')
       problems.push(`pools.${pool.name}: local pools cannot run in Lambda (no Chromium there)`);
+    if (pool.kind === 'container')
+      problems.push(`pools.${pool.name}: container pools cannot run in Lambda (no podman or Docker there)`);
   }
   problems.push(...undeployedSettings(config));
   if (config.store.kind !== 'dynamodb') {

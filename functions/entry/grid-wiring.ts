@@ -62,6 +62,8 @@ export interface LaunchingParts extends CommonParts {
   aws: AwsAdapters;
   /** The launcher of local pools and where their recordings are kept (the Node server's); none: no local pools. */
   local?: { launcher: Launcher; recordings: ArtifactSource };
+  /** The launcher of container pools and where their logs are (the Node server's); none: no container pools. */
+  container?: { launcher: Launcher; recordings?: ArtifactSource };
   /**
    * The launcher of eks pools that name a kubeconfig (the Node server's; given by the entry so the Kubernetes
    * client stays out of the router Lambda's asset); none: every eks pool signs EKS tokens.
@@ -121,6 +123,7 @@ function launchersHere(parts: LaunchingParts): GridDeps['launchers'] {
   const launchers: GridDeps['launchers'] = {};
   if (parts.local && kinds.has('local')) launchers.local = parts.local.launcher;
   if (kinds.has('hub')) launchers.hub = new HubLauncher();
+  if (parts.container && kinds.has('container')) launchers.container = parts.container.launcher;
   // Heads sharing a DynamoDB table claim the warm tasks the cleanup keeps there.
   const warmTable = warmTaskTable(config);
   if (kinds.has('ecs')) {
@@ -145,6 +148,10 @@ function artifactsHere(parts: LaunchingParts, deps: GridDeps): GridDeps['artifac
   const poolOf = (session: { pool: string; address: string }) => sessionPool(deps, session);
   return {
     ...(parts.local && kinds.has('local') ? { local: parts.local.recordings } : {}),
+    // A container session's log is its container's output, while it runs.
+    ...(parts.container?.recordings && kinds.has('container')
+      ? { container: parts.container.recordings }
+      : {}),
     // ecs and eks sessions' recordings are listed, and their owners known, from the store (core/recorded-in-store.ts).
     ...(parts.ecsRecordings ? { ecs: listedFromStore(parts.ecsRecordings, deps, 'ecs', ecsKept) } : {}),
     // eks sessions' videos are in the bucket their pool's recorder names, wherever gridgate runs; their logs
@@ -168,7 +175,7 @@ function artifactsHere(parts: LaunchingParts, deps: GridDeps): GridDeps['artifac
 }
 
 // Every kind by name, so a new pool kind cannot be left out of the set below.
-const KINDS: Record<PoolKind, true> = { local: true, hub: true, ecs: true, eks: true };
+const KINDS: Record<PoolKind, true> = { local: true, hub: true, ecs: true, eks: true, container: true };
 
 /** Every pool kind: what a server whose config may be reloaded gives launchers to. */
 export const EVERY_POOL_KIND: ReadonlySet<PoolKind> = new Set(Object.keys(KINDS) as PoolKind[]);

@@ -23,6 +23,7 @@ import { type Launcher, type Logger, type Metrics, systemClock } from '../core/p
 import type { RequestPricing } from '../core/session-cost';
 import { createApp, type MetricsPage } from '../http/create-app';
 import { newRequestCounter, type RequestCounter } from '../http/grid-info';
+import { startContainerPoolRuntime } from '../pools/container/container-pool-runtime';
 import { ecsRecordings } from '../pools/ecs/ecs-recordings';
 import type { EksPodApi } from '../pools/eks/eks-pod-api';
 import { type KeepPodLog, podLogKeeper } from '../pools/eks/pod-log-keeper';
@@ -126,24 +127,33 @@ export async function startGrid(
   const metrics = options.metrics ?? new PrometheusMetrics({ logger });
   const prometheus = metrics instanceof PrometheusMetrics ? metrics : undefined;
   // Local pools' launcher and recordings, on this machine (pools/local/local-pool-runtime.ts).
+  // A browser (a local one, or a container) that exited without being stopped: its session is over.
+  const onUnexpectedExit = (handle: string, exit: object) => {
+    logger.log('BROWSER_EXITED', { handle, ...exit });
+    // The store may be down just now: the session then ends at its idle timeout, by the sweep.
+    sessions
+      .running()
+      .then((running) => {
+        const record = running.find((r) => r.handle === handle);
+        if (record) return endSession(deps, record, 'browser exited');
+      })
+      .catch((error: unknown) =>
+        logger.log('BACKGROUND_TASK_FAILED', { task: 'browser exit', handle, error: String(error) }),
+      );
+  };
   const local = await startLocalPoolRuntime({
     config,
     current: () => deps.config,
     logger,
     metrics,
-    onUnexpectedExit: (handle, exit) => {
-      logger.log('BROWSER_EXITED', { handle, ...exit });
-      // The store may be down just now: the session then ends at its idle timeout, by the sweep.
-      sessions
-        .running()
-        .then((running) => {
-          const record = running.find((r) => r.handle === handle);
-          if (record) return endSession(deps, record, 'browser exited');
-        })
-        .catch((error: unknown) =>
-          logger.log('BACKGROUND_TASK_FAILED', { task: 'browser exit', handle, error: String(error) }),
-        );
-    },
+    onUnexpectedExit,
+  });
+  const containers = await startContainerPoolRuntime({
+    config,
+    current: () => deps.config,
+    logger,
+    agent,
+    onUnexpectedExit,
   });
   const { launcher, recordings } = local;
   prometheus?.onScrape((into) => reportGridGauges(deps, into));
@@ -167,6 +177,7 @@ export async function startGrid(
     // A reload may add a pool of any kind.
     kinds: EVERY_POOL_KIND,
     local: { launcher, recordings },
+    container: { launcher: containers.launcher, recordings: containers.recordings },
     ...(ecs ? { ecsRecordings: ecs } : {}),
     kubeconfigEks: kubeconfigEksLauncher(kubeconfigPods, {
       agent,
@@ -225,7 +236,7 @@ export async function startGrid(
     // would keep the slot for good: whichever head sweeps first frees it.
     runEvery('stale-slot sweep', sweepMs, () => freeStaleSlots(deps, staleSlotGraceMs), logger),
   ];
-  sweeps.push(...local.runPeriodically());
+  sweeps.push(...local.runPeriodically(), ...containers.runPeriodically());
   const reloader = new ConfigReloader(deps, options.configPath, {
     pollMs: options.reloadPollMs,
     fingerprint: options.configFingerprint,
@@ -260,7 +271,8 @@ export async function startGrid(
       await endAllSessions(deps, 'server shutdown', shared ? startedHere : () => true).catch(
         (error: unknown) => logger.log('BACKGROUND_TASK_FAILED', { task: 'shutdown', error: String(error) }),
       );
-      await launcher.stopAll(); // sessions still being created too, and warm browsers
+      // Sessions still being created too, and warm browsers and containers.
+      await Promise.all([launcher.stopAll(), containers.launcher.stopAll()]);
       server.closeAllConnections();
       await closed;
       await agent.close();

@@ -104,8 +104,8 @@ async function warmth(deps: GridDeps, pool: PoolConfig): Promise<{ warm?: number
   }
 }
 
-/** A local pool's `warm: N`, an ecs pool's `warm` with a `max` above 0 (the ones the launcher claims from). */
+/** A local or container pool's `warm: N`, an ecs pool's `warm` with a `max` above 0 (the ones the launcher claims from). */
 function keepsWarm(pool: PoolConfig): boolean {
-  if (pool.kind === 'local') return (pool.warm ?? 0) > 0;
+  if (pool.kind === 'local' || pool.kind === 'container') return (pool.warm ?? 0) > 0;
   return keepsWarmTasks(pool);
 }

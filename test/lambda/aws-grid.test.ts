@@ -331,4 +331,17 @@ describe('awsGrid', () => {
     await expect(failure).rejects.toThrow(/pools\.laptop: local pools cannot run in Lambda/);
     await expect(failure).rejects.toThrow(/store: .*dynamodb/);
   });
+
+  it('refuses container pools, which need podman or Docker on the machine', async () => {
+    const config = {
+      ...GRID_CONFIG,
+      browsers: { chrome: { versions: { stable: { pools: ['boxes'] } } } },
+      pools: { boxes: { kind: 'container', image: 'selenium/standalone-chromium' } },
+    };
+    const failure = awsGrid(
+      { GRIDGATE_CONFIG: configFile(config), GRIDGATE_SECRET: SECRET },
+      testAdapters().adapters,
+    );
+    await expect(failure).rejects.toThrow(/pools\.boxes: container pools cannot run in Lambda/);
+  });
 });

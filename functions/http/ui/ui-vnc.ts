@@ -31,6 +31,9 @@ const PASSED_HEADERS = ['content-type', 'content-length', 'last-modified', 'etag
 export function vncTarget(deps: GridDeps, record: SessionRecord, webSockets: boolean): VncTarget | undefined {
   if (!webSockets || record.endedAt !== undefined) return undefined;
   const pool = sessionPool(deps, record);
+  // A launcher that knows where its browser's noVNC is published (a container pool's) says so itself.
+  const published = pool && deps.launchers[pool.kind]?.vncOrigin?.(record.handle);
+  if (published && 'vncPassword' in pool) return { origin: published, password: pool.vncPassword };
   if (pool?.kind !== 'ecs' && pool?.kind !== 'eks') return undefined;
   if (!pool.vncPort) return undefined;
   // The WebDriver address, checked against the pool's networks like any session ID's; same host, VNC port.

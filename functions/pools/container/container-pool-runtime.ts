@@ -1,0 +1,70 @@
+/**
+ * What a Node server's container pools run on, made once at its start: the sweep of what a killed gridgate
+ * left (only on a machine whose config has container pools, so other servers never call an engine), the
+ * launcher, the sessions' logs (their containers' output), and the periodic work (warm containers).
+ */
+import type { Dispatcher } from 'undici';
+import type { ArtifactSource } from '../../core/artifact-ports';
+import type { Config, ContainerPoolConfig } from '../../core/config';
+import { type PeriodicTask, runEvery } from '../../core/periodic-task';
+import type { Logger } from '../../core/ports';
+import { containerEngines } from './container-engines';
+import { ContainerLauncher } from './container-launcher';
+import { containerLogs } from './container-logs';
+import { sweepContainers } from './container-sweep';
+
+// How soon a reload's new `warm` counts (or a warm container that died) are acted on.
+const WARM_CHECK_MS = 1000;
+
+export interface ContainerPoolRuntime {
+  launcher: ContainerLauncher;
+  /** Container sessions' logs: their containers' output, while they run. */
+  recordings: ArtifactSource;
+  /** Starts the periodic work; it reads the config at every tick, so a reload's `warm` counts take effect. */
+  runPeriodically(): PeriodicTask[];
+}
+
+export interface ContainerPoolContext {
+  /** The config at start-up: the pools whose engines are swept. */
+  config: Config;
+  /** The config in use now (reloads swap it): warm containers' lifetimes are made of its timeouts. */
+  current: () => Config;
+  logger: Logger;
+  agent?: Dispatcher;
+  /** A container that exited without being removed: its session is over. */
+  onUnexpectedExit: (handle: string, exit: { code?: number }) => void;
+}
+
+export async function startContainerPoolRuntime(
+  context: ContainerPoolContext,
+): Promise<ContainerPoolRuntime> {
+  const { config, current, logger } = context;
+  const engineFor = containerEngines();
+  const pools = Object.values(config.pools).filter(
+    (pool): pool is ContainerPoolConfig => pool.kind === 'container',
+  );
+  for (const engine of new Set(pools.map(engineFor))) {
+    try {
+      const containers = await sweepContainers(engine);
+      if (containers > 0) logger.log('ORPHANS_REMOVED', { containers, engine: engine.name });
+    } catch (error) {
+      // No engine at all is said by the first session's failure; the server still serves its other pools.
+      logger.log('BACKGROUND_TASK_FAILED', { task: 'container sweep', error: String(error) });
+    }
+  }
+  const launcher = new ContainerLauncher({
+    engineFor,
+    logger,
+    agent: context.agent,
+    onUnexpectedExit: context.onUnexpectedExit,
+    timeouts: () => current().timeouts,
+  });
+  const keepWarm = () => launcher.keepWarm(Object.values(current().pools));
+  const runPeriodically = () => {
+    keepWarm().catch((error: unknown) =>
+      logger.log('BACKGROUND_TASK_FAILED', { task: 'warm containers', error: String(error) }),
+    );
+    return [runEvery('warm containers', WARM_CHECK_MS, keepWarm, logger)];
+  };
+  return { launcher, recordings: containerLogs(launcher), runPeriodically };
+}
