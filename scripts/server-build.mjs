@@ -10,7 +10,7 @@
  * either the old build or the whole new one.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -76,7 +76,22 @@ export async function ensureServerBuild() {
     },
     SERVER_ENTRY,
   );
+  copyPlaywrightScripts(dirname(SERVER_ENTRY));
   return SERVER_ENTRY;
+}
+
+/**
+ * The scripts a local Playwright session's server runs as they are, in plain node (not bundled: they load
+ * the client's own playwright-core): beside the entry in playwright/, where attached-playwright-server.ts
+ * looks for them in a build.
+ */
+const PLAYWRIGHT_SCRIPTS = 'functions/pools/local/playwright';
+
+function copyPlaywrightScripts(outdir) {
+  const from = join(root, PLAYWRIGHT_SCRIPTS);
+  for (const name of readdirSync(from).filter((file) => file.endsWith('.cjs'))) {
+    writeAtomically(join(outdir, 'playwright', name), readFileSync(join(from, name)));
+  }
 }
 
 /**

@@ -211,6 +211,10 @@ export const configSchema = z
         'Apache htpasswd file (bcrypt, apr1/MD5 or {SHA} hashes) of users who sign in with HTTP Basic auth; relative to this config file; re-read when it changes.',
     }),
     users: z.record(userName, user).default({}),
+    playwrightCache: z.string().min(1).optional().meta({
+      description:
+        'Folder where the playwright-core versions Playwright clients ask for are installed from the npm registry on first use (local pools). Default: ~/.cache/gridgate/playwright.',
+    }),
     admins: z
       .array(userName)
       .default([])

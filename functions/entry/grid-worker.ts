@@ -130,7 +130,10 @@ export async function runWorker(logger: Logger): Promise<void> {
   );
   limitRequestArrival(server, () => deps.config.timeouts.request, logger);
   // Local sessions' folders are the primary's, whose launcher makes them.
-  attachWebSocketProxy(server, deps, { sessionOwner: setup.sessionOwner });
+  attachWebSocketProxy(server, deps, {
+    sessionOwner: setup.sessionOwner,
+    ...(config.playwrightCache ? { playwrightCache: config.playwrightCache } : {}),
+  });
   answerClientErrors(server);
 
   // Activity and the requests served here reach the primary in batches, never one message per command.

@@ -215,7 +215,12 @@ export async function startGrid(
     if (socketPath) server.listen(socketPath, resolve);
     else server.listen(config.port, config.host, resolve);
   });
-  if (!socketPath) attachWebSocketProxy(server, deps, { knownHostsOnly });
+  if (!socketPath) {
+    attachWebSocketProxy(server, deps, {
+      knownHostsOnly,
+      ...(config.playwrightCache ? { playwrightCache: config.playwrightCache } : {}),
+    });
+  }
   answerClientErrors(server);
   const staleSlotGraceMs = options.staleSlotGraceMs ?? STALE_SLOT_GRACE_MS;
   // Which sessions this head's sweeps and shutdown end (with a shared store, not other heads' local ones).

@@ -1,4 +1,5 @@
 /** createApp(deps): the one Hono app the Node server and the Lambda handler both serve (DESIGN invariant 7). */
+
 import { type Context, Hono } from 'hono';
 import type { Dispatcher } from 'undici';
 import { isHubOrigin } from '../core/browser-network';
@@ -8,6 +9,7 @@ import { endSession } from '../use-cases/end-session';
 import { clientResponseHeaders, createUpstreamAgent } from '../webdriver-client/upstream-client';
 import { registerArtifactRoutes } from './artifact-routes';
 import { clientAddress } from './client-address';
+import { DEVTOOLS_VERSION_PATHS, devtoolsVersion } from './devtools-version';
 import { errorAnswer } from './error-answer';
 import {
   deleteDownloadedFiles,
@@ -170,6 +172,11 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
   // Selenoid's /video/ and /logs/, at the root only, as Selenoid and ggr serve them: the recordings gridgate
   // keeps itself; a session whose pool kind has none here goes on to the routes registered after these.
   registerArtifactRoutes(app, deps, admins);
+  // Before Selenoid's /devtools/{id}/…: a CDP client's HTTP address, where WebSockets reach the server.
+  if (newSessionMode.webSockets) {
+    for (const path of DEVTOOLS_VERSION_PATHS)
+      app.get(path, (c) => devtoolsVersion(c, deps.config.publicUrl));
+  }
   // Selenoid's other paths, at the root only, as Selenoid and ggr serve them.
   for (const prefix of SELENOID_PREFIXES) {
     app.all(`${prefix}/*`, (c) =>

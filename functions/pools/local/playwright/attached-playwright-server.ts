@@ -1,0 +1,117 @@
+/**
+ * A Playwright server serving one local session's Chromium (attach-server.cjs, a child process in a group of
+ * its own), for a client of the server's own major.minor. Its "browser" reaches the session's Chromium only
+ * through the checked DevTools socket it is given, so Playwright's CDP traffic is held to the session's folder
+ * as any CDP client's; its environment is a browser's (browser-environment.ts), HOME and TMPDIR in the
+ * session's folder, so its profile and artifacts folders go with the session.
+ */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { sessionNotCreated } from '../../../core/errors';
+import { browserEnvironment } from '../browser-environment';
+import { type Group, stopGroup } from '../process-group';
+
+// Where this machine's loopback is not what a namespaced session's pages reach (browser-namespace.ts): the
+// server's port is no page's to find, and its path is Playwright's random one besides.
+const SERVER_HOST = '127.0.0.2';
+const READY_TIMEOUT_MS = 30_000;
+
+export interface AttachedPlaywrightServer {
+  /** ws://host:port/<random path> of the server, for the client's socket. */
+  wsEndpoint: string;
+  /** Stops the server and its bridge; idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface AttachOptions {
+  /** The folder of the playwright-core package to serve with (playwright-packages.ts). */
+  playwrightCore: string;
+  /** The Unix socket of the session's checked DevTools endpoint. */
+  devtoolsSocket: string;
+  /** The session's folder: the server's HOME and TMPDIR. */
+  folder: string;
+  signal: AbortSignal;
+}
+
+export async function startAttachedPlaywrightServer(
+  options: AttachOptions,
+): Promise<AttachedPlaywrightServer> {
+  const child = spawn(process.execPath, [scriptPath(), options.playwrightCore, SERVER_HOST], {
+    detached: true,
+    cwd: options.folder,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: {
+      ...browserEnvironment(options.folder),
+      GRIDGATE_DEVTOOLS_SOCKET: options.devtoolsSocket,
+      GRIDGATE_WS_MODULE: createRequire(import.meta.url).resolve('ws'),
+    },
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const group: Group = { child, exited };
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= stopGroup(group);
+    return stopping;
+  };
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-2000);
+  });
+  try {
+    const wsEndpoint = await firstLine(child.stdout, exited, options.signal, () => stderr);
+    return { wsEndpoint, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** attach-server.cjs beside this module, or beside the built server's entry (scripts/server-build.mjs). */
+function scriptPath(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return here.endsWith('playwright')
+    ? join(here, 'attach-server.cjs')
+    : join(here.replace(/\/chunks$/, ''), 'playwright', 'attach-server.cjs');
+}
+
+function firstLine(
+  stdout: NodeJS.ReadableStream,
+  exited: Promise<void>,
+  signal: AbortSignal,
+  stderr: () => string,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const settle = (outcome: () => void) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      outcome();
+    };
+    const timer = setTimeout(
+      () => settle(() => reject(failed('did not start in time', stderr()))),
+      READY_TIMEOUT_MS,
+    );
+    const onAbort = () => settle(() => reject(sessionNotCreated('the client went away')));
+    signal.addEventListener('abort', onAbort, { once: true });
+    exited.then(
+      () => settle(() => reject(failed('exited', stderr()))),
+      () => {}, // an exit promise never rejects
+    );
+    createInterface({ input: stdout }).once('line', (line) =>
+      settle(() => {
+        try {
+          resolve((JSON.parse(line) as { wsEndpoint: string }).wsEndpoint);
+        } catch {
+          reject(failed('answered no endpoint', line));
+        }
+      }),
+    );
+  });
+}
+
+function failed(what: string, output: string) {
+  const last = output.trim().split('\n').slice(-3).join(' ');
+  return sessionNotCreated(`the Playwright server for the session ${what}${last ? `: ${last}` : ''}`);
+}

@@ -1,0 +1,140 @@
+/**
+ * End to end on a local pool: Playwright's own protocol (`chromium.connect`) through the front door, a fresh
+ * browser per connection served by a Playwright server of the client's own major.minor: gridgate's
+ * playwright-core for 1.65, 1.64 installed from the npm registry on first use, both at once; a mismatch
+ * between the URL's version and the client's refused with Playwright's 428; a killed client leaves nothing.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { chromium as chromium164 } from 'playwright-core-1-64';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { sessionDirectoryOf } from '../../functions/pools/local/session-directories';
+import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
+import { until } from '../support/until';
+import { upgradeOutcome } from '../support/websocket-upgrade';
+
+let grid: TestGrid;
+let site: TestPageServer;
+let cache: string;
+const wsUrl = () => grid.url.replace(/^http/, 'ws');
+
+beforeAll(async () => {
+  cache = mkdtempSync(join(tmpdir(), 'gg-pw-cache-'));
+  [grid, site] = await Promise.all([startTestGrid({ playwrightCache: cache }), startTestPageServer()]);
+});
+afterAll(async () => {
+  await Promise.all([grid?.close(), site?.close()]);
+  rmSync(cache, { recursive: true, force: true });
+});
+afterEach(async () => {
+  await until(() => grid.launcher.running().length === 0, 'every session ended');
+});
+
+/** The processes whose command line names this test's session folders or Playwright cache. */
+function playwrightServers(): string[] {
+  const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((line) => line.includes('attach-server.cjs') || line.includes('devtools-pipe.cjs'));
+}
+
+/** How many sessions were asked of the grid so far. */
+const requestedSessions = () => grid.logger.lines.filter((line) => line.event === 'SESSION_REQUESTED').length;
+
+describe("Playwright's own protocol through the front door", { timeout: 300_000 }, () => {
+  it('serves chromium.connect at /playwright/chromium, a screenshot over 128 KB included', async () => {
+    const browser = await chromium.connect(`${wsUrl()}/playwright/chromium?name=pw-connect`);
+    try {
+      const page = await browser.newPage({ viewport: { width: 1600, height: 1200 } });
+      await page.goto(site.url);
+      await page.fill('#name', 'Playwright');
+      await page.click('#greet');
+      expect(await page.textContent('#result')).toBe('Hello, Playwright');
+      // Noise, which PNG cannot shrink: the screenshot's message is far past 128 KB.
+      await page.evaluate(() => {
+        const canvas = document.createElement('canvas');
+        [canvas.width, canvas.height] = [800, 600];
+        const context = canvas.getContext('2d') as CanvasRenderingContext2D;
+        const pixels = context.createImageData(800, 600);
+        for (let i = 0; i < pixels.data.length; i++) pixels.data[i] = Math.floor(Math.random() * 256);
+        context.putImageData(pixels, 0, 0);
+        document.body.append(canvas);
+      });
+      const screenshot = await page.screenshot({ type: 'png', fullPage: true });
+      expect(screenshot.subarray(1, 4).toString()).toBe('PNG');
+      expect(screenshot.length).toBeGreaterThan(1024 * 1024);
+      const sessions = await grid.deps.sessions.running();
+      expect(sessions.map((session) => session.name)).toEqual(['pw-connect']);
+    } finally {
+      await browser.close();
+    }
+    await until(() => playwrightServers().length === 0, 'the Playwright server stopped');
+  });
+
+  it('serves Playwright 1.64 and 1.65 clients at once, 1.64 installed on first use', async () => {
+    const [browser165, browser164] = await Promise.all([
+      chromium.connect(`${wsUrl()}/playwright/chromium`),
+      chromium164.connect(`${wsUrl()}/playwright/chromium/playwright-1.64`),
+    ]);
+    try {
+      for (const browser of [browser165, browser164]) {
+        const page = await browser.newPage();
+        await page.goto(site.url);
+        expect(await page.title()).toBe('gridgate test page');
+      }
+      expect(browser164.version()).toBe(browser165.version());
+      expect(await grid.deps.sessions.running()).toHaveLength(2);
+    } finally {
+      await Promise.all([browser165.close(), browser164.close()]);
+    }
+  });
+
+  it("refuses a URL's version of another major.minor than the client with Playwright's 428", async () => {
+    const requested = requestedSessions();
+    const refused = chromium.connect(`${wsUrl()}/playwright/chromium/playwright-1.64`);
+    await expect(refused).rejects.toThrow(/428/);
+    expect(requestedSessions()).toBe(requested);
+  });
+
+  it('says clearly when a version cannot be had from the npm registry', async () => {
+    const requested = requestedSessions();
+    const socket = new WebSocket(`${wsUrl()}/playwright/chromium/playwright-0.1`, {
+      headers: { 'user-agent': 'Playwright/0.1.0 (x64) node/20' },
+    });
+    const outcome = await upgradeOutcome(socket);
+    if (!('status' in outcome)) throw new Error('the socket opened');
+    expect(outcome.status).toBe(500);
+    expect(JSON.parse(outcome.body).value.message).toMatch(
+      /cannot install Playwright 0\.1 from the npm registry/,
+    );
+    // Refused before a slot is taken or a browser started.
+    expect(requestedSessions()).toBe(requested);
+  });
+
+  it('leaves no browser, Playwright server or folder behind when the client is killed mid-run', async () => {
+    const client = spawn(
+      process.execPath,
+      [
+        join(import.meta.dirname, 'playwright', 'hold-browser.mjs'),
+        `${wsUrl()}/playwright/chromium`,
+        site.url,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await once(client.stdout, 'data');
+    const [session] = await grid.deps.sessions.running();
+    expect(playwrightServers().length).toBeGreaterThan(0);
+    client.kill('SIGKILL');
+    await until(async () => (await grid.deps.sessions.running()).length === 0, 'the session ended');
+    await until(() => grid.launcher.running().length === 0, 'its browser stopped');
+    await until(() => playwrightServers().length === 0, 'its Playwright server stopped');
+    const folder = sessionDirectoryOf(session?.handle as string) as string;
+    expect(existsSync(folder)).toBe(false);
+  });
+});
