@@ -11,7 +11,7 @@ export interface ChromiumSettings {
   runningAsRoot: boolean;
   /** Where the browser saves downloads without asking: the session's managed downloads directory. */
   downloadDirectory?: string;
-  /** In a namespace of its own: the executable that starts Chromium as the browser group. */
+  /** In a namespace of its own: the executable that starts Chromium as its own user (browser-user.ts). */
   binary?: string;
   /** In a namespace of its own: the DevTools port, the one only chromedriver and pasta may connect to. */
   devtoolsPort?: number;
