@@ -136,7 +136,7 @@ export async function launchSession(
       ...withMarks({}, { ...(recording.name ? { name: recording.name } : {}), ...attempt.grouping }),
       ...(deps.head ? { head: deps.head } : {}),
       // The store keeps a session that records anything listed for as long as its recordings are kept.
-      ...(recording.video || recording.log
+      ...(recording.video || recording.log || recording.console || recording.network
         ? {
             recording: {
               video: recording.video,
