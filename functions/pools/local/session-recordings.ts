@@ -149,6 +149,15 @@ export class SessionRecordings {
     }
   }
 
+  /**
+   * Where the session's driver log is to be written when it keeps one (its browser's driver writes it there
+   * itself, or a launcher copies it there before the browser goes: a container's output); else undefined.
+   */
+  logFile(handle: string): string | undefined {
+    const pending = this.running.get(handle);
+    return pending?.wish.log ? join(pending.directory, DRIVER_LOG) : undefined;
+  }
+
   /** A running session's log so far, by its key. */
   liveLog(key: string): { path: string; fileName: string } | undefined {
     for (const pending of this.running.values()) {
