@@ -7,17 +7,34 @@
  * the machine settles before the next one. With warm browsers (`--warm N`), each session of either
  * path first waits until /status shows N ready again, then settles: every gridgate session measures
  * the warm path, and no replacement browser's start loads the machine under either path.
+ *
+ * Each session's CPU time is read too (process-cpu.ts), for gridgate's process and everything below it
+ * (chromedriver, Chromium, pasta, helpers) and for the direct chromedriver's tree: up to the answer, and up
+ * to AFTERMATH_MS after it, which also holds what follows a session's start (a replacement chromedriver,
+ * Chromium's first idle work) on both paths alike.
  */
+import type { Capabilities } from '../functions/core/capabilities';
 import type { PathName } from './command-latency';
 import { DirectChromedriver, type LocalPool } from './direct-chromedriver';
 import type { BenchOptions } from './options';
+import { cpuBetween, readTreeCpu } from './process-cpu';
 import { runRounds } from './rounds';
 import type { WebDriverClient } from './webdriver-client';
 
 export type NewSessionPlan = BenchOptions['newSession'];
 
+/** CPU seconds one new session cost its path's processes. */
+export interface SessionCpu {
+  /** From just before the request until its answer was read. */
+  toAnswer: number;
+  /** The same, until AFTERMATH_MS after the answer. */
+  withAftermath: number;
+}
+
 export interface NewSessionRun {
   samples: Record<PathName, number[]>;
+  /** Per recorded session, in the order of `samples`. */
+  cpu: Record<PathName, SessionCpu[]>;
   rounds: { first: PathName; ms: Record<PathName, number> }[];
   /** Recorded gridgate sessions that took a warm browser (the warm count in /status dropped). */
   warmTaken: number;
@@ -28,16 +45,47 @@ export interface NewSessionRun {
 const SETTLE_MS = 300;
 // A replacement browser is ready in about a second; on a loaded machine it may take much longer.
 const WARM_READY_TIMEOUT_MS = 60_000;
+// Long enough for what a session's start sets off after the answer: the launcher's once-a-second refill.
+export const AFTERMATH_MS = 1500;
+
+interface Measured {
+  ms: number;
+  cpu: SessionCpu;
+}
+
+/**
+ * Times one new session at `origin` and reads the CPU of `roots`' trees around it; `atAnswer` runs right
+ * after the answer, before the aftermath. Returns the session's ID and what `atAnswer` returned too.
+ */
+async function timedSession<T>(
+  client: WebDriverClient,
+  origin: string,
+  capabilities: Capabilities,
+  roots: number[],
+  atAnswer: () => Promise<T>,
+): Promise<Measured & { sessionId: string; atAnswer: T }> {
+  const before = readTreeCpu(...roots);
+  const started = performance.now();
+  const sessionId = await client.newSession(origin, capabilities);
+  const ms = performance.now() - started;
+  const toAnswer = cpuBetween(before, readTreeCpu(...roots));
+  const answered = await atAnswer();
+  await new Promise((resolve) => setTimeout(resolve, AFTERMATH_MS));
+  const withAftermath = cpuBetween(before, readTreeCpu(...roots));
+  return { ms, sessionId, cpu: { toAnswer, withAftermath }, atAnswer: answered };
+}
 
 export async function measureNewSessionLatency(
   client: WebDriverClient,
   gridgateOrigin: string,
+  /** gridgate's process: its tree's CPU is what a session costs through the grid. */
+  gridgatePid: number,
   pool: LocalPool,
   plan: NewSessionPlan,
 ): Promise<NewSessionRun> {
   let warmTaken = 0;
   let recording = false;
-  const measure: Record<PathName, () => Promise<number>> = {
+  const measure: Record<PathName, () => Promise<Measured>> = {
     // The direct path waits too: a replacement browser still starting would load the CPU under it.
     direct: async () => {
       await untilWarm(gridgateOrigin, plan.warm);
@@ -45,9 +93,9 @@ export async function measureNewSessionLatency(
     },
     gridgate: async () => {
       const warmBefore = await untilWarm(gridgateOrigin, plan.warm);
-      const { ms, warmAfter } = await gridgateSession(client, gridgateOrigin);
+      const { warmAfter, ...measured } = await gridgateSession(client, gridgateOrigin, gridgatePid);
       if (recording && warmAfter < warmBefore) warmTaken++;
-      return ms;
+      return measured;
     },
   };
   for (let i = 0; i < plan.warmup; i++) {
@@ -55,35 +103,41 @@ export async function measureNewSessionLatency(
     await measure.gridgate();
   }
   const samples: NewSessionRun['samples'] = { direct: [], gridgate: [] };
+  const cpu: NewSessionRun['cpu'] = { direct: [], gridgate: [] };
   const rounds: NewSessionRun['rounds'] = [];
   recording = true;
   await runRounds(plan, async (round) => {
     const order: PathName[] = round % 2 === 0 ? ['direct', 'gridgate'] : ['gridgate', 'direct'];
     const ms = { direct: 0, gridgate: 0 };
     for (const name of order) {
-      ms[name] = await measure[name]();
-      samples[name].push(ms[name]);
+      const measured = await measure[name]();
+      ms[name] = measured.ms;
+      samples[name].push(measured.ms);
+      cpu[name].push(measured.cpu);
     }
     rounds.push({ first: order[0] as PathName, ms });
   });
   if (plan.warm > 0)
     console.log(`gridgate sessions that took a warm browser: ${warmTaken} of ${rounds.length}`);
-  return { samples, rounds, warmTaken };
+  return { samples, cpu, rounds, warmTaken };
 }
 
 async function gridgateSession(
   client: WebDriverClient,
   origin: string,
-): Promise<{ ms: number; warmAfter: number }> {
-  const started = performance.now();
-  const sessionId = await client.newSession(origin, { browserName: 'chrome' });
-  const ms = performance.now() - started;
-  // Read before the replacement can be ready (it starts only once this session's browser was handed over).
-  const warmAfter = await warmCount(origin);
+  pid: number,
+): Promise<Measured & { warmAfter: number }> {
+  // The warm count is read before the replacement can be ready (it starts once this one was handed over).
+  const {
+    ms,
+    cpu,
+    sessionId,
+    atAnswer: warmAfter,
+  } = await timedSession(client, origin, { browserName: 'chrome' }, [pid], () => warmCount(origin));
   // gridgate answers DELETE only once the browser's process groups are gone.
   await client.deleteSession(origin, sessionId);
   await settle();
-  return { ms, warmAfter };
+  return { ms, cpu, warmAfter };
 }
 
 /** The local pool's warm count in gridgate's /status. */
@@ -107,16 +161,20 @@ async function untilWarm(origin: string, count: number): Promise<number> {
   return ready;
 }
 
-async function directSession(client: WebDriverClient, pool: LocalPool): Promise<number> {
+async function directSession(client: WebDriverClient, pool: LocalPool): Promise<Measured> {
   const driver = await DirectChromedriver.start(pool);
   try {
     // Running before the clock starts, and the machine settled after its start.
     await settle();
-    const started = performance.now();
-    const sessionId = await client.newSession(driver.origin, driver.capabilities);
-    const ms = performance.now() - started;
+    const { ms, cpu, sessionId } = await timedSession(
+      client,
+      driver.origin,
+      driver.capabilities,
+      [driver.pid],
+      async () => undefined,
+    );
     await client.deleteSession(driver.origin, sessionId);
-    return ms;
+    return { ms, cpu };
   } finally {
     await driver.stop();
     await settle();

@@ -8,6 +8,7 @@
  * is stopped by the caller's teardown.
  */
 import { request } from 'undici';
+import { withTreeCpu } from './process-cpu';
 import { GGR_AUTHORIZATION, ggrAvailable, startGgr } from './proxy-ggr';
 import { type ProxyGridgate, resetPeakRss, rssOf, startProxyGridgate } from './proxy-gridgate';
 import { startGridgateServer } from './proxy-gridgate-server';
@@ -72,10 +73,13 @@ export const PROXY_PLANS: Record<'default' | 'long', ProxyPlan> = {
 export type PerPath<T> = Record<Exclude<ProxyPathName, OptionalProxyPath>, T> &
   Partial<Record<OptionalProxyPath, T>>;
 
+/** A wrk run and the CPU seconds the path's own processes spent during it (the upstream's not included). */
+export type MeteredRun = WrkRun & { cpuSeconds: number };
+
 export interface ProxyRound {
   order: ProxyPathName[];
-  throughput: PerPath<WrkRun>;
-  latency: PerPath<WrkRun>;
+  throughput: PerPath<MeteredRun>;
+  latency: PerPath<MeteredRun>;
 }
 
 export interface LargeResponsePhase {
@@ -170,6 +174,16 @@ export async function measureProxy(plan: ProxyPlan, log: (line: string) => void)
     plainNode: plainNode.origin,
     ...(ggrHub ? { ggr: ggrHub } : {}),
   };
+  // The processes whose CPU time each path costs: the proxy's process tree (for direct, the upstream's own).
+  const pids: PerPath<number> = {
+    direct: upstream.process.pid,
+    nginx: nginx.process.pid,
+    grid4: grid4.process.pid,
+    gridgate: gridgate.pid,
+    gridgateServer: gridgateServer.process.pid,
+    plainNode: plainNode.process.pid,
+    ...(ggr ? { ggr: ggr.process.pid } : {}),
+  };
   const paths = PROXY_PATHS.filter((path) => origins[path] !== undefined);
   const urls = Object.fromEntries(
     paths.map((path) => [path, `${origins[path]}/session/${sessions[path]}/title`]),
@@ -177,6 +191,12 @@ export async function measureProxy(plan: ProxyPlan, log: (line: string) => void)
   await checkAnswers(urls);
 
   const url = (path: ProxyPathName) => urls[path] as string;
+  const metered = async (path: ProxyPathName, connections: number, seconds: number): Promise<MeteredRun> => {
+    const { result, cpuSeconds } = await withTreeCpu([pids[path] as number], () =>
+      runWrk(url(path), connections, seconds),
+    );
+    return { ...result, cpuSeconds };
+  };
   for (const path of paths) await runWrk(url(path), plan.connections, plan.warmupSeconds);
   const rounds: ProxyRound[] = [];
   for (let index = 0; index < plan.rounds; index++) {
@@ -185,8 +205,8 @@ export async function measureProxy(plan: ProxyPlan, log: (line: string) => void)
     const throughput = {} as ProxyRound['throughput'];
     const latency = {} as ProxyRound['latency'];
     for (const path of order)
-      throughput[path] = await runWrk(url(path), plan.connections, plan.throughputSeconds);
-    for (const path of order) latency[path] = await runWrk(url(path), 1, plan.latencySeconds);
+      throughput[path] = await metered(path, plan.connections, plan.throughputSeconds);
+    for (const path of order) latency[path] = await metered(path, 1, plan.latencySeconds);
     rounds.push({ order, throughput, latency });
     log(
       `  round ${index + 1}/${plan.rounds}: ${order.map((path) => `${path} ${throughput[path]?.requestsPerSecond.toFixed(0)}/s`).join(', ')}`,

@@ -1,12 +1,13 @@
 /** The proxy benchmark's results: medians over rounds per path, ratios, the issue's goals met or not. */
 import {
   type LargeResponsePhase,
+  type MeteredRun,
   type PerPath,
   type ProxyPathName,
   type ProxyRun,
   SLOW_READER_BYTES_PER_S,
 } from './proxy-benchmark';
-import { median } from './stats';
+import { type MedianInterval, median, medianInterval } from './stats';
 
 /** The issue's goals; reported as met or not met, never asserted. */
 export const PROXY_TARGETS = {
@@ -35,7 +36,12 @@ export interface PathSummary {
   p50Ms: number;
   p99Ms: number;
   socketErrors: number;
+  /** CPU seconds the path's own processes spent per 10,000 requests: with c16 runs and with c1 runs. */
+  cpuPer10k: { loaded: MedianInterval; oneByOne: MedianInterval };
 }
+
+const cpuPer10k = (runs: MeteredRun[]): MedianInterval =>
+  medianInterval(runs.map((run) => (run.cpuSeconds / run.requests) * 10_000));
 
 export type Met = 'met' | 'not met';
 const met = (ok: boolean): Met => (ok ? 'met' : 'not met');
@@ -94,6 +100,7 @@ export function proxyReport(run: ProxyRun): ProxyReport {
           p50Ms: median(latency.map((r) => r.p50Ms)),
           p99Ms: median(latency.map((r) => r.p99Ms)),
           socketErrors: [...throughput, ...latency].reduce((sum, r) => sum + r.socketErrors, 0),
+          cpuPer10k: { loaded: cpuPer10k(throughput), oneByOne: cpuPer10k(latency) },
         } satisfies PathSummary,
       ];
     }),
@@ -169,6 +176,38 @@ const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 const ratioRange = (values: number[]) =>
   `rounds ${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
 
+const seconds = (value: number) => value.toFixed(2);
+const intervalText = (s: MedianInterval) => `${seconds(s.median)} (${seconds(s.low)}–${seconds(s.high)})`;
+
+/** CPU per 10,000 requests per path, and each path's over nginx's and ggr's (ratio of the medians). */
+function formatCpuTable(report: ProxyReport): string {
+  const { paths } = report;
+  const measured = Object.keys(paths) as ProxyPathName[];
+  const confidence = (paths.direct.cpuPer10k.oneByOne.confidence * 100).toFixed(1);
+  const over = (path: ProxyPathName, base: ProxyPathName | undefined) => {
+    const other = base && paths[base];
+    return other && path !== 'direct'
+      ? ((paths[path] as PathSummary).cpuPer10k.oneByOne.median / other.cpuPer10k.oneByOne.median).toFixed(2)
+      : '';
+  };
+  return [
+    `CPU seconds (user + system, /proc) of each path's own processes per 10,000 requests: median over rounds (${confidence} % interval for the median); direct is the upstream's own`,
+    table(
+      ['path', `c${report.plan.connections}`, 'c1 (one by one)', 'c1 ÷ nginx', 'c1 ÷ ggr'],
+      measured.map((path) => {
+        const s = paths[path] as PathSummary;
+        return [
+          pathLabel(path, report.gridgateWorkers),
+          intervalText(s.cpuPer10k.loaded),
+          intervalText(s.cpuPer10k.oneByOne),
+          over(path, 'nginx'),
+          over(path, paths.ggr ? 'ggr' : undefined),
+        ];
+      }),
+    ),
+  ].join('\n');
+}
+
 export function formatProxyReport(report: ProxyReport): string {
   const { plan, paths, largeResponse: large } = report;
   return [
@@ -209,6 +248,8 @@ export function formatProxyReport(report: ProxyReport): string {
       : `=> gridgate ÷ ggr: not measured (${report.skipped.ggr})`,
     `=> gridgate ÷ plain Node proxy requests/s ${report.nodeFloor.gridgateShare.toFixed(2)}  goal ≥ ${PROXY_TARGETS.vsPlainNode}  ${report.nodeFloor.goal}   (plain Node proxy ÷ nginx ${report.nodeFloor.vsNginx.toFixed(2)}, ÷ Grid 4 ${report.nodeFloor.vsGrid4.toFixed(2)})`,
     `=> gridgate added p50 over direct (one connection) ${report.addedP50Ms.gridgate.toFixed(3)} ms  goal < ${PROXY_TARGETS.addedP50Ms} ms  ${report.addedP50Ms.goal}   (nginx +${report.addedP50Ms.nginx.toFixed(3)}, Grid 4 +${report.addedP50Ms.grid4.toFixed(3)}${report.addedP50Ms.ggr === undefined ? '' : `, ggr +${report.addedP50Ms.ggr.toFixed(3)}`})`,
+    '',
+    formatCpuTable(report),
     '',
     `Large response through gridgate (GET …/screenshot, ${mib(large.bytes)} MiB), peak RSS of the gridgate process:`,
     table(

@@ -1,8 +1,9 @@
 /** The report as people read it: aligned tables of milliseconds and ratios, one verdict per target. */
 import { COMMANDS } from './command-latency';
 import type { Environment } from './environment';
+import { AFTERMATH_MS } from './new-session-latency';
 import { type CommandReport, type NewSessionReport, type Ratios, TARGETS } from './report';
-import { median, type Summary } from './stats';
+import { type MedianInterval, median, type Summary } from './stats';
 
 const ms = (value: number, digits = 2) => value.toFixed(digits);
 const ratio = (value: number) => value.toFixed(3);
@@ -108,6 +109,10 @@ export function formatCommandReport(report: CommandReport): string {
   ].join('\n');
 }
 
+/** "low–high, NN.N %": a median's confidence interval. */
+const interval = (value: MedianInterval, format: (n: number) => string) =>
+  `${format(value.low)}–${format(value.high)}, ${(value.confidence * 100).toFixed(1)} %`;
+
 export function formatNewSessionReport(report: NewSessionReport): string {
   const { direct, gridgate } = report.paths;
   return [
@@ -115,5 +120,13 @@ export function formatNewSessionReport(report: NewSessionReport): string {
     table(COMPARISON_HEADER, [comparisonRow('new session', direct, gridgate, report.ratio, 0)]),
     `each round, direct/gridgate: ${report.rounds.map((r) => `${ms(r.ms.direct, 0)}/${ms(r.ms.gridgate, 0)}`).join('  ')}`,
     `=> new-session ratio of medians ${ratio(report.ratio.median)}  target ≤ ${report.target.toFixed(2)}  ${report.verdict}`,
+    `   per-round ratios: median ${ratio(report.roundRatio.median)}, ${interval(report.roundRatio, ratio)}`,
+    `CPU seconds per new session (user + system of each path's process tree: gridgate and all below it; the direct chromedriver and its Chromium), median (interval):`,
+    ...(['direct', 'gridgate'] as const).map((path) => {
+      const cpu = report.cpu[path];
+      const s = (value: number) => value.toFixed(3);
+      return `  ${path.padEnd(8)}  to the answer ${s(cpu.toAnswer.median)} (${interval(cpu.toAnswer, s)})   with the ${AFTERMATH_MS} ms after it ${s(cpu.withAftermath.median)} (${interval(cpu.withAftermath, s)})`;
+    }),
+    `=> CPU per new session gridgate ÷ direct: to the answer ${ratio(report.cpu.gridgate.toAnswer.median / report.cpu.direct.toAnswer.median)}, with the aftermath ${ratio(report.cpu.gridgate.withAftermath.median / report.cpu.direct.withAftermath.median)}`,
   ].join('\n');
 }

@@ -8,8 +8,8 @@ import {
   type CommandName,
   type CommandPathName,
 } from './command-latency';
-import type { NewSessionPlan, NewSessionRun } from './new-session-latency';
-import { type Summary, summarize } from './stats';
+import type { NewSessionPlan, NewSessionRun, SessionCpu } from './new-session-latency';
+import { type MedianInterval, medianInterval, type Summary, summarize } from './stats';
 
 /** The targets: gridgate's median over the direct median. */
 export const TARGETS = {
@@ -117,9 +117,18 @@ export interface NewSessionReport {
   roundsRun: number;
   paths: { direct: Summary; gridgate: Summary };
   ratio: Ratios;
+  /** The per-round ratios gridgate ÷ direct: their median and a confidence interval for it. */
+  roundRatio: MedianInterval;
   verdict: Verdict;
   rounds: NewSessionRun['rounds'];
+  /** CPU seconds per new session of each path's processes, up to the answer and with the aftermath. */
+  cpu: Record<'direct' | 'gridgate', { toAnswer: MedianInterval; withAftermath: MedianInterval }>;
 }
+
+const sessionCpu = (samples: SessionCpu[]) => ({
+  toAnswer: medianInterval(samples.map((s) => s.toAnswer)),
+  withAftermath: medianInterval(samples.map((s) => s.withAftermath)),
+});
 
 export function newSessionReport(run: NewSessionRun, plan: NewSessionPlan, warm = 0): NewSessionReport {
   const paths = { direct: summarize(run.samples.direct), gridgate: summarize(run.samples.gridgate) };
@@ -132,7 +141,9 @@ export function newSessionReport(run: NewSessionRun, plan: NewSessionPlan, warm 
     roundsRun: run.rounds.length,
     paths,
     ratio,
+    roundRatio: medianInterval(run.rounds.map((round) => round.ms.gridgate / round.ms.direct)),
     verdict: verdict(ratio.median, target),
     rounds: run.rounds,
+    cpu: { direct: sessionCpu(run.cpu.direct), gridgate: sessionCpu(run.cpu.gridgate) },
   };
 }

@@ -77,7 +77,7 @@ try {
   }
   let newSession: NewSessionReport | undefined;
   if (grid && (options.only === 'all' || options.only === 'new-session')) {
-    const run = await measureNewSessionLatency(client, grid.origin, pool, options.newSession);
+    const run = await measureNewSessionLatency(client, grid.origin, grid.pid, pool, options.newSession);
     newSession = newSessionReport(run, options.newSession, options.warm);
     console.log(`\n${formatNewSessionReport(newSession)}`);
   }
