@@ -85,7 +85,7 @@ export async function ensureServerBuild() {
  * the client's own playwright-core): beside the entry in playwright/, where attached-playwright-server.ts
  * looks for them in a build.
  */
-const PLAYWRIGHT_SCRIPTS = 'functions/pools/local/playwright';
+const PLAYWRIGHT_SCRIPTS = 'functions/servers/node/playwright';
 
 function copyPlaywrightScripts(outdir) {
   const from = join(root, PLAYWRIGHT_SCRIPTS);

@@ -1,10 +1,10 @@
 /**
- * The container images the container pools' tests run, built with podman from test/images/ without any
- * registry: a Debian base made by debootstrap, then a chromedriver-only image and a look-alike of
- * docker-selenium's standalone-chromium on it. Each image is tagged with a hash of what it is built from, so
- * an image that exists is the one its files describe and a run finds it in podman's store at once; a changed
- * file builds a new one (podman's layer cache keeps the unchanged steps). One process builds at a time: the
- * others wait on a lock file.
+ * The container images the container pools' tests run, built with podman without any registry: a Debian base
+ * made by debootstrap, then on it gridgate's own chromium-only browser image (images/chromium, which ecs pools
+ * can run too) and a look-alike of docker-selenium's standalone-chromium (test/images/). Each image is tagged
+ * with a hash of what it is built from, so an image that exists is the one its files describe and a run finds
+ * it in podman's store at once; a changed file builds a new one (podman's layer cache keeps the unchanged
+ * steps). One process builds at a time: the others wait on a lock file.
  *
  * The head image is the repository's Dockerfile built as it is, on a stand-in for its node:22 base.
  *
@@ -18,10 +18,12 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { open, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const IMAGES = new URL('../test/images/', import.meta.url).pathname;
+/** gridgate's chromium-only browser image, the one an ecs pool can run too. */
+const CHROMIUM_IMAGE = new URL('../images/chromium/', import.meta.url).pathname;
 
 /** podman's settings for this machine's kind of host (test/images/containers.conf says why each). */
 export const CONTAINERS_CONF = join(IMAGES, 'containers.conf');
@@ -46,7 +48,7 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 
 export interface TestImages {
-  /** Chromium and chromedriver only, serving WebDriver on 4444 (headless). */
+  /** Chromium and chromedriver only, serving WebDriver on 4444 (headless): images/chromium. */
   chromedriver: string;
   /** docker-selenium's standalone-chromium look-alike: Selenium on 4444, VNC on 5900, noVNC on 7900. */
   standaloneChromium: string;
@@ -110,7 +112,7 @@ async function buildBase(log: (line: string) => void): Promise<void> {
   }
 }
 
-/** Builds test/images/<folder> as `image` unless it exists; `prepare` adds fetched files to the context. */
+/** Builds the `folder` context as `image` unless it exists; `prepare` adds fetched files to the context. */
 async function buildImage(
   folder: string,
   image: string,
@@ -118,9 +120,9 @@ async function buildImage(
   prepare?: (context: string) => Promise<void>,
 ): Promise<void> {
   if (await exists(image)) return;
-  const context = mkdtempSync(join(tmpdir(), `gridgate-image-${folder}-`));
+  const context = mkdtempSync(join(tmpdir(), `gridgate-image-${basename(folder)}-`));
   try {
-    cpSync(join(IMAGES, folder), context, { recursive: true });
+    cpSync(folder, context, { recursive: true });
     await prepare?.(context);
     log(`test images: building ${image}`);
     // Host networking for the build's RUN steps (apt-get): podman's default network is a bridge.
@@ -142,7 +144,7 @@ async function buildImage(
 /** The images' names, from their files: what testImages() builds. */
 export function testImageNames(): TestImages {
   return {
-    chromedriver: `localhost/gridgate-test/chromedriver:${contentTag(join(IMAGES, 'chromedriver'), BASE_IMAGE)}`,
+    chromedriver: `localhost/gridgate-test/chromedriver:${contentTag(CHROMIUM_IMAGE, BASE_IMAGE)}`,
     standaloneChromium: `localhost/gridgate-test/standalone-chromium:${contentTag(
       join(IMAGES, 'standalone-chromium'),
       `${BASE_IMAGE} ${SELENIUM_JAR}`,
@@ -153,8 +155,8 @@ export function testImageNames(): TestImages {
 async function buildAll(log: (line: string) => void): Promise<TestImages> {
   const names = testImageNames();
   await buildBase(log);
-  await buildImage('chromedriver', names.chromedriver, log);
-  await buildImage('standalone-chromium', names.standaloneChromium, log, (context) =>
+  await buildImage(CHROMIUM_IMAGE, names.chromedriver, log);
+  await buildImage(join(IMAGES, 'standalone-chromium'), names.standaloneChromium, log, (context) =>
     run('npm', ['pack', '--silent', SELENIUM_JAR], { cwd: context, stdio: 'ignore', env: process.env }),
   );
   return names;
@@ -165,7 +167,7 @@ async function buildAll(log: (line: string) => void): Promise<TestImages> {
  * Built every time it is asked for: its steps copy the sources, so podman's layer cache decides what is new.
  */
 async function buildHead(log: (line: string) => void): Promise<string> {
-  await buildImage('node-base', NODE_BASE, log, async (context) => {
+  await buildImage(join(IMAGES, 'node-base'), NODE_BASE, log, async (context) => {
     for (const name of NODE_PACKAGES)
       await run('npm', ['pack', '--silent', name], { cwd: context, stdio: 'ignore', env: process.env });
   });

@@ -26,6 +26,14 @@ export const poolCommon = {
     description:
       "Keep the browser driver's log of every session of this pool (over recording.log); a client's explicit false still wins.",
   }),
+  console: z.boolean().optional().meta({
+    description:
+      "Capture the browser console of every session of this pool (over recording.console; local pools); a client's explicit false still wins.",
+  }),
+  network: z.boolean().optional().meta({
+    description:
+      "Capture the network traffic of every session of this pool as HAR (over recording.network; local pools); a client's explicit false still wins.",
+  }),
   keep: z.enum(['all', 'failed'], { error: 'must be "all" or "failed"' }).optional().meta({
     description:
       "Which of this pool's ended sessions keep their video (over recording.keep); a client's gridgate:options.keep wins.",

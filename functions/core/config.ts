@@ -46,6 +46,14 @@ const recording = z
     log: z.boolean().default(false).meta({
       description: "Keep the browser driver's log of every session; else only sessions that ask.",
     }),
+    console: z.boolean().default(false).meta({
+      description:
+        'Capture the browser console of every session as a text log (local pools); else only sessions that ask.',
+    }),
+    network: z.boolean().default(false).meta({
+      description:
+        'Capture the network traffic of every session as a HAR file (local pools); else only sessions that ask.',
+    }),
     keep: z.enum(['all', 'failed'], { error: 'must be "all" or "failed"' }).default('all').meta({
       description:
         'Which ended sessions keep their video: all, or only failed ones (a failed result, an idle or max-age end, a crashed or reclaimed browser, a shutdown); see docs/video-and-logs.md.',

@@ -1,6 +1,19 @@
 /** Chromium's DevTools address as chromedriver reports it in a new session's capabilities. */
 import { type Capabilities, isObject } from './capabilities';
 
+/**
+ * The answer of a session whose DevTools gridgate reaches through a door of its own (a container's): the door
+ * as its debuggerAddress, and se:cdp offered (the client is shown gridgate's own se:cdp URL, never this one).
+ */
+export function withDevtoolsDoor(capabilities: Capabilities, door: string): Capabilities {
+  const options = isObject(capabilities['goog:chromeOptions']) ? capabilities['goog:chromeOptions'] : {};
+  return {
+    ...capabilities,
+    'goog:chromeOptions': { ...options, debuggerAddress: door },
+    'se:cdp': `ws://${door}/devtools/browser`,
+  };
+}
+
 /** `goog:chromeOptions.debuggerAddress` ("localhost:41575" → "127.0.0.1:41575"), or "" when there is none. */
 export function devtoolsAddress(capabilities: Capabilities): string {
   const options = capabilities['goog:chromeOptions'];

@@ -150,6 +150,12 @@ export interface Launcher {
    */
   opened?(handle: string, capabilities: Capabilities): Promise<void>;
   /**
+   * host:port on gridgate's machine where the browser's DevTools answer, when the launcher opened a way to them
+   * itself (a container's DevTools door, opened by opened()); gridgate then serves se:cdp for the session
+   * there. Absent or undefined: a local browser's is in its answer, and other browsers' are out of reach.
+   */
+  devtools?(handle: string): string | undefined;
+  /**
    * Ends what the pool's remote end still runs for sessions whose creation was abandoned (a head that died
    * between taking the slot and recording the session, so nobody knows the browser's session ID): a hub's
    * sessions asked for under these keys. Answers the key each ended upstream session was asked under, by

@@ -4,8 +4,11 @@
  * enableLog, logName, name} (so its users change nothing) and gridgate's own `gridgate:options` {video, log};
  * over the pool's and the config's defaults. A client's explicit false wins over any default.
  * Selenium Grid 4 has no capability for the driver log; `selenoid:options.enableLog` and `gridgate:options.log` ask for it.
+ * The console and network captures are asked as core/capture-ask.ts reads them.
  */
+
 import { type Capabilities, isObject } from './capabilities';
+import { type CaptureAsk, captureAsk } from './capture-ask';
 import type { Config, PoolConfig } from './config';
 import { invalidArgument } from './errors';
 import { KEEP_POLICIES, type KeepPolicy } from './recording-keep';
@@ -16,6 +19,10 @@ export const SELENOID_OPTIONS = 'selenoid:options';
 export interface RecordingWish {
   video: boolean;
   log: boolean;
+  /** Capture the browser's console as a text log (core/capture-ask.ts); absent: no. */
+  console?: true;
+  /** Capture the browser's network traffic as a HAR file; absent: no. */
+  network?: true;
   /** Which ended sessions keep their video (core/recording-keep.ts); absent: all. */
   keep?: KeepPolicy;
   /** The test's name, shown and searched on the status page. */
@@ -27,7 +34,10 @@ export interface RecordingWish {
 }
 
 /** What the client asked, checked: undefined where it said nothing, so the pool's and config's defaults apply. */
-export type RecordingAsk = Omit<RecordingWish, 'video' | 'log'> & { video?: boolean; log?: boolean };
+export type RecordingAsk = Omit<RecordingWish, 'video' | 'log' | 'console' | 'network'> & {
+  video?: boolean;
+  log?: boolean;
+} & CaptureAsk;
 
 const NAME_LIMIT = 200;
 
@@ -48,6 +58,7 @@ export function recordingAsk(capabilities: Capabilities, gridgateOptions: unknow
   const videoName = fileName(selenoid, 'videoName');
   const logName = fileName(selenoid, 'logName');
   return {
+    ...captureAsk(capabilities, gridgateOptions),
     ...(video !== undefined ? { video } : {}),
     ...(log !== undefined ? { log } : {}),
     ...(name ? { name } : {}),
@@ -59,12 +70,15 @@ export function recordingAsk(capabilities: Capabilities, gridgateOptions: unknow
 
 /** What a session in this pool records: the client's answer, else the pool's, else the config's. */
 export function recordingWish(config: Config, pool: PoolConfig, ask: RecordingAsk): RecordingWish {
-  const { keep: _asked, ...rest } = ask;
+  const { keep: _asked, console: _console, network: _network, ...rest } = ask;
   const wish: RecordingWish = {
     ...rest,
     video: ask.video ?? pool.video ?? config.recording.video,
     log: ask.log ?? pool.log ?? config.recording.log,
   };
+  // Carried only when on, as keep: a wish without them captures nothing.
+  if (ask.console ?? pool.console ?? config.recording.console) wish.console = true;
+  if (ask.network ?? pool.network ?? config.recording.network) wish.network = true;
   // "all" is what a wish without a policy means: only "failed" is carried.
   return (ask.keep ?? pool.keep ?? config.recording.keep) === 'failed' ? { ...wish, keep: 'failed' } : wish;
 }

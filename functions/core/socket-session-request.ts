@@ -100,6 +100,31 @@ function playwright(
   };
 }
 
+// Chromium's names in Playwright's and Puppeteer's words (and Browserless's paths) and in catalogs.
+const CHROMIUM_NAMES = new Set(['chromium', 'chrome']);
+
+/**
+ * The request with the catalog's name for its browser: the one it names (or aliases), else, for a client that
+ * asks for Chromium by any of its names, the catalog's Chromium (a hub pool's catalog may say only `chrome`,
+ * Playwright always says `chromium`). A browser the catalog lacks is left as asked: `POST /session` refuses
+ * it as it refuses any client's.
+ */
+export function withCatalogBrowser(
+  asked: SocketSessionRequest,
+  browsers: Record<string, { aliases: readonly string[] }>,
+): SocketSessionRequest {
+  const catalog = Object.entries(browsers).map(
+    ([name, browser]) => [name, [name, ...browser.aliases]] as const,
+  );
+  const named = catalog.find(([, names]) => names.includes(asked.browserName));
+  const chromium = CHROMIUM_NAMES.has(asked.browserName)
+    ? catalog.find(([, names]) => names.some((name) => CHROMIUM_NAMES.has(name)))
+    : undefined;
+  const browserName = (named ?? chromium)?.[0];
+  if (browserName === undefined || browserName === asked.browserName) return asked;
+  return { ...asked, browserName, capabilities: { ...asked.capabilities, browserName } };
+}
+
 /**
  * Playwright's own answer to a client of another major.minor (HTTP 428, remote/playwrightServer.ts): its
  * protocol changes between minor versions, so a client never talks to another's server.

@@ -9,7 +9,7 @@ import type { Capabilities } from '../core/capabilities';
 import { colorHeaderName } from '../core/color-choice';
 import type { PoolConfig } from '../core/config';
 import { stageRank } from '../core/creation-stages';
-import { devtoolsAddress } from '../core/devtools-address';
+import { devtoolsAddress, withDevtoolsDoor } from '../core/devtools-address';
 import type { GridDeps } from '../core/grid-deps';
 import type { CreationStage, SessionRecord } from '../core/ports';
 import { type RecordingAsk, recordingWish } from '../core/recording-wish';
@@ -94,11 +94,11 @@ export async function launchSession(
     );
     upstreamId = created.sessionId;
     // What gridgate serves itself for this browser is part of its answer from here on (a local browser's
-    // forwarded DevTools port is what its video and se:cdp reach it by).
-    const capabilities = browser.served
-      ? { ...created.capabilities, ...browser.served }
-      : created.capabilities;
-    await launcher.opened?.(browser.handle, capabilities);
+    // forwarded DevTools port, or a container's DevTools door, is what its video and se:cdp reach it by).
+    const answered = browser.served ? { ...created.capabilities, ...browser.served } : created.capabilities;
+    await launcher.opened?.(browser.handle, answered);
+    const door = launcher.devtools?.(browser.handle);
+    const capabilities = door ? withDevtoolsDoor(answered, door) : answered;
     const header = colorHeaderName(pool, deps.config.colors);
     if (header && attempt.color) {
       const target = { endpoint, upstreamId, capabilities: created.capabilities };
@@ -113,7 +113,7 @@ export async function launchSession(
         address: browser.address,
         upstreamId: created.sessionId,
         handle,
-        devtools: pool.kind === 'local' ? devtoolsAddress(capabilities) : '',
+        devtools: pool.kind === 'local' || door ? devtoolsAddress(capabilities) : '',
         createdAt: now,
         maxAgeMs: attempt.limits.maxAgeMs,
       },
@@ -136,7 +136,7 @@ export async function launchSession(
       ...withMarks({}, { ...(recording.name ? { name: recording.name } : {}), ...attempt.grouping }),
       ...(deps.head ? { head: deps.head } : {}),
       // The store keeps a session that records anything listed for as long as its recordings are kept.
-      ...(recording.video || recording.log
+      ...(recording.video || recording.log || recording.console || recording.network
         ? {
             recording: {
               video: recording.video,

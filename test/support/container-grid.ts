@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { CONTAINERS_CONF, type TestImages, testImages } from '../../scripts/test-images';
 import { startTestGrid, type TestGrid } from './grid-fixture';
 
@@ -56,4 +57,25 @@ export function removeContainersOfPool(pool: string): void {
     env: { ...process.env, CONTAINERS_CONF },
     stdio: 'ignore',
   });
+}
+
+/**
+ * What is left of a container's DevTools door (pools/container/devtools-door.ts): its namespace's name under
+ * /run/netns, and a pasta process serving it.
+ */
+export function doorOf(containerId: string): { named: boolean; pasta: boolean } {
+  const short = containerId.slice(0, 12);
+  const name = readdirSync('/run/netns').find(
+    (entry) => entry.startsWith('gridgate-door-') && entry.endsWith(short),
+  );
+  let pasta = false;
+  try {
+    execFileSync('pgrep', ['--full', `^pasta .*--netns gridgate-door-[0-9-]+-${short}$`], {
+      stdio: 'ignore',
+    });
+    pasta = true;
+  } catch {
+    // pgrep exits 1 when nothing matches.
+  }
+  return { named: name !== undefined, pasta };
 }

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { WebDriverError } from '../../functions/core/errors';
-import { type SocketSessionRequest, socketSessionRequest } from '../../functions/core/socket-session-request';
+import {
+  type SocketSessionRequest,
+  socketSessionRequest,
+  withCatalogBrowser,
+} from '../../functions/core/socket-session-request';
 
 const browsers = new Set(['chrome', 'chromium', 'firefox']);
 
@@ -89,5 +93,18 @@ describe('what a WebSocket that is a session asks for', () => {
   it('is no session for other paths', () => {
     expect(asked('/session/abc/se/cdp')).toBeUndefined();
     expect(asked('/ui/api/sessions/abc/vnc/websockify')).toBeUndefined();
+  });
+
+  it("names the catalog's Chromium for a client that says chromium where the catalog says only chrome", () => {
+    const playwright = asked('/playwright/chromium?name=hub', CLIENT_1_65) as SocketSessionRequest;
+    const onHub = withCatalogBrowser(playwright, { chrome: { aliases: [] }, firefox: { aliases: [] } });
+    expect(onHub.browserName).toBe('chrome');
+    expect(onHub.capabilities).toEqual({ browserName: 'chrome', 'se:name': 'hub' });
+    // A name the catalog has (or aliases) stays; a browser it lacks is left for POST /session to refuse.
+    expect(withCatalogBrowser(playwright, { chromium: { aliases: [] } })).toBe(playwright);
+    expect(withCatalogBrowser(playwright, { chrome: { aliases: ['chromium'] } }).browserName).toBe('chrome');
+    const edge = { ...playwright, browserName: 'msedge', capabilities: { browserName: 'msedge' } };
+    expect(withCatalogBrowser(edge, { chrome: { aliases: [] } })).toBe(edge);
+    expect(withCatalogBrowser(playwright, { firefox: { aliases: [] } })).toBe(playwright);
   });
 });

@@ -66,6 +66,15 @@ export class ContainerEngine {
     return Number(published);
   }
 
+  /** The pid, on this machine, of the container's first process: what its namespaces are found by. */
+  async pid(id: string): Promise<number> {
+    const answer = await this.call(['inspect', '--format', '{{.State.Pid}}', id]);
+    const pid = Number(answer);
+    if (!Number.isInteger(pid) || pid <= 0)
+      throw new EngineCallFailed(`${this.name} inspect`, `the container is not running (pid ${answer})`);
+    return pid;
+  }
+
   /** Waits for the container to exit (its code; undefined when the engine could not say). */
   waitForExit(id: string): ContainerExit {
     const child: ChildProcess = spawn(this.name, ['wait', id], {

@@ -9,7 +9,9 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { realSleep } from '../../adapters/aws/retry-pacing';
 import { browserInUseMs, hardLifetimeSeconds } from '../../core/browser-lifetime';
+import type { Capabilities } from '../../core/capabilities';
 import type { ContainerPoolConfig } from '../../core/config';
+import { devtoolsAddress } from '../../core/devtools-address';
 import { LaunchFailure } from '../../core/host-choice';
 import type { LaunchedBrowser, Launcher, LaunchRequest, Logger, StopContext } from '../../core/ports';
 import { systemClock } from '../../core/ports';
@@ -17,6 +19,7 @@ import { DriverNotReady, driverStatus, waitForDriver } from '../selenium-node/dr
 import { nodeCapabilities } from '../selenium-node/node-capabilities';
 import type { ContainerEngine, ContainerExit } from './container-engine';
 import { containerRunArgs, publishHost, WARM_SESSION } from './container-run-args';
+import { type DevtoolsDoor, devtoolsPortOf, doorsUnavailable, openDevtoolsDoor } from './devtools-door';
 import { ownMark } from './owner-mark';
 
 /** docker-selenium's node is ready ~7 s after its start; a slow machine unpacking an image takes longer. */
@@ -47,6 +50,8 @@ interface Running {
   inUse: boolean;
   /** http://host:port of its noVNC server, when the pool publishes one. */
   vncOrigin?: string;
+  /** The door to its browser's DevTools port, once its session is open (devtools-door.ts). */
+  door?: DevtoolsDoor;
 }
 
 interface Warm {
@@ -104,6 +109,27 @@ export class ContainerLauncher implements Launcher {
   logs(handle: string): Readable | undefined {
     const running = this.running.get(handle);
     return running?.inUse ? running.engine.logs(handle) : undefined;
+  }
+
+  /**
+   * Opens the DevTools door of the session's container where this machine can (root and pasta): gridgate then
+   * serves se:cdp and records video through it. Elsewhere, or for a browser reporting no DevTools port, the
+   * session has no door and its CDP is whatever the image serves itself (Selenium's node: se:cdp).
+   */
+  async opened(handle: string, capabilities: Capabilities): Promise<void> {
+    const running = this.running.get(handle);
+    const port = devtoolsPortOf(devtoolsAddress(capabilities));
+    if (!running || port === undefined || (await doorsUnavailable())) return;
+    const door = await openDevtoolsDoor({ engine: running.engine, id: handle, port, owner: this.owner });
+    running.door = door;
+    // Removed meanwhile: the door goes with it.
+    if (running.removing || !this.running.has(handle)) await door.close();
+  }
+
+  /** host:port on this machine's loopback of the session's DevTools door; undefined when it has none. */
+  devtools(handle: string): string | undefined {
+    const running = this.running.get(handle);
+    return running?.inUse ? running.door?.address : undefined;
   }
 
   vncOrigin(handle: string): string | undefined {
@@ -270,6 +296,7 @@ export class ContainerLauncher implements Launcher {
 
   private exited(id: string, running: Running, code: number | undefined): void {
     this.running.delete(id);
+    running.door?.close().catch(() => undefined);
     for (const [name, list] of this.warm)
       this.warm.set(
         name,
@@ -286,7 +313,10 @@ export class ContainerLauncher implements Launcher {
   private remove(id: string, engine: ContainerEngine): Promise<void> {
     const running = this.running.get(id);
     if (running?.removing) return running.removing;
-    const removing = engine.remove(id).then(() => running?.exit.exited.then(() => undefined));
+    const removing = engine
+      .remove(id)
+      .then(() => running?.exit.exited.then(() => undefined))
+      .finally(() => running?.door?.close());
     if (running) running.removing = removing;
     return removing;
   }

@@ -12,6 +12,7 @@ import { containerEngines } from './container-engines';
 import { ContainerLauncher } from './container-launcher';
 import { containerLogs } from './container-logs';
 import { sweepContainers } from './container-sweep';
+import { sweepDoors } from './devtools-door';
 
 // How soon a reload's new `warm` counts (or a warm container that died) are acted on.
 const WARM_CHECK_MS = 1000;
@@ -52,6 +53,9 @@ export async function startContainerPoolRuntime(
       logger.log('BACKGROUND_TASK_FAILED', { task: 'container sweep', error: String(error) });
     }
   }
+  // After the containers: a door's name kept its namespace, and its pasta, past its container's end.
+  const doors = pools.length > 0 ? await sweepDoors() : 0;
+  if (doors > 0) logger.log('ORPHANS_REMOVED', { namespaces: doors });
   const launcher = new ContainerLauncher({
     engineFor,
     logger,

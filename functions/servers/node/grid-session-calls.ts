@@ -20,7 +20,8 @@ export interface GridSession {
 }
 
 export class GridSessionCalls {
-  constructor(private readonly origin: () => string) {}
+  /** `origin()`: this server's own address. */
+  constructor(readonly origin: () => string) {}
 
   async create({ capabilities, headers, signal }: GridSessionRequest): Promise<GridSession> {
     const response = await request(`${this.origin()}/session`, {

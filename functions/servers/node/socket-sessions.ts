@@ -3,25 +3,26 @@
  * `connect`, Playwright's `connectOverCDP`) and a Playwright client's (`browserType.connect`). Each is a
  * WebDriver session made through the grid's own front door (grid-session-calls.ts), so users, quotas, the
  * queue, colours, recording, the status page, idle and max age are a WebDriver session's; the socket's
- * life is the session's: closing either side ends it. On a local pool a CDP client is relayed to the
- * browser's DevTools socket through the session's CDP check, and a Playwright client to a Playwright server
- * of its own version attached to the session's browser through that same check (pools/local/playwright/).
+ * life is the session's: closing either side ends it. Whatever the pool, a CDP client is relayed to the
+ * session's se:cdp at the grid's own front door (session-devtools.ts: a local browser's held to the session's
+ * folder, as any se:cdp client's), and a Playwright client to a Playwright server of its own version attached
+ * to that same socket (playwright/).
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sessionNotCreated, WebDriverError } from '../../core/errors';
-import { type GridDeps, sessionPool } from '../../core/grid-deps';
+import type { GridDeps } from '../../core/grid-deps';
 import type { SessionClaims } from '../../core/session-token';
-import { SocketCommandCheck } from '../../core/socket-command-check';
 import type { SocketSessionRequest } from '../../core/socket-session-request';
 import { basicCredentials, requestUser } from '../../http/request-user';
-import { startAttachedPlaywrightServer } from '../../pools/local/playwright/attached-playwright-server';
-import type { PlaywrightPackages } from '../../pools/local/playwright/playwright-packages';
-import { sessionDirectoryOf } from '../../pools/local/session-directories';
-import { sessionFolderContext } from '../../pools/local/session-folder-bounds';
+import { SESSION_DIRECTORY_PREFIX, sessionDirectoryOf } from '../../pools/local/session-directories';
 import type { GridSessionCalls } from './grid-session-calls';
-import { browserDevtoolsUrl, openUpstream, relay, type Upstream } from './socket-relay';
+import { startAttachedPlaywrightServer } from './playwright/attached-playwright-server';
+import type { PlaywrightPackages } from './playwright/playwright-packages';
+import { sessionDevtoolsUrl } from './session-devtools';
+import { openUpstream, relay, type Upstream } from './socket-relay';
 
 export interface SocketSessionContext {
   deps: GridDeps;
@@ -64,30 +65,32 @@ export async function connectSocketSession(
     const check = deps.tokens.verify(created.sessionId, user);
     if (!check.ok) throw new WebDriverError('unknown error', 'the grid answered a session ID it cannot read');
     const { claims } = check;
-    if (sessionPool(deps, claims)?.kind !== 'local' || !claims.devtools) {
-      throw sessionNotCreated(
-        `the session's pool (${claims.pool}) cannot serve ${asked.protocol === 'cdp' ? 'CDP' : 'Playwright'} clients: only local pools do`,
-      );
-    }
-    const touch = () => deps.sessions.touch(claims.key, deps.clock.now());
+    const devtools = sessionDevtoolsUrl(created, calls.origin(), {
+      protocol: asked.protocol,
+      pool: claims.pool,
+    });
     const socket =
       playwrightCore === undefined
-        ? await openUpstream(await browserDevtoolsUrl(claims.devtools), req)
-        : await openPlaywright(req, { playwrightCore, claims, context, cleanups, signal: clientGone });
+        ? await openUpstream(devtools, req, authorization)
+        : await openPlaywright(req, {
+            playwrightCore,
+            devtools: { url: devtools, authorization },
+            claims,
+            context,
+            cleanups,
+            signal: clientGone,
+          });
     if (clientGone.aborted) throw sessionNotCreated('the client went away');
     return {
       socket,
-      onMessage: touch,
-      // allSettled: the end never rejects, each cleanup's failure is its own to report.
+      // allSettled: the end never rejects, each cleanup's failure is its own to report. The session's
+      // activity is counted by the se:cdp socket its traffic passes through.
       onClose: () => {
         end().then(
           () => {},
           () => {},
         );
       },
-      ...(asked.protocol === 'cdp'
-        ? { check: new SocketCommandCheck('cdp', sessionFolderContext(claims.handle, context.sessionOwner)) }
-        : {}),
     };
   } catch (error) {
     await end();
@@ -95,33 +98,40 @@ export async function connectSocketSession(
   }
 }
 
+interface DevtoolsTarget {
+  /** The session's se:cdp at the grid's own front door. */
+  url: string;
+  /** The client's credentials, which the front door asks of the session's sockets. */
+  authorization: string | undefined;
+}
+
 /**
- * The session's Playwright server: its checked DevTools socket in the session's folder, the server of the
- * client's major.minor attached to it, and the client's socket opened to that server.
+ * The session's Playwright server: a Unix socket in its folder relayed to the session's se:cdp, the server
+ * of the client's major.minor attached to it, and the client's socket opened to that server.
  */
 async function openPlaywright(
   req: IncomingMessage,
   {
     playwrightCore,
+    devtools,
     claims,
     context,
     cleanups,
     signal,
   }: {
     playwrightCore: string;
+    devtools: DevtoolsTarget;
     claims: SessionClaims;
     context: SocketSessionContext;
     cleanups: (() => Promise<unknown>)[];
     signal: AbortSignal;
   },
 ) {
-  const folder = sessionDirectoryOf(claims.handle, context.sessionOwner);
-  if (!folder) throw new WebDriverError('unknown error', 'the session has no folder');
-  await mkdir(folder, { recursive: true, mode: 0o700 });
+  const folder = await playwrightFolder(claims, context, cleanups);
   const devtoolsSocket = join(folder, 'devtools.sock');
-  const devtools = await checkedDevtoolsSocket(devtoolsSocket, claims, context);
+  const relayed = await devtoolsSocketTo(devtoolsSocket, devtools);
   cleanups.push(
-    () => closeServer(devtools),
+    () => closeServer(relayed),
     () => rm(devtoolsSocket, { force: true }),
   );
   const server = await startAttachedPlaywrightServer({ playwrightCore, devtoolsSocket, folder, signal });
@@ -136,14 +146,32 @@ async function openPlaywright(
 }
 
 /**
- * The session browser's DevTools socket on a Unix socket only this machine's processes can open: each
- * connection relayed through the session's CDP check, as a CDP client's.
+ * Where the Playwright server keeps its profile and artifacts (its HOME and TMPDIR). A browser on this
+ * machine (whose DevTools gridgate serves) may write only in its session's folder, and Playwright names its
+ * download folder in its TMPDIR: the session's folder, which goes with the session. A browser elsewhere writes
+ * on its own machine: a folder of the server's own, named as session folders are so that the start-up sweep
+ * removes it if this process dies first.
  */
-async function checkedDevtoolsSocket(
-  path: string,
+async function playwrightFolder(
   claims: SessionClaims,
   context: SocketSessionContext,
-): Promise<Server> {
+  cleanups: (() => Promise<unknown>)[],
+): Promise<string> {
+  const sessionFolder = claims.devtools ? sessionDirectoryOf(claims.handle, context.sessionOwner) : undefined;
+  if (sessionFolder) {
+    await mkdir(sessionFolder, { recursive: true, mode: 0o700 });
+    return sessionFolder;
+  }
+  const folder = await mkdtemp(join(tmpdir(), `${SESSION_DIRECTORY_PREFIX}${process.pid}-playwright-`));
+  cleanups.push(() => rm(folder, { recursive: true, force: true }));
+  return folder;
+}
+
+/**
+ * A Unix socket only this machine's processes can open, each connection relayed to the session's se:cdp at
+ * the front door (which holds a local browser's traffic to the session's folder, as any CDP client's).
+ */
+async function devtoolsSocketTo(path: string, target: DevtoolsTarget): Promise<Server> {
   const { WebSocketServer } = await import('ws');
   const server = createServer((_req, res) => res.writeHead(404).end());
   const sockets = new WebSocketServer({ server, perMessageDeflate: false, maxPayload: 0 });
@@ -151,11 +179,9 @@ async function checkedDevtoolsSocket(
     // Held until the browser's socket is open: Playwright speaks first, and a message before the relay
     // listens would be lost.
     client.pause();
-    const check = new SocketCommandCheck('cdp', sessionFolderContext(claims.handle, context.sessionOwner));
-    browserDevtoolsUrl(claims.devtools)
-      .then((target) => openUpstream(target, req))
+    openUpstream(target.url, req, target.authorization)
       .then((socket) => {
-        relay(client, { socket, check });
+        relay(client, { socket });
         client.resume();
       })
       .catch(() => client.terminate());

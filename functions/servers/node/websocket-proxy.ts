@@ -13,7 +13,11 @@ import type { WebSocketServer } from 'ws';
 import { WebDriverError } from '../../core/errors';
 import { type GridDeps, sessionPool } from '../../core/grid-deps';
 import { SocketCommandCheck } from '../../core/socket-command-check';
-import { type SocketSessionRequest, socketSessionRequest } from '../../core/socket-session-request';
+import {
+  type SocketSessionRequest,
+  socketSessionRequest,
+  withCatalogBrowser,
+} from '../../core/socket-session-request';
 import { sessionEndpoint } from '../../http/forward-command';
 import { hubTarget, selenoidRequest } from '../../http/hub-passthrough';
 import { requestUser } from '../../http/request-user';
@@ -21,10 +25,10 @@ import { visibleSession } from '../../http/ui/ui-data';
 import { requireVncTarget } from '../../http/ui/ui-vnc';
 import { verifySession } from '../../http/verify-session';
 import { crossSiteRefusal, originPolicy, signalsOf } from '../../http/web-page-requests';
-import { PlaywrightPackages } from '../../pools/local/playwright/playwright-packages';
 import { sessionFolderContext } from '../../pools/local/session-folder-bounds';
 import { GridSessionCalls } from './grid-session-calls';
 import { isWebSocketUpgrade, serveAsHttp } from './non-websocket-upgrade';
+import { PlaywrightPackages } from './playwright/playwright-packages';
 import { asUpstreamError, writeRawError } from './raw-error-answer';
 import { browserDevtoolsUrl, openUpstream, relay, type Upstream } from './socket-relay';
 import { connectSocketSession, type SocketSessionContext } from './socket-sessions';
@@ -75,6 +79,7 @@ export function attachWebSocketProxy(
       asked = socketSessionRequest({ pathname: url.pathname, query: url.searchParams, header }, (name) =>
         isCatalogBrowser(deps, name),
       );
+      if (asked) asked = withCatalogBrowser(asked, deps.config.browsers);
     } catch (error) {
       return refuse(socket, error);
     }

@@ -10,6 +10,7 @@ import { CONTAINERS_CONF, type TestImages } from '../../../../scripts/test-image
 import {
   containerImages,
   containersOfPool,
+  doorOf,
   removeContainersOfPool,
   startContainerGrid,
   uniquePoolName,
@@ -68,13 +69,15 @@ function endReason(grid: TestGrid, sessionId: string): unknown {
 }
 
 describe('a container pool removes the container', { timeout: TEST_MS }, () => {
-  it('when the client deletes the session', async () => {
+  it('when the client deletes the session, and its DevTools door with it', async () => {
     const { grid: g, pool } = await grid('end-delete');
     const id = await newSession(g.url);
-    expect(containersOfPool(pool)).toHaveLength(1);
+    const [container] = containersOfPool(pool);
+    expect(doorOf(container as string)).toEqual({ named: true, pasta: true });
     const deleted = await fetch(`${g.url}/session/${id}`, { method: 'DELETE' });
     expect(deleted.status).toBe(200);
     expect(containersOfPool(pool)).toEqual([]);
+    expect(doorOf(container as string)).toEqual({ named: false, pasta: false });
     expect(endReason(g, id)).toBe('deleted');
   });
 
@@ -140,13 +143,15 @@ describe('a container pool removes the container', { timeout: TEST_MS }, () => {
     await newSession(await killed.url);
     killed.child.kill('SIGKILL');
     await killed.exited;
-    // Nobody removed it: the killed server was its only owner.
-    expect(containersOfPool(pool)).toHaveLength(1);
+    // Nobody removed it: the killed server was its only owner. Its DevTools door stays open too.
+    const [container] = containersOfPool(pool);
+    expect(doorOf(container as string)).toEqual({ named: true, pasta: true });
 
     const next = startNodeServer(config, env);
     servers.push(next);
     await next.url;
     expect(containersOfPool(pool)).toEqual([]);
+    await eventually(() => expect(doorOf(container as string)).toEqual({ named: false, pasta: false }));
     expect(next.lines.find((line) => line.event === 'ORPHANS_REMOVED' && 'containers' in line)).toMatchObject(
       {
         containers: 1,

@@ -1,0 +1,76 @@
+/**
+ * End to end on a hub pool (a real Selenium Grid 4): a CDP client (Puppeteer) and a Playwright client, each a
+ * session of its own, reach the hub's browser through the session's se:cdp, which gridgate relays to the hub
+ * with the hub's credentials; the catalog's `chrome` serves Playwright's `chromium`. Each leaves nothing
+ * behind: no hub session, no Playwright server, no folder.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumVersion } from '../../../../functions/pools/local/ensure-chromium';
+import { startTestGrid, type TestGrid } from '../../../support/grid-fixture';
+import {
+  hubPoolConfig,
+  type SeleniumGrid,
+  START_MS,
+  startSeleniumGrid,
+} from '../../../support/selenium-grid';
+import {
+  playwrightFolders,
+  playwrightServers,
+  playwrightVisit,
+  puppeteerVisit,
+} from '../../../support/socket-session-clients';
+import { startTestPageServer, type TestPageServer } from '../../../support/test-page-server';
+import { until } from '../../../support/until';
+
+let hub: SeleniumGrid;
+let grid: TestGrid;
+let site: TestPageServer;
+const wsUrl = () => grid.url.replace(/^http/, 'ws');
+
+beforeAll(async () => {
+  const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
+  hub = await startSeleniumGrid(version);
+  [grid, site] = await Promise.all([startTestGrid(hubPoolConfig(hub, version)), startTestPageServer()]);
+}, START_MS + 30_000);
+
+afterAll(async () => {
+  await Promise.all([grid?.close(), site?.close()]);
+  await hub?.stop();
+});
+
+afterEach(async () => {
+  await until(async () => (await grid.deps.sessions.running()).length === 0, 'every session ended');
+  await until(async () => (await hub.sessions()) === 0, "the hub's browser ended");
+  await until(() => playwrightServers().length === 0, 'no Playwright server left');
+  expect(playwrightFolders()).toEqual([]);
+});
+
+describe('Playwright and CDP clients on a hub pool', { timeout: 150_000 }, () => {
+  it("serves Puppeteer's connect with the hub's browser, one session per socket", async () => {
+    const title = await puppeteerVisit(
+      `${wsUrl()}/devtools/chrome?name=hub-puppeteer`,
+      site.url,
+      async () => {
+        const sessions = await grid.deps.sessions.running();
+        expect(sessions.map((session) => [session.pool, session.name])).toEqual([
+          ['selenium', 'hub-puppeteer'],
+        ]);
+        expect(await hub.sessions()).toBe(1);
+      },
+    );
+    expect(title).toBe('gridgate test page');
+  });
+
+  it("serves Playwright's chromium.connect with the hub's browser, a screenshot included", async () => {
+    const { title, screenshot } = await playwrightVisit(
+      `${wsUrl()}/playwright/chromium`,
+      site.url,
+      async () => {
+        expect(await hub.sessions()).toBe(1);
+        expect(playwrightFolders()).toHaveLength(1);
+      },
+    );
+    expect(title).toBe('gridgate test page');
+    expect(screenshot.subarray(1, 4).toString()).toBe('PNG');
+  });
+});
