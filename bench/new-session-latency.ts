@@ -17,7 +17,7 @@ import type { Capabilities } from '../functions/core/capabilities';
 import type { PathName } from './command-latency';
 import { DirectChromedriver, type LocalPool } from './direct-chromedriver';
 import type { BenchOptions } from './options';
-import { cpuBetween, readTreeCpu } from './process-cpu';
+import { cpuBetween, cpuByProgram, readTreeCpu } from './process-cpu';
 import { runRounds } from './rounds';
 import type { WebDriverClient } from './webdriver-client';
 
@@ -29,6 +29,8 @@ export interface SessionCpu {
   toAnswer: number;
   /** The same, until AFTERMATH_MS after the answer. */
   withAftermath: number;
+  /** toAnswer and withAftermath by program (process-cpu.ts cpuByProgram). */
+  byProgram: { toAnswer: Record<string, number>; withAftermath: Record<string, number> };
 }
 
 export interface NewSessionRun {
@@ -68,11 +70,19 @@ async function timedSession<T>(
   const started = performance.now();
   const sessionId = await client.newSession(origin, capabilities);
   const ms = performance.now() - started;
-  const toAnswer = cpuBetween(before, readTreeCpu(...roots));
+  const atTheAnswer = readTreeCpu(...roots);
   const answered = await atAnswer();
   await new Promise((resolve) => setTimeout(resolve, AFTERMATH_MS));
-  const withAftermath = cpuBetween(before, readTreeCpu(...roots));
-  return { ms, sessionId, cpu: { toAnswer, withAftermath }, atAnswer: answered };
+  const afterwards = readTreeCpu(...roots);
+  const cpu: SessionCpu = {
+    toAnswer: cpuBetween(before, atTheAnswer),
+    withAftermath: cpuBetween(before, afterwards),
+    byProgram: {
+      toAnswer: cpuByProgram(before, atTheAnswer),
+      withAftermath: cpuByProgram(before, afterwards),
+    },
+  };
+  return { ms, sessionId, cpu, atAnswer: answered };
 }
 
 export async function measureNewSessionLatency(

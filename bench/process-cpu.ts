@@ -9,21 +9,33 @@ import { descendants } from './process-tree';
 // Linux counts /proc CPU times in clock ticks of 1/100 s (USER_HZ; getconf CLK_TCK) on every usual build.
 const TICKS_PER_SECOND = 100;
 
-/** CPU seconds per live process of a tree at one moment. */
-export type TreeCpu = ReadonlyMap<number, number>;
+/** One process's CPU seconds so far: its own (all its threads), and its children's it has waited for. */
+export interface ProcessCpu {
+  /** The program's name as the kernel has it (comm: at most 15 characters). */
+  program: string;
+  own: number;
+  reaped: number;
+}
+
+/** CPU per live process of a tree at one moment. */
+export type TreeCpu = ReadonlyMap<number, ProcessCpu>;
 
 /**
- * The process's own CPU time (all its threads) plus that of its children it has waited for (cutime,
- * cstime), in seconds; undefined once it is gone. Counting the waited-for children keeps short-lived
- * helpers (a `setpriv`, an `nft` run) that ended before the second reading.
+ * The process's CPU time; undefined once it is gone. Counting the waited-for children (cutime, cstime)
+ * keeps short-lived helpers (a `setpriv`, an `nft` run) that ended before the second reading.
  */
-function ownAndReapedCpu(pid: number): number | undefined {
+function processCpu(pid: number): ProcessCpu | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // After "pid (comm) ": state is field 3, utime 14, stime 15, cutime 16, cstime 17.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index]), 0);
-    return ticks / TICKS_PER_SECOND;
+    // "pid (comm) state …": after the comm, state is field 3, utime 14, stime 15, cutime 16, cstime 17.
+    const program = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    const seconds = (a: number, b: number) =>
+      ((fields[a] as number) + (fields[b] as number)) / TICKS_PER_SECOND;
+    return { program, own: seconds(11, 12), reaped: seconds(13, 14) };
   } catch {
     return undefined;
   }
@@ -31,12 +43,29 @@ function ownAndReapedCpu(pid: number): number | undefined {
 
 /** Reads the CPU time of `roots` and every process below them. */
 export function readTreeCpu(...roots: number[]): TreeCpu {
-  const found = new Map<number, number>();
+  const found = new Map<number, ProcessCpu>();
   for (const pid of roots.flatMap((root) => [root, ...descendants(root)])) {
-    const seconds = ownAndReapedCpu(pid);
-    if (seconds !== undefined) found.set(pid, seconds);
+    const cpu = processCpu(pid);
+    if (cpu !== undefined) found.set(pid, cpu);
   }
   return found;
+}
+
+/**
+ * What cpuBetween counts, by program: each process's own time under its name, what it reaped from
+ * children that ended under "name's ended children" (pasta's, nft's and ip's runs are gridgate's).
+ */
+export function cpuByProgram(before: TreeCpu, after: TreeCpu): Record<string, number> {
+  const byProgram: Record<string, number> = {};
+  const add = (name: string, seconds: number) => {
+    if (seconds !== 0) byProgram[name] = (byProgram[name] ?? 0) + seconds;
+  };
+  for (const [pid, now] of after) {
+    const then = before.get(pid);
+    add(now.program, now.own - (then?.own ?? 0));
+    add(`${now.program}'s ended children`, now.reaped - (then?.reaped ?? 0));
+  }
+  return byProgram;
 }
 
 /**
@@ -46,9 +75,7 @@ export function readTreeCpu(...roots: number[]): TreeCpu {
  * in between is over-counted by what it used before: read around work that does not end servers).
  */
 export function cpuBetween(before: TreeCpu, after: TreeCpu): number {
-  let seconds = 0;
-  for (const [pid, now] of after) seconds += now - (before.get(pid) ?? 0);
-  return seconds;
+  return Object.values(cpuByProgram(before, after)).reduce((sum, seconds) => sum + seconds, 0);
 }
 
 /** Runs `work` and returns its result with the CPU seconds `roots`' trees spent meanwhile. */

@@ -127,6 +127,18 @@ export function formatNewSessionReport(report: NewSessionReport): string {
       const s = (value: number) => value.toFixed(3);
       return `  ${path.padEnd(8)}  to the answer ${s(cpu.toAnswer.median)} (${interval(cpu.toAnswer, s)})   with the ${AFTERMATH_MS} ms after it ${s(cpu.withAftermath.median)} (${interval(cpu.withAftermath, s)})`;
     }),
+    'mean CPU seconds per new session by program (to the answer / with the aftermath):',
+    ...(['direct', 'gridgate'] as const).map((path) => {
+      const { toAnswer, withAftermath } = report.cpu[path].byProgram;
+      const programs = Object.keys(withAftermath).sort(
+        (a, b) => (withAftermath[b] ?? 0) - (withAftermath[a] ?? 0),
+      );
+      const each = programs.map(
+        (program) =>
+          `${program} ${(toAnswer[program] ?? 0).toFixed(3)}/${(withAftermath[program] ?? 0).toFixed(3)}`,
+      );
+      return `  ${path.padEnd(8)}  ${each.join(', ')}`;
+    }),
     `=> CPU per new session gridgate ÷ direct: to the answer ${ratio(report.cpu.gridgate.toAnswer.median / report.cpu.direct.toAnswer.median)}, with the aftermath ${ratio(report.cpu.gridgate.withAftermath.median / report.cpu.direct.withAftermath.median)}`,
   ].join('\n');
 }

@@ -122,12 +122,33 @@ export interface NewSessionReport {
   verdict: Verdict;
   rounds: NewSessionRun['rounds'];
   /** CPU seconds per new session of each path's processes, up to the answer and with the aftermath. */
-  cpu: Record<'direct' | 'gridgate', { toAnswer: MedianInterval; withAftermath: MedianInterval }>;
+  cpu: Record<'direct' | 'gridgate', PathSessionCpu>;
 }
 
-const sessionCpu = (samples: SessionCpu[]) => ({
+export interface PathSessionCpu {
+  toAnswer: MedianInterval;
+  withAftermath: MedianInterval;
+  /** Mean CPU seconds per session by program (means add up to the mean total, medians would not). */
+  byProgram: { toAnswer: Record<string, number>; withAftermath: Record<string, number> };
+}
+
+/** The mean per session of each program's CPU seconds. */
+function meanByProgram(samples: Record<string, number>[]): Record<string, number> {
+  const total: Record<string, number> = {};
+  for (const sample of samples)
+    for (const [program, seconds] of Object.entries(sample)) total[program] = (total[program] ?? 0) + seconds;
+  return Object.fromEntries(
+    Object.entries(total).map(([program, seconds]) => [program, seconds / samples.length]),
+  );
+}
+
+const sessionCpu = (samples: SessionCpu[]): PathSessionCpu => ({
   toAnswer: medianInterval(samples.map((s) => s.toAnswer)),
   withAftermath: medianInterval(samples.map((s) => s.withAftermath)),
+  byProgram: {
+    toAnswer: meanByProgram(samples.map((s) => s.byProgram.toAnswer)),
+    withAftermath: meanByProgram(samples.map((s) => s.byProgram.withAftermath)),
+  },
 });
 
 export function newSessionReport(run: NewSessionRun, plan: NewSessionPlan, warm = 0): NewSessionReport {

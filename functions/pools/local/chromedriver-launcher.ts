@@ -370,13 +370,16 @@ export class ChromedriverLauncher implements Launcher {
     }
   }
 
-  /** The session's browser answered its new-session request: its recording starts. */
+  /** The session's browser answered its new-session request: its recording starts, its pool's refill too. */
   async opened(handle: string, capabilities: Capabilities): Promise<void> {
+    this.readyDrivers.launched(handle);
     await this.options.recordings?.opened(handle, capabilities);
   }
 
   /** Stops the browser; every caller, the first or one arriving meanwhile (a shutdown), waits for all of it. */
   stop(handle: string, context?: StopContext): Promise<void> {
+    // A session whose start failed: its pool's ready chromedriver is replaced now.
+    this.readyDrivers.launched(handle);
     const driver = this.drivers.get(handle);
     if (!driver) return Promise.resolve();
     driver.stopped ??= this.stopDriver(handle, driver, context);
@@ -384,14 +387,14 @@ export class ChromedriverLauncher implements Launcher {
   }
 
   /**
-   * The video first, while the browser still shows its last page; both process groups; what the session
+   * The video and the console and network capture first, while the browser still shows its last page; both process groups; what the session
    * recorded, once chromedriver has written its log; the profile and the session's directory; then the
    * handle is forgotten.
    */
   private async stopDriver(handle: string, driver: RunningDriver, context?: StopContext): Promise<void> {
     this.browsers.unwatch(handle);
     const recordings = this.options.recordings;
-    await recordings?.stopVideo(handle);
+    await recordings?.stopRecording(handle);
     const { userDataDir, scratchDir } = driver;
     const groups: Group[] = [driver, ...(driver.chromium ? [driver.chromium] : [])];
     await Promise.all(groups.map(stopGroup));

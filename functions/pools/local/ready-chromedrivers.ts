@@ -2,9 +2,11 @@
  * One chromedriver kept started for each local pool that keeps no warm browsers, so that a new session
  * skips chromedriver's own start (a few hundred milliseconds on a loaded machine) and pays only for its
  * Chromium, which chromedriver still launches at the new-session request with whatever the session asks.
- * A ready chromedriver is no session's and holds no slot; it is replaced at the next keep() once taken or
- * when it exits, and stopped with the launcher or when its pool goes. The launcher owns the processes;
- * this class only decides which pool has one.
+ * A ready chromedriver is no session's and holds no slot. One that was taken is replaced once the session's
+ * browser answered (or its start failed), not before: a replacement started beside the session's Chromium
+ * launch takes CPU time that launch needs, on a small machine from the very session it is meant to speed up
+ * (bench/README.md). One that exits is replaced at the next keep(). It is stopped with the launcher or when its
+ * pool goes. The launcher owns the processes; this class only decides which pool has one.
  */
 import type { PoolConfig } from '../../core/config';
 
@@ -32,6 +34,9 @@ interface PoolDriver {
   chromedriver: string;
   ready?: ReadyDriver;
   starting?: Promise<void>;
+  /** The pool as last kept, and the handle taken from it whose browser is still starting: no refill meanwhile. */
+  pool: LocalPool;
+  launching?: string;
 }
 
 export class ReadyChromedrivers {
@@ -63,12 +68,26 @@ export class ReadyChromedrivers {
     if (entry && !entry.ready) await entry.starting;
     const ready = entry?.ready;
     if (!entry || !ready || entry.chromedriver !== pool.chromedriver) return undefined;
-    // Replaced at the next keep(), not now: a chromedriver starting beside the session's Chromium launch
-    // would take the CPU that launch needs (the benchmark showed it on 2 cores).
     entry.ready = undefined;
-    if (this.processes.alive(ready.handle)) return ready;
+    if (this.processes.alive(ready.handle)) {
+      // Replaced once launched(handle) says the session's browser is up, not now (see the module header).
+      entry.launching = ready.handle;
+      return ready;
+    }
     void this.processes.stop(ready.handle).catch(() => undefined);
     return undefined;
+  }
+
+  /**
+   * The browser of a session that took `handle` answered, or its start failed: its pool gets a new ready
+   * chromedriver now. Any other handle is none of this class's business.
+   */
+  launched(handle: string): void {
+    for (const entry of this.pools.values()) {
+      if (entry.launching !== handle) continue;
+      entry.launching = undefined;
+      this.fill(entry.pool);
+    }
   }
 
   /** Whether `handle` is a chromedriver waiting here; it is forgotten (it exited), and the next keep() replaces it. */
@@ -93,10 +112,11 @@ export class ReadyChromedrivers {
   private fill(pool: LocalPool): void {
     let entry = this.pools.get(pool.name);
     if (!entry) {
-      entry = { chromedriver: pool.chromedriver };
+      entry = { chromedriver: pool.chromedriver, pool };
       this.pools.set(pool.name, entry);
     }
-    if (this.shutdown.signal.aborted || entry.ready || entry.starting) return;
+    entry.pool = pool;
+    if (this.shutdown.signal.aborted || entry.ready || entry.starting || entry.launching) return;
     const filling = entry;
     filling.starting = this.processes
       .spawn(pool, this.shutdown.signal)
