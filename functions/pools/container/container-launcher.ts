@@ -237,7 +237,7 @@ export class ContainerLauncher implements Launcher {
   ): Promise<void> {
     const recordings = this.options.recordings;
     try {
-      await recordings?.stopVideo(id);
+      await recordings?.stopRecording(id);
       const logFile = recordings?.logFile(id);
       if (logFile && this.running.has(id))
         await engine.saveLogs(id, logFile).catch((error: unknown) =>
