@@ -22,7 +22,7 @@ export interface SessionRecorder {
   track(handle: string, pending: PendingRecording | undefined): void;
   /** The session is open: its video starts from the DevTools address in these capabilities. */
   opened(handle: string, capabilities: Capabilities): Promise<void>;
-  /** Finishes the video (and any console and network capture) while the browser still shows its last page. */
+  /** Finishes the video (and any console or network capture) while the browser still shows its last page. */
   stopRecording(handle: string): Promise<void>;
   /** Where the session's log is to be written before its browser goes, when it keeps one. */
   logFile(handle: string): string | undefined;
