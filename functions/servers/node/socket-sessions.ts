@@ -52,9 +52,13 @@ export async function connectSocketSession(
   // Refused before anything waits: a wrong password is 401 at once, as for POST /session.
   const user = await requestUser(deps, authorization, req.socket.remoteAddress);
   const colorHeader = req.headers[deps.config.colors.header.toLowerCase()];
+  const host = addressedHost(req);
   const headers: Record<string, string> = {
     ...(authorization ? { authorization } : {}),
     ...(typeof colorHeader === 'string' ? { [deps.config.colors.header]: colorHeader } : {}),
+    // The session is asked of this server's own address: the name the client used goes as a proxy's would,
+    // for a colour in its subdomain (new-session.ts reads it so).
+    ...(host ? { 'x-forwarded-host': host } : {}),
   };
   // The client's Playwright before any slot or browser: a version that cannot be had is refused as such.
   const playwrightCore =
@@ -199,6 +203,12 @@ async function devtoolsSocketTo(path: string, target: DevtoolsTarget): Promise<S
 function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** The host the client addressed: what a proxy in front was asked, else its Host header. */
+function addressedHost(req: IncomingMessage): string | undefined {
+  const forwarded = [req.headers['x-forwarded-host'] ?? []].flat()[0]?.split(',')[0]?.trim();
+  return forwarded || req.headers.host || undefined;
 }
 
 /**
