@@ -29,6 +29,7 @@ import { TASK_TAGS } from '../functions/pools/ecs/task-tags';
 import { recorderEnvironment } from '../functions/pools/selenium-node/recorder-environment';
 import { movingTagWarning } from './browser-image-tag';
 import { selfEndingCommand, taskLifetimeSeconds } from './browser-task-lifetime';
+import { CHROMIUM_IMAGE_FOLDER, isChromiumImage } from './chromium-image';
 import { acknowledgeImagePull } from './image-pull-permissions';
 import type { RecordingsBucket } from './recordings-bucket';
 
@@ -78,6 +79,22 @@ const SPOT_STOP_TIMEOUT = Duration.seconds(120);
  */
 const RECORDER_STOP_TIMEOUT = Duration.seconds(70);
 
+/** The settings of a docker-selenium browser container. */
+function dockerSeleniumEnvironment(sessionTimeout: Duration): Record<string, string> {
+  return {
+    // One session per task, then the node drains and the task exits: a fresh browser every time.
+    SE_NODE_MAX_SESSIONS: '1',
+    SE_DRAIN_AFTER_SESSION_COUNT: '1',
+    SE_NODE_SESSION_TIMEOUT: String(sessionTimeout.toSeconds()),
+    // Fargate cannot size /dev/shm (no sharedMemorySize), so Chrome must not use it.
+    SE_BROWSER_ARGS_DISABLE_DSHM: '--disable-dev-shm-usage',
+    // Chrome ≥ 127 needs a display even with --headless=new.
+    SE_START_XVFB: 'true',
+    // Selenium Grid 4's managed downloads (se:downloadsEnabled, /se/files), which gridgate passes through.
+    SE_NODE_ENABLE_MANAGED_DOWNLOADS: 'true',
+  };
+}
+
 export class BrowserFleet extends Construct {
   readonly cluster: Cluster;
   readonly securityGroup: SecurityGroup;
@@ -109,7 +126,8 @@ export class BrowserFleet extends Construct {
   private taskDefinition(pool: EcsPoolConfig): FargateTaskDefinition {
     const arm = pool.architecture === 'arm64';
     const mirrored = this.props.mirrorImages ?? true;
-    const moving = movingTagWarning(pool.name, pool.image, mirrored);
+    const chromium = isChromiumImage(pool.image);
+    const moving = chromium ? undefined : movingTagWarning(pool.name, pool.image, mirrored);
     if (moving) Annotations.of(this).addWarningV2(`gridgate:movingImageTag:${pool.name}`, moving);
     const definition = new FargateTaskDefinition(this, `Pool-${pool.name}`, {
       cpu: pool.cpu,
@@ -121,27 +139,24 @@ export class BrowserFleet extends Construct {
     });
     const browser = definition.addContainer('Browser', {
       containerName: pool.containerName,
-      image: mirrored
-        ? ContainerImage.fromAsset(join(import.meta.dirname, 'browser-image'), {
-            buildArgs: { IMAGE: pool.image },
+      image: chromium
+        ? // Built by `cdk deploy` from its folder (chromium-image.ts), mirrored or not: no registry has it.
+          ContainerImage.fromAsset(CHROMIUM_IMAGE_FOLDER, {
             platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64,
           })
-        : ContainerImage.fromRegistry(pool.image),
+        : mirrored
+          ? ContainerImage.fromAsset(join(import.meta.dirname, 'browser-image'), {
+              buildArgs: { IMAGE: pool.image },
+              platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64,
+            })
+          : ContainerImage.fromRegistry(pool.image),
       portMappings: [{ containerPort: pool.port }],
       // The task ends itself once it has outlived any session it could hold (browser-task-lifetime.ts).
       command: selfEndingCommand(taskLifetimeSeconds(pool, this.props.timeouts), SPOT_STOP_TIMEOUT),
-      environment: {
-        // One session per task, then the node drains and the task exits: a fresh browser every time.
-        SE_NODE_MAX_SESSIONS: '1',
-        SE_DRAIN_AFTER_SESSION_COUNT: '1',
-        SE_NODE_SESSION_TIMEOUT: String(this.props.sessionTimeout.toSeconds()),
-        // Fargate cannot size /dev/shm (no sharedMemorySize), so Chrome must not use it.
-        SE_BROWSER_ARGS_DISABLE_DSHM: '--disable-dev-shm-usage',
-        // Chrome ≥ 127 needs a display even with --headless=new.
-        SE_START_XVFB: 'true',
-        // Selenium Grid 4's managed downloads (se:downloadsEnabled, /se/files), which gridgate passes through.
-        SE_NODE_ENABLE_MANAGED_DOWNLOADS: 'true',
-      },
+      // The chromium-only image reads its port and nothing else; docker-selenium's settings are for its node.
+      environment: chromium
+        ? { SE_PORT: String(pool.port) }
+        : dockerSeleniumEnvironment(this.props.sessionTimeout),
       stopTimeout: SPOT_STOP_TIMEOUT,
       // The router reads the browser's stream, {prefix}/{container}/{task ID}, as the session's log.
       logging: LogDrivers.awsLogs({ streamPrefix: browserLogStreamPrefix(pool), logGroup: this.logGroup }),

@@ -17,6 +17,7 @@ import {
 } from '../functions/core/config';
 import { BrowserFleet, type BrowserFleetProps } from './browser-fleet';
 import { browserLogRetention, warnOfShortLogRetention } from './browser-log-retention';
+import { chromiumImageProblems } from './chromium-image';
 import { EksClusterAccess } from './eks-access';
 import { EksRecorderIdentity } from './eks-recorder-identity';
 import { FRONT_DOOR_IDLE_LIMIT, FrontDoor, type FrontDoorProps } from './front-door';
@@ -87,6 +88,9 @@ export class GridgateStack extends Stack {
     const routerTimeout = props.frontDoor?.timeout ?? Duration.minutes(15);
     checkRouterTimeout(props.config, routerTimeout);
     warnOfShortNewSessionBudget(this, props.config);
+    const chromiumProblems = chromiumImageProblems(props.config);
+    if (chromiumProblems.length > 0)
+      throw new ConfigError(configFile ?? 'built-in defaults', chromiumProblems);
 
     this.network = new GridNetwork(this, 'Network', {
       ...props.network,

@@ -35,6 +35,27 @@ const ESM_REQUIRE_BANNER =
   "import { createRequire as __gridgateCreateRequire } from 'node:module'; const require = __gridgateCreateRequire(import.meta.url);";
 
 /**
+ * chrome-har (the local pools' HAR files) reads its own package.json with a require() of its own making,
+ * which no bundler follows: in a bundle it would look beside the bundle and fail. Read as an import, the
+ * file is bundled like any JSON.
+ */
+const packageJsonImports = {
+  name: 'package-json-imports',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]chrome-har[\\/]index\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const read = "const version = require('./package.json').version;";
+      if (!source.includes(read)) throw new Error(`chrome-har no longer reads its version as ${read}`);
+      const contents = source.replace(
+        read,
+        "import __chromeHarPackage from './package.json';\nconst version = __chromeHarPackage.version;",
+      );
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+/**
  * The production build's esbuild options for `entryPoints` into `outdir` (the scale benchmark bundles its
  * own entry with them, so that it measures what the server loads). Files are returned, not written.
  */
@@ -55,6 +76,7 @@ export function serverBuildOptions(entryPoints, outdir) {
     // Only the parts of undici the server uses (see undici-lean.ts): all of undici is ~1 MiB of source.
     alias: { undici: join(root, 'functions/entry/undici-lean.ts') },
     banner: { js: ESM_REQUIRE_BANNER },
+    plugins: [packageJsonImports],
     // Kept readable: stack traces in the server's logs name real functions.
     minify: false,
     // Non-ASCII characters in strings and regular expressions written as escapes (see asciiOnly).

@@ -7,7 +7,8 @@
 import type { Readable } from 'node:stream';
 import type { RecordedSession } from './recorded-session';
 
-export type ArtifactKind = 'video' | 'log';
+/** A video, the browser driver's log, and the console log and HAR the grid captured itself (local pools). */
+export type ArtifactKind = 'video' | 'log' | 'console' | 'har';
 
 /** Which session's recordings, by what its session ID carries and whose it is. */
 export interface ArtifactSession {

@@ -56,11 +56,10 @@ export const ecsPool = z
     spot: z.boolean().default(true).meta({
       description: 'Run on FARGATE_SPOT first and fall back to FARGATE when Spot has no capacity.',
     }),
-    image: z
-      .string()
-      .min(1)
-      .default('selenium/standalone-chrome:latest')
-      .meta({ description: 'Browser image the CDK app builds the task definition from.' }),
+    image: z.string().min(1).default('selenium/standalone-chrome:latest').meta({
+      description:
+        "Browser image the CDK app builds the task definition from: a docker-selenium image, or 'build:images/chromium' for gridgate's smaller Chromium-and-chromedriver image (no VNC, no recorder; docs/aws.md).",
+    }),
     cpu: z
       .number()
       .int()

@@ -18,6 +18,9 @@ export interface RecordedSession extends Omit<TestMarks, 'name'> {
   /** Sizes are absent where the list does not know them (recordings in a bucket, listed from the store). */
   video?: { size?: number; format: 'mp4' | 'webm'; fileName: string };
   log?: { size?: number; fileName: string };
+  /** The browser console the grid captured (text), and its network traffic (HAR 1.2). */
+  console?: { size?: number; fileName: string };
+  har?: { size?: number; fileName: string };
   /** Why its video was recorded but not kept (recording.keep: failed), for the page to say so. */
   videoNotKept?: string;
   /** Whether the last frame the browser showed was kept (as JPEG). */

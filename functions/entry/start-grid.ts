@@ -154,6 +154,8 @@ export async function startGrid(
     logger,
     agent,
     onUnexpectedExit,
+    // Container sessions record as local ones do, into the same kept recordings.
+    recordings: { recorder: local.sessionRecordings, kept: local.recordings },
   });
   const { launcher, recordings } = local;
   prometheus?.onScrape((into) => reportGridGauges(deps, into));

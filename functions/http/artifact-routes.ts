@@ -1,7 +1,8 @@
 /**
  * Selenoid's paths to a session's recordings, so its tooling works unchanged: `GET /video/{sessionId}.mp4`
- * and `GET /logs/{sessionId}.log` (ggr's `/video/{sessionId}` and `/logs/{sessionId}` too), and `DELETE` on
- * them to remove one where its source can (kept on disk, or at the hub), answered from
+ * and `GET /logs/{sessionId}.log` (ggr's `/video/{sessionId}` and `/logs/{sessionId}` too), beside them the
+ * console log and HAR the grid captured itself (`/console/{sessionId}.log`, `/har/{sessionId}.har`), and
+ * `DELETE` on them to remove one where its source can (kept on disk, or at the hub), answered from
  * where the session's pool kind keeps them (core/artifact-location.ts); a video is served in the format it
  * was recorded in (its Content-Type says which). Only the session's owner or an admin gets
  * them; anyone else, and any ID that is not a session's, gets the same 404, so nothing can be learnt by
@@ -17,10 +18,13 @@ import type { Viewer } from './ui/ui-views';
 
 type Env = { Variables: { user: string } };
 
-// Selenoid's `/video/{id}.mp4` and `/logs/{id}.log`, and ggr's without the extension.
-const PATHS: { prefix: string; kind: ArtifactKind; file: RegExp }[] = [
-  { prefix: '/video', kind: 'video', file: /^([A-Za-z0-9_-]+?)(?:\.mp4)?$/ },
-  { prefix: '/logs', kind: 'log', file: /^([A-Za-z0-9_-]+?)(?:\.log)?$/ },
+// Selenoid's `/video/{id}.mp4` and `/logs/{id}.log`, and ggr's without the extension; a session whose pool
+// kind keeps no recordings here goes on to a hub's. The captures are gridgate's own: none elsewhere.
+const PATHS: { prefix: string; kind: ArtifactKind; file: RegExp; hubsToo: boolean }[] = [
+  { prefix: '/video', kind: 'video', file: /^([A-Za-z0-9_-]+?)(?:\.mp4)?$/, hubsToo: true },
+  { prefix: '/logs', kind: 'log', file: /^([A-Za-z0-9_-]+?)(?:\.log)?$/, hubsToo: true },
+  { prefix: '/console', kind: 'console', file: /^([A-Za-z0-9_-]+?)(?:\.log)?$/, hubsToo: false },
+  { prefix: '/har', kind: 'har', file: /^([A-Za-z0-9_-]+?)(?:\.har)?$/, hubsToo: false },
 ];
 
 const NOT_VALID = 'no such session: the session ID is not valid for this user';
@@ -31,13 +35,16 @@ export function registerArtifactRoutes(
   deps: GridDeps,
   admins: () => readonly string[],
 ): void {
-  for (const { prefix, kind, file } of PATHS) {
+  for (const { prefix, kind, file, hubsToo } of PATHS) {
     app.all(`${prefix}/:file`, async (c: Context<Env>, next: Next) => {
       const token = file.exec(c.req.param('file') ?? '')?.[1];
       const user = c.get('user');
       const session = await artifactSession(deps, token, { user, admin: admins().includes(user) });
       const source = artifactSourceFor(deps, session.pool);
-      if (!source) return next();
+      if (!source) {
+        if (hubsToo) return next();
+        throw invalidSessionId(missing(kind));
+      }
       const method = c.req.method;
       if (method === 'DELETE') {
         // Selenoid's removal, which ggr passes on: tooling deletes the videos of tests that passed.
@@ -89,7 +96,14 @@ async function ownerOf(deps: GridDeps, key: string, pool: string): Promise<strin
   return (await artifactSourceFor(deps, pool)?.recorded?.(key))?.user;
 }
 
+const NAMES: Record<ArtifactKind, string> = {
+  video: 'video',
+  log: 'log',
+  console: 'console log',
+  har: 'HAR (network log)',
+};
+
 function missing(kind: ArtifactKind): string {
-  const what = kind === 'video' ? 'video' : 'log';
+  const what = NAMES[kind];
   return `no ${what} of this session: it was not recorded, is not finished yet, or is no longer kept`;
 }

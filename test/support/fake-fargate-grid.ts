@@ -36,6 +36,8 @@ export interface FakeFargateGridOptions {
   sessions?: SessionStore;
   /** Who may sign in, for a config that names a usersFile; none: the config's guest. */
   users?: UserDirectory;
+  /** Serve WebSocket upgrades (socket sessions, se:cdp) as the Node server does; @default false */
+  webSockets?: boolean;
   /** Launcher options beside the client and the logger (metrics, warm). */
   launcher?: Omit<EcsLauncherOptions, 'ecs' | 'logger'>;
 }
@@ -67,14 +69,17 @@ export async function startFakeFargateGrid(options: FakeFargateGridOptions = {})
     { ...fake.poolSettings(), ...options.pool },
     { port: 0, host: '127.0.0.1', ...options.config },
   );
-  const grid = await serveApp({
-    config,
-    launchers: { ecs: new EcsLauncher({ ...options.launcher, ecs: fake.client(), logger }) },
-    sessions: options.sessions ?? new MemorySessionStore(),
-    logger,
-    ...(options.artifacts ? { artifacts: options.artifacts } : {}),
-    ...(options.users ? { users: options.users } : {}),
-  });
+  const grid = await serveApp(
+    {
+      config,
+      launchers: { ecs: new EcsLauncher({ ...options.launcher, ecs: fake.client(), logger }) },
+      sessions: options.sessions ?? new MemorySessionStore(),
+      logger,
+      ...(options.artifacts ? { artifacts: options.artifacts } : {}),
+      ...(options.users ? { users: options.users } : {}),
+    },
+    { webSockets: options.webSockets ?? false },
+  );
   return {
     fake,
     site,

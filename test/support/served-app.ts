@@ -2,7 +2,7 @@
  * The real app (createApp) over real HTTP, as the Node server serves it: the given config, launchers and
  * session store behind the Node server's own listener (@hono/node-server loaded as it loads it, which the
  * app's relayed answers rely on: servers/node/app-listener.ts) on a free loopback port, proxying with
- * gridgate's own upstream agent.
+ * gridgate's own upstream agent; its WebSockets too when asked.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -14,6 +14,7 @@ import { SessionTokens } from '../../functions/core/session-token';
 import { SlotQueue } from '../../functions/core/slot-queue';
 import { createApp } from '../../functions/http/create-app';
 import { lazyAppListener } from '../../functions/servers/node/app-listener';
+import { attachWebSocketProxy } from '../../functions/servers/node/websocket-proxy';
 import { endAllSessions } from '../../functions/use-cases/expire-sessions';
 import { createUpstreamAgent } from '../../functions/webdriver-client/upstream-client';
 
@@ -25,8 +26,14 @@ export interface ServedApp {
   close(): Promise<void>;
 }
 
+export interface ServeOptions {
+  /** Serve WebSocket upgrades as the Node server does (websocket-proxy.ts): socket sessions, se:cdp, BiDi. */
+  webSockets?: boolean;
+}
+
 export async function serveApp(
   parts: Pick<GridDeps, 'config' | 'launchers' | 'sessions' | 'logger' | 'artifacts' | 'users'>,
+  { webSockets = false }: ServeOptions = {},
 ): Promise<ServedApp> {
   const deps: GridDeps = {
     ...parts,
@@ -39,6 +46,7 @@ export async function serveApp(
   const agent = createUpstreamAgent();
   const app = createApp(deps, { agent });
   const server = createServer(lazyAppListener(app.fetch, deps.logger));
+  if (webSockets) attachWebSocketProxy(server, deps);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

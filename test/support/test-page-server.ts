@@ -1,6 +1,6 @@
 /**
  * A small site on 127.0.0.1 for browsers under test: a form, a script, a cookie, a link to a second window,
- * a file input, and a page with a file input and a link to a download.
+ * a file input, a page with a file input and a link to a download, and one that fetches and logs an error.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +18,13 @@ const PAGES: Record<string, string> = {
     '<!doctype html><html><head><title>second page</title></head><body><p id="second">second</p></body></html>',
   '/upload':
     '<!doctype html><html><head><title>upload page</title></head><body><input id="file" type="file"></body></html>',
+  // Two requests of its own (one found, one not) and a console error, then a title saying it is done.
+  '/console-and-fetches': `<!doctype html><html><head><title>fetching</title></head><body><script>
+console.error('checkout total was 41');
+fetch('/second').then((found) => found.text())
+  .then(() => fetch('/missing.json'))
+  .then(() => { document.title = 'fetched'; });
+</script></body></html>`,
   '/files': `<!doctype html><html><head><title>files</title></head><body>
 <input id="upload" type="file">
 <a id="download" href="/report.csv">report</a>

@@ -55,7 +55,7 @@ const OVERVIEW = `
       aria-label="Only sessions with this label"></p>
   <table id="recordings">
     <thead><tr><th>Ended</th><th>Test</th><th>User</th><th>Browser</th><th>Ended by</th><th>Result</th>
-      <th>Video</th><th>Log</th><th>Last screen</th></tr></thead>
+      <th>Video</th><th title="The driver's log, and the console and network (HAR) the grid captured">Logs</th><th>Last screen</th></tr></thead>
     <tbody></tbody>
   </table>
   <p class="meta">Videos and logs sessions asked for, kept for the configured retention. The last screen is

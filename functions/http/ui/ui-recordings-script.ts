@@ -40,6 +40,21 @@ export const UI_RECORDINGS_SCRIPT = `"use strict";
     a.href = href;
     return a;
   }
+  function logLinks(recording) {
+    const links = [
+      [recording.logUrl, "driver"],
+      [recording.consoleUrl, "console"],
+      [recording.harUrl, "HAR"]
+    ];
+    const given = links.filter((pair) => pair[0] !== void 0);
+    if (given.length === 0) return null;
+    const span = el("span", "logs");
+    given.forEach(([href, text], at) => {
+      if (at > 0) span.appendChild(document.createTextNode(" · "));
+      span.appendChild(link(href, text));
+    });
+    return span;
+  }
   function row(recording) {
     const tr = el("tr");
     tr.setAttribute("data-key", recording.key);
@@ -62,7 +77,7 @@ export const UI_RECORDINGS_SCRIPT = `"use strict";
       video.src = recording.videoUrl;
     }
     cell(tr, video ?? (recording.videoNotKept ? el("span", "meta", recording.videoNotKept) : null));
-    cell(tr, recording.logUrl ? link(recording.logUrl, "log") : null);
+    cell(tr, logLinks(recording));
     let shot = null;
     if (recording.screenshotUrl) {
       shot = el("img", "last-frame");

@@ -1,6 +1,6 @@
 /**
  * The status page's ended sessions with recordings: the list (the viewer's own, or everyone's for an admin,
- * searchable by test name, user, key, build or label, and filtered by the test's result, build and label) and each one's video, log and last frame, by the session's key. The
+ * searchable by test name, user, key, build or label, and filtered by the test's result, build and label) and each one's video, log, console log, HAR and last frame, by the session's key. The
  * same owner-or-admin rule as the session pages; a key the viewer may not see is the same 404 as one that
  * names nothing.
  */
@@ -33,7 +33,7 @@ export function registerRecordingRoutes(
     const list: RecordingList = { recordings: found.slice(0, LISTED).map(view), total: found.length };
     return c.json(list, 200, UI_SECURITY_HEADERS);
   });
-  for (const kind of ['video', 'log', 'screenshot'] as const) {
+  for (const kind of ['video', 'log', 'console', 'har', 'screenshot'] as const) {
     app.get(`${RECORDINGS_API}/:key/${kind}`, async (c) => {
       const found = await visibleRecording(deps, viewer(c), c.req.param('key'));
       const { key, user, pool, ranAt } = found.record;
@@ -121,6 +121,8 @@ function view({ ranAt: _where, ...record }: RecordedSession): RecordingView {
     ...record,
     ...(record.video ? { videoUrl: at('video') } : {}),
     ...(record.log ? { logUrl: at('log') } : {}),
+    ...(record.console ? { consoleUrl: at('console') } : {}),
+    ...(record.har ? { harUrl: at('har') } : {}),
     ...(record.screenshot && record.endReason !== 'deleted' ? { screenshotUrl: at('screenshot') } : {}),
   };
 }

@@ -120,6 +120,9 @@ export interface SessionFailure {
 export interface RecordingView extends RecordedSession {
   videoUrl?: string;
   logUrl?: string;
+  /** The console log and the HAR the grid captured. */
+  consoleUrl?: string;
+  harUrl?: string;
   /** Only for a session that did not end by its client's DELETE: the last thing a failed test showed. */
   screenshotUrl?: string;
 }

@@ -5,7 +5,9 @@
  * or a session names is ever interpreted by a shell.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { PassThrough, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 export type EngineName = 'podman' | 'docker';
 
@@ -134,6 +136,11 @@ export class ContainerEngine {
         typeof entry.Labels === 'object' && entry.Labels ? entry.Labels : parseLabels(entry.Labels);
       return [{ id, labels }];
     });
+  }
+
+  /** Writes the container's output so far into a file of its own (mode 600), e.g. before it is removed. */
+  async saveLogs(id: string, path: string): Promise<void> {
+    await pipeline(this.logs(id), createWriteStream(path, { mode: 0o600 }));
   }
 
   /** The container's output so far (stdout and stderr together, as `logs` gives them). */

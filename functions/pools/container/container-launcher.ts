@@ -11,9 +11,16 @@ import { realSleep } from '../../adapters/aws/retry-pacing';
 import { browserInUseMs, hardLifetimeSeconds } from '../../core/browser-lifetime';
 import type { Capabilities } from '../../core/capabilities';
 import type { ContainerPoolConfig } from '../../core/config';
-import { devtoolsAddress } from '../../core/devtools-address';
+import { devtoolsAddress, withDevtoolsDoor } from '../../core/devtools-address';
 import { LaunchFailure } from '../../core/host-choice';
-import type { LaunchedBrowser, Launcher, LaunchRequest, Logger, StopContext } from '../../core/ports';
+import type {
+  LaunchedBrowser,
+  Launcher,
+  LaunchRequest,
+  Logger,
+  SessionEndReason,
+  StopContext,
+} from '../../core/ports';
 import { systemClock } from '../../core/ports';
 import { DriverNotReady, driverStatus, waitForDriver } from '../selenium-node/driver-ready';
 import { nodeCapabilities } from '../selenium-node/node-capabilities';
@@ -21,6 +28,7 @@ import type { ContainerEngine, ContainerExit } from './container-engine';
 import { containerRunArgs, publishHost, WARM_SESSION } from './container-run-args';
 import { type DevtoolsDoor, devtoolsPortOf, doorsUnavailable, openDevtoolsDoor } from './devtools-door';
 import { ownMark } from './owner-mark';
+import type { SessionRecorder } from './session-recorder';
 
 /** docker-selenium's node is ready ~7 s after its start; a slow machine unpacking an image takes longer. */
 const READY_TIMEOUT_MS = 60_000;
@@ -37,6 +45,8 @@ export interface ContainerLauncherOptions {
   timeouts: () => { newSession: number; maxAge: number };
   agent?: Dispatcher;
   readyTimeoutMs?: number;
+  /** Sessions' videos and logs, as local sessions' (session-recorder.ts); none: nothing is recorded. */
+  recordings?: SessionRecorder;
 }
 
 interface Running {
@@ -81,23 +91,35 @@ export class ContainerLauncher implements Launcher {
     const pool = request.pool;
     if (pool.kind !== 'container') throw new Error(`ContainerLauncher cannot start a ${pool.kind} pool`);
     request.signal.throwIfAborted();
-    const address =
-      (await this.takeWarm(pool, request.signal)) ??
-      (await this.startContainer(pool, {
-        session: request.key,
-        idleTimeoutMs: request.idleTimeoutMs,
-        inUseMs: request.inUseMs,
-        signal: request.signal,
-        onStarted: () => request.onStage?.('driver'),
-      }));
+    const recordings = this.options.recordings;
+    const recording = await recordings?.begin(request);
+    let address: { address: string; handle: string };
+    try {
+      address =
+        (await this.takeWarm(pool, request.signal)) ??
+        (await this.startContainer(pool, {
+          session: request.key,
+          idleTimeoutMs: request.idleTimeoutMs,
+          inUseMs: request.inUseMs,
+          signal: request.signal,
+          onStarted: () => request.onStage?.('driver'),
+        }));
+    } catch (error) {
+      await recordings?.discard(recording);
+      throw error;
+    }
+    recordings?.track(address.handle, recording);
     return { ...address, capabilities: nodeCapabilities(request.capabilities) };
   }
 
-  /** Removes the session's container; idempotent, and an unknown handle is no error. */
+  /**
+   * Removes the session's container, its video finished and its output copied into its recording first, then
+   * keeps what it recorded; idempotent, and an unknown handle is no error.
+   */
   async stop(handle: string, context: StopContext): Promise<void> {
     if (context.pool.kind !== 'container' || !/^[0-9a-f]{64}$/.test(handle)) return;
     const running = this.running.get(handle);
-    await this.remove(handle, running?.engine ?? this.options.engineFor(context.pool));
+    await this.end(handle, running?.engine ?? this.options.engineFor(context.pool), context);
   }
 
   /** Whether this launcher runs the container (a session's, or a warm one). */
@@ -118,12 +140,34 @@ export class ContainerLauncher implements Launcher {
    */
   async opened(handle: string, capabilities: Capabilities): Promise<void> {
     const running = this.running.get(handle);
+    if (!running) return;
+    const door = await this.openDoor(handle, running, capabilities);
+    const recordings = this.options.recordings;
+    if (!recordings) return;
+    // The recorder reaches the browser through the door alone: the address it gave is inside its container.
+    try {
+      await recordings.opened(handle, door ? withDevtoolsDoor(capabilities, door) : {});
+    } catch (error) {
+      if (door) throw error;
+      const why = (await doorsUnavailable()) ?? 'the browser reported no DevTools port';
+      throw new ContainerLaunchFailure(
+        `${(error as Error).message}: a container's screen is recorded through its DevTools door, and ${why}`,
+      );
+    }
+  }
+
+  private async openDoor(
+    handle: string,
+    running: Running,
+    capabilities: Capabilities,
+  ): Promise<string | undefined> {
     const port = devtoolsPortOf(devtoolsAddress(capabilities));
-    if (!running || port === undefined || (await doorsUnavailable())) return;
+    if (port === undefined || (await doorsUnavailable())) return undefined;
     const door = await openDevtoolsDoor({ engine: running.engine, id: handle, port, owner: this.owner });
     running.door = door;
     // Removed meanwhile: the door goes with it.
     if (running.removing || !this.running.has(handle)) await door.close();
+    return door.address;
   }
 
   /** host:port on this machine's loopback of the session's DevTools door; undefined when it has none. */
@@ -176,8 +220,37 @@ export class ContainerLauncher implements Launcher {
     this.closed = true;
     this.warm.clear();
     await Promise.all(
-      [...this.running].map(([id, running]) => this.remove(id, running.engine).catch(() => undefined)),
+      [...this.running].map(([id, running]) =>
+        this.end(id, running.engine, { reason: 'server shutdown' }).catch(() => undefined),
+      ),
     );
+  }
+
+  /**
+   * A session's end: its video finished while the browser still shows its last page, its container's output
+   * copied into its recording, the container removed, then what it recorded kept (or its directory cleared).
+   */
+  private async end(
+    id: string,
+    engine: ContainerEngine,
+    context: { reason?: SessionEndReason; videoNotKept?: string },
+  ): Promise<void> {
+    const recordings = this.options.recordings;
+    try {
+      await recordings?.stopRecording(id);
+      const logFile = recordings?.logFile(id);
+      if (logFile && this.running.has(id))
+        await engine.saveLogs(id, logFile).catch((error: unknown) =>
+          this.options.logger.log('BACKGROUND_TASK_FAILED', {
+            task: 'container log',
+            handle: id,
+            error: String(error),
+          }),
+        );
+      await this.remove(id, engine);
+    } finally {
+      await recordings?.keep(id, context.reason, context.videoNotKept);
+    }
   }
 
   private async startWarm(pool: ContainerPoolConfig): Promise<void> {

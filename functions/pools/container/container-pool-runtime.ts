@@ -1,7 +1,8 @@
 /**
  * What a Node server's container pools run on, made once at its start: the sweep of what a killed gridgate
  * left (only on a machine whose config has container pools, so other servers never call an engine), the
- * launcher, the sessions' logs (their containers' output), and the periodic work (warm containers).
+ * launcher, the sessions' artifacts (their containers' output while they run, then their kept recordings),
+ * and the periodic work (warm containers).
  */
 import type { Dispatcher } from 'undici';
 import type { ArtifactSource } from '../../core/artifact-ports';
@@ -10,16 +11,17 @@ import { type PeriodicTask, runEvery } from '../../core/periodic-task';
 import type { Logger } from '../../core/ports';
 import { containerEngines } from './container-engines';
 import { ContainerLauncher } from './container-launcher';
-import { containerLogs } from './container-logs';
+import { containerArtifacts } from './container-logs';
 import { sweepContainers } from './container-sweep';
 import { sweepDoors } from './devtools-door';
+import type { SessionRecorder } from './session-recorder';
 
 // How soon a reload's new `warm` counts (or a warm container that died) are acted on.
 const WARM_CHECK_MS = 1000;
 
 export interface ContainerPoolRuntime {
   launcher: ContainerLauncher;
-  /** Container sessions' logs: their containers' output, while they run. */
+  /** Container sessions' logs (their containers' output) while they run, then what they recorded. */
   recordings: ArtifactSource;
   /** Starts the periodic work; it reads the config at every tick, so a reload's `warm` counts take effect. */
   runPeriodically(): PeriodicTask[];
@@ -34,6 +36,8 @@ export interface ContainerPoolContext {
   agent?: Dispatcher;
   /** A container that exited without being removed: its session is over. */
   onUnexpectedExit: (handle: string, exit: { code?: number }) => void;
+  /** Sessions' recordings (local sessions' own), and where they are kept once ended; none: no recordings. */
+  recordings?: { recorder: SessionRecorder; kept: ArtifactSource };
 }
 
 export async function startContainerPoolRuntime(
@@ -62,6 +66,7 @@ export async function startContainerPoolRuntime(
     agent: context.agent,
     onUnexpectedExit: context.onUnexpectedExit,
     timeouts: () => current().timeouts,
+    ...(context.recordings ? { recordings: context.recordings.recorder } : {}),
   });
   const keepWarm = () => launcher.keepWarm(Object.values(current().pools));
   const runPeriodically = () => {
@@ -70,5 +75,9 @@ export async function startContainerPoolRuntime(
     );
     return [runEvery('warm containers', WARM_CHECK_MS, keepWarm, logger)];
   };
-  return { launcher, recordings: containerLogs(launcher), runPeriodically };
+  return {
+    launcher,
+    recordings: containerArtifacts(launcher, context.recordings?.kept),
+    runPeriodically,
+  };
 }

@@ -32,6 +32,10 @@ const PASSED_HEADERS = [
 // A person or a test report is waiting; a hub slower than this to start answering is an error.
 const HEADERS_TIMEOUT_MS = 30_000;
 
+/** What a hub (Selenoid, Moon, ggr) keeps of a session: its video and its log, nothing the grid captured. */
+const keptByHub = (kind: ArtifactKind | 'screenshot'): kind is 'video' | 'log' =>
+  kind === 'video' || kind === 'log';
+
 export class HubArtifacts implements ArtifactSource {
   /** `poolOf`: the hub pool a session ran in (its name and address, checked as every session ID's are). */
   constructor(
@@ -44,7 +48,7 @@ export class HubArtifacts implements ArtifactSource {
     kind: ArtifactKind | 'screenshot',
     ask: ArtifactAsk = { method: 'GET' },
   ): Promise<Artifact | undefined> {
-    if (kind === 'screenshot') return Promise.resolve(undefined);
+    if (!keptByHub(kind)) return Promise.resolve(undefined);
     const headers: Record<string, string> = {};
     if (ask.range !== undefined) headers.range = ask.range;
     if (ask.ifRange !== undefined) headers['if-range'] = ask.ifRange;
@@ -52,12 +56,13 @@ export class HubArtifacts implements ArtifactSource {
   }
 
   remove(session: ArtifactSession, kind: ArtifactKind): Promise<RemovedArtifact | undefined> {
+    if (!keptByHub(kind)) return Promise.resolve(undefined);
     return this.ask(session, kind, 'DELETE', {});
   }
 
   private async ask(
     session: ArtifactSession,
-    kind: ArtifactKind,
+    kind: 'video' | 'log',
     method: 'GET' | 'HEAD' | 'DELETE',
     asked: Record<string, string>,
   ): Promise<Extract<Artifact, { kind: 'stream' }> | undefined> {

@@ -387,14 +387,14 @@ export class ChromedriverLauncher implements Launcher {
   }
 
   /**
-   * The video first, while the browser still shows its last page; both process groups; what the session
+   * The video and the console and network capture first, while the browser still shows its last page; both process groups; what the session
    * recorded, once chromedriver has written its log; the profile and the session's directory; then the
    * handle is forgotten.
    */
   private async stopDriver(handle: string, driver: RunningDriver, context?: StopContext): Promise<void> {
     this.browsers.unwatch(handle);
     const recordings = this.options.recordings;
-    await recordings?.stopVideo(handle);
+    await recordings?.stopRecording(handle);
     const { userDataDir, scratchDir } = driver;
     const groups: Group[] = [driver, ...(driver.chromium ? [driver.chromium] : [])];
     await Promise.all(groups.map(stopGroup));

@@ -24,6 +24,8 @@ export interface LocalPoolRuntime {
   launcher: ChromedriverLauncher;
   /** Local sessions' videos and logs; a running session's log is served as it grows. */
   recordings: LocalRecordings;
+  /** Sessions' recordings while they run, kept into `recordings` at their end (container sessions' too). */
+  sessionRecordings: SessionRecordings;
   /** Starts the periodic work; it reads the config at every tick, so a reload's `warm` counts take effect. */
   runPeriodically(): PeriodicTask[];
 }
@@ -76,7 +78,7 @@ export async function startLocalPoolRuntime(context: LocalPoolContext): Promise<
       ),
     ];
   };
-  return { launcher, recordings, runPeriodically };
+  return { launcher, recordings, sessionRecordings, runPeriodically };
 }
 
 /** Keeps the recordings of sessions a gridgate process that was killed outright was running, ended so. */

@@ -1,5 +1,5 @@
 /**
- * Ended local sessions' videos, driver logs and last frames on this machine's disk: one directory per session
+ * Ended local sessions' videos, driver logs, console logs, HARs and last frames on this machine's disk: one directory per session
  * (`<root>/<key>/`, with `meta.json` saying whose it is and what it holds), kept for the configured retention
  * and within the configured size, the oldest sessions' removed first. Everything is read from disk when asked,
  * so every gridgate process sharing the directory serves every recording in it, and a restart loses none.
@@ -23,16 +23,29 @@ export const RECORDINGS_DIRECTORY = 'gridgate-recordings';
 const META = 'meta.json';
 const SCREENSHOT = 'last-frame.jpg';
 const LOG = 'driver.log';
+const CONSOLE = 'console.log';
+const HAR = 'network.har';
 // Session keys are gridgate's own hex names; nothing else ever becomes a path here.
 const KEY = /^[0-9a-f]{16}$/;
 
 const CONTENT_TYPES = { mp4: 'video/mp4', webm: 'video/webm' } as const;
 
+// The text files a session may keep beside its video: each one's name here and how it is served.
+const TEXT_KINDS = ['log', 'console', 'har'] as const;
+const TEXT_FILES: Record<(typeof TEXT_KINDS)[number], { name: string; contentType: string }> = {
+  log: { name: LOG, contentType: 'text/plain; charset=utf-8' },
+  console: { name: CONSOLE, contentType: 'text/plain; charset=utf-8' },
+  // HAR 1.2 is JSON; viewers and DevTools' import take it as such.
+  har: { name: HAR, contentType: 'application/json' },
+};
+
 /** What a session that ends leaves to keep: its record and the files it made (moved in, not copied). */
 export interface EndedRecording {
-  session: Omit<RecordedSession, 'video' | 'log' | 'screenshot'>;
+  session: Omit<RecordedSession, 'video' | 'log' | 'console' | 'har' | 'screenshot'>;
   video?: { path: string; format: 'mp4' | 'webm'; fileName: string };
   log?: { path: string; fileName: string };
+  console?: { path: string; fileName: string };
+  har?: { path: string; fileName: string };
   screenshot?: Buffer;
 }
 
@@ -62,9 +75,10 @@ export class LocalRecordings implements ArtifactSource {
       if (size !== undefined)
         record.video = { size, format: ended.video.format, fileName: ended.video.fileName };
     }
-    if (ended.log) {
-      const size = await moveInto(ended.log.path, join(directory, LOG));
-      if (size !== undefined) record.log = { size, fileName: ended.log.fileName };
+    for (const kind of TEXT_KINDS) {
+      const file = ended[kind];
+      const size = file && (await moveInto(file.path, join(directory, TEXT_FILES[kind].name)));
+      if (file && size !== undefined) record[kind] = { size, fileName: file.fileName };
     }
     if (ended.screenshot) {
       await writeFile(join(directory, SCREENSHOT), ended.screenshot, { mode: 0o600 });
@@ -86,12 +100,13 @@ export class LocalRecordings implements ArtifactSource {
       if (size === undefined) return undefined;
       return { kind: 'file', path, size, contentType: CONTENT_TYPES[format], fileName, live: false };
     }
-    if (kind === 'log' && record.log) {
-      const path = join(directory, LOG);
-      const { fileName } = record.log;
-      const size = record.log.size ?? (await sizeOf(path));
+    if (kind !== 'video' && kind !== 'screenshot' && record[kind]) {
+      const { name, contentType } = TEXT_FILES[kind];
+      const path = join(directory, name);
+      const { fileName } = record[kind];
+      const size = record[kind].size ?? (await sizeOf(path));
       if (size === undefined) return undefined;
-      return { kind: 'file', path, size, contentType: 'text/plain; charset=utf-8', fileName, live: false };
+      return { kind: 'file', path, size, contentType, fileName, live: false };
     }
     if (kind === 'screenshot' && record.screenshot) {
       const path = join(directory, SCREENSHOT);
@@ -110,8 +125,9 @@ export class LocalRecordings implements ArtifactSource {
   }
 
   /**
-   * Removes an ended session's video or log (Selenoid's DELETE); the session stays listed while it has the
-   * other, and goes whole (with its last frame) once it has neither. A running session's log is not removed.
+   * Removes an ended session's video, log, console log or HAR (Selenoid's DELETE); the session stays listed
+   * while it has another, and goes whole (with its last frame) once it has none. A running session's log is
+   * not removed.
    */
   async remove(session: ArtifactSession, kind: ArtifactKind): Promise<RemovedArtifact | undefined> {
     const record = await this.recorded(session.key);
@@ -119,12 +135,13 @@ export class LocalRecordings implements ArtifactSource {
     const directory = join(this.root(), record.key);
     const rest: RecordedSession = { ...record };
     delete rest[kind];
-    if (!rest.video && !rest.log) {
+    if (!rest.video && TEXT_KINDS.every((other) => !rest[other])) {
       await rm(directory, { recursive: true, force: true });
       return { kind: 'removed' };
     }
     await writeRecord(directory, rest);
-    await rm(join(directory, kind === 'video' ? `video.${record.video?.format}` : LOG), { force: true });
+    const file = kind === 'video' ? `video.${record.video?.format}` : TEXT_FILES[kind].name;
+    await rm(join(directory, file), { force: true });
     return { kind: 'removed' };
   }
 
@@ -196,7 +213,8 @@ async function writeRecord(directory: string, record: RecordedSession): Promise<
 /** A file's size, or undefined when it is not there. */
 const sizeOf = async (path: string) => (await stat(path).catch(() => undefined))?.size;
 
-const bytesOf = (record: RecordedSession) => (record.video?.size ?? 0) + (record.log?.size ?? 0);
+const bytesOf = (record: RecordedSession) =>
+  (record.video?.size ?? 0) + TEXT_KINDS.reduce((sum, kind) => sum + (record[kind]?.size ?? 0), 0);
 
 /** Moves a file (copying when it lies on another file system); its size, or undefined when it was never made. */
 async function moveInto(from: string, to: string): Promise<number | undefined> {

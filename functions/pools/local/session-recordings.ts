@@ -1,7 +1,8 @@
 /**
  * The recordings of local sessions while they run: each session that asked gets a directory of its own
  * (named like the session directories, so the start-up sweep removes one a dead gridgate left) holding the
- * chromedriver log (`--log-path`) and the video ffmpeg writes from the screencast. However the session ends
+ * chromedriver log (`--log-path`), the video ffmpeg writes from the screencast, and the console log and HAR
+ * captured over DevTools (page-capture.ts). However the session ends
  * (DELETE, idle timeout, a crashed browser, shutdown), the video is finished within the flush time and both
  * move into the kept recordings (LocalRecordings) with the session's record; a session that never opened
  * (its creation failed) keeps nothing. The directory also holds the session's record as far as it is known
@@ -17,11 +18,16 @@ import { devtoolsAddress } from '../../core/devtools-address';
 import type { LaunchRequest, Logger, SessionEndReason } from '../../core/ports';
 import type { RecordingWish } from '../../core/recording-wish';
 import type { EndedRecording, LocalRecordings } from './local-recordings';
+import { PageCapture } from './page-capture';
 import { ScreencastRecorder } from './screencast-recorder';
 import { SESSION_DIRECTORY_PREFIX } from './session-directories';
 
 /** chromedriver's log in a recording directory. */
 export const DRIVER_LOG = 'driver.log';
+/** The captured console in a recording directory. */
+export const CONSOLE_LOG = 'console.log';
+/** The captured network traffic in a recording directory, written when the session ends. */
+export const NETWORK_HAR = 'network.har';
 /** A running session's record in its recording directory, read back only if gridgate dies before it ends. */
 export const RUNNING_RECORD = 'recording.json';
 
@@ -51,6 +57,7 @@ export interface PendingRecording {
   driverArgs: string[];
   openedAt?: number;
   recorder?: ScreencastRecorder;
+  capture?: PageCapture;
   format?: 'mp4' | 'webm';
 }
 
@@ -70,7 +77,7 @@ export class SessionRecordings {
   /** For a session that asked for a video or a log: its directory, and chromedriver's log arguments. */
   async begin(request: LaunchRequest): Promise<PendingRecording | undefined> {
     const wish = request.recording;
-    if (!wish || (!wish.video && !wish.log)) return undefined;
+    if (!wish || (!wish.video && !wish.log && !capturing(wish))) return undefined;
     const directory = await mkdtemp(join(tmpdir(), `${SESSION_DIRECTORY_PREFIX}${process.pid}-`));
     const browserName = request.capabilities.browserName;
     const pending: PendingRecording = {
@@ -97,35 +104,55 @@ export class SessionRecordings {
     if (pending) this.running.set(handle, pending);
   }
 
-  /** The session is open: its video starts now, from the browser's DevTools address in its capabilities. */
+  /**
+   * The session is open: its video and its console and network capture start now, from the browser's DevTools
+   * address in its capabilities.
+   */
   async opened(handle: string, capabilities: Capabilities): Promise<void> {
     const pending = this.running.get(handle);
     if (!pending) return;
     pending.openedAt = Date.now();
-    if (!pending.wish.video) return writeRunningRecord(pending, this.keeping());
+    const { wish, directory } = pending;
     const settings = this.options.settings();
-    const [width, height] = settings.size.split('x').map(Number) as [number, number];
-    const format = settings.format;
-    pending.format = format;
+    if (wish.video) pending.format = settings.format;
     // Written before the video starts: a video on disk always has a record beside it saying whose it is.
     await writeRunningRecord(pending, this.keeping());
+    if (!wish.video && !capturing(wish)) return;
     const devtools = devtoolsAddress(capabilities);
     if (!devtools)
-      throw new Error('the browser did not say where its DevTools listen, so its screen cannot be recorded');
+      throw new Error(
+        'the browser did not say where its DevTools listen, so it cannot be recorded or captured',
+      );
+    if (capturing(wish)) {
+      pending.capture = await PageCapture.start({
+        devtools,
+        ...(wish.console ? { console: join(directory, CONSOLE_LOG) } : {}),
+        ...(wish.network ? { har: join(directory, NETWORK_HAR) } : {}),
+      });
+    }
+    if (!wish.video) return;
+    const [width, height] = settings.size.split('x').map(Number) as [number, number];
     pending.recorder = await ScreencastRecorder.start({
       ffmpeg: await this.options.ffmpeg(),
       devtools,
-      output: join(pending.directory, `video.${format}`),
-      format,
+      output: join(directory, `video.${settings.format}`),
+      format: settings.format,
       fps: settings.fps,
       width,
       height,
     });
   }
 
-  /** Finishes the video while the browser still runs (its last frames), within the flush time. */
-  async stopVideo(handle: string): Promise<void> {
-    await this.running.get(handle)?.recorder?.finish(this.options.settings().flushTimeout);
+  /**
+   * Finishes the video (its last frames, within the flush time) and the console and network capture while
+   * the browser still runs.
+   */
+  async stopRecording(handle: string): Promise<void> {
+    const pending = this.running.get(handle);
+    await Promise.all([
+      pending?.recorder?.finish(this.options.settings().flushTimeout),
+      pending?.capture?.finish(),
+    ]);
   }
 
   /**
@@ -149,6 +176,15 @@ export class SessionRecordings {
     }
   }
 
+  /**
+   * Where the session's driver log is to be written when it keeps one (its browser's driver writes it there
+   * itself, or a launcher copies it there before the browser goes: a container's output); else undefined.
+   */
+  logFile(handle: string): string | undefined {
+    const pending = this.running.get(handle);
+    return pending?.wish.log ? join(pending.directory, DRIVER_LOG) : undefined;
+  }
+
   /** A running session's log so far, by its key. */
   liveLog(key: string): { path: string; fileName: string } | undefined {
     for (const pending of this.running.values()) {
@@ -169,23 +205,38 @@ export class SessionRecordings {
     reason: SessionEndReason | undefined,
     videoNotKept: string | undefined,
   ): Promise<void> {
-    const video = pending.recorder && (await pending.recorder.finish(this.options.settings().flushTimeout));
+    const [video, captured] = await Promise.all([
+      pending.recorder?.finish(this.options.settings().flushTimeout),
+      pending.capture?.finish(),
+    ]);
     const ended = endedRecording(pending, pending.directory, {
       endedAt: Date.now(),
       reason,
       video: pending.recorder !== undefined && videoNotKept === undefined,
       screenshot: video?.lastFrame,
+      console: captured?.console === true,
+      har: captured?.har === true,
     });
     if (pending.recorder && videoNotKept) ended.session.videoNotKept = videoNotKept;
     await this.options.store.keep(ended);
   }
 }
 
+/** Whether the session captures its console or its network traffic. */
+const capturing = (wish: RecordingWish) => wish.console === true || wish.network === true;
+
 /** What a recording directory leaves to keep once its session ended, however it is known to have ended. */
 export function endedRecording(
   running: RunningRecord,
   directory: string,
-  ended: { endedAt: number; reason: string | undefined; video: boolean; screenshot?: Buffer },
+  ended: {
+    endedAt: number;
+    reason: string | undefined;
+    video: boolean;
+    screenshot?: Buffer;
+    console?: boolean;
+    har?: boolean;
+  },
 ): EndedRecording {
   const { key, user, pool, browserName, browserVersion, wish, format = 'mp4' } = running;
   return {
@@ -212,6 +263,10 @@ export function endedRecording(
     ...(wish.log
       ? { log: { path: join(directory, DRIVER_LOG), fileName: wish.logName ?? `${key}.log` } }
       : {}),
+    ...(ended.console
+      ? { console: { path: join(directory, CONSOLE_LOG), fileName: `${key}.console.log` } }
+      : {}),
+    ...(ended.har ? { har: { path: join(directory, NETWORK_HAR), fileName: `${key}.har` } } : {}),
     ...(ended.screenshot ? { screenshot: ended.screenshot } : {}),
   };
 }

@@ -22,9 +22,8 @@ export function videoKey(sessionKey: string): string {
 }
 
 /** Each kind's object and how the presigned GET answers it. */
-const OBJECTS: Record<
-  ArtifactKind,
-  { key: (sessionKey: string) => string; type: string; extension: string }
+const OBJECTS: Partial<
+  Record<ArtifactKind, { key: (sessionKey: string) => string; type: string; extension: string }>
 > = {
   video: { key: videoKey, type: 'video/mp4', extension: 'mp4' },
   log: { key: logKey, type: 'text/plain; charset=utf-8', extension: 'log' },
@@ -37,8 +36,9 @@ export class S3Recordings implements ArtifactSource {
   ) {}
 
   async find(session: ArtifactSession, kind: ArtifactKind | 'screenshot'): Promise<Artifact | undefined> {
-    if (kind === 'screenshot') return undefined;
-    const object = OBJECTS[kind];
+    // Console logs and HARs are captured by local pools only.
+    const object = kind === 'screenshot' ? undefined : OBJECTS[kind];
+    if (!object) return undefined;
     const target = { Bucket: this.bucket, Key: object.key(session.key) };
     try {
       await this.s3.send(new HeadObjectCommand(target));

@@ -23,6 +23,23 @@ function link(href: string, text: string): HTMLAnchorElement {
   return a;
 }
 
+/** The session's logs: the driver's, the console's and the network's (HAR), those it has. */
+function logLinks(recording: RecordingView): HTMLElement | null {
+  const links: [string | undefined, string][] = [
+    [recording.logUrl, 'driver'],
+    [recording.consoleUrl, 'console'],
+    [recording.harUrl, 'HAR'],
+  ];
+  const given = links.filter((pair): pair is [string, string] => pair[0] !== undefined);
+  if (given.length === 0) return null;
+  const span = el('span', 'logs');
+  given.forEach(([href, text], at) => {
+    if (at > 0) span.appendChild(document.createTextNode(' · '));
+    span.appendChild(link(href, text));
+  });
+  return span;
+}
+
 function row(recording: RecordingView): HTMLTableRowElement {
   const tr = el('tr');
   tr.setAttribute('data-key', recording.key);
@@ -46,7 +63,7 @@ function row(recording: RecordingView): HTMLTableRowElement {
   }
   // A video recorded but deleted at the end (recording.keep: failed) says why, rather than a dash.
   cell(tr, video ?? (recording.videoNotKept ? el('span', 'meta', recording.videoNotKept) : null));
-  cell(tr, recording.logUrl ? link(recording.logUrl, 'log') : null);
+  cell(tr, logLinks(recording));
   let shot: HTMLImageElement | null = null;
   if (recording.screenshotUrl) {
     shot = el('img', 'last-frame');
