@@ -33,8 +33,10 @@ export interface BenchOptions {
   };
   /** Recording's cost: plain and recorded sessions in turns, each watched for `windowMs`. */
   recording: { rounds: number; windowMs: number };
+  /** Console and network capture's cost: plain and capturing sessions in alternating rounds of `commands` each. */
+  capture: { rounds: number; commands: number };
   /** Which parts to run. */
-  only: 'all' | 'commands' | 'new-session' | 'recording';
+  only: 'all' | 'commands' | 'new-session' | 'recording' | 'capture';
   /** gridgate's local pool keeps this many browsers started ahead of demand (`warm`); 0: none. */
   warm: number;
   /** Directory for the gridgate process's V8 CPU profile (node --cpu-prof), or undefined. */
@@ -48,6 +50,7 @@ const PRESETS = {
     commands: { rounds: 10, minRounds: 4, budgetMs: 60_000, iterations: 30, warmup: 20, runtimeWarmup: 3000 },
     newSession: { rounds: 10, minRounds: 4, budgetMs: 50_000, warmup: 1 },
     recording: { rounds: 2, windowMs: 15_000 },
+    capture: { rounds: 4, commands: 250 },
     deadlineMs: 10 * 60_000,
   },
   long: {
@@ -61,13 +64,14 @@ const PRESETS = {
     },
     newSession: { rounds: 30, minRounds: 30, budgetMs: 15 * 60_000, warmup: 1 },
     recording: { rounds: 4, windowMs: 30_000 },
+    capture: { rounds: 8, commands: 500 },
     deadlineMs: 40 * 60_000,
   },
 } as const;
 
-const USAGE = `usage: npm run bench -- [--long] [--only commands|new-session|recording] [--warm N] [--cpu-prof DIR]
+const USAGE = `usage: npm run bench -- [--long] [--only commands|new-session|recording|capture] [--warm N] [--cpu-prof DIR]
   --long         about three times as many samples (also BENCH_LONG=1)
-  --only PART    run one part: commands, new-session or recording (or proxy, scale, memory, suite)
+  --only PART    run one part: commands, new-session, recording or capture (or proxy, scale, memory, suite)
   --warm N       gridgate's pool keeps N browsers started ahead of demand (also BENCH_WARM=N)
   --cpu-prof DIR write a V8 CPU profile of the gridgate process into DIR (also BENCH_CPU_PROF=DIR)`;
 
@@ -81,7 +85,8 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     if (arg === '--long') long = true;
     else if (arg === '--only') {
       const part = argv[++i];
-      if (part !== 'commands' && part !== 'new-session' && part !== 'recording') throw new Error(USAGE);
+      if (part !== 'commands' && part !== 'new-session' && part !== 'recording' && part !== 'capture')
+        throw new Error(USAGE);
       only = part;
     } else if (arg === '--warm') warm = warmCount(argv[++i]);
     else if (arg === '--cpu-prof') {
@@ -96,6 +101,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     commands: { ...chosen.commands },
     newSession: { ...chosen.newSession, warm },
     recording: { ...chosen.recording },
+    capture: { ...chosen.capture },
     only,
     warm,
     cpuProfDir,

@@ -3,6 +3,7 @@
  * session, printed as ratios against the baseline measured in the same run (bench/README.md).
  */
 import { parseConfig } from '../functions/core/config';
+import { type CaptureCost, formatCaptureCost, measureCaptureCost } from './capture-cost';
 import { commandCpu, readCommandCpu } from './command-cpu';
 import { measureCommandLatency, warmRuntimes } from './command-latency';
 import type { LocalPool } from './direct-chromedriver';
@@ -99,6 +100,11 @@ try {
     recording = await measureRecordingCost(client, grid, options.recording);
     console.log(`\n${formatRecordingCost(recording)}`);
   }
+  let capture: CaptureCost | undefined;
+  if (grid && (options.only === 'all' || options.only === 'capture')) {
+    capture = await measureCaptureCost(client, grid, options.capture);
+    console.log(`\n${formatCaptureCost(capture)}`);
+  }
   // Stopped before the proxy part, so that its browsers do not load the machine meanwhile.
   await grid?.stop();
 
@@ -152,6 +158,7 @@ try {
     commands,
     newSession,
     recording,
+    capture,
     proxy,
     scale,
     memory,

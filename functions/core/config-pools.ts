@@ -44,3 +44,6 @@ export const hubPool = z
   .meta({ description: 'An existing WebDriver hub (Selenium Grid, Selenoid, ggr) that gridgate routes to.' });
 
 export const pool = z.discriminatedUnion('kind', [localPool, hubPool, ecsPool, eksPool, containerPool]);
+
+/** A pool as parsed, with the name it has in the config's `pools`. */
+export type PoolConfig = z.output<typeof pool> & { name: string };

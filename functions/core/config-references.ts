@@ -4,6 +4,7 @@
  * no pool takes a reserved colour, and Fargate Spot pools are x86_64.
  */
 import type * as z from 'zod';
+import { configTraitsNamed } from './config-traits-by-kind';
 import { DEFAULT_RESERVED_COLORS } from './config-values';
 
 /** The config as it came, before or despite the schema: only what the checks read, nothing trusted. */
@@ -65,13 +66,9 @@ export function checkReferences(config: unknown, ctx: z.RefinementCtx): void {
   checkUserReferences(input, ctx);
   checkReservedColors(input, ctx);
   for (const [poolName, entry] of Object.entries(objectOrEmpty(input.pools))) {
-    const ecs = objectOrEmpty(entry);
-    if (ecs.kind === 'ecs' && ecs.architecture === 'arm64' && ecs.spot !== false) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['pools', poolName, 'spot'],
-        message: 'Fargate Spot runs x86_64 only: set "spot": false for an arm64 pool',
-      });
+    const written = objectOrEmpty(entry);
+    for (const { path, message } of configTraitsNamed(written.kind)?.inputProblems?.(written) ?? []) {
+      ctx.addIssue({ code: 'custom', path: ['pools', poolName, ...path], message });
     }
   }
 }

@@ -1,8 +1,9 @@
 /** The gridgate config file: one zod schema, parsed at start-up and on each reload, every problem reported with its path. */
 // A namespace import lets bundlers keep only what is used; `{ z }` keeps all of zod, every locale too.
 import * as z from 'zod';
-import { localPool, pool } from './config-pools';
+import { localPool, type PoolConfig, pool } from './config-pools';
 import { checkReferences } from './config-references';
+import { configTraitsNamed } from './config-traits-by-kind';
 import { byteSize, DEFAULT_RESERVED_COLORS, duration, headerName, name } from './config-values';
 import { headsSchema } from './heads-config';
 
@@ -284,7 +285,8 @@ export const configSchema = z
 export { DEFAULT_RESERVED_COLORS };
 
 type ParsedConfig = z.output<typeof configSchema>;
-export type PoolConfig = z.output<typeof pool> & { name: string };
+
+export type { PoolConfig };
 export type EcsPoolConfig = Extract<PoolConfig, { kind: 'ecs' }>;
 export type EksPoolConfig = Extract<PoolConfig, { kind: 'eks' }>;
 export type ContainerPoolConfig = Extract<PoolConfig, { kind: 'container' }>;
@@ -310,8 +312,8 @@ export const QUICK_NEW_SESSION_MS = 60_000;
 export const COLD_NEW_SESSION_MS = 180_000;
 
 /** Whether a pool's browsers start cold on AWS (an image pulled per session). */
-export function startsCold(pool: { kind: string }): boolean {
-  return pool.kind === 'ecs' || pool.kind === 'eks';
+export function startsCold(pool: Pick<PoolConfig, 'kind'>): boolean {
+  return configTraitsNamed(pool.kind)?.startsCold ?? false;
 }
 
 export class ConfigError extends Error {

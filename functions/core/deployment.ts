@@ -7,6 +7,7 @@
 // A namespace import lets bundlers keep only what is used; `{ z }` keeps all of zod, every locale too.
 import * as z from 'zod';
 import { ConfigError } from './config';
+import { configTraitsNamed } from './config-traits-by-kind';
 
 const ecsPoolDeployment = z.strictObject({
   cluster: z.string().min(1),
@@ -86,20 +87,9 @@ export function applyDeployment(raw: unknown, deployment: Deployment): unknown {
   const { recordingsBucket: bucket, region } = deployment;
   if (bucket && region) {
     for (const [name, pool] of Object.entries(pools)) {
-      const { kind, recorder, logBucket } = (pool ?? {}) as {
-        kind?: unknown;
-        recorder?: unknown;
-        logBucket?: unknown;
-      };
-      if (kind !== 'eks') continue;
-      // Every eks pool keeps its ended sessions' pod logs there, recorder or not (unless the file names its own).
-      const updated: Record<string, unknown> = {
-        ...(pool as Record<string, unknown>),
-        ...(logBucket === undefined ? { logBucket: { bucket, region } } : {}),
-      };
-      if (typeof recorder === 'object' && recorder !== null)
-        updated.recorder = { ...recorder, bucket, region };
-      pools[name] = updated;
+      const written = (pool ?? {}) as Record<string, unknown>;
+      const laid = configTraitsNamed(written.kind)?.withRecordingsBucket?.(written, { bucket, region });
+      if (laid) pools[name] = laid;
     }
   }
   const colors = (config.colors as Record<string, unknown> | undefined) ?? {};

@@ -4,6 +4,7 @@ import { addressAllowed } from './browser-network';
 import type { Config, PoolConfig } from './config';
 import type { EndedSessions } from './ended-sessions';
 import type { EndingSessions } from './ending-sessions';
+import type { PoolTraits, PoolTraitsByKind } from './pool-traits';
 import type { Clock, Launcher, Logger, Metrics, SessionStore, UserDirectory } from './ports';
 import type { RequestPricing } from './session-cost';
 import type { SessionTokens } from './session-token';
@@ -21,6 +22,8 @@ export interface GridDeps {
   configLoadedAt?: number;
   /** One launcher per pool kind in use. */
   launchers: Partial<Record<PoolConfig['kind'], Launcher>>;
+  /** Each pool kind's run-time traits (pools/index.ts's POOL_TRAITS): read through traitsOf. */
+  poolTraits: PoolTraitsByKind;
   /** Where each pool kind's session videos and logs are kept (core/artifact-location.ts); none: not served. */
   artifacts?: Partial<Record<PoolConfig['kind'], ArtifactSource>>;
   sessions: SessionStore;
@@ -57,6 +60,11 @@ export interface GridDeps {
    * records of the sessions it creates (SessionRecord.head); none: records name no head.
    */
   head?: string;
+}
+
+/** The run-time traits of the pool's kind. */
+export function traitsOf(deps: Pick<GridDeps, 'poolTraits'>, pool: Pick<PoolConfig, 'kind'>): PoolTraits {
+  return deps.poolTraits[pool.kind];
 }
 
 export function launcherFor(deps: GridDeps, poolName: string): Launcher | undefined {

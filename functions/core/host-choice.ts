@@ -4,8 +4,8 @@
  * the same hub) out, so the next attempt goes elsewhere; once every region has failed, the pools left in
  * them are eligible again. Unlike ggr, a pool is never tried twice for one request.
  */
-import { hubAddress } from './browser-network';
 import type { PoolConfig } from './config';
+import { configTraitsOf } from './config-traits-by-kind';
 
 /** refused: the upstream answered with a WebDriver error; unreachable: no usable answer at all. */
 export type AttemptOutcome = 'refused' | 'unreachable';
@@ -24,7 +24,8 @@ export const NO_FAILURES: RetryState = {
 
 // Pools without a region share the unnamed one, as in ggr.
 const regionOf = (pool: PoolConfig) => pool.region ?? '';
-const hubOf = (pool: PoolConfig) => (pool.kind === 'hub' ? hubAddress(pool.url) : undefined);
+// Pools on one hub share its address: a hub that failed is not tried again through another pool.
+const hubOf = (pool: PoolConfig) => configTraitsOf(pool).sharedEndpoint?.(pool).address;
 
 /** The state after `pool` failed with `outcome`. */
 export function recordFailure(state: RetryState, pool: PoolConfig, outcome: AttemptOutcome): RetryState {

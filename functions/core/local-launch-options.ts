@@ -7,7 +7,7 @@
  */
 import { type Capabilities, isObject } from './capabilities';
 import { parseSwitch, switchRefusal } from './chromium-switches';
-import type { PoolConfig } from './config';
+import type { PoolConfig } from './config-pools';
 
 /** chromedriver's goog:chromeOptions fields (chromedriver 156) that stay inside the session, checked or not. */
 const INSIDE_THE_SESSION = new Set([
@@ -69,11 +69,13 @@ const EXCLUDABLE = new Set([
 const PATH_PREFERENCE = /(directory|dir|path)$/i;
 
 /**
- * Why these capabilities may not start a browser in this pool, or undefined when they may. Only local
- * pools are judged: their Chromium, its binary and its switches are this machine's.
+ * Why these capabilities may not start a browser in a local pool, or undefined when they may: its Chromium,
+ * its binary and its switches are this machine's. Other kinds' browsers are judged by their own pools.
  */
-export function localLaunchRefusal(capabilities: Capabilities, pool: PoolConfig): string | undefined {
-  if (pool.kind !== 'local') return undefined;
+export function localLaunchRefusal(
+  capabilities: Capabilities,
+  pool: Extract<PoolConfig, { kind: 'local' }>,
+): string | undefined {
   const options = capabilities['goog:chromeOptions'];
   if (!isObject(options)) return undefined;
   for (const [field, value] of Object.entries(options)) {

@@ -4,10 +4,11 @@
  */
 
 import type { Config, PoolConfig } from './config';
+import { configTraitsOf } from './config-traits-by-kind';
 
 /** Whether a pool keeps warm tasks (an ecs pool whose `warm` has a max above 0): only those are claimed and counted. */
 export function keepsWarmTasks(pool: PoolConfig): boolean {
-  return pool.kind === 'ecs' && (pool.warm?.max ?? 0) > 0;
+  return configTraitsOf(pool).warmInStore?.(pool) ?? false;
 }
 
 /** The table warm tasks live in: the DynamoDB store's, when some pool keeps them; else none. */

@@ -3,6 +3,7 @@ import { ECSClient } from '@aws-sdk/client-ecs';
 import type { Context } from 'aws-lambda';
 import { boundedRequests } from '../adapters/aws/request-bounds';
 import { systemClock } from '../core/ports';
+import { hasPodPools } from '../pools';
 import { eksPodApis } from '../pools/eks/eks-pod-apis';
 import { podLogKeeper } from '../pools/eks/pod-log-keeper';
 import { type CleanupReport, runOrphanCleanup } from './aws-cleanup';
@@ -16,7 +17,7 @@ const { config, sessions, logger, metrics, dryRun, warm } = jobWiring('cleanup')
 const ecs = new ECSClient({ requestHandler: boundedRequests() });
 // EKS tokens are signed with the same credentials as the ECS client's (the Lambda role's).
 // A session's pod the cleanup deletes (timed out, left behind) has its browser log kept first, as at a DELETE.
-const pods = Object.values(config.pools).some((pool) => pool.kind === 'eks')
+const pods = hasPodPools(config)
   ? {
       api: eksPodApis({ credentials: () => ecs.config.credentials(), region: await ecs.config.region() }),
       keepLog: podLogKeeper(logger),

@@ -5,21 +5,14 @@
  */
 import { dirname, resolve } from 'node:path';
 import { type Config, ConfigError, parseConfig } from '../core/config';
+import { configTraitsOf } from '../core/config-traits-by-kind';
 import { applyDeployment, parseDeployment } from '../core/deployment';
-import { checkEcsPool } from '../pools/ecs/ecs-pool-check';
-import { checkEksPool } from '../pools/eks/eks-pool-check';
+import { undeployedSettings } from '../pools';
 import { readConfigFile } from './config-file';
 
 /** The config file's content with GRIDGATE_DEPLOYMENT's text (when set) laid over it, not yet validated. */
 export function withDeployment(raw: unknown, deployment: string | undefined): unknown {
   return deployment ? applyDeployment(raw, parseDeployment(deployment)) : raw;
-}
-
-/** What the cloud pools (ecs, eks) still lack to start browsers, each naming its key. */
-export function undeployedSettings(config: Config): string[] {
-  return Object.values(config.pools).flatMap((pool) =>
-    pool.kind === 'ecs' ? checkEcsPool(pool) : pool.kind === 'eks' ? checkEksPool(pool) : [],
-  );
 }
 
 /**
@@ -48,10 +41,8 @@ export function readDeployedConfig(env: NodeJS.ProcessEnv): Config {
   );
   const problems: string[] = [];
   for (const pool of Object.values(config.pools)) {
-    if (pool.kind === 'local')
-      problems.push(`pools.${pool.name}: local pools cannot run in Lambda (no Chromium there)`);
-    if (pool.kind === 'container')
-      problems.push(`pools.${pool.name}: container pools cannot run in Lambda (no podman or Docker there)`);
+    const reason = configTraitsOf(pool).notOnAws;
+    if (reason) problems.push(`pools.${pool.name}: ${reason}`);
   }
   problems.push(...undeployedSettings(config));
   if (config.store.kind !== 'dynamodb') {

@@ -24,6 +24,7 @@ import type { RequestPricing } from '../core/session-cost';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { warmTaskTable } from '../core/warm-tasks';
+import { POOL_TRAITS } from '../pools';
 import { ecsKept } from '../pools/ecs/ecs-recordings';
 import { eksLauncherByAuth } from '../pools/eks/eks-auth-launcher';
 import { type EksPodApisByAuth, eksKept, eksRecordings } from '../pools/eks/eks-recordings';
@@ -89,6 +90,7 @@ export function gridDeps(parts: GridParts): GridDeps {
   const deps: GridDeps = {
     config: parts.config,
     launchers: {},
+    poolTraits: POOL_TRAITS,
     sessions: parts.sessions,
     queue: new SlotQueue(),
     ended: parts.ended ?? new EndedSessions(),

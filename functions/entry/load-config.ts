@@ -7,9 +7,10 @@ import { dirname, resolve } from 'node:path';
 import { fingerprintSync } from '../adapters/fs/file-fingerprint';
 import { type Config, ConfigError, parseConfig } from '../core/config';
 import type { Logger } from '../core/ports';
+import { prepareForPools, undeployedSettings } from '../pools';
 import { chromiumVersion, ensureChromium } from '../pools/local/ensure-chromium';
 import { readConfigFile } from './config-file';
-import { undeployedSettings, withDeployment } from './deployed-config';
+import { withDeployment } from './deployed-config';
 import { signingSecret } from './signing-secret';
 
 export interface RuntimeConfig {
@@ -80,8 +81,7 @@ export async function readGridConfig(
     path && parsed.usersFile ? { ...parsed, usersFile: resolve(dirname(path), parsed.usersFile) } : parsed;
   const incomplete = undeployedSettings(config);
   if (incomplete.length > 0) throw new ConfigError(source, incomplete);
-  const localPools = Object.values(config.pools).flatMap((pool) => (pool.kind === 'local' ? [pool] : []));
-  await ensureChromium(localPools, logger);
+  await prepareForPools(config, logger);
   return config;
 }
 

@@ -2,9 +2,9 @@
 import { artifactSources } from '../core/artifact-location';
 import type { ArtifactUsage } from '../core/artifact-ports';
 import type { PoolConfig } from '../core/config';
+import { configTraitsOf } from '../core/config-traits-by-kind';
 import { formatDuration } from '../core/duration';
 import type { GridDeps } from '../core/grid-deps';
-import { keepsWarmTasks } from '../core/warm-tasks';
 
 // /status answers without credentials (load balancers, ggr), so it counts waiting requests but names no user.
 export async function gridStatus(deps: GridDeps) {
@@ -106,6 +106,5 @@ async function warmth(deps: GridDeps, pool: PoolConfig): Promise<{ warm?: number
 
 /** A local or container pool's `warm: N`, an ecs pool's `warm` with a `max` above 0 (the ones the launcher claims from). */
 function keepsWarm(pool: PoolConfig): boolean {
-  if (pool.kind === 'local' || pool.kind === 'container') return (pool.warm ?? 0) > 0;
-  return keepsWarmTasks(pool);
+  return configTraitsOf(pool).keepsWarm(pool);
 }

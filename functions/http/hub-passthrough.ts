@@ -11,7 +11,7 @@ import type { Context } from 'hono';
 import type { Dispatcher } from 'undici';
 import { upstreamEndpoint } from '../core/browser-network';
 import { WebDriverError } from '../core/errors';
-import { type GridDeps, sessionPool } from '../core/grid-deps';
+import { type GridDeps, sessionPool, traitsOf } from '../core/grid-deps';
 import { hubPathOf, parseSelenoidPath, type SelenoidPath } from '../core/selenoid-paths';
 import type { SessionClaims } from '../core/session-token';
 import {
@@ -43,7 +43,7 @@ export function selenoidRequest(
  */
 export function hubTarget(deps: GridDeps, path: SelenoidPath, claims: SessionClaims) {
   const pool = sessionPool(deps, claims);
-  if (pool?.kind !== 'hub') {
+  if (!pool || traitsOf(deps, pool).remoteEnd !== 'hub') {
     throw new WebDriverError(
       'unknown command',
       `/${path.kind}/ is not served for sessions of pool ${claims.pool} (a ${pool?.kind} pool)`,

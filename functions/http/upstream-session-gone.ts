@@ -6,7 +6,7 @@
  * answers are read, and only their small error body, so a command that succeeds pays nothing.
  */
 import type { WebDriverError } from '../core/errors';
-import { type GridDeps, sessionPool } from '../core/grid-deps';
+import { type GridDeps, sessionPool, traitsOf } from '../core/grid-deps';
 import type { SessionClaims } from '../core/session-token';
 import { sessionGone } from './session-gone';
 
@@ -20,7 +20,8 @@ export async function upstreamSessionGone(
   body: string,
 ): Promise<WebDriverError | undefined> {
   if (!saysInvalidSessionId(body)) return undefined;
-  if (sessionPool(deps, claims)?.kind !== 'local') {
+  const pool = sessionPool(deps, claims);
+  if (!pool || !traitsOf(deps, pool).boundToItsHead) {
     const record = await deps.sessions.get(claims.key);
     if (record?.endReason === undefined) return undefined;
   }

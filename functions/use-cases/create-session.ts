@@ -17,10 +17,10 @@ import {
   unservedMessage,
 } from '../core/color-choice';
 import type { PoolConfig } from '../core/config';
+import { configTraitsOf } from '../core/config-traits-by-kind';
 import { invalidArgument, sessionNotCreated, WebDriverError } from '../core/errors';
 import type { GridDeps } from '../core/grid-deps';
 import { hubAttemptShare } from '../core/host-choice';
-import { localLaunchRefusal } from '../core/local-launch-options';
 import { recordingAsk } from '../core/recording-wish';
 import { GRIDGATE_OPTIONS, queueTimeout, sessionLimits } from '../core/session-limits';
 import { releaseSlot, type SlotRequest, takeSlot } from '../core/slots';
@@ -90,7 +90,9 @@ export async function createSession(
   const choice = choosePools(deps.config.colors, color, match.pools, label);
   // Refused whichever pool would serve: a request that may reach beyond its session on this machine never
   // waits for one.
-  const refusal = choice.pools.map((pool) => localLaunchRefusal(capabilities, pool)).find(Boolean);
+  const refusal = choice.pools
+    .map((pool) => configTraitsOf(pool).launchRefusal?.(capabilities, pool))
+    .find(Boolean);
   if (refusal) throw invalidArgument(refusal);
   const key = randomBytes(8).toString('hex');
   const report = new CreationReport(deps, {

@@ -5,8 +5,9 @@
 import type { PoolConfig } from '../core/config';
 import { formatDuration } from '../core/duration';
 import { WebDriverError } from '../core/errors';
-import type { GridDeps } from '../core/grid-deps';
+import { type GridDeps, traitsOf } from '../core/grid-deps';
 import { LaunchFailure, NO_FAILURES, nextCandidates, recordFailure } from '../core/host-choice';
+import type { PoolTraits } from '../core/pool-traits';
 import { releaseSlot, type SlotRequest, trySlot } from '../core/slots';
 import type { CreatedSession, UpstreamWebDriver } from '../core/upstream-webdriver';
 import { type LaunchAttempt, launchSession } from './launch-session';
@@ -48,7 +49,7 @@ export async function launchInPools(
       return { pool, session: await launchSession(deps, upstream, pool, attempt, place) };
     } catch (error) {
       await releaseSlot(deps, attempt.key);
-      if (answeredAtOnce(pool, error)) {
+      if (answeredAtOnce(traitsOf(deps, pool), error)) {
         deps.logger.log('SESSION_FAILED', {
           session: attempt.key,
           user: attempt.user,
@@ -77,7 +78,7 @@ export async function launchInPools(
     }
   }
   const failure = failures.join('; ');
-  if (!slots.pools.some((p) => p.kind === 'hub')) return { failure, stage };
+  if (!slots.pools.some((p) => traitsOf(deps, p).remoteEnd === 'hub')) return { failure, stage };
   // ggr's wording, which its users search their logs for (ggr #307); it never names a hub.
   const { browserName, browserVersion } = attempt;
   const what = browserVersion ? `${browserName}-${browserVersion}` : browserName;
@@ -95,10 +96,10 @@ export async function launchInPools(
  * the session store unavailable (503 with Retry-After: recording the session failed, not the pool, and
  * every other pool meets the same store).
  */
-function answeredAtOnce(pool: PoolConfig, error: unknown): error is WebDriverError {
+function answeredAtOnce(traits: PoolTraits, error: unknown): error is WebDriverError {
   if (!(error instanceof WebDriverError)) return false;
   if (error.status === 503) return true;
-  return error.code === 'invalid argument' || (pool.kind === 'hub' && error.status === 502);
+  return error.code === 'invalid argument' || (traits.remoteEnd === 'hub' && error.status === 502);
 }
 
 /**

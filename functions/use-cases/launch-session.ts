@@ -8,9 +8,10 @@ import { upstreamEndpoint } from '../core/browser-network';
 import type { Capabilities } from '../core/capabilities';
 import { colorHeaderName } from '../core/color-choice';
 import type { PoolConfig } from '../core/config';
+import { configTraitsOf } from '../core/config-traits-by-kind';
 import { stageRank } from '../core/creation-stages';
 import { devtoolsAddress, withDevtoolsDoor } from '../core/devtools-address';
-import type { GridDeps } from '../core/grid-deps';
+import { type GridDeps, traitsOf } from '../core/grid-deps';
 import type { CreationStage, SessionRecord } from '../core/ports';
 import { type RecordingAsk, recordingWish } from '../core/recording-wish';
 import type { SessionLimits } from '../core/session-limits';
@@ -82,7 +83,7 @@ export async function launchSession(
   try {
     onStage('session');
     const endpoint = upstreamEndpoint(pool, browser.address);
-    const hub = pool.kind === 'hub';
+    const hub = traitsOf(deps, pool).remoteEnd === 'hub';
     const created = await withAttemptTimeout(pool, attempt, (signal) =>
       upstream.newSession({
         endpoint,
@@ -113,7 +114,7 @@ export async function launchSession(
         address: browser.address,
         upstreamId: created.sessionId,
         handle,
-        devtools: pool.kind === 'local' || door ? devtoolsAddress(capabilities) : '',
+        devtools: traitsOf(deps, pool).servesDevtools || door ? devtoolsAddress(capabilities) : '',
         createdAt: now,
         maxAgeMs: attempt.limits.maxAgeMs,
       },
@@ -209,7 +210,8 @@ async function withAttemptTimeout<T>(
   { signal, hubAttemptMs }: LaunchAttempt,
   work: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
-  const ms = pool.kind === 'hub' ? (pool.timeout ?? hubAttemptMs) : undefined;
+  const bound = configTraitsOf(pool).attemptTimeoutMs;
+  const ms = bound ? bound(pool, hubAttemptMs) : undefined;
   if (ms === undefined) return work(signal);
   const timer = new AbortController();
   const handle = setTimeout(

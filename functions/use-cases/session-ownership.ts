@@ -5,12 +5,13 @@
  * Browsers of every other kind (ecs tasks, eks pods, hub sessions) are reachable from any head sharing the
  * store, so any of them may end such a session.
  */
-import { type GridDeps, poolsNamed } from '../core/grid-deps';
+import { type GridDeps, poolsNamed, traitsOf } from '../core/grid-deps';
 import type { SessionEndReason, SessionRecord } from '../core/ports';
 
 /** Whether the session's browser is a process of the head that created it (a local pool's). */
 export function boundToItsHead(deps: GridDeps, session: Pick<SessionRecord, 'pool'>): boolean {
-  return poolsNamed(deps, session.pool)[0]?.kind === 'local';
+  const pool = poolsNamed(deps, session.pool)[0];
+  return pool !== undefined && traitsOf(deps, pool).boundToItsHead;
 }
 
 /** Whether the session's browser runs on another head, which alone can stop it. */

@@ -5,17 +5,21 @@
  * accepts, holding both requests with their status and timings, and a console log holding the error; both
  * are served at /har/{id}.har and /console/{id}.log and on the status page to their owner, and are the same
  * 404 as a session that does not exist to another user. A session that asks for nothing captures nothing.
+ * docs/video-and-logs.md's console and network example runs as written (Python selenium, then curl).
  */
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import * as harValidator from 'har-validator';
 import { Builder, until } from 'selenium-webdriver';
 import { Options } from 'selenium-webdriver/chrome';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordingList } from '../../functions/http/ui/ui-views';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { runPython } from '../support/python-selenium';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { sessionClaims } from './session-ended';
 
@@ -133,5 +137,31 @@ describe('console and network capture', { timeout: TEST_MS }, () => {
     expect((await fetched(`/har/${consoleOnly}.har`)).status).toBe(404);
     expect((await fetched(`/console/${nothing}.log`)).status).toBe(404);
     expect((await fetched(`/har/${nothing}.har`)).status).toBe(404);
+  });
+
+  it('runs docs/video-and-logs.md’s example: Python asks, curl fetches the HAR and the console log', async () => {
+    const page = readFileSync(new URL('../../docs/video-and-logs.md', import.meta.url), 'utf8');
+    const section = page.slice(page.indexOf('## Console and network logs'));
+    const block = (language: string) =>
+      new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(section)?.[1] as string;
+    const local = (text: string) =>
+      text.replaceAll('http://localhost:4444', grid.url).replaceAll('https://example.com/', `${site.url}/`);
+    const script = join(scratch, 'capture-example.py');
+    writeFileSync(script, local(block('python')));
+    const run = await runPython(script, []);
+    expect(run.code, run.stderr).toBe(0);
+    const sessionId = run.stdout.trim().split('\n')[0] as string;
+    await promisify(execFile)('sh', ['-e', '-c', local(block('sh'))], {
+      cwd: scratch,
+      env: { ...process.env, SESSION_ID: sessionId, NO_PROXY: '*' },
+    });
+    const archive = JSON.parse(readFileSync(join(scratch, 'checkout.har'), 'utf8')) as {
+      log: { entries: HarEntry[] };
+    };
+    await expect(harValidator.har(archive)).resolves.toBeDefined();
+    expect(archive.log.entries.find((one) => one.request.url === `${site.url}/`)?.response.status).toBe(200);
+    expect(readFileSync(join(scratch, 'checkout.console.log'), 'utf8')).toMatch(
+      / error console\.error .*checkout total was 41$/m,
+    );
   });
 });

@@ -11,7 +11,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { parseConfig } from '../../functions/core/config';
-import { undeployedSettings } from '../../functions/entry/deployed-config';
+import { undeployedSettings } from '../../functions/pools';
 import { frontDoorTable } from '../../infra/deployment-costs';
 import { serviceFrontDoorProblems } from '../../infra/router-service';
 import { finalStage } from '../support/dockerfile-stage';

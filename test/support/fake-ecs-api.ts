@@ -77,6 +77,11 @@ export interface FakeEcsOptions {
    * env_auth reads).
    */
   recorderS3?: { endpoint: string; credentials: { accessKeyId: string; secretAccessKey: string } };
+  /**
+   * What runs each task's browser container instead of the loopback processes above: the task definition's
+   * own image, with podman (podman-task-containers.ts).
+   */
+  containers?: LoopbackContainers;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: request and answer bodies are free-form JSON, checked field by field.
@@ -136,13 +141,15 @@ export class FakeEcsApi {
     this.server = createServer((req, res) => {
       this.handle(req, res).catch(() => res.destroy());
     });
-    this.containers = this.recorderDefinition()
-      ? new LoopbackDisplayedSeleniumServers(options.containerPort)
-      : options.browser === 'selenium-server'
-        ? new LoopbackSeleniumServers(options.containerPort)
-        : options.vnc
-          ? new LoopbackVncBrowsers(options.containerPort, options.vnc, options.chromedriver)
-          : new LoopbackChromedrivers(options.containerPort, options.chromedriver);
+    this.containers = options.containers
+      ? options.containers
+      : this.recorderDefinition()
+        ? new LoopbackDisplayedSeleniumServers(options.containerPort)
+        : options.browser === 'selenium-server'
+          ? new LoopbackSeleniumServers(options.containerPort)
+          : options.vnc
+            ? new LoopbackVncBrowsers(options.containerPort, options.vnc, options.chromedriver)
+            : new LoopbackChromedrivers(options.containerPort, options.chromedriver);
   }
 
   static async start(options: FakeEcsOptions): Promise<FakeEcsApi> {

@@ -24,6 +24,8 @@ export interface FakeFargateGridOptions {
   awslogs?: FakeEcsOptions['awslogs'];
   /** The task definition the tasks run (a `video` container records); none: the one browser container. */
   taskDefinition?: FakeEcsOptions['taskDefinition'];
+  /** What runs the tasks' browser containers; none: loopback processes (fake-ecs-api.ts). */
+  containers?: FakeEcsOptions['containers'];
   /** Where a `video` container's uploads go. */
   recorderS3?: FakeEcsOptions['recorderS3'];
   /** Where the app finds sessions' recordings; none: nowhere. */
@@ -60,6 +62,7 @@ export async function startFakeFargateGrid(options: FakeFargateGridOptions = {})
       ...(options.awslogs ? { awslogs: options.awslogs } : {}),
       ...(options.taskDefinition ? { taskDefinition: options.taskDefinition } : {}),
       ...(options.recorderS3 ? { recorderS3: options.recorderS3 } : {}),
+      ...(options.containers ? { containers: options.containers } : {}),
     }),
     startTestPageServer(),
   ]);

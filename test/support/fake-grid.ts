@@ -9,6 +9,7 @@ import type { SessionStore, UserDirectory } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
 import { SlotQueue } from '../../functions/core/slot-queue';
 import { createApp } from '../../functions/http/create-app';
+import { POOL_TRAITS } from '../../functions/pools';
 import { HubArtifacts } from '../../functions/pools/hub/hub-artifacts';
 import { HubLauncher } from '../../functions/pools/hub/hub-launcher';
 import {
@@ -66,6 +67,7 @@ export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
   const deps: GridDeps = {
     config,
     launchers: { local: launcher, hub: new HubLauncher() },
+    poolTraits: POOL_TRAITS,
     artifacts: { hub: new HubArtifacts((session) => sessionPool(deps, session), agent) },
     sessions,
     queue: new SlotQueue(),

@@ -13,6 +13,7 @@ import { systemClock } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
 import { SlotQueue } from '../../functions/core/slot-queue';
 import { createApp } from '../../functions/http/create-app';
+import { POOL_TRAITS } from '../../functions/pools';
 import { lazyAppListener } from '../../functions/servers/node/app-listener';
 import { attachWebSocketProxy } from '../../functions/servers/node/websocket-proxy';
 import { endAllSessions } from '../../functions/use-cases/expire-sessions';
@@ -37,6 +38,7 @@ export async function serveApp(
 ): Promise<ServedApp> {
   const deps: GridDeps = {
     ...parts,
+    poolTraits: POOL_TRAITS,
     queue: new SlotQueue(),
     ended: new EndedSessions(),
     tokens: new SessionTokens(randomBytes(32)),

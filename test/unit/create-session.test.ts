@@ -13,6 +13,7 @@ import type {
   UpstreamNewSession,
   UpstreamWebDriver,
 } from '../../functions/core/upstream-webdriver';
+import { POOL_TRAITS } from '../../functions/pools';
 import { createSession, type NewSessionRequest } from '../../functions/use-cases/create-session';
 import { expireSessions } from '../../functions/use-cases/expire-sessions';
 import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes';
@@ -65,6 +66,7 @@ function setup(upstream = new InMemoryUpstream(opened), pools = ['first']) {
   const deps: GridDeps = {
     config,
     launchers: { local: launcher },
+    poolTraits: POOL_TRAITS,
     sessions,
     queue: new SlotQueue(),
     ended: new EndedSessions(),

@@ -6,6 +6,7 @@ import type { GridDeps } from '../../functions/core/grid-deps';
 import type { SessionRecord } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
 import { SlotQueue } from '../../functions/core/slot-queue';
+import { POOL_TRAITS } from '../../functions/pools';
 import { endSession } from '../../functions/use-cases/end-session';
 import { endAllSessions, expireSessions } from '../../functions/use-cases/expire-sessions';
 import { sampleRecord } from '../contract/store-samples';
@@ -19,6 +20,7 @@ function setup() {
   const deps: GridDeps = {
     config: parseConfig({}, { localBrowserVersion: '156.0' }),
     launchers: { local: launcher },
+    poolTraits: POOL_TRAITS,
     sessions,
     queue: new SlotQueue(),
     ended: new EndedSessions(),

@@ -1,13 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { Capabilities } from '../../functions/core/capabilities';
 import { allowedSwitches, droppedQuietly, switchRefusal } from '../../functions/core/chromium-switches';
 import type { PoolConfig } from '../../functions/core/config';
-import { localLaunchRefusal } from '../../functions/core/local-launch-options';
+import { configTraitsOf } from '../../functions/core/config-traits-by-kind';
 
 const LOCAL = { kind: 'local', name: 'local', chromium: '/usr/bin/chromium' } as PoolConfig;
 const ECS = { kind: 'ecs', name: 'fargate' } as PoolConfig;
+/** What create-session asks of the pool's kind before anything starts. */
+const launchRefusal = (capabilities: Capabilities, pool: PoolConfig) =>
+  configTraitsOf(pool).launchRefusal?.(capabilities, pool);
 const withOptions = (options: Record<string, unknown>) => ({ 'goog:chromeOptions': options });
-const refusalOf = (options: Record<string, unknown>) => localLaunchRefusal(withOptions(options), LOCAL);
+const refusalOf = (options: Record<string, unknown>) => launchRefusal(withOptions(options), LOCAL);
 
 /** What real clients send by default or commonly (read from their sources; see docs/sessions.md). */
 const CLIENT_SWITCHES = {
@@ -239,12 +243,12 @@ describe('the goog:chromeOptions a local pool allows', () => {
         windowTypes: ['webview'],
       }),
     ).toBeUndefined();
-    expect(localLaunchRefusal({ browserName: 'chrome' }, LOCAL)).toBeUndefined();
+    expect(launchRefusal({ browserName: 'chrome' }, LOCAL)).toBeUndefined();
   });
 
   it('leaves browsers that do not run on this machine to their own pools', () => {
     expect(
-      localLaunchRefusal(withOptions({ args: ['--log-file=/x'], binary: '/x', logPath: '/y' }), ECS),
+      launchRefusal(withOptions({ args: ['--log-file=/x'], binary: '/x', logPath: '/y' }), ECS),
     ).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@ import type { GridDeps } from '../../functions/core/grid-deps';
 import type { SessionRecord } from '../../functions/core/ports';
 import { SessionTokens } from '../../functions/core/session-token';
 import { SlotQueue } from '../../functions/core/slot-queue';
+import { POOL_TRAITS } from '../../functions/pools';
 import { headSessions, runsOnAnotherHead } from '../../functions/use-cases/session-ownership';
 import { sampleRecord } from '../contract/store-samples';
 import { CollectingLogger, FixedClock } from '../support/fakes';
@@ -23,6 +24,7 @@ function setup(running: readonly string[] = []) {
       { localBrowserVersion: '156' },
     ),
     launchers: {},
+    poolTraits: POOL_TRAITS,
     sessions: new MemorySessionStore(),
     queue: new SlotQueue(),
     ended: new EndedSessions(),

@@ -6,6 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { upstreamEndpoint } from '../../core/browser-network';
+import { configTraitsOf } from '../../core/config-traits-by-kind';
 import { invalidSessionId, WebDriverError } from '../../core/errors';
 import { type GridDeps, sessionPool } from '../../core/grid-deps';
 import type { SessionRecord } from '../../core/ports';
@@ -34,11 +35,11 @@ export function vncTarget(deps: GridDeps, record: SessionRecord, webSockets: boo
   // A launcher that knows where its browser's noVNC is published (a container pool's) says so itself.
   const published = pool && deps.launchers[pool.kind]?.vncOrigin?.(record.handle);
   if (published && 'vncPassword' in pool) return { origin: published, password: pool.vncPassword };
-  if (pool?.kind !== 'ecs' && pool?.kind !== 'eks') return undefined;
-  if (!pool.vncPort) return undefined;
+  const vnc = pool && configTraitsOf(pool).vncBesideBrowser?.(pool);
+  if (!vnc) return undefined;
   // The WebDriver address, checked against the pool's networks like any session ID's; same host, VNC port.
   const { origin } = upstreamEndpoint(pool, record.address);
-  return { origin: origin.replace(/:\d+$/, `:${pool.vncPort}`), password: pool.vncPassword };
+  return { origin: origin.replace(/:\d+$/, `:${vnc.port}`), password: vnc.password };
 }
 
 /** The target, or the W3C error the page shows when there is no VNC view of this session here. */

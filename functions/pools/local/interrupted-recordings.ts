@@ -20,8 +20,16 @@ import type { RecordedSession } from '../../core/artifact-ports';
 import type { Logger } from '../../core/ports';
 import { LocalRecordings } from './local-recordings';
 import { isAlive } from './orphan-sweep';
+import { eventsPath, writeHar } from './page-capture';
 import { SESSION_DIRECTORY_PREFIX } from './session-directories';
-import { DRIVER_LOG, endedRecording, RUNNING_RECORD, type RunningRecord } from './session-recordings';
+import {
+  CONSOLE_LOG,
+  DRIVER_LOG,
+  endedRecording,
+  NETWORK_HAR,
+  RUNNING_RECORD,
+  type RunningRecord,
+} from './session-recordings';
 
 /** How a session is said to have ended when the gridgate running it was killed. */
 export const SERVER_KILLED = 'server killed';
@@ -109,12 +117,36 @@ async function keepOne(
   const video = join(path, `video.${format}`);
   const videoFile = record.wish.video ? await stat(video).catch(() => undefined) : undefined;
   const log = record.wish.log ? await stat(join(path, DRIVER_LOG)).catch(() => undefined) : undefined;
+  const consoleFile = record.wish.console
+    ? await stat(join(path, CONSOLE_LOG)).catch(() => undefined)
+    : undefined;
+  // The network events written so far make the HAR, as at a session's end (the last line may be cut short).
+  const har = record.wish.network && (await harOfKilled(join(path, NETWORK_HAR), options));
   // The session ended when its files were last written; retention counts from then.
   const endedAt = Math.floor(Math.max(record.openedAt ?? 0, videoFile?.mtimeMs ?? 0, log?.mtimeMs ?? 0));
   if (videoFile?.isFile()) await finishVideo(video, format, options);
   return store.keep(
-    endedRecording(record, path, { endedAt, reason: SERVER_KILLED, video: videoFile?.isFile() ?? false }),
+    endedRecording(record, path, {
+      endedAt,
+      reason: SERVER_KILLED,
+      video: videoFile?.isFile() ?? false,
+      console: consoleFile?.isFile() ?? false,
+      har: har === true,
+    }),
   );
+}
+
+/** The HAR of a killed session's network events, if it had any; false when it cannot be made. */
+async function harOfKilled(har: string, options: InterruptedRecordingsOptions): Promise<boolean> {
+  const events = await stat(eventsPath(har)).catch(() => undefined);
+  if (!events?.isFile()) return false;
+  try {
+    await writeHar(har);
+    return true;
+  } catch (error) {
+    options.logger.log('BACKGROUND_TASK_FAILED', { task: 'make interrupted HAR', har, error: String(error) });
+    return false;
+  }
 }
 
 /** Copies the video into a fresh file of its format without re-encoding; keeps the original if that fails. */

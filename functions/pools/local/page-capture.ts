@@ -84,7 +84,7 @@ export class PageCapture {
       await this.cdp?.close();
       const [console, events] = await Promise.all([this.consoleFile?.close(), this.eventsFile?.close()]);
       const har = events !== undefined && this.settings.har !== undefined;
-      if (har && this.settings.har) await writeHar(this.settings.har, events);
+      if (har && this.settings.har) await writeHar(this.settings.har, events.cut ? events.limit : undefined);
       return { console: console !== undefined, har };
     })();
     return this.finishing;
@@ -131,19 +131,27 @@ export class PageCapture {
 /** Where the network events of a HAR wait for the session's end. */
 export const eventsPath = (har: string) => `${har}.events`;
 
-/** Builds the HAR from the events file (then removed); chrome-har is loaded with the first HAR. */
-async function writeHar(har: string, events: BoundedResult): Promise<void> {
+/**
+ * Builds the HAR from its events file (then removed), also for a session whose gridgate was killed
+ * (interrupted-recordings.ts); `cutAt`: the bound past which events were dropped. chrome-har is loaded with
+ * the first HAR.
+ */
+export async function writeHar(har: string, cutAt?: number): Promise<void> {
   const { harFromMessages } = await import('chrome-har');
   const text = await readFile(eventsPath(har), 'utf8').catch(() => '');
-  const messages = text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as { method: string; params: Record<string, unknown> });
+  // A line cut short (a gridgate killed while writing it) is left out, not the whole HAR.
+  const messages = text.split('\n').flatMap((line) => {
+    try {
+      return line === '' ? [] : [JSON.parse(line) as { method: string; params: Record<string, unknown> }];
+    } catch {
+      return [];
+    }
+  });
   const built = harFromMessages(messages, { includeTextFromResponseBody: false });
   const log = {
     ...built.log,
     creator: { name: 'gridgate', version: '1', comment: "from Chromium's DevTools events, by chrome-har" },
-    ...(events.cut ? { comment: `network events past ${events.limit} bytes were dropped` } : {}),
+    ...(cutAt !== undefined ? { comment: `network events past ${cutAt} bytes were dropped` } : {}),
   };
   await writeFile(har, JSON.stringify({ log }), { mode: 0o600 });
   await rm(eventsPath(har), { force: true });

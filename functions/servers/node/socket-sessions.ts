@@ -18,6 +18,7 @@ import type { SessionClaims } from '../../core/session-token';
 import type { SocketSessionRequest } from '../../core/socket-session-request';
 import { basicCredentials, requestUser } from '../../http/request-user';
 import { SESSION_DIRECTORY_PREFIX, sessionDirectoryOf } from '../../pools/local/session-directories';
+import { boundToItsHead } from '../../use-cases/session-ownership';
 import type { GridSessionCalls } from './grid-session-calls';
 import { startAttachedPlaywrightServer } from './playwright/attached-playwright-server';
 import type { PlaywrightPackages } from './playwright/playwright-packages';
@@ -51,9 +52,13 @@ export async function connectSocketSession(
   // Refused before anything waits: a wrong password is 401 at once, as for POST /session.
   const user = await requestUser(deps, authorization, req.socket.remoteAddress);
   const colorHeader = req.headers[deps.config.colors.header.toLowerCase()];
+  const host = addressedHost(req);
   const headers: Record<string, string> = {
     ...(authorization ? { authorization } : {}),
     ...(typeof colorHeader === 'string' ? { [deps.config.colors.header]: colorHeader } : {}),
+    // The session is asked of this server's own address: the name the client used goes as a proxy's would,
+    // for a colour in its subdomain (new-session.ts reads it so).
+    ...(host ? { 'x-forwarded-host': host } : {}),
   };
   // The client's Playwright before any slot or browser: a version that cannot be had is refused as such.
   const playwrightCore =
@@ -146,8 +151,8 @@ async function openPlaywright(
 }
 
 /**
- * Where the Playwright server keeps its profile and artifacts (its HOME and TMPDIR). A browser on this
- * machine (whose DevTools gridgate serves) may write only in its session's folder, and Playwright names its
+ * Where the Playwright server keeps its profile and artifacts (its HOME and TMPDIR). A browser that is a
+ * process of this head (a local pool's) may write only in its session's folder, and Playwright names its
  * download folder in its TMPDIR: the session's folder, which goes with the session. A browser elsewhere writes
  * on its own machine: a folder of the server's own, named as session folders are so that the start-up sweep
  * removes it if this process dies first.
@@ -157,7 +162,9 @@ async function playwrightFolder(
   context: SocketSessionContext,
   cleanups: (() => Promise<unknown>)[],
 ): Promise<string> {
-  const sessionFolder = claims.devtools ? sessionDirectoryOf(claims.handle, context.sessionOwner) : undefined;
+  const sessionFolder = boundToItsHead(context.deps, claims)
+    ? sessionDirectoryOf(claims.handle, context.sessionOwner)
+    : undefined;
   if (sessionFolder) {
     await mkdir(sessionFolder, { recursive: true, mode: 0o700 });
     return sessionFolder;
@@ -196,6 +203,12 @@ async function devtoolsSocketTo(path: string, target: DevtoolsTarget): Promise<S
 function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/** The host the client addressed: what a proxy in front was asked, else its Host header. */
+function addressedHost(req: IncomingMessage): string | undefined {
+  const forwarded = [req.headers['x-forwarded-host'] ?? []].flat()[0]?.split(',')[0]?.trim();
+  return forwarded || req.headers.host || undefined;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import { WebDriverError } from '../../core/errors';
-import { type GridDeps, sessionPool } from '../../core/grid-deps';
+import { type GridDeps, sessionPool, traitsOf } from '../../core/grid-deps';
 import { SocketCommandCheck } from '../../core/socket-command-check';
 import {
   type SocketSessionRequest,
@@ -130,19 +130,19 @@ async function connect(
     rest === '/se/cdp' && claims.devtools
       ? await browserDevtoolsUrl(claims.devtools)
       : `${wsBase}/session/${claims.upstreamId}${rest}${url.search}`;
-  const kind = sessionPool(deps, claims)?.kind;
+  const pool = sessionPool(deps, claims);
+  const traits = pool && traitsOf(deps, pool);
   const socket = await openUpstream(target, req, endpoint.authorization, {
-    refusedBy: kind === 'hub' ? 'hub' : 'browser',
+    refusedBy: traits?.remoteEnd ?? 'browser',
   });
   // A local browser writes and reads this machine's files: its client is held to the session's folder. Other
   // kinds' browsers run in their own containers or on their hubs' machines, and their sockets pass unchanged.
-  const check =
-    kind === 'local'
-      ? new SocketCommandCheck(
-          rest === '/se/cdp' ? 'cdp' : 'bidi',
-          sessionFolderContext(claims.handle, sessionOwner),
-        )
-      : undefined;
+  const check = traits?.sharesHostFiles
+    ? new SocketCommandCheck(
+        rest === '/se/cdp' ? 'cdp' : 'bidi',
+        sessionFolderContext(claims.handle, sessionOwner),
+      )
+    : undefined;
   return {
     socket,
     onMessage: () => deps.sessions.touch(claims.key, deps.clock.now()),

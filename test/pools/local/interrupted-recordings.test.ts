@@ -7,6 +7,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as harValidator from 'har-validator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig, type RecordingConfig } from '../../../functions/core/config';
 import { keepInterruptedRecordings } from '../../../functions/pools/local/interrupted-recordings';
@@ -80,7 +81,100 @@ function cutVideo(path: string, seconds: number, fraction: number): void {
   writeFileSync(path, bytes.subarray(0, Math.floor(bytes.length * fraction)));
 }
 
+const PAGE = 'http://127.0.0.1:9/cart';
+/** The DevTools events of one page load, as page-capture.ts writes them, the last line cut short by the kill. */
+const NETWORK_EVENTS = [
+  { method: 'Page.frameStartedLoading', params: { frameId: 'F1' } },
+  {
+    method: 'Network.requestWillBeSent',
+    params: {
+      requestId: 'R1',
+      loaderId: 'R1',
+      frameId: 'F1',
+      documentURL: PAGE,
+      request: { url: PAGE, method: 'GET', headers: { Accept: 'text/html' }, initialPriority: 'VeryHigh' },
+      timestamp: 100,
+      wallTime: 1_800_000_000,
+      initiator: { type: 'other' },
+      type: 'Document',
+    },
+  },
+  {
+    method: 'Network.responseReceived',
+    params: {
+      requestId: 'R1',
+      loaderId: 'R1',
+      frameId: 'F1',
+      timestamp: 100.02,
+      type: 'Document',
+      response: {
+        url: PAGE,
+        status: 200,
+        statusText: 'OK',
+        headers: { 'Content-Type': 'text/html' },
+        mimeType: 'text/html',
+        connectionReused: false,
+        connectionId: 7,
+        encodedDataLength: 120,
+        protocol: 'http/1.1',
+        timing: {
+          requestTime: 100,
+          proxyStart: -1,
+          proxyEnd: -1,
+          dnsStart: -1,
+          dnsEnd: -1,
+          connectStart: 0.1,
+          connectEnd: 0.4,
+          sslStart: -1,
+          sslEnd: -1,
+          sendStart: 0.5,
+          sendEnd: 0.6,
+          receiveHeadersEnd: 12,
+        },
+      },
+    },
+  },
+  {
+    method: 'Network.loadingFinished',
+    params: { requestId: 'R1', timestamp: 100.03, encodedDataLength: 300 },
+  },
+]
+  .map((event) => JSON.stringify(event))
+  .join('\n')
+  .concat('\n{"method":"Network.requestWillBeSent","par');
+
 describe('recordings of a killed gridgate', () => {
+  it('keeps the console it captured, and makes the HAR of the network events it wrote', async () => {
+    const directory = recordingDirectory(deadPid, {
+      wish: { video: false, log: false, console: true, network: true },
+    });
+    const line = '2026-12-06T08:00:00.123Z error console.error http://127.0.0.1:9/cart:3:9 total was 41\n';
+    writeFileSync(join(directory, 'console.log'), line);
+    writeFileSync(join(directory, 'network.har.events'), NETWORK_EVENTS);
+
+    const [kept] = await keep();
+    expect(kept).toMatchObject({ endReason: 'server killed', console: {}, har: {} });
+    const session = {
+      key: '00000000000000a1',
+      user: 'alice',
+      pool: 'local',
+      address: '',
+      upstreamId: '',
+      handle: '',
+    };
+    const consoleLog = (await store.find(session, 'console')) as { path: string };
+    expect(readFileSync(consoleLog.path, 'utf8')).toBe(line);
+    const har = (await store.find(session, 'har')) as { path: string; contentType: string };
+    expect(har.contentType).toBe('application/json');
+    const archive = JSON.parse(readFileSync(har.path, 'utf8')) as {
+      log: { entries: { request: { url: string }; response: { status: number } }[] };
+    };
+    await expect(harValidator.har(archive)).resolves.toBeDefined();
+    expect(archive.log.entries.map((entry) => [entry.request.url, entry.response.status])).toEqual([
+      [PAGE, 200],
+    ]);
+  });
+
   it('keeps its session ended "server killed" at the time its files were last written, the video finished', async () => {
     const directory = recordingDirectory(deadPid);
     cutVideo(join(directory, 'video.mp4'), 9, 0.66);

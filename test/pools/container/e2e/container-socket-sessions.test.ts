@@ -1,11 +1,10 @@
 /**
- * End to end on container pools: Puppeteer and Playwright clients, each a session of its own, reach a
- * docker-selenium look-alike's browser through the session's se:cdp (the Selenium node's, relayed by
- * gridgate), and leave no container, Playwright server or folder behind. An image whose browser offers no
- * se:cdp (chromedriver alone) refuses them on the upgrade, with its container gone.
+ * End to end on container pools of both test images: Puppeteer and Playwright clients, each a session of its
+ * own, reach the container's browser through the session's se:cdp (the container's DevTools door on the
+ * chromedriver image, the Selenium node's on the docker-selenium look-alike), and leave no container,
+ * Playwright server or folder behind.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import type { TestImages } from '../../../../scripts/test-images';
 import {
   containerImages,
@@ -24,7 +23,6 @@ import {
 } from '../../../support/socket-session-clients';
 import { startTestPageServer, type TestPageServer } from '../../../support/test-page-server';
 import { until } from '../../../support/until';
-import { upgradeOutcome } from '../../../support/websocket-upgrade';
 
 const TEST_MS = 180_000;
 
@@ -46,17 +44,16 @@ async function nothingLeft(grid: TestGrid, pool: string): Promise<void> {
   expect(playwrightFolders()).toEqual([]);
 }
 
-describe('a container pool of the docker-selenium look-alike', () => {
-  const pool = uniquePoolName('sockets-selenium');
+describe.each([
+  ['chromedriver', (i: TestImages) => i.chromedriver],
+  ['standalone-chromium', (i: TestImages) => i.standaloneChromium],
+] as const)('a container pool of the %s image', (label, imageOf) => {
+  const pool = uniquePoolName(`sockets-${label}`);
   let grid: TestGrid;
   const wsUrl = () => grid.url.replace(/^http/, 'ws');
 
   beforeAll(async () => {
-    grid = await startContainerGrid(pool, {
-      image: images.standaloneChromium,
-      hostLoopback: true,
-      maxSessions: 2,
-    });
+    grid = await startContainerGrid(pool, { image: imageOf(images), hostLoopback: true, maxSessions: 2 });
   });
   afterAll(async () => {
     await grid?.close();
@@ -89,35 +86,5 @@ describe('a container pool of the docker-selenium look-alike', () => {
     );
     expect(title).toBe('gridgate test page');
     expect(screenshot.subarray(1, 4).toString()).toBe('PNG');
-  });
-});
-
-describe('a container pool of chromedriver alone', () => {
-  const pool = uniquePoolName('sockets-chromedriver');
-  let grid: TestGrid;
-
-  beforeAll(async () => {
-    grid = await startContainerGrid(pool, { image: images.chromedriver, hostLoopback: true, maxSessions: 2 });
-  });
-  afterAll(async () => {
-    await grid?.close();
-    removeContainersOfPool(pool);
-  });
-
-  it('refuses a Playwright client on the upgrade, its browser gone', { timeout: TEST_MS }, async () => {
-    const outcome = await upgradeOutcome(
-      new WebSocket(`${grid.url.replace(/^http/, 'ws')}/playwright/chromium`, {
-        headers: { 'user-agent': 'Playwright/1.65.1 (x64; debian 12) node/20.19' },
-      }),
-    );
-    if (!('status' in outcome)) throw new Error('the socket opened');
-    expect(outcome.status).toBe(500);
-    expect(JSON.parse(outcome.body).value).toMatchObject({
-      error: 'session not created',
-      message: expect.stringMatching(
-        new RegExp(`the pool ${pool} cannot serve Playwright clients: .*no se:cdp`),
-      ),
-    });
-    await nothingLeft(grid, pool);
   });
 });

@@ -1,9 +1,11 @@
 /**
  * End to end on an ecs pool (the fake ECS API, each task a real Selenium server as docker-selenium's images
  * run it): Puppeteer and Playwright clients, each a session of its own, reach the task's browser through the
- * session's se:cdp, and leave no task, Playwright server or folder behind.
+ * session's se:cdp, and leave no task, Playwright server or folder behind. Tasks of chromedriver alone offer
+ * no se:cdp: a Playwright client is refused on the upgrade, its task stopped.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { type FakeFargateGrid, startFakeFargateGrid } from '../../../support/fake-fargate-grid';
 import { processGroupAlive } from '../../../support/processes';
 import {
@@ -13,9 +15,13 @@ import {
   puppeteerVisit,
 } from '../../../support/socket-session-clients';
 import { until } from '../../../support/until';
+import { upgradeOutcome } from '../../../support/websocket-upgrade';
 
 // A JVM starts in each task: slower than chromedriver, all the more on a loaded machine.
 const TEST_MS = 240_000;
+const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage']
+  .map((arg) => `arg=${encodeURIComponent(arg)}`)
+  .join('&');
 
 let fargate: FakeFargateGrid;
 const wsUrl = () => fargate.grid.url.replace(/^http/, 'ws');
@@ -60,5 +66,31 @@ describe('Playwright and CDP clients on an ecs pool', { timeout: TEST_MS }, () =
     const { title, screenshot } = await playwrightVisit(`${wsUrl()}/playwright/chromium`, fargate.site.url);
     expect(title).toBe('gridgate test page');
     expect(screenshot.subarray(1, 4).toString()).toBe('PNG');
+  });
+});
+
+describe('an ecs pool whose tasks run chromedriver alone', { timeout: TEST_MS }, () => {
+  it('refuses a Playwright client on the upgrade, naming the pool, its task stopped', async () => {
+    const drivers = await startFakeFargateGrid({ webSockets: true });
+    try {
+      const outcome = await upgradeOutcome(
+        // Moon's `arg`: what a bare chromedriver's Chromium needs on this display-less machine, as root.
+        new WebSocket(`${drivers.grid.url.replace(/^http/, 'ws')}/playwright/chromium?${CHROMIUM_ARGS}`, {
+          headers: { 'user-agent': 'Playwright/1.65.1 (x64; debian 12) node/20.19' },
+        }),
+      );
+      if (!('status' in outcome)) throw new Error('the socket opened');
+      expect(outcome.status).toBe(500);
+      expect(JSON.parse(outcome.body).value).toMatchObject({
+        error: 'session not created',
+        message: expect.stringMatching(/the pool fargate cannot serve Playwright clients: .*no se:cdp/),
+      });
+      expect(drivers.fake.callsOf('RunTask')).toHaveLength(1);
+      await until(async () => (await drivers.grid.deps.sessions.running()).length === 0, 'its session ended');
+      await until(() => drivers.fake.callsOf('StopTask').length === 1, 'its task stopped');
+      expect(playwrightServers()).toEqual([]);
+    } finally {
+      await drivers.close();
+    }
   });
 });

@@ -1,0 +1,49 @@
+/** Where a hub pool's sessions live: its address and the endpoint (origin, base path, credentials) they are reached at. */
+import type { PoolConfig } from './config-pools';
+
+/** How to reach a session's remote end: origin, base path, and the credentials it expects. */
+export interface UpstreamEndpoint {
+  /** scheme://host:port */
+  origin: string;
+  /** Prefix before /session, e.g. "/wd/hub", or "". */
+  basePath: string;
+  /** The Authorization header for this upstream; never the client's. */
+  authorization?: string;
+}
+
+export type HubPoolConfig = Extract<PoolConfig, { kind: 'hub' }>;
+
+/** A hub's host:port and its endpoint. */
+export interface HubEndpoint {
+  address: string;
+  endpoint: UpstreamEndpoint;
+}
+
+// Every command to a hub session needs its hub's address and endpoint: parsed once per pool object
+// (configs are replaced whole on reload, never edited).
+const hubEndpoints = new WeakMap<HubPoolConfig, HubEndpoint>();
+export function hubEndpointOf(pool: HubPoolConfig): HubEndpoint {
+  let known = hubEndpoints.get(pool);
+  if (!known) {
+    const url = new URL(pool.url);
+    const address = hubAddress(pool.url);
+    const endpoint: UpstreamEndpoint = {
+      origin: `${url.protocol}//${address}`,
+      basePath: url.pathname.replace(/\/+$/, ''),
+      authorization:
+        pool.username !== undefined
+          ? `Basic ${Buffer.from(`${pool.username}:${pool.password ?? ''}`).toString('base64')}`
+          : undefined,
+    };
+    known = { address, endpoint: Object.freeze(endpoint) };
+    hubEndpoints.set(pool, known);
+  }
+  return known;
+}
+
+/** host:port of a hub URL, the default port filled in ("https://hub" → "hub:443"). */
+export function hubAddress(url: string): string {
+  const parsed = new URL(url);
+  const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
+  return `${parsed.hostname}:${port}`;
+}

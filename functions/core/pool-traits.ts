@@ -1,0 +1,26 @@
+/**
+ * What the use cases and the servers need to know of a pool kind at run time, in place of comparing kinds:
+ * where its browser runs and what gridgate serves for it. Each kind states its own (pools/<kind>/); the
+ * entries hand the registry's table to the app as GridDeps.poolTraits.
+ */
+import type { PoolConfig } from './config-pools';
+
+export interface PoolTraits {
+  /**
+   * What answers a new-session request: the browser itself, or a hub that speaks for many browsers (its
+   * errors are the hub's, its sessions carry its credentials, its Selenoid paths are passed through).
+   */
+  readonly remoteEnd: 'browser' | 'hub';
+  /**
+   * The browser is a process of the head that created it: only that head can stop it, and its driver's own
+   * `invalid session id` means the browser is gone, so the session is over.
+   */
+  readonly boundToItsHead: boolean;
+  /** gridgate serves the browser's DevTools itself (se:cdp, CDP and Playwright clients) from a forwarded port. */
+  readonly servesDevtools: boolean;
+  /** The browser reads and writes this machine's files: its clients' commands are held to the session's folder. */
+  readonly sharesHostFiles: boolean;
+}
+
+/** The traits of every pool kind, by kind. */
+export type PoolTraitsByKind = Readonly<Record<PoolConfig['kind'], PoolTraits>>;

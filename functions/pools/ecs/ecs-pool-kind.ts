@@ -1,0 +1,11 @@
+/** The ecs pool kind: one Fargate (Spot) task per session, running a Selenium node. */
+import { ecsPool } from '../../core/config-ecs-pool';
+import type { PoolKind } from '../pool-kind';
+import { checkEcsPool } from './ecs-pool-check';
+
+export const ecsPoolKind: PoolKind<'ecs'> = {
+  name: 'ecs',
+  schema: ecsPool,
+  traits: { remoteEnd: 'browser', boundToItsHead: false, servesDevtools: false, sharesHostFiles: false },
+  undeployedSettings: checkEcsPool,
+};

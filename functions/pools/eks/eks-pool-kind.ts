@@ -1,0 +1,12 @@
+/** The eks pool kind: one pod per session on an EKS (or any Kubernetes) cluster, running a Selenium node. */
+import { eksPool } from '../../core/config-eks-pool';
+import type { PoolKind } from '../pool-kind';
+import { checkEksPool } from './eks-pool-check';
+
+export const eksPoolKind: PoolKind<'eks'> = {
+  name: 'eks',
+  schema: eksPool,
+  traits: { remoteEnd: 'browser', boundToItsHead: false, servesDevtools: false, sharesHostFiles: false },
+  undeployedSettings: checkEksPool,
+  browsersArePods: true,
+};

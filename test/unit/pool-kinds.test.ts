@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { type PoolConfig, parseConfig } from '../../functions/core/config';
+import { pool as poolSchema } from '../../functions/core/config-pools';
+import { configTraitsOf } from '../../functions/core/config-traits-by-kind';
+import { hasPodPools, POOL_KINDS, POOL_TRAITS, poolKindOf, undeployedSettings } from '../../functions/pools';
+
+const DEFAULTS = { localBrowserVersion: '1' };
+const configWith = (pools: Record<string, unknown>) =>
+  parseConfig(
+    {
+      browsers: { chrome: { defaultVersion: '1', versions: { '1': { pools: Object.keys(pools) } } } },
+      pools,
+    },
+    DEFAULTS,
+  );
+
+describe('the pool kind registry', () => {
+  it("names every kind the config's pools admit, each under its own name, with that kind's schema", () => {
+    const admitted = poolSchema.options.map((option) => option.shape.kind.value).sort();
+    expect(Object.keys(POOL_KINDS).sort()).toEqual(admitted);
+    for (const [name, kind] of Object.entries(POOL_KINDS)) {
+      expect(kind.name).toBe(name);
+      expect(poolSchema.options).toContain(kind.schema);
+      expect(POOL_TRAITS[kind.name]).toBe(kind.traits);
+    }
+  });
+
+  it('gives a hub pool the hub as its remote end and a local pool its own machine', () => {
+    const config = configWith({
+      grid: { kind: 'hub', url: 'http://hub.test:4444/wd/hub', timeout: '5s' },
+      here: { kind: 'local' },
+    });
+    const grid = config.pools.grid as PoolConfig;
+    const here = config.pools.here as PoolConfig;
+    expect(poolKindOf(grid).traits).toMatchObject({ remoteEnd: 'hub', boundToItsHead: false });
+    expect(poolKindOf(here).traits).toMatchObject({
+      remoteEnd: 'browser',
+      boundToItsHead: true,
+      servesDevtools: true,
+    });
+    expect(configTraitsOf(grid).attemptTimeoutMs?.(grid, 1000)).toBe(5000);
+    expect(configTraitsOf(here).attemptTimeoutMs).toBeUndefined();
+    expect(configTraitsOf(grid).sharedEndpoint?.(grid).address).toBe('hub.test:4444');
+  });
+
+  it("asks each cloud pool's kind what it still lacks, and knows pods need a pod API", () => {
+    const config = configWith({
+      fargate: {
+        kind: 'ecs',
+        cluster: 'c',
+        taskDefinition: 't',
+        subnets: ['subnet-1'],
+        securityGroups: ['sg-1'],
+      },
+    });
+    expect(undeployedSettings(config).length).toBeGreaterThan(0);
+    expect(undeployedSettings(config).every((problem) => problem.startsWith('pools.fargate'))).toBe(true);
+    expect(hasPodPools(config)).toBe(false);
+  });
+});
