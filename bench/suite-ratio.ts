@@ -3,7 +3,9 @@
  * tests (web-platform-tests, ../shared/wpt) run by pytest, as `npm run wpt` runs them, with one worker and
  * with four (the files dealt round-robin to that many pytest processes at once, each with its own browser).
  * Rounds alternate which remote end goes first; every round runs both, so the per-round ratio compares two
- * runs a few minutes apart at most. Each run's outcomes must be the same on both sides (a failing path is
+ * runs a few minutes apart at most. Each run gets a fresh remote end, started and stopped outside the timed
+ * part: some tests leave a session behind, which a gridgate keeps (and counts against its pool's limit)
+ * until its idle timeout, so a run after another would start with fewer free slots. Each run's outcomes must be the same on both sides (a failing path is
  * not a fast one), and the CPU time of both remote ends' process trees is read around each run.
  */
 import { mkdirSync } from 'node:fs';
@@ -19,6 +21,8 @@ import { type RemoteEnd, startChromedriver } from '../scripts/wpt/remote-ends';
 import { loadNow } from './environment';
 import { GridgateServer } from './gridgate-server';
 import { cpuBetween, readTreeCpu } from './process-cpu';
+import { signalGroup } from './process-tree';
+import { track } from './teardown';
 
 const REPO = resolve(import.meta.dirname, '..');
 export const WPT = resolve(REPO, '../shared/wpt');
@@ -40,8 +44,6 @@ export const SUITE_DIRECTORIES = [
   'get_element_attribute',
   'get_element_property',
   'is_element_selected',
-  'element_clear',
-  'execute_script',
   'get_page_source',
 ];
 
@@ -82,13 +84,32 @@ async function startGridgateProcess(): Promise<RemoteEnd> {
 }
 
 async function runSuite(
-  remote: RemoteEnd,
+  start: () => Promise<RemoteEnd>,
   server: WebServer,
   files: string[],
   workers: number,
   work: string,
 ): Promise<{ seconds: number; cpuSeconds: number; results: Results }> {
   const shards = Array.from({ length: workers }, (_, w) => files.filter((_, i) => i % workers === w));
+  const remote = await start();
+  const untrack = track({
+    stop: () => remote.stop(),
+    kill: () => remote.pid && signalGroup(remote.pid, 'SIGKILL'),
+  });
+  try {
+    return await timedRun(remote, server, shards, work);
+  } finally {
+    await remote.stop();
+    untrack();
+  }
+}
+
+async function timedRun(
+  remote: RemoteEnd,
+  server: WebServer,
+  shards: string[][],
+  work: string,
+): Promise<{ seconds: number; cpuSeconds: number; results: Results }> {
   if (remote.pid === undefined) throw new Error(`no process to read ${remote.name}'s CPU from`);
   const root = remote.pid;
   const before = readTreeCpu(root);
@@ -118,9 +139,7 @@ export async function measureSuite(plan: SuitePlan, log: (line: string) => void)
   const work = join(REPO, '.tmp', 'bench-suite');
   mkdirSync(work, { recursive: true });
   const server = await startWebServer(PYTHON, WPT, join(work, 'server-config.json'));
-  const chromedriver = await startChromedriver();
-  const gridgate = await startGridgateProcess();
-  const remotes = { chromedriver, gridgate };
+  const remotes = { chromedriver: startChromedriver, gridgate: startGridgateProcess };
   const runs: SuiteRun[] = [];
   try {
     for (let round = 0; round < plan.rounds; round++) {
@@ -153,7 +172,6 @@ export async function measureSuite(plan: SuitePlan, log: (line: string) => void)
       }
     }
   } finally {
-    await Promise.allSettled([chromedriver.stop(), gridgate.stop()]);
     await server.stop();
   }
   return { files: files.length, runs };
