@@ -58,6 +58,8 @@ interface Running {
   onExit?: (code: number | undefined) => void;
   /** Handed to a session (or being started for one); else a warm container. */
   inUse: boolean;
+  /** The key of the session it was handed to. */
+  session?: string;
   /** http://host:port of its noVNC server, when the pool publishes one. */
   vncOrigin?: string;
   /** The door to its browser's DevTools port, once its session is open (devtools-door.ts). */
@@ -108,6 +110,8 @@ export class ContainerLauncher implements Launcher<ContainerPoolConfig> {
       throw error;
     }
     recordings?.track(address.handle, recording);
+    const running = this.running.get(address.handle);
+    if (running) running.session = request.key;
     return { ...address, capabilities: nodeCapabilities(request.capabilities) };
   }
 
@@ -119,6 +123,13 @@ export class ContainerLauncher implements Launcher<ContainerPoolConfig> {
     if (context.pool.kind !== 'container' || !/^[0-9a-f]{64}$/.test(handle)) return;
     const running = this.running.get(handle);
     await this.end(handle, running?.engine ?? this.options.engineFor(context.pool), context);
+  }
+
+  /** The sessions this launcher's containers serve now: what a head checks against a store other heads share. */
+  sessions(): { key: string; handle: string }[] {
+    return [...this.running].flatMap(([handle, running]) =>
+      running.inUse && running.session && !running.removing ? [{ key: running.session, handle }] : [],
+    );
   }
 
   /** Whether this launcher runs the container (a session's, or a warm one). */
