@@ -79,7 +79,7 @@ export class ContainerLaunchFailure extends LaunchFailure {
   }
 }
 
-export class ContainerLauncher implements Launcher {
+export class ContainerLauncher implements Launcher<ContainerPoolConfig> {
   private readonly running = new Map<string, Running>();
   private readonly warm = new Map<string, Warm[]>();
   /** Warm containers being started, per pool. */
@@ -89,9 +89,8 @@ export class ContainerLauncher implements Launcher {
 
   constructor(private readonly options: ContainerLauncherOptions) {}
 
-  async start(request: LaunchRequest): Promise<LaunchedBrowser> {
+  async start(request: LaunchRequest<ContainerPoolConfig>): Promise<LaunchedBrowser> {
     const pool = request.pool;
-    if (pool.kind !== 'container') throw new Error(`ContainerLauncher cannot start a ${pool.kind} pool`);
     request.signal.throwIfAborted();
     const recordings = this.options.recordings;
     const recording = await recordings?.begin(request);

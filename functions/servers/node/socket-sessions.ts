@@ -150,8 +150,8 @@ async function openPlaywright(
 }
 
 /**
- * Where the Playwright server keeps its profile and artifacts (its HOME and TMPDIR). A browser that is a
- * process of this head (a local pool's) may write only in its session's folder, and Playwright names its
+ * Where the Playwright server keeps its profile and artifacts (its HOME and TMPDIR). A browser that shares
+ * this machine's files (a local pool's) may write only in its session's folder, and Playwright names its
  * download folder in its TMPDIR: the session's folder, which goes with the session. A browser elsewhere writes
  * on its own machine: a folder of the server's own, named as session folders are so that the start-up sweep
  * removes it if this process dies first.
