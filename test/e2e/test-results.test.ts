@@ -2,7 +2,8 @@
  * End to end on real Chromium: tests mark their own result the ways their clients already do (Python with
  * Sauce Labs' `sauce:job-result=failed`, Java with Grid 4.41's `fireSessionEvent`, WebdriverIO with
  * BrowserStack's `setSessionStatus`), under `recording.keep: failed`: only the failed sessions' videos exist
- * afterwards, the status page shows each result and why a video is missing, and another user gets 404.
+ * afterwards, the status page shows each result, why a video is missing and links to each session's captured
+ * console and HAR, and another user gets 404.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,7 +38,11 @@ beforeAll(async () => {
   writeFileSync(usersFile, `alice:${sha('alice-pw')}\n`);
   [grid, site] = await Promise.all([
     // Guests are let in (the clients below sign in as nobody); alice is the other user.
-    startTestGrid({ usersFile, recording: { directory: kept, video: true, keep: 'failed' } }),
+    // Every session's console and network are captured too: the page's Logs column links them.
+    startTestGrid({
+      usersFile,
+      recording: { directory: kept, video: true, keep: 'failed', console: true, network: true },
+    }),
     startTestPageServer(),
   ]);
 });
@@ -175,6 +180,7 @@ describe('tests that say how they went', { timeout: TEST_MS }, () => {
       expect(rows.get(keys.wdio as string)?.[5]).toBe('passed: all good');
       expect(rows.get(keys.wdio as string)?.[1]).toContain('build nightly-7');
       expect(rows.get(keys.wdio as string)?.[6]).toBe('not kept: the test passed (recording.keep: failed)');
+      expect(rows.get(keys.python as string)?.[7]).toBe('console · HAR');
       const screenshot = Buffer.from(await viewer.takeScreenshot(), 'base64');
       expect(screenshot.subarray(0, 8)).toEqual(PNG_SIGNATURE);
       // All three results, before filtering. The docs' picture is made by this very test: GRIDGATE_DOCS_SCREENSHOTS=1 writes it.
