@@ -71,7 +71,7 @@ const PRESETS = {
 
 const USAGE = `usage: npm run bench -- [--long] [--only commands|new-session|recording|capture] [--warm N] [--cpu-prof DIR]
   --long         about three times as many samples (also BENCH_LONG=1)
-  --only PART    run one part: commands, new-session, recording or capture
+  --only PART    run one part: commands, new-session, recording or capture (or proxy, scale, memory, suite)
   --warm N       gridgate's pool keeps N browsers started ahead of demand (also BENCH_WARM=N)
   --cpu-prof DIR write a V8 CPU profile of the gridgate process into DIR (also BENCH_CPU_PROF=DIR)`;
 

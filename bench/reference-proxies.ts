@@ -13,6 +13,8 @@ const READY_MS = 20_000;
 export interface ReferenceProxies {
   nginx: string;
   plainNode: string;
+  /** Their processes (nginx's master, the Node proxy), whose trees' CPU time is theirs. */
+  pids: { nginx: number; plainNode: number };
   stop(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export async function startReferenceProxies(upstream: string): Promise<Reference
     return {
       nginx: nginx.origin,
       plainNode: plainNode.origin,
+      pids: { nginx: nginx.process.pid, plainNode: plainNode.process.pid },
       stop: async () => {
         await Promise.all([nginx.process.stop(), plainNode.process.stop()]);
       },

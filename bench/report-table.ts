@@ -74,6 +74,7 @@ export function formatEnvironment(preset: string, env: Environment): string {
 export function formatCommandReport(report: CommandReport): string {
   const target = `target ≤ ${TARGETS.commandMedianRatio.toFixed(2)}`;
   const { direct, gridgate, sameBrowser, nginx, plainNode } = report.paths;
+  const cpu = report.cpuPer10k;
   return [
     `Per-command latency, ms: ${report.roundsRun} rounds × ${report.plan.iterations} turns of the ${COMMANDS.length}-command mix (direct four times a turn)`,
     table(COMPARISON_HEADER, [
@@ -104,6 +105,7 @@ export function formatCommandReport(report: CommandReport): string {
     ratioLine('gridgate ÷ plain Node proxy (its own share): ', report.reference.gridgateOverPlainNode),
     `per-round ratio of medians: vs direct ${spread(report.roundRatios.direct)}; vs same browser ${spread(report.roundRatios.sameBrowser)}`,
     `gridgate CPU per proxied command (user + system): ${report.gridgateCpuMicrosPerCommand.toFixed(0)} µs`,
+    `CPU seconds per 10,000 commands (/proc, user + system): gridgate's Node ${cpu.gridgateNode.toFixed(2)}, the pasta into its browser's namespace ${cpu.pasta.toFixed(2)}, plain Node proxy ${cpu.plainNode.toFixed(2)}, nginx ${cpu.nginx.toFixed(2)}; browser (chromedriver + Chromium) direct ${cpu.directBrowser.toFixed(2)}, behind gridgate ${cpu.gridgateBrowser.toFixed(2)}`,
     `Chromium flags identical for direct and gridgate: ${report.flags.identical ? 'yes' : 'NO'}`,
     `=> per-command ratio of medians ${ratio(report.ratio.median)}  ${target}  ${report.verdict}   (same browser: ${ratio(report.sameBrowserRatio.median)} ${report.sameBrowserVerdict})`,
   ].join('\n');

@@ -1,5 +1,6 @@
 /** Turns the measurements into results: summaries per path, ratios against the baseline, verdicts. */
 import type { FlagComparison } from './chromium-flags';
+import type { CommandCpu } from './command-cpu';
 import {
   COMMAND_PATHS,
   COMMANDS,
@@ -64,6 +65,8 @@ export interface CommandReport {
   roundRatios: { direct: number[]; sameBrowser: number[] };
   /** CPU time (user + system) the gridgate process spent per proxied command, in µs. */
   gridgateCpuMicrosPerCommand: number;
+  /** CPU seconds per 10,000 commands of each process on the paths (command-cpu.ts). */
+  cpuPer10k: CommandCpu;
   flags: FlagComparison;
 }
 
@@ -72,6 +75,7 @@ export function commandReport(
   plan: CommandLatencyPlan,
   flags: FlagComparison,
   gridgateCpuMicros: number,
+  cpuPer10k: CommandCpu,
 ): CommandReport {
   const paths = Object.fromEntries(
     COMMAND_PATHS.map((name) => [name, summarize(COMMANDS.flatMap((command) => run.samples[name][command]))]),
@@ -105,6 +109,7 @@ export function commandReport(
       sameBrowser: run.rounds.map((round) => round.gridgate / round.sameBrowser),
     },
     gridgateCpuMicrosPerCommand: gridgateCpuMicros / run.sent,
+    cpuPer10k,
     flags,
   };
 }

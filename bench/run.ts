@@ -4,6 +4,7 @@
  */
 import { parseConfig } from '../functions/core/config';
 import { type CaptureCost, formatCaptureCost, measureCaptureCost } from './capture-cost';
+import { commandCpu, readCommandCpu } from './command-cpu';
 import { measureCommandLatency, warmRuntimes } from './command-latency';
 import type { LocalPool } from './direct-chromedriver';
 import { describeEnvironment, type Environment, loadNow } from './environment';
@@ -34,6 +35,14 @@ import { writeResults } from './results-file';
 import { measureScale, SCALE_PLANS } from './scale-benchmark';
 import { formatScaleReport, SCALE_TARGETS, type ScaleReport, scaleReport } from './scale-report';
 import { openSessionPair } from './session-pair';
+import { measureSuite } from './suite-ratio';
+import {
+  formatSuiteReport,
+  SUITE_DEADLINE_MS,
+  SUITE_PLANS,
+  type SuiteReport,
+  suiteReport,
+} from './suite-report';
 import { installExitHandlers, isStopping, stopEverything } from './teardown';
 import { WebDriverClient } from './webdriver-client';
 
@@ -46,11 +55,13 @@ try {
   process.exit(2);
 }
 installExitHandlers();
+// The suite runs a few hundred tests 2 × (rounds × worker counts) times: minutes each.
+const deadlineMs = browserless === 'suite' ? SUITE_DEADLINE_MS : options.deadlineMs;
 const deadline = setTimeout(() => {
-  console.error(`bench: still running after ${options.deadlineMs / 60_000} min, giving up`);
+  console.error(`bench: still running after ${deadlineMs / 60_000} min, giving up`);
   const exit = () => process.exit(1);
   stopEverything().then(exit, exit);
-}, options.deadlineMs);
+}, deadlineMs);
 const started = performance.now();
 const client = new WebDriverClient();
 try {
@@ -70,10 +81,12 @@ try {
     const pair = await openSessionPair(client, grid, pool);
     await warmRuntimes(client, pair.paths, options.commands.runtimeWarmup);
     const cpuBefore = await grid.cpuMicros();
+    const processesBefore = readCommandCpu(pair.pids);
     const run = await measureCommandLatency(client, pair.paths, options.commands);
     const cpu = (await grid.cpuMicros()) - cpuBefore;
+    const perProcess = commandCpu(processesBefore, readCommandCpu(pair.pids), run.sent);
     await pair.close();
-    commands = commandReport(run, options.commands, pair.flags, cpu);
+    commands = commandReport(run, options.commands, pair.flags, cpu, perProcess);
     console.log(`\n${formatCommandReport(commands)}`);
   }
   let newSession: NewSessionReport | undefined;
@@ -118,6 +131,15 @@ try {
     console.log(`\n${formatMemoryReport(memory)}`);
   }
 
+  let suite: SuiteReport | undefined;
+  if (browserless === 'suite') {
+    console.log(
+      '\nSuite: W3C WebDriver tests (pytest) against chromedriver and through gridgate, alternating…',
+    );
+    suite = suiteReport(await measureSuite(SUITE_PLANS[options.preset], (line) => console.log(line)));
+    console.log(`\n${formatSuiteReport(suite)}`);
+  }
+
   let lambdaBundle: LambdaBundleReport | undefined;
   if (options.only === 'all' && !browserless) {
     lambdaBundle = await measureLambdaBundle();
@@ -140,6 +162,7 @@ try {
     proxy,
     scale,
     memory,
+    suite,
     lambdaBundle,
   });
   console.log(

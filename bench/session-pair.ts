@@ -15,6 +15,8 @@ import type { WebDriverClient } from './webdriver-client';
 export interface SessionPair {
   paths: Record<CommandPathName, SessionPath>;
   flags: FlagComparison;
+  /** The processes whose trees serve each proxy and each browser, for their CPU time. */
+  pids: { gridgate: number; direct: number; nginx: number; plainNode: number };
   /** Deletes both sessions and stops the direct chromedriver (gridgate stops its own on DELETE). */
   close(): Promise<void>;
 }
@@ -57,7 +59,8 @@ export async function openSessionPair(
       await client.deleteSession(paths.direct.origin, paths.direct.sessionId);
       await driver.stop();
     };
-    return { paths, flags: compareFlags(driver.pid, grid.pid), close };
+    const pids = { gridgate: grid.pid, direct: driver.pid, ...started.pids };
+    return { paths, flags: compareFlags(driver.pid, grid.pid), pids, close };
   } catch (error) {
     await proxies?.stop();
     await driver.stop();

@@ -287,6 +287,8 @@ export { DEFAULT_RESERVED_COLORS };
 type ParsedConfig = z.output<typeof configSchema>;
 
 export type { PoolConfig };
+export type LocalPoolConfig = Extract<PoolConfig, { kind: 'local' }>;
+export type HubPoolConfig = Extract<PoolConfig, { kind: 'hub' }>;
 export type EcsPoolConfig = Extract<PoolConfig, { kind: 'ecs' }>;
 export type EksPoolConfig = Extract<PoolConfig, { kind: 'eks' }>;
 export type ContainerPoolConfig = Extract<PoolConfig, { kind: 'container' }>;

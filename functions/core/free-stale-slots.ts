@@ -6,7 +6,7 @@
  * scheduled cleanup on AWS. Before a slot is freed, its pool's launcher ends what the dead head's creation
  * left at the remote end (a hub's session the head asked for but never recorded).
  */
-import { type GridDeps, poolsNamed } from './grid-deps';
+import { type GridDeps, launcherOf, poolsNamed } from './grid-deps';
 import { isStaleSlot } from './orphan-decisions';
 import type { HeldSlot, SessionStore } from './ports';
 import { releaseSlot } from './slots';
@@ -69,7 +69,7 @@ async function endAbandoned(deps: GridDeps, stale: readonly HeldSlot[]): Promise
   const ended: AbandonedSession[] = [];
   for (const poolName of new Set(stale.map((slot) => slot.pool))) {
     const pool = poolsNamed(deps, poolName)[0];
-    const launcher = pool && deps.launchers[pool.kind];
+    const launcher = pool && launcherOf(deps, pool);
     if (!pool || !launcher?.endAbandoned) continue;
     const keys = stale.filter((slot) => slot.pool === poolName).map((slot) => slot.key);
     try {

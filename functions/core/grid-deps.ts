@@ -10,6 +10,9 @@ import type { RequestPricing } from './session-cost';
 import type { SessionTokens } from './session-token';
 import type { SlotQueue } from './slot-queue';
 
+/** Each pool kind's launcher under the kind's name. */
+export type LaunchersByKind = { [K in PoolConfig['kind']]?: Launcher<Extract<PoolConfig, { kind: K }>> };
+
 export interface GridDeps {
   /** Replaced whole by a reload (swapConfig), never edited in place: read it at call time, keep no pieces. */
   config: Config;
@@ -20,8 +23,8 @@ export interface GridDeps {
   retiredPools?: PoolConfig[];
   /** When the config in use was loaded (start or last successful reload), for /ping; else the app's start. */
   configLoadedAt?: number;
-  /** One launcher per pool kind in use. */
-  launchers: Partial<Record<PoolConfig['kind'], Launcher>>;
+  /** One launcher per pool kind in use, typed for its kind's pools: read through launcherOf. */
+  launchers: LaunchersByKind;
   /** Each pool kind's run-time traits (pools/index.ts's POOL_TRAITS): read through traitsOf. */
   poolTraits: PoolTraitsByKind;
   /** Where each pool kind's session videos and logs are kept (core/artifact-location.ts); none: not served. */
@@ -67,9 +70,18 @@ export function traitsOf(deps: Pick<GridDeps, 'poolTraits'>, pool: Pick<PoolConf
   return deps.poolTraits[pool.kind];
 }
 
+/** The launcher of the pool's kind, typed for that pool; undefined when no launcher of its kind is wired. */
+export function launcherOf<P extends PoolConfig>(
+  deps: Pick<GridDeps, 'launchers'>,
+  pool: P,
+): Launcher<P> | undefined {
+  // launchers is keyed by the discriminant the pool carries: the entry is its own kind's launcher.
+  return deps.launchers[pool.kind] as Launcher<P> | undefined;
+}
+
 export function launcherFor(deps: GridDeps, poolName: string): Launcher | undefined {
   const pool = poolsNamed(deps, poolName)[0];
-  return pool && deps.launchers[pool.kind];
+  return pool && launcherOf(deps, pool);
 }
 
 /**

@@ -12,8 +12,9 @@ export interface PoolTraits {
    */
   readonly remoteEnd: 'browser' | 'hub';
   /**
-   * The browser is a process of the head that created it: only that head can stop it, and its driver's own
-   * `invalid session id` means the browser is gone, so the session is over.
+   * The browser runs where the head that created it runs (a process of it, or a container in its machine's
+   * engine): only that head can stop it, and its driver's own `invalid session id` means the browser is gone,
+   * so the session is over.
    */
   readonly boundToItsHead: boolean;
   /** gridgate serves the browser's DevTools itself (se:cdp, CDP and Playwright clients) from a forwarded port. */

@@ -7,8 +7,9 @@ import type { HostPathContext } from './host-path-rules';
 import type { RecordingWish } from './recording-wish';
 import type { TestMarks, TestResult } from './test-marks';
 
-export interface LaunchRequest {
-  pool: PoolConfig;
+/** A new session's browser to start, in a pool of the launcher's own kind (`P`). */
+export interface LaunchRequest<P extends PoolConfig = PoolConfig> {
+  pool: P;
   /** gridgate's key of the session being created (its record and quota slot), for tags and idempotency. */
   key: string;
   /** Who asked, for tags. */
@@ -113,10 +114,13 @@ export interface StopContext {
   videoNotKept?: string;
 }
 
-/** Starts and stops browsers of one kind (local, hub, ecs, eks). */
-export interface Launcher {
+/**
+ * Starts and stops browsers of one kind, typed for that kind's pools (`P`): GridDeps.launchers holds each
+ * kind's under its name and launcherOf hands it that kind's pools only, so no launcher checks the kind.
+ */
+export interface Launcher<P extends PoolConfig = PoolConfig> {
   /** Starts a browser ready for one new-session request; on abort it stops what it started and rejects. */
-  start(request: LaunchRequest): Promise<LaunchedBrowser>;
+  start(request: LaunchRequest<P>): Promise<LaunchedBrowser>;
   /**
    * Stops the browser and frees what it held. Idempotent; never throws for an unknown handle. The context is
    * required: a cloud browser is found by its pool (an ECS task by its cluster, a pod by its namespace), so
@@ -161,7 +165,7 @@ export interface Launcher {
    * sessions asked for under these keys. Answers the key each ended upstream session was asked under, by
    * its ID. Absent: such a browser ends with the head that started it, or the scheduled cleanup finds it.
    */
-  endAbandoned?(pool: PoolConfig, keys: readonly string[]): Promise<Map<string, string>>;
+  endAbandoned?(pool: P, keys: readonly string[]): Promise<Map<string, string>>;
 }
 
 export type SessionEndReason =

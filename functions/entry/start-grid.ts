@@ -38,6 +38,7 @@ import { attachWebSocketProxy } from '../servers/node/websocket-proxy';
 import { endSession } from '../use-cases/end-session';
 import { endAllSessions, expireSessions } from '../use-cases/expire-sessions';
 import { headSessions } from '../use-cases/session-ownership';
+import { stopBrowsersEndedElsewhere } from '../use-cases/stop-browsers-ended-elsewhere';
 import { createUpstreamAgent } from '../webdriver-client/upstream-client';
 import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
 import { ConfigReloader, type ReloadTrigger } from './config-reloader';
@@ -228,7 +229,7 @@ export async function startGrid(
   // Which sessions this head's sweeps and shutdown end (with a shared store, not other heads' local ones).
   const { startedHere, mine, gone } = headSessions(deps, {
     shared,
-    isRunning: (handle) => launcher.isRunning(handle),
+    isRunning: (handle) => launcher.isRunning(handle) || containers.launcher.isRunning(handle),
     staleSlotGraceMs,
   });
   const sweepMs = options.sweepMs ?? (shared ? SHARED_EXPIRY_SWEEP_MS : EXPIRY_SWEEP_MS);
@@ -238,6 +239,16 @@ export async function startGrid(
     // would keep the slot for good: whichever head sweeps first frees it.
     runEvery('stale-slot sweep', sweepMs, () => freeStaleSlots(deps, staleSlotGraceMs), logger),
   ];
+  // A container whose session another head ended (the record only: the container is this head's) goes soon.
+  if (shared)
+    sweeps.push(
+      runEvery(
+        'sessions ended elsewhere',
+        sweepMs,
+        () => stopBrowsersEndedElsewhere(deps, containers.launcher.sessions()),
+        logger,
+      ),
+    );
   sweeps.push(...local.runPeriodically(), ...containers.runPeriodically());
   const reloader = new ConfigReloader(deps, options.configPath, {
     pollMs: options.reloadPollMs,

@@ -11,7 +11,7 @@ import type { PoolConfig } from '../core/config';
 import { configTraitsOf } from '../core/config-traits-by-kind';
 import { stageRank } from '../core/creation-stages';
 import { devtoolsAddress, withDevtoolsDoor } from '../core/devtools-address';
-import { type GridDeps, traitsOf } from '../core/grid-deps';
+import { type GridDeps, launcherOf, traitsOf } from '../core/grid-deps';
 import type { CreationStage, SessionRecord } from '../core/ports';
 import { type RecordingAsk, recordingWish } from '../core/recording-wish';
 import type { SessionLimits } from '../core/session-limits';
@@ -59,7 +59,7 @@ export async function launchSession(
   attempt: LaunchAttempt,
   place: AttemptPlace,
 ): Promise<CreatedSession> {
-  const launcher = deps.launchers[pool.kind];
+  const launcher = launcherOf(deps, pool);
   if (!launcher) throw new Error(`no launcher for ${pool.kind} pools`);
   const onStage = stageMarker(deps, attempt.key);
   onStage('launch');

@@ -2,13 +2,16 @@
  * Which head may end which session, the one rule for ending a session, the expiry sweep and the shutdown.
  * A local browser is a process of the head that created it: only that head can stop it, and another head's
  * record of it stops nothing here, where its handle (a process ID) may even name a browser of this head's.
- * Browsers of every other kind (ecs tasks, eks pods, hub sessions) are reachable from any head sharing the
- * store, so any of them may end such a session.
+ * A container is the same: it runs in the engine of its head's machine, its address is that machine's
+ * loopback, and another head (on another machine, or with an engine of its own) can neither reach nor remove
+ * it; its head stops it once it sees its record ended (stop-browsers-ended-elsewhere.ts). Browsers of every
+ * other kind (ecs tasks, eks pods, hub sessions) are reachable from any head sharing the store, so any of them
+ * may end such a session.
  */
 import { type GridDeps, poolsNamed, traitsOf } from '../core/grid-deps';
 import type { SessionEndReason, SessionRecord } from '../core/ports';
 
-/** Whether the session's browser is a process of the head that created it (a local pool's). */
+/** Whether the session's browser runs on the machine of the head that created it (its kind's trait). */
 export function boundToItsHead(deps: GridDeps, session: Pick<SessionRecord, 'pool'>): boolean {
   const pool = poolsNamed(deps, session.pool)[0];
   return pool !== undefined && traitsOf(deps, pool).boundToItsHead;

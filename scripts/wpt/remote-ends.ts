@@ -18,6 +18,8 @@ export interface RemoteEnd {
   host: string;
   port: number;
   capabilities: Capabilities;
+  /** The process serving it, where it is not this one (chromedriver's group leader). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -57,7 +59,7 @@ export async function startChromedriver(): Promise<RemoteEnd> {
     const options = built['goog:chromeOptions'] as { binary: string; args: string[] };
     const args = options.args.filter((arg) => !arg.startsWith('--user-data-dir'));
     const capabilities = { 'goog:chromeOptions': { binary: options.binary, args } };
-    return { name: 'chromedriver', host: '127.0.0.1', port, capabilities, stop };
+    return { name: 'chromedriver', host: '127.0.0.1', port, capabilities, pid: child.pid, stop };
   } catch (error) {
     await stop();
     throw error;

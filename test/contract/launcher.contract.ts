@@ -26,7 +26,7 @@ export interface LauncherUnderTest {
   dispose?(): Promise<void>;
 }
 
-function request(pool: PoolConfig, signal: AbortSignal): LaunchRequest {
+function request<P extends PoolConfig>(pool: P, signal: AbortSignal): LaunchRequest<P> {
   return {
     pool,
     key: 'contract-key',

@@ -88,7 +88,10 @@ export function harness(options: { onSleep?: (waits: number) => void; warm?: War
   return { launcher, clock, waits, metrics, logger };
 }
 
-export function launchRequest(pool: EcsPoolConfig, signal = new AbortController().signal): LaunchRequest {
+export function launchRequest(
+  pool: EcsPoolConfig,
+  signal = new AbortController().signal,
+): LaunchRequest<EcsPoolConfig> {
   return {
     pool,
     key: '5f0c2a9e7d3b1c48',

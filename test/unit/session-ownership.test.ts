@@ -18,8 +18,12 @@ function setup(running: readonly string[] = []) {
   const deps: GridDeps = {
     config: parseConfig(
       {
-        browsers: { chrome: { versions: { '156': { pools: ['local', 'hub'] } } } },
-        pools: { local: { kind: 'local' }, hub: { kind: 'hub', url: 'http://127.0.0.1:4444/wd/hub' } },
+        browsers: { chrome: { versions: { '156': { pools: ['local', 'hub', 'boxes'] } } } },
+        pools: {
+          local: { kind: 'local' },
+          hub: { kind: 'hub', url: 'http://127.0.0.1:4444/wd/hub' },
+          boxes: { kind: 'container', image: 'localhost/chromium:test' },
+        },
       },
       { localBrowserVersion: '156' },
     ),
@@ -48,6 +52,16 @@ describe('which head may end which session', () => {
     // A record from before records named their head: the handle decides, the launcher stops what it runs.
     expect(runsOnAnotherHead(deps, { pool: 'local', head: undefined })).toBe(false);
     expect(runsOnAnotherHead(deps, { pool: 'hub', head: 'other-head' })).toBe(false);
+  });
+
+  it("leaves another head's container to that head, whose engine alone runs it", () => {
+    const { deps, facts, record } = setup();
+    expect(runsOnAnotherHead(deps, { pool: 'boxes', head: 'other-head' })).toBe(true);
+    expect(runsOnAnotherHead(deps, { pool: 'boxes', head: 'this-head' })).toBe(false);
+    const { mine, startedHere } = headSessions(deps, { ...facts, shared: true });
+    expect(mine(record('theirs', { pool: 'boxes', head: 'other-head' }))).toBe(false);
+    // Its shutdown ends its own container sessions in the shared store, not only their containers.
+    expect(startedHere(record('own', { pool: 'boxes', head: 'this-head' }))).toBe(true);
   });
 
   it("with a shared store, sweeps its own local sessions and every hub one, not another head's", () => {

@@ -58,6 +58,8 @@ interface Running {
   onExit?: (code: number | undefined) => void;
   /** Handed to a session (or being started for one); else a warm container. */
   inUse: boolean;
+  /** The key of the session it was handed to. */
+  session?: string;
   /** http://host:port of its noVNC server, when the pool publishes one. */
   vncOrigin?: string;
   /** The door to its browser's DevTools port, once its session is open (devtools-door.ts). */
@@ -77,7 +79,7 @@ export class ContainerLaunchFailure extends LaunchFailure {
   }
 }
 
-export class ContainerLauncher implements Launcher {
+export class ContainerLauncher implements Launcher<ContainerPoolConfig> {
   private readonly running = new Map<string, Running>();
   private readonly warm = new Map<string, Warm[]>();
   /** Warm containers being started, per pool. */
@@ -87,9 +89,8 @@ export class ContainerLauncher implements Launcher {
 
   constructor(private readonly options: ContainerLauncherOptions) {}
 
-  async start(request: LaunchRequest): Promise<LaunchedBrowser> {
+  async start(request: LaunchRequest<ContainerPoolConfig>): Promise<LaunchedBrowser> {
     const pool = request.pool;
-    if (pool.kind !== 'container') throw new Error(`ContainerLauncher cannot start a ${pool.kind} pool`);
     request.signal.throwIfAborted();
     const recordings = this.options.recordings;
     const recording = await recordings?.begin(request);
@@ -109,6 +110,8 @@ export class ContainerLauncher implements Launcher {
       throw error;
     }
     recordings?.track(address.handle, recording);
+    const running = this.running.get(address.handle);
+    if (running) running.session = request.key;
     return { ...address, capabilities: nodeCapabilities(request.capabilities) };
   }
 
@@ -120,6 +123,13 @@ export class ContainerLauncher implements Launcher {
     if (context.pool.kind !== 'container' || !/^[0-9a-f]{64}$/.test(handle)) return;
     const running = this.running.get(handle);
     await this.end(handle, running?.engine ?? this.options.engineFor(context.pool), context);
+  }
+
+  /** The sessions this launcher's containers serve now: what a head checks against a store other heads share. */
+  sessions(): { key: string; handle: string }[] {
+    return [...this.running].flatMap(([handle, running]) =>
+      running.inUse && running.session && !running.removing ? [{ key: running.session, handle }] : [],
+    );
   }
 
   /** Whether this launcher runs the container (a session's, or a warm one). */

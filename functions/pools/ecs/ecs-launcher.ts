@@ -8,6 +8,7 @@
 
 import { DescribeTasksCommand, type ECSClient, StopTaskCommand, type Task } from '@aws-sdk/client-ecs';
 import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from '../../adapters/aws/retry-pacing';
+import type { EcsPoolConfig } from '../../core/config';
 import type {
   Clock,
   LaunchedBrowser,
@@ -53,7 +54,7 @@ const TASK_FAILURES: CloudBrowserFailures = {
   driverNotReady: (details) => new EcsLaunchFailure('driver', details),
 };
 
-export class EcsLauncher implements Launcher {
+export class EcsLauncher implements Launcher<EcsPoolConfig> {
   private readonly ecs: ECSClient;
   private readonly metrics: Metrics;
   private readonly clock: Clock;
@@ -70,9 +71,8 @@ export class EcsLauncher implements Launcher {
     } = launcherDefaults(options));
   }
 
-  async start(request: LaunchRequest): Promise<LaunchedBrowser> {
+  async start(request: LaunchRequest<EcsPoolConfig>): Promise<LaunchedBrowser> {
     const { pool, signal } = request;
-    if (pool.kind !== 'ecs') throw new Error(`EcsLauncher cannot start a ${pool.kind} pool`);
     if (!isDeployed(pool)) throw new EcsLaunchFailure('config', checkEcsPool(pool).join('; '));
     signal.throwIfAborted();
     // A pool's warm task, when it keeps some and one is idle, saves the whole cold start below.
@@ -116,7 +116,7 @@ export class EcsLauncher implements Launcher {
    */
   private async runningTask(
     pool: DeployedEcsPool,
-    request: LaunchRequest,
+    request: LaunchRequest<EcsPoolConfig>,
     started: number,
   ): Promise<{ taskArn: string; running: { ip: string; task: Task }; spotFallback?: SpotFallback }> {
     const deps = { ecs: this.ecs, metrics: this.metrics, sleep: this.sleep, random: this.random };
@@ -160,7 +160,7 @@ export class EcsLauncher implements Launcher {
    */
   private async claimWarm(
     pool: DeployedEcsPool,
-    request: LaunchRequest,
+    request: LaunchRequest<EcsPoolConfig>,
   ): Promise<LaunchedBrowser | undefined> {
     const { warm } = this.options;
     if (warm === undefined || !keepsWarmTasks(pool)) return undefined;
@@ -226,7 +226,7 @@ export class EcsLauncher implements Launcher {
   private async waitForRunning(
     pool: DeployedEcsPool,
     taskArn: string,
-    request: LaunchRequest,
+    request: LaunchRequest<EcsPoolConfig>,
     watchSpot: boolean,
   ): Promise<{ ip: string; task: Task }> {
     const { signal } = request;

@@ -7,6 +7,7 @@
  */
 
 import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from '../../adapters/aws/retry-pacing';
+import type { EksPoolConfig } from '../../core/config';
 import { fargatePodSize } from '../../core/eks-fargate-size';
 import type {
   Clock,
@@ -53,7 +54,7 @@ const POD_FAILURES: CloudBrowserFailures = {
   driverNotReady: (details) => new EksLaunchFailure('driver', details),
 };
 
-export class EksLauncher implements Launcher {
+export class EksLauncher implements Launcher<EksPoolConfig> {
   private readonly clock: Clock;
   private readonly sleep: Sleep;
   private readonly random: () => number;
@@ -68,9 +69,8 @@ export class EksLauncher implements Launcher {
     } = launcherDefaults(options));
   }
 
-  async start(request: LaunchRequest): Promise<LaunchedBrowser> {
+  async start(request: LaunchRequest<EksPoolConfig>): Promise<LaunchedBrowser> {
     const { pool, signal } = request;
-    if (pool.kind !== 'eks') throw new Error(`EksLauncher cannot start a ${pool.kind} pool`);
     if (!isDeployedEks(pool)) throw new EksLaunchFailure('config', checkEksPool(pool).join('; '));
     signal.throwIfAborted();
     const api = this.options.podApi(pool);

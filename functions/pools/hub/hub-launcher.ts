@@ -7,15 +7,20 @@
 import { request } from 'undici';
 import { hubAddress, upstreamEndpoint } from '../../core/browser-network';
 import type { Capabilities } from '../../core/capabilities';
-import type { PoolConfig } from '../../core/config';
+import type { HubPoolConfig, PoolConfig } from '../../core/config';
 import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
 import { abandonedSessions, CREATION_TAG } from './abandoned-hub-sessions';
 
 const STOP_TIMEOUT_MS = 10_000;
 
-export class HubLauncher implements Launcher {
-  async start({ pool, key, capabilities, browserVersion, signal }: LaunchRequest): Promise<LaunchedBrowser> {
-    if (pool.kind !== 'hub') throw new Error(`HubLauncher cannot start a ${pool.kind} pool`);
+export class HubLauncher implements Launcher<HubPoolConfig> {
+  async start({
+    pool,
+    key,
+    capabilities,
+    browserVersion,
+    signal,
+  }: LaunchRequest<HubPoolConfig>): Promise<LaunchedBrowser> {
     signal.throwIfAborted();
     return {
       address: hubAddress(pool.url),

@@ -11,7 +11,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Capabilities } from '../../core/capabilities';
-import type { PoolConfig } from '../../core/config';
+import type { LocalPoolConfig, PoolConfig } from '../../core/config';
 import type { HostPathContext } from '../../core/host-path-rules';
 import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
 import { sessionTimeZone } from '../../core/screen-and-zone';
@@ -96,7 +96,7 @@ interface DriverLaunch {
   timeZone?: string;
 }
 
-export class ChromedriverLauncher implements Launcher {
+export class ChromedriverLauncher implements Launcher<LocalPoolConfig> {
   private readonly drivers = new Map<string, RunningDriver>();
   private readonly warm = new WarmBrowsers({
     spawn: (pool, signal) => this.spawnWarm(pool, signal),
@@ -139,9 +139,8 @@ export class ChromedriverLauncher implements Launcher {
     return sessionFolderContext(handle);
   }
 
-  async start(request: LaunchRequest): Promise<LaunchedBrowser> {
+  async start(request: LaunchRequest<LocalPoolConfig>): Promise<LaunchedBrowser> {
     const { pool, capabilities, signal, onStage } = request;
-    if (pool.kind !== 'local') throw new Error(`ChromedriverLauncher cannot start a ${pool.kind} pool`);
     signal.throwIfAborted();
     const runningAsRoot = isRoot();
     // A request that needs launch-time options leaves the warm browsers to those that do not; so does

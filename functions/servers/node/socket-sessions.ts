@@ -13,12 +13,11 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sessionNotCreated, WebDriverError } from '../../core/errors';
-import type { GridDeps } from '../../core/grid-deps';
+import { type GridDeps, sessionPool, traitsOf } from '../../core/grid-deps';
 import type { SessionClaims } from '../../core/session-token';
 import type { SocketSessionRequest } from '../../core/socket-session-request';
 import { basicCredentials, requestUser } from '../../http/request-user';
 import { SESSION_DIRECTORY_PREFIX, sessionDirectoryOf } from '../../pools/local/session-directories';
-import { boundToItsHead } from '../../use-cases/session-ownership';
 import type { GridSessionCalls } from './grid-session-calls';
 import { startAttachedPlaywrightServer } from './playwright/attached-playwright-server';
 import type { PlaywrightPackages } from './playwright/playwright-packages';
@@ -151,8 +150,8 @@ async function openPlaywright(
 }
 
 /**
- * Where the Playwright server keeps its profile and artifacts (its HOME and TMPDIR). A browser that is a
- * process of this head (a local pool's) may write only in its session's folder, and Playwright names its
+ * Where the Playwright server keeps its profile and artifacts (its HOME and TMPDIR). A browser that shares
+ * this machine's files (a local pool's) may write only in its session's folder, and Playwright names its
  * download folder in its TMPDIR: the session's folder, which goes with the session. A browser elsewhere writes
  * on its own machine: a folder of the server's own, named as session folders are so that the start-up sweep
  * removes it if this process dies first.
@@ -162,9 +161,11 @@ async function playwrightFolder(
   context: SocketSessionContext,
   cleanups: (() => Promise<unknown>)[],
 ): Promise<string> {
-  const sessionFolder = boundToItsHead(context.deps, claims)
-    ? sessionDirectoryOf(claims.handle, context.sessionOwner)
-    : undefined;
+  const pool = sessionPool(context.deps, claims);
+  const sessionFolder =
+    pool && traitsOf(context.deps, pool).sharesHostFiles
+      ? sessionDirectoryOf(claims.handle, context.sessionOwner)
+      : undefined;
   if (sessionFolder) {
     await mkdir(sessionFolder, { recursive: true, mode: 0o700 });
     return sessionFolder;

@@ -183,7 +183,7 @@ describe('the eks launcher with a kubeconfig pool', () => {
   });
 });
 
-function launchRequest(pool: EksPoolConfig): LaunchRequest {
+function launchRequest(pool: EksPoolConfig): LaunchRequest<EksPoolConfig> {
   return {
     pool,
     key: '0123456789abcdef',

@@ -64,7 +64,7 @@ function launch(
   signal = new AbortController().signal,
   onStage?: LaunchRequest['onStage'],
 ): Promise<ReturnType<EksLauncher['start']>> {
-  const request: LaunchRequest = {
+  const request: LaunchRequest<EksPoolConfig> = {
     pool,
     key: KEY,
     user: 'ann@example.com',
@@ -216,7 +216,7 @@ describe('EksLauncher.start', () => {
   });
 
   it("ends a session's pod itself a grace after the session's own shorter maximum age", async () => {
-    const request: LaunchRequest = {
+    const request: LaunchRequest<EksPoolConfig> = {
       pool: spotPool(),
       key: KEY,
       user: 'ann@example.com',

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { addressAllowed, hubAddress, upstreamEndpoint } from '../../../functions/core/browser-network';
-import { type PoolConfig, parseConfig } from '../../../functions/core/config';
+import { type HubPoolConfig, parseConfig } from '../../../functions/core/config';
 import { SessionTokens } from '../../../functions/core/session-token';
 import { HubLauncher, hubCapabilities } from '../../../functions/pools/hub/hub-launcher';
 
-function hubPool(extra: Record<string, unknown>): PoolConfig {
+function hubPool(extra: Record<string, unknown>): HubPoolConfig {
   const config = parseConfig(
     {
       browsers: { chrome: { versions: { '1': { pools: ['hub'] } } } },
@@ -12,7 +12,7 @@ function hubPool(extra: Record<string, unknown>): PoolConfig {
     },
     { localBrowserVersion: 'unused' },
   );
-  return config.pools.hub as PoolConfig;
+  return config.pools.hub as HubPoolConfig;
 }
 
 describe('HubLauncher', () => {

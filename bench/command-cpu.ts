@@ -1,0 +1,52 @@
+/**
+ * CPU per 10,000 commands of each process on the command benchmark's paths, from /proc (process-cpu.ts):
+ * gridgate's Node process, the pasta that forwards into its browser's namespace, the reference proxies, and
+ * the two browsers (chromedriver and Chromium). Each path but `direct` sends `sent` commands; `direct` four
+ * times as many (it takes every other turn); gridgate's browser serves the four paths in front of it.
+ */
+import { cpuBetween, cpuByProgram, readTreeCpu, type TreeCpu } from './process-cpu';
+import type { SessionPair } from './session-pair';
+
+export interface CommandCpu {
+  /** CPU seconds per 10,000 commands. */
+  gridgateNode: number;
+  pasta: number;
+  nginx: number;
+  plainNode: number;
+  /** chromedriver + Chromium per command each answered, the bare one and the one behind gridgate. */
+  directBrowser: number;
+  gridgateBrowser: number;
+}
+
+type Readings = Record<keyof SessionPair['pids'], TreeCpu>;
+
+export function readCommandCpu(pids: SessionPair['pids']): Readings {
+  return {
+    gridgate: readTreeCpu(pids.gridgate),
+    direct: readTreeCpu(pids.direct),
+    nginx: readTreeCpu(pids.nginx),
+    plainNode: readTreeCpu(pids.plainNode),
+  };
+}
+
+const PASTA = /^pas(ta|st)/;
+
+export function commandCpu(before: Readings, after: Readings, sent: number): CommandCpu {
+  const grid = cpuByProgram(before.gridgate, after.gridgate);
+  const gridgateNode = grid.node ?? 0;
+  const pasta = Object.entries(grid)
+    .filter(([program]) => PASTA.test(program))
+    .reduce((sum, [, seconds]) => sum + seconds, 0);
+  // What is left of gridgate's tree is its browser's: chromedriver, Chromium and their helpers.
+  const gridgateBrowser =
+    Object.values(grid).reduce((sum, seconds) => sum + seconds, 0) - gridgateNode - pasta;
+  const per10k = (seconds: number, commands: number) => (seconds / commands) * 10_000;
+  return {
+    gridgateNode: per10k(gridgateNode, sent),
+    pasta: per10k(pasta, 4 * sent),
+    nginx: per10k(cpuBetween(before.nginx, after.nginx), sent),
+    plainNode: per10k(cpuBetween(before.plainNode, after.plainNode), sent),
+    directBrowser: per10k(cpuBetween(before.direct, after.direct), 4 * sent),
+    gridgateBrowser: per10k(gridgateBrowser, 4 * sent),
+  };
+}
