@@ -22,6 +22,7 @@ import { invalidArgument, sessionNotCreated, WebDriverError } from '../core/erro
 import type { GridDeps } from '../core/grid-deps';
 import { hubAttemptShare } from '../core/host-choice';
 import { recordingAsk } from '../core/recording-wish';
+import { screenResolution, sessionTimeZone } from '../core/screen-and-zone';
 import { GRIDGATE_OPTIONS, queueTimeout, sessionLimits } from '../core/session-limits';
 import { releaseSlot, type SlotRequest, takeSlot } from '../core/slots';
 import { groupingAsked } from '../core/test-grouping';
@@ -77,6 +78,9 @@ export async function createSession(
   // Read before anything is chosen: wrong options are refused whichever pool would serve.
   const limits = sessionLimits(deps.config, options);
   const recording = recordingAsk(capabilities, options);
+  // Refused whichever pool would serve, as Grid refuses them before a node is chosen.
+  sessionTimeZone(capabilities);
+  screenResolution(capabilities);
   const grouping = groupingAsked(capabilities, options);
   const { user, signal: client, deadline } = request;
   const waitMs = untilDeadline(deadline, queueTimeout(deps.config, options));

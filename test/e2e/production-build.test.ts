@@ -14,6 +14,7 @@ import {
   type NodeServerProcess,
   startNodeServer,
 } from '../support/node-server-process';
+import { startTestPageServer } from '../support/test-page-server';
 import { until } from '../support/until';
 
 let server: NodeServerProcess | undefined;
@@ -101,6 +102,36 @@ describe('the production build', () => {
     expect(built).toContain('node_modules/undici/lib/dispatcher/agent.js');
     expect(built).not.toContain('node_modules/undici/index.js');
     expect(built).not.toContain('node_modules/undici/lib/web/fetch/index.js');
+  });
+
+  it('writes a HAR with chrome-har bundled (its own package.json read as an import)', async () => {
+    const site = await startTestPageServer();
+    try {
+      server = startNodeServer({ port: 0, host: '127.0.0.1', workers: 1 });
+      const url = await server.url;
+      const send = async (method: string, path: string, body?: unknown) => {
+        const answer = await fetch(`${url}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        expect(answer.status, `${method} ${path}`).toBe(200);
+        return ((await answer.json()) as { value: { sessionId?: string } }).value;
+      };
+      const created = await send('POST', '/session', {
+        capabilities: { alwaysMatch: { browserName: 'chrome', 'gridgate:options': { network: true } } },
+      });
+      const id = created.sessionId as string;
+      await send('POST', `/session/${id}/url`, { url: `${site.url}/` });
+      await send('DELETE', `/session/${id}`);
+      const har = await fetch(`${url}/har/${id}.har`);
+      expect(har.status).toBe(200);
+      const archive = (await har.json()) as { log: { creator: { name: string }; entries: unknown[] } };
+      expect(archive.log.creator.name).toBe('gridgate');
+      expect(archive.log.entries.length).toBeGreaterThan(0);
+    } finally {
+      await site.close();
+    }
   });
 
   it('rebuilds when a source is newer than the build, and only then', async () => {

@@ -14,6 +14,7 @@ import type { Capabilities } from '../../core/capabilities';
 import type { LocalPoolConfig, PoolConfig } from '../../core/config';
 import type { HostPathContext } from '../../core/host-path-rules';
 import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
+import { sessionTimeZone } from '../../core/screen-and-zone';
 import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
 import { browserEnvironment } from './browser-environment';
 import {
@@ -89,6 +90,12 @@ export interface ChromedriverLauncherOptions {
   isolation?: { gridPorts: readonly number[] };
 }
 
+/** What a session's own chromedriver is started with: where it logs, and the time zone its Chromium sees. */
+interface DriverLaunch {
+  driverArgs?: string[];
+  timeZone?: string;
+}
+
 export class ChromedriverLauncher implements Launcher<LocalPoolConfig> {
   private readonly drivers = new Map<string, RunningDriver>();
   private readonly warm = new WarmBrowsers({
@@ -138,8 +145,10 @@ export class ChromedriverLauncher implements Launcher<LocalPoolConfig> {
     const runningAsRoot = isRoot();
     // A request that needs launch-time options leaves the warm browsers to those that do not; so does
     // one that wants chromedriver's log, which chromedriver writes only where it was told at its start.
+    // A time zone is the environment chromedriver starts Chromium with: only a browser started for it has it.
+    const timeZone = sessionTimeZone(capabilities);
     const warm =
-      launchNeeds(pool, capabilities, runningAsRoot) === undefined && !request.recording?.log
+      launchNeeds(pool, capabilities, runningAsRoot) === undefined && !request.recording?.log && !timeZone
         ? await this.warm.take(pool)
         : undefined;
     const recordings = this.options.recordings;
@@ -159,13 +168,14 @@ export class ChromedriverLauncher implements Launcher<LocalPoolConfig> {
       };
     }
     const driver =
-      (recording?.driverArgs.length ? undefined : await this.takeReadyDriver(pool)) ??
-      (await this.spawnDriver(pool.chromedriver, signal, undefined, onStage, recording?.driverArgs).catch(
-        async (error: unknown) => {
-          await recordings?.discard(recording);
-          throw error;
-        },
-      ));
+      (recording?.driverArgs.length || timeZone ? undefined : await this.takeReadyDriver(pool)) ??
+      (await this.spawnDriver(pool.chromedriver, signal, undefined, onStage, {
+        driverArgs: recording?.driverArgs,
+        timeZone,
+      }).catch(async (error: unknown) => {
+        await recordings?.discard(recording);
+        throw error;
+      }));
     recordings?.track(driver.handle, recording);
     const running = this.drivers.get(driver.handle);
     const namespace = running?.namespace;
@@ -291,11 +301,11 @@ export class ChromedriverLauncher implements Launcher<LocalPoolConfig> {
     signal: AbortSignal,
     ahead: 'warm' | 'ready' | undefined,
     onStage?: LaunchRequest['onStage'],
-    driverArgs: string[] = [],
+    session: DriverLaunch = {},
   ): Promise<Omit<ReadyBrowser, 'debuggerAddress'>> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.spawnDriverOnce(chromedriver, signal, ahead, onStage, driverArgs);
+        return await this.spawnDriverOnce(chromedriver, signal, ahead, onStage, session);
       } catch (error) {
         if (!(error instanceof PortRaceError) || attempt === PORT_RACE_ATTEMPTS || signal.aborted)
           throw error;
@@ -308,7 +318,7 @@ export class ChromedriverLauncher implements Launcher<LocalPoolConfig> {
     signal: AbortSignal,
     ahead: 'warm' | 'ready' | undefined,
     onStage: LaunchRequest['onStage'],
-    driverArgs: string[],
+    { driverArgs = [], timeZone }: DriverLaunch,
   ): Promise<Omit<ReadyBrowser, 'debuggerAddress'>> {
     const warm = ahead !== undefined;
     const userDataDir = ahead === 'ready' ? '' : await newProfile();
@@ -339,10 +349,11 @@ export class ChromedriverLauncher implements Launcher<LocalPoolConfig> {
     const [command, args] = namespace
       ? inNamespace(namespace.name, chromedriver, [`--port=${NAMESPACE_DRIVER_PORT}`, ...driverArgs])
       : [chromedriver, ['--port=0', ...driverArgs]];
+    // Chromium inherits chromedriver's environment: its TZ is the clock pages see (se:timeZone).
     const child = spawn(command, args, {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: browserEnvironment(homeOf(scratchDir)),
+      env: { ...browserEnvironment(homeOf(scratchDir)), ...(timeZone ? { TZ: timeZone } : {}) },
     });
     const handle = String(child.pid ?? `failed-${Date.now()}`);
     // A chromedriver that could not be spawned reports 'error' and never 'exit'.

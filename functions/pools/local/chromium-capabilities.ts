@@ -2,6 +2,7 @@
 import { type Capabilities, isObject } from '../../core/capabilities';
 import { droppedQuietly, switchRefusal } from '../../core/chromium-switches';
 import type { PoolConfig } from '../../core/config';
+import { screenResolution } from '../../core/screen-and-zone';
 
 type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
 
@@ -50,6 +51,9 @@ export function chromiumCapabilities(
       present.add(flagName(arg));
     }
   };
+  // Selenium Grid 4's se:screenResolution, unless the client's own --window-size says otherwise.
+  const screen = screenResolution(requested);
+  if (screen) add(`--window-size=${screen.width},${screen.height}`);
   if (pool.headless && ![...present].some((flag) => flag === '--headless')) add('--headless=new');
   if (settings.runningAsRoot) add('--no-sandbox');
   for (const arg of pool.args) add(arg);
