@@ -24,7 +24,7 @@ import type { RequestPricing } from '../core/session-cost';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { warmTaskTable } from '../core/warm-tasks';
-import { POOL_TRAITS } from '../pools';
+import { POOL_KINDS, POOL_TRAITS } from '../pools';
 import { ecsKept } from '../pools/ecs/ecs-recordings';
 import { eksLauncherByAuth } from '../pools/eks/eks-auth-launcher';
 import { type EksPodApisByAuth, eksKept, eksRecordings } from '../pools/eks/eks-recordings';
@@ -176,11 +176,8 @@ function artifactsHere(parts: LaunchingParts, deps: GridDeps): GridDeps['artifac
   };
 }
 
-// Every kind by name, so a new pool kind cannot be left out of the set below.
-const KINDS: Record<PoolKind, true> = { local: true, hub: true, ecs: true, eks: true, container: true };
-
-/** Every pool kind: what a server whose config may be reloaded gives launchers to. */
-export const EVERY_POOL_KIND: ReadonlySet<PoolKind> = new Set(Object.keys(KINDS) as PoolKind[]);
+/** Every pool kind in the registry: what a server whose config may be reloaded gives launchers to. */
+export const EVERY_POOL_KIND: ReadonlySet<PoolKind> = new Set(Object.keys(POOL_KINDS) as PoolKind[]);
 
 /** The pool kinds a config uses. */
 export function poolKindsOf(config: Config): ReadonlySet<PoolKind> {
