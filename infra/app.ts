@@ -5,7 +5,8 @@
  * infra/network-layout.ts), `natGateways` (NAT gateways or instances, default 1), `endpointAzs` (endpoints
  * layout: AZs of the endpoints), `alarmEmail`, `throttleRate` (the REST stage's requests per second; default
  * sized from the pools, infra/stage-throttle.ts), `vpcId` (an existing VPC: needs credentials, see docs/aws.md)
- * and `stackName` (default Gridgate; another name for a second grid in the same account and Region).
+ * `stackName` (default Gridgate; another name for a second grid in the same account and Region) and `soci`
+ * (true: a Seekable OCI index beside every browser image built into ECR, infra/soci-index.ts; default false).
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';

@@ -3,10 +3,11 @@
  * definition per `ecs` pool of the config (one session per task), and the security group that admits
  * WebDriver traffic from the router only. Also the IAM grants that start, watch and stop those tasks.
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Annotations, ArnFormat, type CfnResource, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { type IConnectable, type ISubnet, type IVpc, Port, SecurityGroup } from 'aws-cdk-lib/aws-ec2';
-import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import { DockerImageAsset, Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import {
   Cluster,
   type ContainerDefinition,
@@ -32,6 +33,7 @@ import { selfEndingCommand, taskLifetimeSeconds } from './browser-task-lifetime'
 import { CHROMIUM_IMAGE_FOLDER, isChromiumImage } from './chromium-image';
 import { acknowledgeImagePull } from './image-pull-permissions';
 import type { RecordingsBucket } from './recordings-bucket';
+import { sociIndexedImage } from './soci-index';
 
 export interface BrowserFleetProps {
   vpc: IVpc;
@@ -63,6 +65,11 @@ export interface BrowserFleetProps {
    * metrics while tasks run. @default ContainerInsights.ENABLED
    */
   containerInsights?: ContainerInsights;
+  /**
+   * Build a Seekable OCI index beside every image the stack builds into ECR (soci-index.ts), so Fargate starts
+   * a task's containers before their images are fully pulled. @default false
+   */
+  soci?: boolean;
   /** Where pools with a `recorder` upload their videos; needed by (and only by) such pools. */
   recordings?: RecordingsBucket;
 }
@@ -139,17 +146,7 @@ export class BrowserFleet extends Construct {
     });
     const browser = definition.addContainer('Browser', {
       containerName: pool.containerName,
-      image: chromium
-        ? // Built by `cdk deploy` from its folder (chromium-image.ts), mirrored or not: no registry has it.
-          ContainerImage.fromAsset(CHROMIUM_IMAGE_FOLDER, {
-            platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64,
-          })
-        : mirrored
-          ? ContainerImage.fromAsset(join(import.meta.dirname, 'browser-image'), {
-              buildArgs: { IMAGE: pool.image },
-              platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64,
-            })
-          : ContainerImage.fromRegistry(pool.image),
+      image: this.image(pool, chromium ? undefined : pool.image),
       portMappings: [{ containerPort: pool.port }],
       // The task ends itself once it has outlived any session it could hold (browser-task-lifetime.ts).
       command: selfEndingCommand(taskLifetimeSeconds(pool, this.props.timeouts), SPOT_STOP_TIMEOUT),
@@ -184,17 +181,10 @@ export class BrowserFleet extends Construct {
     const { recordings } = this.props;
     if (!recordings)
       throw new Error(`pool "${pool.name}" has a recorder but the stack has no recordings bucket`);
-    const arm = pool.architecture === 'arm64';
-    const mirrored = this.props.mirrorImages ?? true;
     const recorder = definition.addContainer('VideoRecorder', {
       containerName: 'video',
       essential: false,
-      image: mirrored
-        ? ContainerImage.fromAsset(join(import.meta.dirname, 'browser-image'), {
-            buildArgs: { IMAGE: image },
-            platform: arm ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64,
-          })
-        : ContainerImage.fromRegistry(image),
+      image: this.image(pool, image),
       environment: recorderEnvironment({
         port: pool.port,
         bucket: recordings.bucket.bucketName,
@@ -210,6 +200,30 @@ export class BrowserFleet extends Construct {
     // stopTimeout, before the browser is signalled.
     recorder.addContainerDependencies({ container: browser, condition: ContainerDependencyCondition.START });
     recordings.grantUpload(definition.taskRole);
+  }
+
+  /**
+   * A container image of a pool's task: `image` copied into ECR (or pulled as it is, with mirroring off), or
+   * with `image` undefined gridgate's chromium-only image, built from its folder (chromium-image.ts); with
+   * `soci`, each image built into ECR gets a SOCI index (soci-index.ts).
+   */
+  private image(pool: EcsPoolConfig, image: string | undefined): ContainerImage {
+    const mirrored = this.props.mirrorImages ?? true;
+    if (image !== undefined && !mirrored) return ContainerImage.fromRegistry(image);
+    const platform = pool.architecture === 'arm64' ? Platform.LINUX_ARM64 : Platform.LINUX_AMD64;
+    const source =
+      image === undefined
+        ? { directory: CHROMIUM_IMAGE_FOLDER, platform }
+        : { directory: join(import.meta.dirname, 'browser-image'), buildArgs: { IMAGE: image }, platform };
+    if (!this.props.soci) {
+      const { directory, ...options } = source;
+      return ContainerImage.fromAsset(directory, options);
+    }
+    const hash = createHash('sha256').update(JSON.stringify(source)).digest('hex').slice(0, 16);
+    const asset =
+      (this.node.tryFindChild(`Image-${hash}`) as DockerImageAsset | undefined) ??
+      new DockerImageAsset(this, `Image-${hash}`, source);
+    return sociIndexedImage(this, asset);
   }
 
   /** Admits each pool's WebDriver port from `router` (its security group), and nothing else. */

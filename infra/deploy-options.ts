@@ -28,6 +28,8 @@ export interface DeployOptions {
   /** The REST stage's limit from `-c throttleRate`; undefined: sized from the pools. */
   throttle: { rateLimit: number; burstLimit: number } | undefined;
   alarmEmail: string | undefined;
+  /** A SOCI index beside every browser image built into ECR (`-c soci=true`; infra/soci-index.ts says why off). */
+  soci: boolean;
 }
 
 /** `context(key)` is the CDK context value of `key` (`app.node.tryGetContext`). */
@@ -59,6 +61,7 @@ export function readDeployOptions(context: (key: string) => unknown): DeployOpti
     vpcId,
     throttle: rateLimit ? { rateLimit, burstLimit: Math.min(ACCOUNT_BURST_LIMIT, 2 * rateLimit) } : undefined,
     alarmEmail: context('alarmEmail') as string | undefined,
+    soci: booleanOf(context, 'soci', false),
   };
 }
 
@@ -76,6 +79,7 @@ export function stackProps(options: DeployOptions): GridgateStackProps {
     network: { layout, natGateways, endpointAzs, vpcId },
     frontDoor: { kind: options.frontDoor, throttle: options.throttle },
     alarms: { email: options.alarmEmail },
+    browsers: { soci: options.soci },
   };
 }
 
@@ -93,6 +97,15 @@ function stackNameOf(value: unknown): string {
     ]);
   }
   return value;
+}
+
+/** `true` or `false` from the context (a string on the command line, a boolean in cdk.json), or `fallback`. */
+function booleanOf(context: (key: string) => unknown, key: string, fallback: boolean): boolean {
+  const value = context(key);
+  if (value === undefined) return fallback;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new ConfigError(`CDK context "${key}"`, ['must be true or false']);
 }
 
 /** A positive whole number from the context, or `fallback`. */

@@ -41,7 +41,7 @@ export interface GridgateStackProps extends StackProps {
   /** For the stateful resources. @default RemovalPolicy.RETAIN */
   removalPolicy?: RemovalPolicy;
   network?: GridNetworkProps;
-  browsers?: Pick<BrowserFleetProps, 'mirrorImages' | 'logRetention' | 'containerInsights'>;
+  browsers?: Pick<BrowserFleetProps, 'mirrorImages' | 'logRetention' | 'containerInsights' | 'soci'>;
   frontDoor?: Pick<
     FrontDoorProps,
     | 'kind'

@@ -1,8 +1,10 @@
 /**
- * The Launcher contract (core/ports.ts): what every adapter of the port must do, run against each of them
- * (test/contract/launchers.test.ts: local, hub, and ecs and eks over their fake APIs). Starting honours the
- * request's abort signal; a started browser is where its pool allows browsers to be; stopping is idempotent,
- * never throws for a handle it does not know, and reports no failure for a browser that is gone already.
+ * The Launcher contract (core/ports.ts): what every adapter of the port must do, run by each pool kind from
+ * its own folder in a few lines (test/pools/<kind>/<kind>-launcher-contract.test.ts, as hono's routers run
+ * src/router/common.case.test.ts): local, hub, container, and ecs and eks over their fake APIs. Starting
+ * honours the request's abort signal; a started browser is where its pool allows browsers to be; stopping is
+ * idempotent, never throws for a handle it does not know, and reports no failure for a browser that is gone
+ * already.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { addressAllowed } from '../../functions/core/browser-network';

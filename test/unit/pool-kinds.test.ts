@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type PoolConfig, parseConfig } from '../../functions/core/config';
 import { pool as poolSchema } from '../../functions/core/config-pools';
@@ -56,5 +57,12 @@ describe('the pool kind registry', () => {
     expect(undeployedSettings(config).length).toBeGreaterThan(0);
     expect(undeployedSettings(config).every((problem) => problem.startsWith('pools.fargate'))).toBe(true);
     expect(hasPodPools(config)).toBe(false);
+  });
+
+  it('has every kind run the Launcher contract from its own test folder', () => {
+    const missing = Object.keys(POOL_KINDS).filter(
+      (kind) => !existsSync(new URL(`../pools/${kind}/${kind}-launcher-contract.test.ts`, import.meta.url)),
+    );
+    expect(missing).toEqual([]);
   });
 });

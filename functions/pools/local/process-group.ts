@@ -4,6 +4,7 @@
  * shutdown and a video's flush must finish before a supervisor's own kill.
  */
 import type { ChildProcess } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 
 // chromedriver gets this long to end on SIGTERM before its whole group is killed; kept short because
 // shutdown must finish before a supervisor's own kill deadline (often 3 s after SIGTERM).
@@ -46,16 +47,49 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-/** Waits (briefly) until no process of the group is left, so "stopped" means stopped. */
+/** Waits (briefly) until no process of the group runs, so "stopped" means stopped. */
 async function groupGone(child: ChildProcess): Promise<void> {
   for (let waited = 0; waited < GROUP_EXIT_WAIT_MS && child.pid !== undefined; waited += 20) {
-    try {
-      process.kill(-child.pid, 0);
-    } catch {
-      return;
-    }
+    if (!(await groupRuns(child.pid))) return;
     await delay(20);
   }
+}
+
+/**
+ * Whether a process of group `pgid` still runs. A zombie does not: it has ended and holds nothing but its
+ * process ID until its parent reaps it. Chromium's zygotes, orphaned when the group is killed, become the
+ * children of PID 1, and a PID 1 that reaps late (seen here: ~2 s) or never (a container whose PID 1 is not an
+ * init) would otherwise hold every stop for the whole wait, a DELETE among them.
+ */
+export async function groupRuns(pgid: number): Promise<boolean> {
+  try {
+    process.kill(-pgid, 0);
+  } catch {
+    return false;
+  }
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return true; // No /proc to tell zombies apart: what answers the signal counts as running.
+  }
+  const states = await Promise.all(
+    entries.filter((entry) => /^\d+$/.test(entry)).map((pid) => memberState(Number(pid), pgid)),
+  );
+  return states.some((state) => state !== undefined && state !== 'Z' && state !== 'X');
+}
+
+/** The process's state letter (R, S, D, Z, …) when it belongs to group `pgid`; undefined otherwise or once gone. */
+async function memberState(pid: number, pgid: number): Promise<string | undefined> {
+  let stat: string;
+  try {
+    stat = await readFile(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return undefined;
+  }
+  // "pid (comm) state ppid pgrp …": the comm may hold spaces and parentheses, so fields count from its end.
+  const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(group) === pgid ? state : undefined;
 }
 
 // These timers stay referenced: at shutdown they are what keeps Node alive until the browsers are gone.

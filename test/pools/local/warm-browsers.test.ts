@@ -235,10 +235,14 @@ describe('warm browsers', { timeout: TEST_MS }, () => {
 
     const browser = await launch(grid, pool);
     expect(Number(browser.handle)).toBe(ready);
-    // The grid calls keepWarm every second: the next call makes another ready.
+    // The refill waits until the session's browser answered (it would compete with Chromium's start), which
+    // the grid tells the launcher with opened(); the grid calls keepWarm every second: the next call refills.
+    grid.keepWarm([pool]);
+    expect(pids('chromedriver')).toEqual([ready]);
+    const session = await newSession(browser);
+    await grid.opened(browser.handle, session.capabilities);
     grid.keepWarm([pool]);
     await until(() => pids('chromedriver').length === 2, 'another chromedriver is made ready');
-    await newSession(browser);
     await grid.stop(browser.handle);
     expect(pids('chromedriver')).not.toContain(ready);
   });
