@@ -1,7 +1,8 @@
 /**
  * Selenoid's /video/{id}.mp4 and /logs/{id}.log through the whole app, over the local disk store: the owner
  * and an admin get them (with byte ranges for a video element) and may remove them (DELETE, as Selenoid),
- * everyone else and every unknown ID the same 404, and /status shows the disk they use.
+ * everyone else and every unknown ID the same 404, and /status shows the disk they use; the console log and
+ * HAR a local pool captured are served and removed beside them (/console/{id}.log, /har/{id}.har).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -262,5 +263,77 @@ describe('recordings on Selenoid’s paths', () => {
       },
     ]);
     expect(readFileSync(join(root, 'kept', key, 'video.mp4')).equals(video)).toBe(true);
+  });
+});
+
+describe('the console log and HAR the grid captured, beside them', () => {
+  /** Ends the session keeping only a console log and a HAR, as a local session that asked for both. */
+  async function endWithCaptures(user: string, { id, key }: { id: string; key: string }) {
+    await grid.app.request(`/session/${id}`, { method: 'DELETE', headers: signedInAs(user) });
+    const consolePath = join(root, `${key}.console.log`);
+    const harPath = join(root, `${key}.har`);
+    writeFileSync(consolePath, '2026-12-06T08:00:00.000Z error console.error total was 41\n');
+    writeFileSync(harPath, '{"log":{"version":"1.2","entries":[]}}');
+    const now = grid.clock.now();
+    await recordings.keep({
+      session: {
+        key,
+        user,
+        pool: 'local',
+        browserName: 'chrome',
+        browserVersion: '156',
+        createdAt: now,
+        endedAt: now,
+      },
+      console: { path: consolePath, fileName: `${key}.console.log` },
+      har: { path: harPath, fileName: `${key}.har` },
+    });
+  }
+
+  it('serves them to the owner and an admin, ggr-style too, the same 404 to anyone else', async () => {
+    const session = await sessionOf('alice');
+    const { id } = session;
+    await endWithCaptures('alice', session);
+    const consoleLog = await grid.app.request(`/console/${id}.log`, { headers: signedInAs('alice') });
+    expect(consoleLog.status).toBe(200);
+    expect(consoleLog.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await consoleLog.text()).toContain('total was 41');
+    const har = await grid.app.request(`/har/${id}.har`, { headers: signedInAs('root') });
+    expect(har.status).toBe(200);
+    expect(har.headers.get('content-type')).toBe('application/json');
+    expect(await har.json()).toEqual({ log: { version: '1.2', entries: [] } });
+    expect((await grid.app.request(`/har/${id}`, { headers: signedInAs('alice') })).status).toBe(200);
+    for (const path of [`/console/${id}.log`, `/har/${id}.har`]) {
+      await expectW3cError(
+        await grid.app.request(path, { headers: signedInAs('bob') }),
+        404,
+        'invalid session id',
+      );
+    }
+    // The session kept no video or driver log.
+    await expectW3cError(
+      await grid.app.request(`/video/${id}.mp4`, { headers: signedInAs('alice') }),
+      404,
+      'invalid session id',
+    );
+  });
+
+  it('removes one on DELETE, the session staying listed while it has the other', async () => {
+    const session = await sessionOf('alice');
+    const { id, key } = session;
+    await endWithCaptures('alice', session);
+    const removed = await grid.app.request(`/har/${id}.har`, {
+      method: 'DELETE',
+      headers: signedInAs('alice'),
+    });
+    expect(removed.status).toBe(200);
+    await expectW3cError(
+      await grid.app.request(`/har/${id}.har`, { headers: signedInAs('alice') }),
+      404,
+      'invalid session id',
+    );
+    expect((await recordings.recorded(key))?.console).toBeDefined();
+    await grid.app.request(`/console/${id}.log`, { method: 'DELETE', headers: signedInAs('alice') });
+    expect(await recordings.recorded(key)).toBeUndefined();
   });
 });
