@@ -5,6 +5,7 @@ import type { PoolConfig } from './config';
 import type { CreationStage, LaunchStage } from './creation-stage';
 import type { HostPathContext } from './host-path-rules';
 import type { RecordingWish } from './recording-wish';
+import type { SocketSessionProtocol } from './socket-session-request';
 import type { TestMarks, TestResult } from './test-marks';
 
 /** A new session's browser to start, in a pool of the launcher's own kind (`P`). */
@@ -206,6 +207,8 @@ export interface SessionRecord {
   billing?: TaskBilling;
   /** The test's name, when the client gave one (se:name, selenoid:options.name, …; core/test-grouping.ts). */
   name?: string;
+  /** The protocol of a session that is one WebSocket (core/session-protocol.ts); none: WebDriver. */
+  protocol?: SocketSessionProtocol;
   /** How the test went, as it said (se/event, an executor script, the status page's API); none: unknown. */
   result?: TestResult;
   /** The build and project the test belongs to, as its capabilities or scripts said. */

@@ -69,7 +69,7 @@ function cdp(
     protocol: 'cdp',
     browserName,
     ...(browserVersion ? { browserVersion } : {}),
-    capabilities: capabilitiesOf(signals.query, browserName, browserVersion),
+    capabilities: capabilitiesOf('cdp', signals.query, browserName, browserVersion),
   };
 }
 
@@ -96,7 +96,7 @@ function playwright(
     protocol: 'playwright',
     browserName,
     ...(playwrightVersion ? { playwrightVersion } : {}),
-    capabilities: capabilitiesOf(signals.query, browserName),
+    capabilities: capabilitiesOf('playwright', signals.query, browserName),
   };
 }
 
@@ -143,6 +143,7 @@ export function majorMinor(version: string): string {
 
 /** The WebDriver capabilities of the session, from Moon's and Browserless's query options. */
 function capabilitiesOf(
+  protocol: SocketSessionProtocol,
   query: URLSearchParams,
   browserName: string,
   browserVersion?: string,
@@ -161,6 +162,8 @@ function capabilitiesOf(
   return {
     browserName,
     ...(browserVersion ? { browserVersion } : {}),
+    // The status page shows the session as this protocol's (session-protocol.ts).
+    'gridgate:options': { protocol },
     ...(name ? { 'se:name': name } : {}),
     ...(video ? { 'se:recordVideo': video === 'true' } : {}),
     ...(args.length ? { 'goog:chromeOptions': { args } } : {}),

@@ -24,6 +24,7 @@ import { hubAttemptShare } from '../core/host-choice';
 import { recordingAsk } from '../core/recording-wish';
 import { screenResolution, sessionTimeZone } from '../core/screen-and-zone';
 import { GRIDGATE_OPTIONS, queueTimeout, sessionLimits } from '../core/session-limits';
+import { protocolAsked } from '../core/session-protocol';
 import { releaseSlot, type SlotRequest, takeSlot } from '../core/slots';
 import { groupingAsked } from '../core/test-grouping';
 import type { CreatedSession, UpstreamWebDriver } from '../core/upstream-webdriver';
@@ -82,6 +83,7 @@ export async function createSession(
   sessionTimeZone(capabilities);
   screenResolution(capabilities);
   const grouping = groupingAsked(capabilities, options);
+  const protocol = protocolAsked(options);
   const { user, signal: client, deadline } = request;
   const waitMs = untilDeadline(deadline, queueTimeout(deps.config, options));
   const { browserName, browserVersion } = match;
@@ -150,6 +152,7 @@ export async function createSession(
     color,
     recording,
     grouping,
+    ...(protocol ? { protocol } : {}),
     // Starting gets the whole new-session timeout, however long the request waited for its slot. The
     // client going away and the deadline both stop the work, and whatever it had started.
     signal: AbortSignal.any([client, launchTimeout.signal]),

@@ -15,6 +15,7 @@ import { type GridDeps, launcherOf, traitsOf } from '../core/grid-deps';
 import type { CreationStage, SessionRecord } from '../core/ports';
 import { type RecordingAsk, recordingWish } from '../core/recording-wish';
 import type { SessionLimits } from '../core/session-limits';
+import type { SocketSessionProtocol } from '../core/socket-session-request';
 import { type TestMarks, withMarks } from '../core/test-marks';
 import type { CreatedSession, UpstreamWebDriver } from '../core/upstream-webdriver';
 import { endSession } from './end-session';
@@ -34,6 +35,8 @@ export interface LaunchAttempt {
   recording?: RecordingAsk;
   /** The test's name, build, project and labels its capabilities carry (core/test-grouping.ts). */
   grouping?: TestMarks;
+  /** The protocol of a session that is one WebSocket (core/session-protocol.ts); none: WebDriver. */
+  protocol?: SocketSessionProtocol;
   /** The most one attempt at a hub without a `timeout` of its own may take (core/host-choice's share). */
   hubAttemptMs?: number;
 }
@@ -133,6 +136,7 @@ export async function launchSession(
       lastActivityAt: now,
       ...attempt.limits,
       ...(attempt.color ? { color: attempt.color } : {}),
+      ...(attempt.protocol ? { protocol: attempt.protocol } : {}),
       ...(browser.billing ? { billing: browser.billing } : {}),
       ...withMarks({}, { ...(recording.name ? { name: recording.name } : {}), ...attempt.grouping }),
       ...(deps.head ? { head: deps.head } : {}),

@@ -54,6 +54,7 @@ export function sessionRecordsContract(factory: StoreFactory): void {
         lastCommand: 'POST /url',
         billing: { billedFrom: T0 - 5000, capacity: 'spot', vcpu: 1, memoryGb: 2, architecture: 'x86_64' },
         name: 'checkout works',
+        protocol: 'playwright',
         head: 'head-a',
         recording: { video: true, log: true, retentionMs: 86_400_000 },
         result: { status: 'failed', reason: 'the total was 41' },

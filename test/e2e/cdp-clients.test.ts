@@ -24,7 +24,7 @@ async function onlySession() {
   expect(sessions).toHaveLength(1);
   const session = sessions[0] as NonNullable<(typeof sessions)[0]>;
   const page = (await (await fetch(`${env.grid.url}/ui/api/sessions/${session.key}`)).json()) as {
-    session: { user: string; pool: string; name?: string };
+    session: { user: string; pool: string; name?: string; protocol: string };
   };
   return { ...session, shown: page.session };
 }
@@ -40,7 +40,12 @@ describe('CDP clients through the front door', { timeout: 120_000 }, () => {
       await page.goto(env.site.url);
       expect(await page.title()).toBe('gridgate test page');
       session = await onlySession();
-      expect(session.shown).toMatchObject({ user: 'guest', pool: 'local', name: 'puppeteer-ws' });
+      expect(session.shown).toMatchObject({
+        user: 'guest',
+        pool: 'local',
+        name: 'puppeteer-ws',
+        protocol: 'cdp',
+      });
     } finally {
       await browser.disconnect();
     }

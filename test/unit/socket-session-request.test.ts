@@ -34,7 +34,12 @@ describe('what a WebSocket that is a session asks for', () => {
       protocol: 'cdp',
       browserName: 'chrome',
       browserVersion: '146.0',
-      capabilities: { browserName: 'chrome', browserVersion: '146.0', 'se:name': 'login' },
+      capabilities: {
+        browserName: 'chrome',
+        browserVersion: '146.0',
+        'gridgate:options': { protocol: 'cdp' },
+        'se:name': 'login',
+      },
     });
   });
 
@@ -99,7 +104,11 @@ describe('what a WebSocket that is a session asks for', () => {
     const playwright = asked('/playwright/chromium?name=hub', CLIENT_1_65) as SocketSessionRequest;
     const onHub = withCatalogBrowser(playwright, { chrome: { aliases: [] }, firefox: { aliases: [] } });
     expect(onHub.browserName).toBe('chrome');
-    expect(onHub.capabilities).toEqual({ browserName: 'chrome', 'se:name': 'hub' });
+    expect(onHub.capabilities).toEqual({
+      browserName: 'chrome',
+      'gridgate:options': { protocol: 'playwright' },
+      'se:name': 'hub',
+    });
     // A name the catalog has (or aliases) stays; a browser it lacks is left for POST /session to refuse.
     expect(withCatalogBrowser(playwright, { chromium: { aliases: [] } })).toBe(playwright);
     expect(withCatalogBrowser(playwright, { chrome: { aliases: ['chromium'] } }).browserName).toBe('chrome');

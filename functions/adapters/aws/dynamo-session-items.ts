@@ -78,6 +78,7 @@ export function toRecord(item: Record<string, unknown>): SessionRecord {
   if (typeof item.lastCommand === 'string') record.lastCommand = item.lastCommand;
   if (item.billing && typeof item.billing === 'object') record.billing = item.billing as TaskBilling;
   if (typeof item.name === 'string') record.name = item.name;
+  if (item.protocol === 'cdp' || item.protocol === 'playwright') record.protocol = item.protocol;
   if (typeof item.head === 'string') record.head = item.head;
   if (isTestResult(item.result)) record.result = item.result;
   if (typeof item.build === 'string') record.build = item.build;

@@ -121,6 +121,7 @@ export function sessionView(deps: GridDeps, record: SessionRecord, now: number):
     commands: record.commands ?? 0,
     ...(record.lastCommand ? { lastCommand: record.lastCommand } : {}),
     ...(record.name ? { name: record.name } : {}),
+    protocol: record.protocol ?? 'webdriver',
     ...(record.result ? { result: record.result } : {}),
     ...(record.build ? { build: record.build } : {}),
     ...(record.project ? { project: record.project } : {}),

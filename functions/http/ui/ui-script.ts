@@ -36,6 +36,7 @@ export const UI_SCRIPT = `"use strict";
   }
 
   // functions/http/ui/page-scripts/status-page.ts
+  var PROTOCOLS = { webdriver: "WebDriver", cdp: "CDP", playwright: "Playwright" };
   var body = document.body;
   var REFRESH_MS = Number(body.getAttribute("data-refresh-ms")) || 3e3;
   var params = new URLSearchParams(location.search);
@@ -156,7 +157,9 @@ export const UI_SCRIPT = `"use strict";
       const grouping = groupingText(session);
       if (grouping) test.appendChild(el("div", "meta grouping", grouping));
       cell(row, session.user);
-      cell(row, \`\${session.browserName} \${session.browserVersion}\`);
+      const browser = cell(row, \`\${session.browserName} \${session.browserVersion}\`);
+      if (session.protocol !== "webdriver")
+        browser.appendChild(el("div", "meta protocol", PROTOCOLS[session.protocol]));
       cell(row, session.pool);
       colourTag(row, session.color);
       cell(row, duration(session.ageMs), "number");
@@ -207,6 +210,7 @@ export const UI_SCRIPT = `"use strict";
       detail(list, "Build", groupingText(s) || "—");
       detail(list, "User", s.user);
       detail(list, "Browser", \`\${s.browserName} \${s.browserVersion}\`);
+      detail(list, "Protocol", PROTOCOLS[s.protocol]);
       detail(list, "Pool", s.pool + (s.poolKind ? \` (\${s.poolKind})\` : ""));
       detail(list, "Colour", s.color || "—");
       detail(list, "Created", time(s.createdAt));

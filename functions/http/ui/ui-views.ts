@@ -54,6 +54,8 @@ export interface SessionView {
   lastCommand?: string;
   /** The test's name, when the client gave one (se:name, selenoid:options.name). */
   name?: string;
+  /** How its client speaks to the browser: WebDriver, or one WebSocket of CDP or Playwright's protocol. */
+  protocol: 'webdriver' | 'cdp' | 'playwright';
   /** How its test went, as the test said (se/event, an executor script, this page's API); none: unknown. */
   result?: TestResult;
   build?: string;

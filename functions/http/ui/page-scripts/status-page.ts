@@ -7,6 +7,9 @@ import type { CreationStage } from '../../../core/creation-stage';
 import type { Overview, PageHeader, SessionDetail } from '../ui-views';
 import { byId, el, failureMessage, groupingText, resultClass, resultText } from './dom';
 
+/** How the page names each protocol a session's client speaks (core/session-protocol.ts). */
+const PROTOCOLS = { webdriver: 'WebDriver', cdp: 'CDP', playwright: 'Playwright' } as const;
+
 const body = document.body;
 const REFRESH_MS = Number(body.getAttribute('data-refresh-ms')) || 3000;
 const params = new URLSearchParams(location.search);
@@ -150,7 +153,10 @@ function renderOverview(data: Overview): void {
     const grouping = groupingText(session);
     if (grouping) test.appendChild(el('div', 'meta grouping', grouping));
     cell(row, session.user);
-    cell(row, `${session.browserName} ${session.browserVersion}`);
+    const browser = cell(row, `${session.browserName} ${session.browserVersion}`);
+    // WebDriver is the rule; a session that is one WebSocket says which protocol it speaks.
+    if (session.protocol !== 'webdriver')
+      browser.appendChild(el('div', 'meta protocol', PROTOCOLS[session.protocol]));
     cell(row, session.pool);
     colourTag(row, session.color);
     cell(row, duration(session.ageMs), 'number');
@@ -205,6 +211,7 @@ function sessionPage(key: string): void {
     detail(list, 'Build', groupingText(s) || '—');
     detail(list, 'User', s.user);
     detail(list, 'Browser', `${s.browserName} ${s.browserVersion}`);
+    detail(list, 'Protocol', PROTOCOLS[s.protocol]);
     detail(list, 'Pool', s.pool + (s.poolKind ? ` (${s.poolKind})` : ''));
     detail(list, 'Colour', s.color || '—');
     detail(list, 'Created', time(s.createdAt));

@@ -68,6 +68,10 @@ describe('Playwright and CDP clients on a hub pool', { timeout: 150_000 }, () =>
       async () => {
         expect(await hub.sessions()).toBe(1);
         expect(playwrightFolders()).toHaveLength(1);
+        // The status page says which protocol the session speaks.
+        const [session] = await grid.deps.sessions.running();
+        const shown = await (await fetch(`${grid.url}/ui/api/sessions/${session?.key}`)).json();
+        expect(shown.session).toMatchObject({ pool: 'selenium', protocol: 'playwright' });
       },
     );
     expect(title).toBe('gridgate test page');
