@@ -1,4 +1,5 @@
 /** Small facts about this machine's processes and ports that several end-to-end tests need. */
+import { readdirSync, readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 
 /** A port free on every address now (the caller binds it soon after; nothing holds it meanwhile). */
@@ -40,13 +41,32 @@ export async function portFree(port: number): Promise<boolean> {
   return bound;
 }
 
-/** Whether any process of the group led by `pid` still runs (a browser's chromedriver and Chromium). */
+/**
+ * Whether any process of the group led by `pid` still runs (a browser's chromedriver and Chromium). A member
+ * that is only a zombie (ended, waiting for PID 1 to reap it: Chromium's orphaned zygotes) does not run, as
+ * gridgate's own stop (pools/local/process-group.ts) counts it.
+ */
 export function processGroupAlive(pid: number | undefined): boolean {
   if (pid === undefined) return false;
   try {
     process.kill(-pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .some((entry) => {
+      const fields = procStatFields(entry);
+      return fields !== undefined && Number(fields[2]) === pid && fields[0] !== 'Z' && fields[0] !== 'X';
+    });
+}
+
+/** A process's /proc stat fields after its name: state, ppid, pgrp, …; undefined once it is gone. */
+function procStatFields(pid: string): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
   }
 }
