@@ -14,8 +14,8 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
-import { createServer, Socket } from 'node:net';
 import { promisify } from 'node:util';
+import { acceptsConnections, freePortOn } from '../../adapters/net/loopback-ports';
 import type { ContainerEngine } from './container-engine';
 import { markAlive } from './owner-mark';
 
@@ -74,7 +74,7 @@ export async function openDevtoolsDoor(options: {
   await run('ip', ['netns', 'attach', name, String(pid)]);
   let pasta: ChildProcess | undefined;
   try {
-    const hostPort = await freeDoorPort();
+    const hostPort = await freePortOn(DOOR_HOST);
     pasta = startPasta(name, hostPort, options.port);
     await listening(hostPort, pasta);
     const started = pasta;
@@ -116,18 +116,6 @@ async function closeDoor(name: string, pasta: ChildProcess | undefined): Promise
   clearTimeout(timer);
 }
 
-/** A port of 127.0.0.2 that is free now; pasta takes it at once, and a lost race fails its start. */
-function freeDoorPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, DOOR_HOST, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function startPasta(name: string, hostPort: number, port: number): ChildProcess {
   // --runas 0: pasta otherwise becomes "nobody", who cannot enter a namespace of root's. -f: it stays our
   // child. Only the one port comes in (TCP from 127.0.0.2, spliced to the container's loopback), nothing of
@@ -163,21 +151,9 @@ async function listening(port: number, pasta: ChildProcess): Promise<void> {
   for (;;) {
     if (pasta.exitCode !== null || pasta.signalCode !== null)
       throw new Error(`pasta ended (code ${pasta.exitCode}) before the container's DevTools door opened`);
-    if (await connects(port)) return;
+    if (await acceptsConnections(DOOR_HOST, port)) return;
     if (Date.now() > deadline)
       throw new Error(`pasta did not open the container's DevTools door in ${READY_TIMEOUT_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-}
-
-function connects(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.connect(port, DOOR_HOST);
-  });
 }

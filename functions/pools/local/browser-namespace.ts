@@ -15,9 +15,9 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
+import { acceptsConnections, freePortOn } from '../../adapters/net/loopback-ports';
 import { closedToBrowsers } from './browser-user';
 import { type Group, stopGroup } from './process-group';
 
@@ -77,7 +77,7 @@ export async function openBrowserNamespace(options: NamespaceOptions): Promise<B
   let pasta: Group | undefined;
   try {
     await configure(name, options.gridPorts);
-    const [driverPort, devtoolsPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
+    const [driverPort, devtoolsPort] = [await freePortOn(GRID_LOOPBACK), await freePortOn(GRID_LOOPBACK)];
     pasta = startPasta(
       name,
       { [driverPort]: NAMESPACE_DRIVER_PORT, [devtoolsPort]: NAMESPACE_DEVTOOLS_PORT },
@@ -155,18 +155,6 @@ table ip gridgate {
   });
 }
 
-/** A port of 127.0.0.2 that is free now; pasta takes it at once, and a lost race fails its start. */
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, GRID_LOOPBACK, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function startPasta(name: string, forwards: Record<number, number>, env: NodeJS.ProcessEnv): Group {
   // --runas 0: pasta otherwise becomes "nobody", who cannot enter a namespace of root's. -f: it stays our
   // child, in its own group, so stopping the group stops it. Only the forwarded ports come in from this
@@ -212,21 +200,9 @@ async function listening(port: number, pasta: Group, signal: AbortSignal): Promi
     signal.throwIfAborted();
     if (pasta.child.exitCode !== null || pasta.child.signalCode !== null)
       throw new Error(`pasta ended (code ${pasta.child.exitCode}) before the browser's namespace was ready`);
-    if (await connects(port)) return;
+    if (await acceptsConnections(GRID_LOOPBACK, port)) return;
     if (Date.now() > deadline)
       throw new Error(`pasta did not set up the browser's namespace in ${READY_TIMEOUT_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-}
-
-function connects(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.connect(port, GRID_LOOPBACK);
-  });
 }
