@@ -403,6 +403,8 @@ export type LogEvent =
   | 'SPOT_FALLBACK'
   /** An eks pod's browser log could not be copied to the bucket before the pod was deleted. */
   | 'BROWSER_LOG_NOT_KEPT'
+  /** The cleanup deleted videos ecs and eks sessions were not to keep (recording.keep: failed). */
+  | 'UNKEPT_VIDEOS_DELETED'
   | 'UPSTREAM_ERROR'
   | 'REQUEST_FAILED'
   /** A client left in the middle of its request (its body cut off): nobody to answer. */
