@@ -11,7 +11,7 @@ import { realSleep } from '../../adapters/aws/retry-pacing';
 import { browserInUseMs, hardLifetimeSeconds } from '../../core/browser-lifetime';
 import type { Capabilities } from '../../core/capabilities';
 import type { ContainerPoolConfig } from '../../core/config';
-import { devtoolsAddress, withDevtoolsDoor } from '../../core/devtools-address';
+import { devtoolsAddress, withDevtoolsAt } from '../../core/devtools-address';
 import { LaunchFailure } from '../../core/host-choice';
 import type {
   LaunchedBrowser,
@@ -161,7 +161,7 @@ export class ContainerLauncher implements Launcher<ContainerPoolConfig> {
     if (!recordings) return;
     // The recorder reaches the browser through the door alone: the address it gave is inside its container.
     try {
-      await recordings.opened(handle, door ? withDevtoolsDoor(capabilities, door) : {});
+      await recordings.opened(handle, door ? withDevtoolsAt(capabilities, door) : {});
     } catch (error) {
       if (door) throw error;
       const why = (await doorsUnavailable()) ?? 'the browser reported no DevTools port';
