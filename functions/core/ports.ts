@@ -155,9 +155,10 @@ export interface Launcher<P extends PoolConfig = PoolConfig> {
    */
   opened?(handle: string, capabilities: Capabilities): Promise<void>;
   /**
-   * host:port on gridgate's machine where the browser's DevTools answer, when the launcher opened a way to them
-   * itself (a container's DevTools door, opened by opened()); gridgate then serves se:cdp for the session
-   * there. Absent or undefined: a local browser's is in its answer, and other browsers' are out of reach.
+   * host:port on gridgate's machine where the browser's DevTools answer once opened() ran: a local browser's
+   * own port (or the one forwarded into its namespace), a container's DevTools door. gridgate serves se:cdp,
+   * CDP and Playwright clients there, and records and captures the session there. Absent or undefined: out of
+   * gridgate's reach (ecs, eks, hub: what their node offers as se:cdp passes through).
    */
   devtools?(handle: string): string | undefined;
   /**

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Capabilities } from '../../core/capabilities';
 import type { LocalPoolConfig, PoolConfig } from '../../core/config';
+import { devtoolsAddress, withDevtoolsAt } from '../../core/devtools-address';
 import type { HostPathContext } from '../../core/host-path-rules';
 import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
 import { sessionTimeZone } from '../../core/screen-and-zone';
@@ -61,6 +62,8 @@ interface RunningDriver {
   chromium?: Group;
   /** The network namespace chromedriver and its Chromium run in, when browsers get one (options.isolation). */
   namespace?: BrowserNamespace;
+  /** host:port where gridgate reaches its Chromium's DevTools, once its session is open. */
+  devtools?: string;
   /** The stop under way or done, shared by every caller of stop(); set once stopping began. */
   stopped?: Promise<void>;
   /**
@@ -164,7 +167,6 @@ export class ChromedriverLauncher implements Launcher<LocalPoolConfig> {
         address: warm.address,
         handle: warm.handle,
         capabilities: attachCapabilities(capabilities, warm.attachAddress ?? warm.debuggerAddress),
-        ...served(undefined, this.drivers.get(warm.handle)?.namespace),
       };
     }
     const driver =
@@ -199,7 +201,7 @@ export class ChromedriverLauncher implements Launcher<LocalPoolConfig> {
         downloadDirectory,
         ...(binary ? { binary, devtoolsPort: NAMESPACE_DEVTOOLS_PORT } : {}),
       }),
-      ...served(downloadDirectory, namespace),
+      ...served(downloadDirectory),
     };
   }
 
@@ -380,10 +382,26 @@ export class ChromedriverLauncher implements Launcher<LocalPoolConfig> {
     }
   }
 
-  /** The session's browser answered its new-session request: its recording starts, its pool's refill too. */
+  /**
+   * The session's browser answered its new-session request: where its DevTools are reached is known (the port
+   * forwarded into its namespace, else the one chromedriver reports), its recording starts, its pool's refill
+   * too.
+   */
   async opened(handle: string, capabilities: Capabilities): Promise<void> {
     this.readyDrivers.launched(handle);
-    await this.options.recordings?.opened(handle, capabilities);
+    const driver = this.drivers.get(handle);
+    // A Chromium in a namespace is reached by a pipe or inside it: chromedriver's answer says nothing usable.
+    const devtools = driver?.namespace?.devtools ?? devtoolsAddress(capabilities);
+    if (driver && devtools) driver.devtools = devtools;
+    await this.options.recordings?.opened(
+      handle,
+      devtools ? withDevtoolsAt(capabilities, devtools) : capabilities,
+    );
+  }
+
+  /** host:port on this machine where the session's Chromium's DevTools answer; undefined before it opened. */
+  devtools(handle: string): string | undefined {
+    return this.drivers.get(handle)?.devtools;
   }
 
   /** Stops the browser; every caller, the first or one arriving meanwhile (a shutdown), waits for all of it. */
@@ -469,17 +487,9 @@ async function newScratch(): Promise<string> {
 
 const homeOf = (scratchDir: string) => join(scratchDir, 'home');
 
-/**
- * What gridgate adds to the browser's new-session answer: managed downloads, and for a Chromium reached by a
- * pipe (which chromedriver then reports no DevTools address for) the forwarded DevTools port, where se:cdp
- * and videos find it.
- */
-function served(downloadDirectory: string | undefined, namespace: BrowserNamespace | undefined) {
-  const capabilities: Capabilities = {
-    ...(downloadDirectory ? { 'se:downloadsEnabled': true } : {}),
-    ...(namespace ? { 'goog:chromeOptions': { debuggerAddress: namespace.devtools } } : {}),
-  };
-  return Object.keys(capabilities).length ? { served: capabilities } : {};
+/** What gridgate adds to the browser's new-session answer: managed downloads, which chromedriver knows nothing of. */
+function served(downloadDirectory: string | undefined) {
+  return downloadDirectory ? { served: { 'se:downloadsEnabled': true } } : {};
 }
 
 /**
