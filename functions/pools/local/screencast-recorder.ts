@@ -175,9 +175,9 @@ export class ScreencastRecorder {
       (event.method === 'Target.detachedFromTarget' && event.params.sessionId === this.page?.sessionId);
     if (gone) {
       this.page = undefined;
-      this.followPage();
+      void this.followPage().catch(() => undefined);
     } else if (event.method === 'Target.targetCreated' && !this.page) {
-      this.followPage();
+      void this.followPage().catch(() => undefined);
     }
   }
 
