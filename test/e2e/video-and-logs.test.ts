@@ -132,6 +132,15 @@ describe('videos and logs of local sessions', { timeout: TEST_MS }, () => {
     await expectPlayedOnStatusPage(sessionId, 'checkout');
   });
 
+  it('has a video of a session that ended right after it opened, its page never drawn again', async () => {
+    // A screencast sends frames only when the page draws: the video holds the screen as the session opened.
+    const driver = await session({ 'se:recordVideo': true });
+    const sessionId = await driver.getSession().then((s) => s.getId());
+    await driver.quit();
+    const video = await expectPlayableVideo(sessionId);
+    expect(video.frames).toBeGreaterThan(0);
+  });
+
   it('records a Python selenium session asking with selenoid:options {enableVideo, enableLog, name, videoName}', async () => {
     const run = await runPythonRecordedSession(grid.url, site.url);
     expect(run.code, run.stderr).toBe(0);

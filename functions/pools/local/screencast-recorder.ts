@@ -6,6 +6,7 @@
  * fragment. When the page recorded closes, the next open page is followed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { setTimeout as delay } from 'node:timers/promises';
 import { browserEnvironment } from './browser-environment';
 import { CdpConnection, type CdpEvent } from './cdp-connection';
 import { exitsWithin } from './process-group';
@@ -32,6 +33,8 @@ export interface FinishedVideo {
 }
 
 const FOLLOW_ATTEMPTS = 5;
+// How long a new session waits for its screencast to start before it is answered anyway.
+const FIRST_ATTACH_MS = 2000;
 const FOLLOW_RETRY_MS = 200;
 // Frames waiting in ffmpeg's pipe beyond this are dropped rather than held in memory (ffmpeg fell behind).
 const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
@@ -75,8 +78,9 @@ export class ScreencastRecorder {
       recorder.cdp = await CdpConnection.open(settings.devtools, (event) => recorder.onEvent(event));
       await recorder.cdp.send('Target.setDiscoverTargets', { discover: true });
       // A page may go while it is being attached to (chromedriver settling its first tab): the next
-      // page's creation, or the retries, bring the screencast back.
-      recorder.followPage();
+      // page's creation, or the retries, bring the screencast back. The first attachment is waited for
+      // (within a bound), so a session that ends at once still has its first screen in its video.
+      await Promise.race([recorder.followPage(), delay(FIRST_ATTACH_MS, undefined, { ref: false })]);
       return recorder;
     } catch (error) {
       await recorder.finish(1000);
@@ -103,7 +107,7 @@ export class ScreencastRecorder {
   }
 
   /** Attaches to an open page and starts its screencast, trying a few times; one attempt at a time. */
-  private followPage(): void {
+  private followPage(): Promise<void> {
     this.following ??= (async () => {
       for (let attempt = 1; attempt <= FOLLOW_ATTEMPTS && !this.finishing; attempt++) {
         try {
@@ -111,12 +115,13 @@ export class ScreencastRecorder {
           return;
         } catch {
           this.page = undefined;
-          await new Promise((resolve) => setTimeout(resolve, FOLLOW_RETRY_MS));
+          await delay(FOLLOW_RETRY_MS);
         }
       }
     })().finally(() => {
       this.following = undefined;
     });
+    return this.following;
   }
 
   private async attachToPage(): Promise<void> {
@@ -137,13 +142,28 @@ export class ScreencastRecorder {
       { format: 'jpeg', quality: 80, maxWidth: width, maxHeight: height },
       sessionId,
     );
+    // The screencast sends a frame only when the page draws: a page that stays as it is (or a session that
+    // ends before it draws again) would leave the video without a single frame, so no video at all.
+    if (this.lastFrame) return;
+    const { data } = await this.cdp.send(
+      'Page.captureScreenshot',
+      { format: 'jpeg', quality: 80 },
+      sessionId,
+    );
+    // A frame the screencast sent meanwhile is newer than this screenshot.
+    if (!this.lastFrame) this.showFrame(Buffer.from(String(data), 'base64'));
+  }
+
+  /** The browser's screen as it is now: written from now on until the next one comes. */
+  private showFrame(frame: Buffer): void {
+    this.lastFrame = frame;
+    this.startedAt ??= Date.now();
   }
 
   private onEvent(event: CdpEvent): void {
     if (event.method === 'Page.screencastFrame') {
       this.received++;
-      this.lastFrame = Buffer.from(String(event.params.data), 'base64');
-      this.startedAt ??= Date.now();
+      this.showFrame(Buffer.from(String(event.params.data), 'base64'));
       // Chromium sends the next frame only once this one is acknowledged.
       this.cdp
         ?.send('Page.screencastFrameAck', { sessionId: event.params.sessionId }, event.sessionId)
@@ -155,9 +175,9 @@ export class ScreencastRecorder {
       (event.method === 'Target.detachedFromTarget' && event.params.sessionId === this.page?.sessionId);
     if (gone) {
       this.page = undefined;
-      this.followPage();
+      void this.followPage().catch(() => undefined);
     } else if (event.method === 'Target.targetCreated' && !this.page) {
-      this.followPage();
+      void this.followPage().catch(() => undefined);
     }
   }
 
