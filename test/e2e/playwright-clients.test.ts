@@ -135,6 +135,7 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
     await until(() => grid.launcher.running().length === 0, 'its browser stopped');
     await until(() => playwrightServers().length === 0, 'its Playwright server stopped');
     const folder = sessionDirectoryOf(session?.handle as string) as string;
+    await grid.launcher.tornDown(session?.handle as string);
     expect(existsSync(folder)).toBe(false);
   });
 });
