@@ -110,14 +110,17 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
 
   it('leaves no browser, Playwright server or folder behind when the client is killed mid-run', async () => {
     let folder = '';
+    let handle = '';
     await killedMidRun(`${wsUrl()}/playwright/chromium`, site.url, async () => {
       const [session] = await grid.deps.sessions.running();
-      folder = sessionDirectoryOf(session?.handle as string) as string;
+      handle = session?.handle as string;
+      folder = sessionDirectoryOf(handle) as string;
       expect(playwrightServers().length).toBeGreaterThan(0);
     });
     await until(async () => (await grid.deps.sessions.running()).length === 0, 'the session ended');
     await until(() => grid.launcher.running().length === 0, 'its browser stopped');
     await until(() => playwrightServers().length === 0, 'its Playwright server stopped');
+    await grid.launcher.tornDown(handle);
     expect(existsSync(folder)).toBe(false);
   });
 });
