@@ -65,6 +65,7 @@ export async function startLocalPoolRuntime(context: LocalPoolContext): Promise<
     recordings: sessionRecordings,
     isolation: await browserIsolation(config, logger),
     onUnexpectedExit: context.onUnexpectedExit,
+    logger,
   });
   const runPeriodically = () => {
     launcher.keepWarm(Object.values(current().pools));
