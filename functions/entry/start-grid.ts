@@ -179,8 +179,8 @@ export async function startGrid(
     aws,
     // A reload may add a pool of any kind.
     kinds: EVERY_POOL_KIND,
-    local: { launcher, recordings },
-    container: { launcher: containers.launcher, recordings: containers.recordings },
+    local: { runtime: local.runtime, recordings },
+    container: { runtime: containers.runtime, recordings: containers.recordings },
     ...(ecs ? { ecsRecordings: ecs } : {}),
     kubeconfigEks: kubeconfigEksLauncher(kubeconfigPods, {
       agent,

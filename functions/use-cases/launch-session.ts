@@ -11,7 +11,7 @@ import type { PoolConfig } from '../core/config';
 import { configTraitsOf } from '../core/config-traits-by-kind';
 import { stageRank } from '../core/creation-stages';
 import { devtoolsAddress, withDevtoolsDoor } from '../core/devtools-address';
-import { type GridDeps, launcherOf, traitsOf } from '../core/grid-deps';
+import { type GridDeps, runtimeOf, traitsOf } from '../core/grid-deps';
 import type { CreationStage, SessionRecord } from '../core/ports';
 import { type RecordingAsk, recordingWish } from '../core/recording-wish';
 import type { SessionLimits } from '../core/session-limits';
@@ -62,8 +62,9 @@ export async function launchSession(
   attempt: LaunchAttempt,
   place: AttemptPlace,
 ): Promise<CreatedSession> {
-  const launcher = launcherOf(deps, pool);
-  if (!launcher) throw new Error(`no launcher for ${pool.kind} pools`);
+  const runtime = runtimeOf(deps, pool);
+  if (!runtime) throw new Error(`no launcher for ${pool.kind} pools`);
+  const { launcher } = runtime;
   const onStage = stageMarker(deps, attempt.key);
   onStage('launch');
   const recording = recordingWish(deps.config, pool, attempt.recording ?? {});
@@ -100,8 +101,8 @@ export async function launchSession(
     // What gridgate serves itself for this browser is part of its answer from here on (a local browser's
     // forwarded DevTools port, or a container's DevTools door, is what its video and se:cdp reach it by).
     const answered = browser.served ? { ...created.capabilities, ...browser.served } : created.capabilities;
-    await launcher.opened?.(browser.handle, answered);
-    const door = launcher.devtools?.(browser.handle);
+    await runtime.opener?.opened(browser.handle, answered);
+    const door = runtime.devtools?.devtools(browser.handle);
     const capabilities = door ? withDevtoolsDoor(answered, door) : answered;
     const header = colorHeaderName(pool, deps.config.colors);
     if (header && attempt.color) {

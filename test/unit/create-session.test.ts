@@ -65,7 +65,7 @@ function setup(upstream = new InMemoryUpstream(opened), pools = ['first']) {
   );
   const deps: GridDeps = {
     config,
-    launchers: { local: launcher },
+    runtimes: { local: { launcher } },
     poolTraits: POOL_TRAITS,
     sessions,
     queue: new SlotQueue(),

@@ -27,7 +27,7 @@ function setup(running: readonly string[] = []) {
       },
       { localBrowserVersion: '156' },
     ),
-    launchers: {},
+    runtimes: {},
     poolTraits: POOL_TRAITS,
     sessions: new MemorySessionStore(),
     queue: new SlotQueue(),

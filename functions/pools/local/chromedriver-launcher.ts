@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Capabilities } from '../../core/capabilities';
 import type { LocalPoolConfig, PoolConfig } from '../../core/config';
 import type { HostPathContext } from '../../core/host-path-rules';
+import type { HostPathBounds, SessionOpener, WarmCounter } from '../../core/pool-runtime';
 import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
 import { sessionTimeZone } from '../../core/screen-and-zone';
 import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
@@ -96,7 +97,9 @@ interface DriverLaunch {
   timeZone?: string;
 }
 
-export class ChromedriverLauncher implements Launcher<LocalPoolConfig> {
+export class ChromedriverLauncher
+  implements Launcher<LocalPoolConfig>, WarmCounter, HostPathBounds, SessionOpener
+{
   private readonly drivers = new Map<string, RunningDriver>();
   private readonly warm = new WarmBrowsers({
     spawn: (pool, signal) => this.spawnWarm(pool, signal),
