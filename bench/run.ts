@@ -3,6 +3,7 @@
  * session, printed as ratios against the baseline measured in the same run (bench/README.md).
  */
 import { parseConfig } from '../functions/core/config';
+import { BENCH_PACKAGES, installTestPackages } from '../scripts/install-test-packages';
 import { type CaptureCost, formatCaptureCost, measureCaptureCost } from './capture-cost';
 import { commandCpu, readCommandCpu } from './command-cpu';
 import { measureCommandLatency, warmRuntimes } from './command-latency';
@@ -53,6 +54,12 @@ try {
 } catch (error) {
   console.error((error as Error).message);
   process.exit(2);
+}
+try {
+  await installTestPackages(BENCH_PACKAGES, "the benchmarks' Debian packages");
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(1);
 }
 installExitHandlers();
 // The suite runs a few hundred tests 2 × (rounds × worker counts) times: minutes each.

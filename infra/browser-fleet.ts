@@ -27,7 +27,10 @@ import type { EcsPoolConfig } from '../functions/core/config';
 import type { EcsPoolDeployment } from '../functions/core/deployment';
 import { browserLogStreamPrefix } from '../functions/pools/ecs/browser-log-stream';
 import { TASK_TAGS } from '../functions/pools/ecs/task-tags';
-import { recorderEnvironment } from '../functions/pools/selenium-node/recorder-environment';
+import {
+  RECORDER_CONTAINER,
+  recorderEnvironment,
+} from '../functions/pools/selenium-node/recorder-environment';
 import { movingTagWarning } from './browser-image-tag';
 import { selfEndingCommand, taskLifetimeSeconds } from './browser-task-lifetime';
 import { CHROMIUM_IMAGE_FOLDER, isChromiumImage } from './chromium-image';
@@ -182,7 +185,7 @@ export class BrowserFleet extends Construct {
     if (!recordings)
       throw new Error(`pool "${pool.name}" has a recorder but the stack has no recordings bucket`);
     const recorder = definition.addContainer('VideoRecorder', {
-      containerName: 'video',
+      containerName: RECORDER_CONTAINER,
       essential: false,
       image: this.image(pool, image),
       environment: recorderEnvironment({

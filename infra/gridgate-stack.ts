@@ -197,6 +197,10 @@ export class GridgateStack extends Stack {
     // eks pools keep their pods' browser logs in the bucket: the router reads them back.
     const keptLogs = eks.length > 0;
     this.recordings?.grantRead(router, { logs: keptLogs });
+    // Videos a session was not to keep land after its end, so the cleanup deletes them, not the router.
+    if (pools.some((pool) => pool.recorder) || eks.some((pool) => pool.recorder)) {
+      this.recordings?.grantVideoDeletion(this.cleanup.function);
+    }
     if (keptLogs) {
       // Whoever deletes a session's pod copies its log first: the router (or head) at DELETE, the cleanup at
       // an idle timeout or maximum age (functions/pools/eks/pod-log-archive.ts).

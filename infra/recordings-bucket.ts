@@ -3,7 +3,8 @@
  * stopped): private (every public access blocked, ACLs off), encrypted at rest (SSE-S3) and in transit (SSL
  * enforced), each object expiring after the config's recording retention. Tasks and pods may only put objects
  * under videos/; the functions that stop eks pods only under logs/; the router may only read both (to check
- * one exists and sign a short-lived URL for its owner). Nothing else is granted.
+ * one exists and sign a short-lived URL for its owner); the cleanup may delete videos sessions were not to
+ * keep (recording.keep: failed). Nothing else is granted.
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -60,6 +61,14 @@ export class RecordingsBucket extends Construct {
   /** PutObject under logs/ only: what a function that stops eks pods needs to keep their browser logs. */
   grantLogUpload(grantee: IGrantable): void {
     this.grantUnder(LOG_PREFIX, grantee, ['s3:PutObject']);
+  }
+
+  /**
+   * DeleteObject under videos/ only: what the cleanup needs to delete the videos sessions were not to keep
+   * (functions/use-cases/delete-unkept-videos.ts), once their recorders have uploaded them.
+   */
+  grantVideoDeletion(grantee: IGrantable): void {
+    this.grantUnder(VIDEO_PREFIX, grantee, ['s3:DeleteObject']);
   }
 
   /**

@@ -6,6 +6,9 @@
  * vitest's global setup (vitest.config.ts), so `npm test` brings what it needs, and .ci/run's install step:
  *
  *   npx tsx scripts/install-test-packages.ts
+ *
+ * `npm run bench` installs its own list (scripts/bench-packages.txt) the same way, so the tests never pull in
+ * what only the benchmarks run.
  */
 
 import { readFileSync } from 'node:fs';
@@ -14,6 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { installPackages } from '../functions/pools/local/debian-install';
 
 export const TEST_PACKAGES = new URL('test-packages.txt', import.meta.url);
+export const BENCH_PACKAGES = new URL('bench-packages.txt', import.meta.url);
 
 export interface TestPackage {
   name: string;
@@ -22,13 +26,13 @@ export interface TestPackage {
 }
 
 /** The list's lines: a package and a file each; blank lines and `#` comments are left out. */
-export function parseTestPackages(text: string): TestPackage[] {
+export function parseTestPackages(text: string, listName = 'test-packages.txt'): TestPackage[] {
   return text.split('\n').flatMap((line, index) => {
     const words = line.replace(/#.*/, '').trim().split(/\s+/).filter(Boolean);
     if (words.length === 0) return [];
     const [name, file] = words;
     if (words.length !== 2 || !name || !file?.startsWith('/'))
-      throw new Error(`test-packages.txt line ${index + 1}: want "package /file/it/installs", got "${line}"`);
+      throw new Error(`${listName} line ${index + 1}: want "package /file/it/installs", got "${line}"`);
     return [{ name, file }];
   });
 }
@@ -47,12 +51,17 @@ export async function missingPackages(packages: TestPackage[]): Promise<TestPack
 }
 
 /** Installs the listed packages that are missing; throws with the command to run when it cannot. */
-export async function installTestPackages(log = console.error): Promise<void> {
-  const missing = await missingPackages(parseTestPackages(readFileSync(TEST_PACKAGES, 'utf8')));
+export async function installTestPackages(
+  list = TEST_PACKAGES,
+  what = "the tests' Debian packages",
+  log = console.error,
+): Promise<void> {
+  const listName = list.pathname.split('/').pop();
+  const missing = await missingPackages(parseTestPackages(readFileSync(list, 'utf8'), listName));
   if (missing.length === 0) return;
   await installPackages(
     {
-      what: "the tests' Debian packages",
+      what,
       packages: missing.map(({ name }) => name),
       binaries: missing.map(({ file }) => file),
       otherwise: `Install ${missing.map(({ name }) => name).join(', ')} (or your system's equivalents) with your package manager.`,

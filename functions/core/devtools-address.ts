@@ -2,15 +2,16 @@
 import { type Capabilities, isObject } from './capabilities';
 
 /**
- * The answer of a session whose DevTools gridgate reaches through a door of its own (a container's): the door
- * as its debuggerAddress, and se:cdp offered (the client is shown gridgate's own se:cdp URL, never this one).
+ * The answer of a session whose DevTools gridgate reaches itself at `address` on its own machine (a local
+ * browser's port, forwarded from its namespace or not; a container's DevTools door): that address as its
+ * debuggerAddress, and se:cdp offered (the client is shown gridgate's own se:cdp URL, never this one).
  */
-export function withDevtoolsDoor(capabilities: Capabilities, door: string): Capabilities {
+export function withDevtoolsAt(capabilities: Capabilities, address: string): Capabilities {
   const options = isObject(capabilities['goog:chromeOptions']) ? capabilities['goog:chromeOptions'] : {};
   return {
     ...capabilities,
-    'goog:chromeOptions': { ...options, debuggerAddress: door },
-    'se:cdp': `ws://${door}/devtools/browser`,
+    'goog:chromeOptions': { ...options, debuggerAddress: address },
+    'se:cdp': `ws://${address}/devtools/browser`,
   };
 }
 

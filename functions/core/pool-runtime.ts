@@ -36,9 +36,10 @@ export interface SessionOpener {
 }
 
 /**
- * host:port on gridgate's machine where a browser's DevTools answer, when its kind opened a way to them
- * itself (a container's DevTools door, opened by its SessionOpener); gridgate then serves se:cdp for the
- * session there. A kind without it, or undefined: a local browser's is in its answer, others are out of reach.
+ * host:port on gridgate's machine where a browser's DevTools answer once its SessionOpener ran: a local
+ * browser's own port (or the one forwarded into its namespace), a container's DevTools door. gridgate serves
+ * se:cdp, CDP and Playwright clients there, and records and captures the session there. A kind without it, or
+ * undefined: out of gridgate's reach (ecs, eks, hub: what their node offers as se:cdp passes through).
  */
 export interface DevtoolsDoors {
   devtools(handle: string): string | undefined;

@@ -17,8 +17,6 @@ export interface PoolTraits {
    * so the session is over.
    */
   readonly boundToItsHead: boolean;
-  /** gridgate serves the browser's DevTools itself (se:cdp, CDP and Playwright clients) from a forwarded port. */
-  readonly servesDevtools: boolean;
   /** The browser reads and writes this machine's files: its clients' commands are held to the session's folder. */
   readonly sharesHostFiles: boolean;
 }

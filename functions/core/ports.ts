@@ -123,7 +123,9 @@ export interface Launcher<P extends PoolConfig = PoolConfig> {
   /** Starts a browser ready for one new-session request; on abort it stops what it started and rejects. */
   start(request: LaunchRequest<P>): Promise<LaunchedBrowser>;
   /**
-   * Stops the browser and frees what it held. Idempotent; never throws for an unknown handle. The context is
+   * Stops the browser and frees what it held; what nothing reaches any more (a local browser's folders) may
+   * be freed after this resolves, and the launcher's own shutdown waits for it. Idempotent; never throws
+   * for an unknown handle. The context is
    * required: a cloud browser is found by its pool (an ECS task by its cluster, a pod by its namespace), so
    * a stop without it could only log and leave the browser running.
    */
@@ -364,6 +366,8 @@ export type LogEvent =
   | 'SPOT_FALLBACK'
   /** An eks pod's browser log could not be copied to the bucket before the pod was deleted. */
   | 'BROWSER_LOG_NOT_KEPT'
+  /** The cleanup deleted videos ecs and eks sessions were not to keep (recording.keep: failed). */
+  | 'UNKEPT_VIDEOS_DELETED'
   | 'UPSTREAM_ERROR'
   | 'REQUEST_FAILED'
   /** A client left in the middle of its request (its body cut off): nobody to answer. */

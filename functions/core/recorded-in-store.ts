@@ -10,6 +10,7 @@ import type { ArtifactSource, RecordedSession } from './artifact-ports';
 import type { PoolConfig } from './config';
 import { type GridDeps, poolsNamed } from './grid-deps';
 import type { SessionRecord } from './ports';
+import { videoNotKept } from './recording-keep';
 
 /** Which of a recorded session's video and log its pool's kind keeps (a recorder uploads videos, …). */
 export type KeptRecordings = (record: SessionRecord, pool: PoolConfig) => { video: boolean; log: boolean };
@@ -25,7 +26,10 @@ export function listedFromStore(
     const pool = poolsNamed(deps, record.pool)[0];
     if (pool?.kind !== kind || !record.recording || record.endedAt === undefined) return undefined;
     const { video, log } = kept(record, pool);
-    return video || log ? recordedSession(record, video, log) : undefined;
+    // A video the session was not to keep (recording.keep: failed) is listed with why, as a local one is:
+    // the cleanup deletes it from the bucket once its recorder has uploaded it (core/unkept-videos.ts).
+    const notKept = video ? videoNotKept(record.recording.keep, record) : undefined;
+    return video || log ? recordedSession(record, video && !notKept, log, notKept) : undefined;
   };
   return {
     find: (session, artifact, ask) => source.find(session, artifact, ask),
@@ -39,7 +43,12 @@ export function listedFromStore(
   };
 }
 
-function recordedSession(record: SessionRecord, video: boolean, log: boolean): RecordedSession {
+function recordedSession(
+  record: SessionRecord,
+  video: boolean,
+  log: boolean,
+  notKept: string | undefined,
+): RecordedSession {
   const { key, user, pool, browserName, browserVersion, name, createdAt, endedAt, endReason } = record;
   return {
     key,
@@ -54,6 +63,7 @@ function recordedSession(record: SessionRecord, video: boolean, log: boolean): R
     // Named as the recorder uploads it and the bucket serves it: the session's key.
     ...(video ? { video: { format: 'mp4', fileName: `${key}.mp4` } } : {}),
     ...(log ? { log: { fileName: `${key}.log` } } : {}),
+    ...(notKept ? { videoNotKept: notKept } : {}),
     ranAt: { address: record.address, handle: record.handle, upstreamId: record.upstreamId },
   };
 }

@@ -2,10 +2,10 @@
  * The time zone and screen size a session asks for, as Selenium Grid 4's dynamic nodes take them:
  * `se:timeZone` (an IANA zone such as "Europe/Berlin", what the browser's clock and `Intl` report) and
  * `se:screenResolution` ("1920x1080", the browser window's size). Read before anything starts: a value no
- * browser could take is `invalid argument`. Pools honour them where they can (local pools: the browser's `TZ`
- * and its window size).
+ * browser could take is `invalid argument`. Pools honour them where they can: a local browser gets `TZ` and its
+ * window size; a container, ecs task or eks pod the environment below, and a Chromium in it the window size.
  */
-import type { Capabilities } from './capabilities';
+import { type Capabilities, isObject } from './capabilities';
 import { invalidArgument } from './errors';
 
 export const TIME_ZONE = 'se:timeZone';
@@ -48,4 +48,53 @@ export function screenResolution(capabilities: Capabilities): ScreenSize | undef
       `${SCREEN_RESOLUTION} must be WIDTHxHEIGHT such as "1920x1080", each side ${MIN_SIDE} to ${MAX_SIDE}`,
     );
   return { width, height };
+}
+
+/**
+ * The environment a browser's container starts with for the session's zone and screen: `TZ`, which Chromium's
+ * clock and `Intl` read, and docker-selenium's `SE_SCREEN_WIDTH`/`SE_SCREEN_HEIGHT`, its X display's size (as
+ * Grid 4's dynamic nodes set them); an image without a display ignores those. Empty when the session asks
+ * neither. Only a browser started for the session has them: such a session takes no warm one.
+ */
+export function screenAndZoneEnvironment(capabilities: Capabilities): Record<string, string> {
+  const zone = sessionTimeZone(capabilities);
+  const screen = screenResolution(capabilities);
+  return {
+    ...(zone ? { TZ: zone } : {}),
+    ...(screen ? { SE_SCREEN_WIDTH: String(screen.width), SE_SCREEN_HEIGHT: String(screen.height) } : {}),
+  };
+}
+
+/**
+ * Chromium's switches for a screen size: its window's, and the screen a headless Chromium reports (a headed
+ * one reports its display's, and ignores `--screen-info`; a headless one's is 800x600 without it).
+ */
+export function screenSwitches(screen: ScreenSize): string[] {
+  return [
+    `--window-size=${screen.width},${screen.height}`,
+    `--screen-info={${screen.width}x${screen.height}}`,
+  ];
+}
+
+// Where each Chromium-based browser takes its switches; other browsers get the screen from the environment.
+const CHROMIUM_OPTIONS: Record<string, string> = {
+  chrome: 'goog:chromeOptions',
+  chromium: 'goog:chromeOptions',
+  MicrosoftEdge: 'ms:edgeOptions',
+  msedge: 'ms:edgeOptions',
+};
+
+/**
+ * The new-session capabilities for a browser in a container, ecs task or eks pod: a Chromium's window (and
+ * headless screen) at the asked size, unless the client's own `--window-size` says otherwise.
+ */
+export function withScreenWindow(capabilities: Capabilities): Capabilities {
+  const screen = screenResolution(capabilities);
+  const key = CHROMIUM_OPTIONS[String(capabilities.browserName)];
+  if (!screen || !key) return capabilities;
+  const options = isObject(capabilities[key]) ? capabilities[key] : {};
+  const args = Array.isArray(options.args) ? options.args : [];
+  if (args.some((arg) => typeof arg === 'string' && arg.split('=', 1)[0] === '--window-size'))
+    return capabilities;
+  return { ...capabilities, [key]: { ...options, args: [...args, ...screenSwitches(screen)] } };
 }

@@ -7,11 +7,13 @@
  * - CDP: `/devtools/{browser}[/{version}]` (Moon), `/`, `/chromium`, `/chrome` (Browserless, `?token=`).
  * - Playwright: `/playwright/{browser}[/playwright-{version}]` (Moon), `/playwright/{browser}/{version}`
  *   (selenosis), `/{browser}/playwright` and `/playwright` (Browserless); the browser also from
- *   `x-playwright-browser` (`?browser=` overrides, as in Playwright's own server).
+ *   `x-playwright-browser` (`?browser=` overrides, as in Playwright's own server), and the client's
+ *   `exposeNetwork` from `x-playwright-proxy` (`?proxy=` overrides, likewise).
  * Query options: `name` (the test's name), `enableVideo=true`, `arg` (Chromium switches, repeatable; held to
  * the switch allowlist as any session's), `screenResolution=WxH`, `token` (see request-user.ts).
  */
 import { invalidArgument, WebDriverError } from './errors';
+import { type ExposedNetwork, exposedNetwork } from './exposed-network';
 
 export type SocketSessionProtocol = 'cdp' | 'playwright';
 
@@ -23,6 +25,8 @@ export interface SocketSessionRequest {
   browserVersion?: string;
   /** major.minor.patch of the Playwright client (its User-Agent), or of the path when the client says none. */
   playwrightVersion?: string;
+  /** What a Playwright client's browser reaches through the client's own network (its exposeNetwork). */
+  exposedNetwork?: ExposedNetwork;
   /** The capabilities of the WebDriver session the connection is. */
   capabilities: Record<string, unknown>;
 }
@@ -92,10 +96,12 @@ function playwright(
   const client = USER_AGENT_VERSION.exec(signals.header('user-agent') ?? '')?.[1];
   if (asked && client && majorMinor(asked) !== majorMinor(client)) throw versionMismatch(asked, client);
   const playwrightVersion = client ?? asked;
+  const exposed = exposedNetwork(signals.query.get('proxy') || signals.header('x-playwright-proxy'));
   return {
     protocol: 'playwright',
     browserName,
     ...(playwrightVersion ? { playwrightVersion } : {}),
+    ...(exposed ? { exposedNetwork: exposed } : {}),
     capabilities: capabilitiesOf('playwright', signals.query, browserName),
   };
 }

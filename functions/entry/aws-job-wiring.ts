@@ -12,8 +12,10 @@ import { DynamoWarmTasks } from '../adapters/aws/dynamo-warm-tasks';
 import { EmfMetrics } from '../adapters/aws/emf-metrics';
 import { JsonLogger } from '../adapters/stdout/json-logger';
 import { type Config, ConfigError } from '../core/config';
+import { parseDeployment } from '../core/deployment';
 import { parseDuration } from '../core/duration';
 import type { Logger, Metrics, SessionStore } from '../core/ports';
+import type { VideoPlace } from '../core/unkept-videos';
 import type { WarmPoolDeps } from '../pools/ecs/ecs-warm-pool';
 import { readDeployedConfig } from './deployed-config';
 
@@ -26,6 +28,8 @@ export interface JobWiring {
   dryRun: boolean;
   /** The ecs warm pools' store and demand, with the cleanup's schedule interval (CLEANUP_INTERVAL). */
   warm: WarmPoolDeps;
+  /** The stack's recordings bucket and its Region (GRIDGATE_DEPLOYMENT), where ecs pools' videos go. */
+  recordings?: VideoPlace;
 }
 
 export function jobWiring(
@@ -54,7 +58,14 @@ export function jobWiring(
       starts: new DynamoSessionStarts(client, config.store.table),
       intervalMs: interval(env, 'CLEANUP_INTERVAL'),
     },
+    ...recordingsOf(env.GRIDGATE_DEPLOYMENT),
   };
+}
+
+function recordingsOf(deployment: string | undefined): { recordings?: VideoPlace } {
+  if (!deployment) return {};
+  const { recordingsBucket: bucket, region } = parseDeployment(deployment);
+  return bucket && region ? { recordings: { bucket, region } } : {};
 }
 
 /** The cleanup's schedule as a duration ("1m"), which infra/orphan-cleanup.ts sets; undefined: the default. */

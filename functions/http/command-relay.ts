@@ -89,7 +89,8 @@ class CommandRelay implements Dispatcher.DispatchHandler {
     private readonly limit: number,
     private readonly done: RelayDone,
   ) {
-    outgoing.once('close', this.onClientClose);
+    // `on`, not `once` (which wraps the listener per command): finish() takes it off either way.
+    outgoing.on('close', this.onClientClose);
   }
 
   // The client hung up before its answer was complete: the browser's request is aborted too.

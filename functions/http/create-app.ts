@@ -127,7 +127,8 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
       }
       // As bytes: the browser's Content-Length and encoding pass through with them.
       const body = await response.body.arrayBuffer();
-      // Stopping the browser before answering means nothing is left running once the client hears back.
+      // Stopping the browser before answering means none of its processes runs once the client hears back
+      // (a local one's folders go right after: the launcher's shutdown waits for them).
       await endSession(deps, claims, 'deleted');
       return c.body(body, response.statusCode as 200, clientResponseHeaders(response.headers));
     });

@@ -6,7 +6,7 @@
 
 import type { Context } from 'hono';
 import type { Dispatcher } from 'undici';
-import { type GridDeps, traitsOf } from '../core/grid-deps';
+import type { GridDeps } from '../core/grid-deps';
 import { createSession, type NewSession } from '../use-cases/create-session';
 import { upstreamWebDriver } from '../webdriver-client/upstream-new-session';
 import { publicWebSocketBase, rewriteWebSocketCapabilities, withoutWebSockets } from './public-url';
@@ -49,7 +49,7 @@ function answer(
   c: Context,
   deps: GridDeps,
   basePath: string,
-  { protocol, pool, session, platformName }: NewSession,
+  { protocol, session, platformName }: NewSession,
   mode: NewSessionOptions,
 ) {
   const sessionId = session.sessionId;
@@ -61,7 +61,6 @@ function answer(
     ? rewriteWebSocketCapabilities(reported, {
         base: publicWebSocketBase(c.req.raw, basePath, deps.config.publicUrl),
         token: sessionId,
-        servesCdp: traitsOf(deps, pool).servesDevtools,
       })
     : withoutWebSockets(reported);
   const value = { ...session, capabilities };

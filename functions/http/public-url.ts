@@ -21,8 +21,6 @@ function firstValue(header: string | null): string | undefined {
 export interface WebSocketRewrite {
   base: string;
   token: string;
-  /** gridgate itself serves CDP for this session (a local Chromium), so it offers se:cdp. */
-  servesCdp: boolean;
 }
 
 /** Points webSocketUrl (BiDi) and se:cdp at gridgate, which proxies them after checking the session ID. */
@@ -33,7 +31,7 @@ export function rewriteWebSocketCapabilities(
   const sessionUrl = `${rewrite.base}/session/${rewrite.token}`;
   const out = { ...capabilities };
   if (typeof out.webSocketUrl === 'string') out.webSocketUrl = `${sessionUrl}${bidiPath(out.webSocketUrl)}`;
-  if (typeof out['se:cdp'] === 'string' || rewrite.servesCdp) {
+  if (typeof out['se:cdp'] === 'string') {
     out['se:cdp'] = `${sessionUrl}/se/cdp`;
     out['se:cdpVersion'] ??= out.browserVersion;
   }

@@ -7,17 +7,15 @@ import type { SessionClaims } from '../core/session-token';
 
 /** The claims of a running session of this user's. */
 export function verifySession(deps: GridDeps, token: string, user: string): SessionClaims {
+  // Runs for every command: nothing is allocated unless the ID is refused.
   const claims = verifySessionOwner(deps, token, user);
-  const reject = (reason: string, message: string) => rejected(deps, user, token, reason, message);
   if (deps.clock.now() - claims.createdAt >= claims.maxAgeMs) {
-    throw reject(
-      'max age',
-      `session ended: it reached its maximum age of ${formatDuration(claims.maxAgeMs)}`,
-    );
+    const message = `session ended: it reached its maximum age of ${formatDuration(claims.maxAgeMs)}`;
+    throw rejected(deps, user, token, 'max age', message);
   }
   // Ended here: refused without the network, with the reason (a hub's own 404 could not give it).
   const ended = deps.ended.recall(claims.key);
-  if (ended) throw reject('ended', `session ended: ${describeEnd(ended)}`);
+  if (ended) throw rejected(deps, user, token, 'ended', `session ended: ${describeEnd(ended)}`);
   return claims;
 }
 
@@ -41,13 +39,16 @@ export async function verifySessionToDelete(
  */
 export function verifySessionOwner(deps: GridDeps, token: string, user: string): SessionClaims {
   const check = deps.tokens.verify(token, user);
-  const reject = (reason: string, message: string) => rejected(deps, user, token, reason, message);
   // Forged, altered, truncated and other users' IDs all fail the same check and get the same answer.
-  if (!check.ok) throw reject(check.reason, 'no such session: the session ID is not valid for this user');
+  if (!check.ok) {
+    const message = 'no such session: the session ID is not valid for this user';
+    throw rejected(deps, user, token, check.reason, message);
+  }
   const { claims } = check;
   // A pool a reload removed or changed stays reachable, as it was, for the sessions still in it.
   if (!sessionPool(deps, claims)) {
-    throw reject('pool', `no such session: its pool "${claims.pool}" is not served here`);
+    const message = `no such session: its pool "${claims.pool}" is not served here`;
+    throw rejected(deps, user, token, 'pool', message);
   }
   return claims;
 }

@@ -10,7 +10,7 @@ import { colorHeaderName } from '../core/color-choice';
 import type { PoolConfig } from '../core/config';
 import { configTraitsOf } from '../core/config-traits-by-kind';
 import { stageRank } from '../core/creation-stages';
-import { devtoolsAddress, withDevtoolsDoor } from '../core/devtools-address';
+import { withDevtoolsAt } from '../core/devtools-address';
 import { type GridDeps, runtimeOf, traitsOf } from '../core/grid-deps';
 import type { CreationStage, SessionRecord } from '../core/ports';
 import { type RecordingAsk, recordingWish } from '../core/recording-wish';
@@ -98,12 +98,13 @@ export async function launchSession(
       }),
     );
     upstreamId = created.sessionId;
-    // What gridgate serves itself for this browser is part of its answer from here on (a local browser's
-    // forwarded DevTools port, or a container's DevTools door, is what its video and se:cdp reach it by).
+    // What gridgate serves itself for this browser is part of its answer from here on: its managed downloads,
+    // and its DevTools where the launcher reaches them once the session is open (se:cdp, CDP and Playwright
+    // clients are served there, as its video and captures are made there).
     const answered = browser.served ? { ...created.capabilities, ...browser.served } : created.capabilities;
     await runtime.opener?.opened(browser.handle, answered);
-    const door = runtime.devtools?.devtools(browser.handle);
-    const capabilities = door ? withDevtoolsDoor(answered, door) : answered;
+    const devtools = runtime.devtools?.devtools(browser.handle);
+    const capabilities = devtools ? withDevtoolsAt(answered, devtools) : answered;
     const header = colorHeaderName(pool, deps.config.colors);
     if (header && attempt.color) {
       const target = { endpoint, upstreamId, capabilities: created.capabilities };
@@ -118,7 +119,7 @@ export async function launchSession(
         address: browser.address,
         upstreamId: created.sessionId,
         handle,
-        devtools: traitsOf(deps, pool).servesDevtools || door ? devtoolsAddress(capabilities) : '',
+        devtools: devtools ?? '',
         createdAt: now,
         maxAgeMs: attempt.limits.maxAgeMs,
       },

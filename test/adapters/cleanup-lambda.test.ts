@@ -84,6 +84,16 @@ describe('jobWiring', () => {
       /CLEANUP_INTERVAL/,
     );
   });
+
+  it('reads the recordings bucket and its Region from GRIDGATE_DEPLOYMENT, where unkept videos are deleted', () => {
+    const path = configFile({ kind: 'dynamodb', table: 'sessions' }, 'recordings.json');
+    const deployment = { recordingsBucket: 'gridgate-recordingsbucket-1a2b3c4d', region: 'eu-west-1' };
+    expect(
+      jobWiring('cleanup', { GRIDGATE_CONFIG: path, GRIDGATE_DEPLOYMENT: JSON.stringify(deployment) }, unused)
+        .recordings,
+    ).toEqual({ bucket: 'gridgate-recordingsbucket-1a2b3c4d', region: 'eu-west-1' });
+    expect(jobWiring('cleanup', { GRIDGATE_CONFIG: path }, unused).recordings).toBeUndefined();
+  });
 });
 
 describe('a cleanup pass with the DynamoDB session store', () => {

@@ -18,7 +18,7 @@ import {
 import { useGridAndSite } from '../support/grid-fixture';
 import { runPythonUpload } from '../support/python-selenium';
 import { DOWNLOAD_CONTENT, DOWNLOAD_NAME } from '../support/test-page-server';
-import { expectSessionEnded } from './session-ended';
+import { expectSessionEnded, sessionClaims } from './session-ended';
 
 const TEST_MS = 150_000;
 
@@ -60,8 +60,10 @@ describe('file transfer on a local pool', { timeout: TEST_MS }, () => {
       const { files } = (await browser.downloadFile(DOWNLOAD_NAME, target)) as { files: string[] };
       expect(files).toEqual([join(target, DOWNLOAD_NAME)]);
       expect(readFileSync(join(target, DOWNLOAD_NAME), 'utf8')).toBe(DOWNLOAD_CONTENT);
+      const { handle } = sessionClaims(env.grid, browser.sessionId);
       await browser.deleteSession();
-      // The session's uploads went with it.
+      // The session's uploads go with it, right after its browser's processes.
+      await env.grid.launcher.tornDown(handle);
       expect(existsSync(remotePath)).toBe(false);
     } finally {
       await browser.deleteSession().catch(() => undefined);

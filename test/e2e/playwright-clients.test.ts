@@ -4,8 +4,6 @@
  * playwright-core for 1.65, 1.64 installed from the npm registry on first use, both at once; a mismatch
  * between the URL's version and the client's refused with Playwright's 428; a killed client leaves nothing.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { sessionDirectoryOf } from '../../functions/pools/local/session-directories';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { killedMidRun, playwrightServers } from '../support/socket-session-clients';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { until } from '../support/until';
 import { upgradeOutcome } from '../support/websocket-upgrade';
@@ -35,14 +34,6 @@ afterAll(async () => {
 afterEach(async () => {
   await until(() => grid.launcher.running().length === 0, 'every session ended');
 });
-
-/** The processes whose command line names this test's session folders or Playwright cache. */
-function playwrightServers(): string[] {
-  const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
-  return out
-    .split('\n')
-    .filter((line) => line.includes('attach-server.cjs') || line.includes('devtools-pipe.cjs'));
-}
 
 /** How many sessions were asked of the grid so far. */
 const requestedSessions = () => grid.logger.lines.filter((line) => line.event === 'SESSION_REQUESTED').length;
@@ -118,23 +109,18 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
   });
 
   it('leaves no browser, Playwright server or folder behind when the client is killed mid-run', async () => {
-    const client = spawn(
-      process.execPath,
-      [
-        join(import.meta.dirname, 'playwright', 'hold-browser.mjs'),
-        `${wsUrl()}/playwright/chromium`,
-        site.url,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    await once(client.stdout, 'data');
-    const [session] = await grid.deps.sessions.running();
-    expect(playwrightServers().length).toBeGreaterThan(0);
-    client.kill('SIGKILL');
+    let folder = '';
+    let handle = '';
+    await killedMidRun(`${wsUrl()}/playwright/chromium`, site.url, async () => {
+      const [session] = await grid.deps.sessions.running();
+      handle = session?.handle as string;
+      folder = sessionDirectoryOf(handle) as string;
+      expect(playwrightServers().length).toBeGreaterThan(0);
+    });
     await until(async () => (await grid.deps.sessions.running()).length === 0, 'the session ended');
     await until(() => grid.launcher.running().length === 0, 'its browser stopped');
     await until(() => playwrightServers().length === 0, 'its Playwright server stopped');
-    const folder = sessionDirectoryOf(session?.handle as string) as string;
+    await grid.launcher.tornDown(handle);
     expect(existsSync(folder)).toBe(false);
   });
 });

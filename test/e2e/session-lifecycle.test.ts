@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { SCRATCH_PREFIX } from '../../functions/pools/local/chromedriver-launcher';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { processGroupAlive } from '../support/processes';
 import { until } from '../support/until';
 import { sessionClaims } from './session-ended';
 
@@ -64,6 +65,8 @@ describe('session lifecycle on real Chromium', () => {
     expect(after.body.value.error).toBe('invalid session id');
     expect(after.body.value.message).toContain('idle timeout');
     expect(processesUsing(userDataDir)).toBe('');
+    // The profile goes once the browser is out of reach, after the session's end.
+    await grid.launcher.tornDown(sessionClaims(grid, session.sessionId).handle);
     expect(existsSync(userDataDir)).toBe(false);
   });
 
@@ -80,6 +83,9 @@ describe('session lifecycle on real Chromium', () => {
     const ended = await request(`${grid.url}/session/${session.sessionId}`, { method: 'DELETE' });
     expect(ended.statusCode).toBe(200);
     await ended.body.dump();
+    // Answered once the browser's processes are gone; its folders go right after.
+    expect(processGroupAlive(Number(handle))).toBe(false);
+    await grid.launcher.tornDown(handle);
     expect(existsSync(scratch)).toBe(false);
   });
 

@@ -1,7 +1,11 @@
 /**
  * End to end: a person's Chromium, itself driven through gridgate by selenium-webdriver, watches another
- * session on the status page, sees its live screen, ends it with the button and sees it gone.
+ * session on the status page, sees its live screen, ends it with the button and sees it gone; and reads which
+ * protocol each session speaks (WebDriver, CDP, Playwright), as the overview and a session's page render it.
  */
+
+import { chromium } from 'playwright-core';
+import puppeteer from 'puppeteer-core';
 import { Builder, By, until, type WebDriver } from 'selenium-webdriver';
 import { Options } from 'selenium-webdriver/chrome';
 import { describe, expect, it } from 'vitest';
@@ -112,5 +116,43 @@ describe('the status page in a real browser', { timeout: TEST_MS }, () => {
       await watched.quit().catch(() => undefined);
     }
     await expectSessionEnded(env.grid, watchedId);
+  });
+
+  it('says which protocol each session speaks: a mark in its row, a Protocol line on its page', async () => {
+    const ws = env.grid.url.replace(/^http/, 'ws');
+    const cdp = await puppeteer.connect({ browserWSEndpoint: `${ws}/devtools/chrome?name=cdp-client` });
+    const playwright = await chromium.connect(`${ws}/playwright/chromium?name=playwright-client`);
+    let viewer: WebDriver | undefined;
+    try {
+      viewer = await chrome('the viewer');
+      const running = await env.grid.deps.sessions.running();
+      const keyOf = (name: string) => running.find((session) => session.name === name)?.key as string;
+      const sessions = [
+        [keyOf('the viewer'), 'WebDriver'],
+        [keyOf('cdp-client'), 'CDP'],
+        [keyOf('playwright-client'), 'Playwright'],
+      ] as const;
+      await viewer.get(`${env.grid.url}/ui`);
+      for (const [key, protocol] of sessions) {
+        // The browser's cell: its name and version, and under them a protocol other than WebDriver.
+        const browserCell = (await rowCells(viewer, key))[3]?.split('\n');
+        expect(browserCell).toEqual([
+          `chrome ${env.grid.chromiumVersion}`,
+          ...(protocol === 'WebDriver' ? [] : [protocol]),
+        ]);
+      }
+      for (const [key, protocol] of sessions) {
+        await viewer.get(`${env.grid.url}/ui?session=${key}`);
+        const line = await viewer.wait(
+          until.elementLocated(By.xpath("//dl[@id='details']/dt[.='Protocol']/following-sibling::dd[1]")),
+          WAIT_MS,
+        );
+        expect(await line.getText()).toBe(protocol);
+      }
+    } finally {
+      await viewer?.quit();
+      await playwright.close();
+      await cdp.disconnect();
+    }
   });
 });

@@ -3,7 +3,7 @@
  * Sauce Labs' `sauce:job-result=failed`, Java with Grid 4.41's `fireSessionEvent`, WebdriverIO with
  * BrowserStack's `setSessionStatus`), under `recording.keep: failed`: only the failed sessions' videos exist
  * afterwards, the status page shows each result, why a video is missing and links to each session's captured
- * console and HAR, and another user gets 404.
+ * console and HAR, in its list and on each session's own page, and another user gets 404.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -113,6 +113,23 @@ async function recordingRows(viewer: WebDriver, keys: string[]): Promise<Map<str
   });
 }
 
+/** The Recordings row of an ended session's own page, in a real browser: its text and its links' targets. */
+async function recordingsOnPage(viewer: WebDriver, key: string): Promise<{ text: string; hrefs: string[] }> {
+  await viewer.get(`${grid.url}/ui?session=${key}`);
+  return readSteadily(viewer, async () => {
+    const names = await Promise.all(
+      (await viewer.findElements(By.css('#details dt'))).map((term) => term.getText()),
+    );
+    const row = (await viewer.findElements(By.css('#details dd')))[names.indexOf('Recordings')];
+    if (!row) return undefined;
+    const links = await row.findElements(By.css('a'));
+    return {
+      text: await row.getText(),
+      hrefs: await Promise.all(links.map(async (link) => String(await link.getAttribute('href')))),
+    };
+  });
+}
+
 describe('tests that say how they went', { timeout: TEST_MS }, () => {
   it('keeps only the failed sessions’ videos, shows each result, and hides them from another user', async () => {
     const [python, java] = await Promise.all([
@@ -197,6 +214,14 @@ describe('tests that say how they went', { timeout: TEST_MS }, () => {
         const shownKeys = await Promise.all(shown.map((row) => row.getAttribute('data-key')));
         return shownKeys.sort().join() === [keys.python, keys.java].sort().join() || undefined;
       });
+      // Each ended session's own page links what it kept, or says why its video is missing.
+      const failedPage = await recordingsOnPage(viewer, keys.python as string);
+      expect(failedPage.text).toMatch(/^video · (driver log · )?console · HAR$/);
+      for (const href of failedPage.hrefs) expect((await fetch(href)).status, href).toBe(200);
+      expect((await fetch(failedPage.hrefs[0] as string, { headers: ALICE })).status).toBe(404);
+      const passedPage = await recordingsOnPage(viewer, keys.wdio as string);
+      expect(passedPage.text).toContain('video not kept: the test passed (recording.keep: failed)');
+      expect(passedPage.text).not.toMatch(/^video/);
     } finally {
       await viewer.quit();
     }

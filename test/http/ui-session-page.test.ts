@@ -1,10 +1,15 @@
 /**
  * A session's own page through the whole app (GET /ui/api/sessions/{key}): its details and events, a
- * cloud session's estimated cost, and its browser's screenshot, for its owner and the admin only.
+ * cloud session's estimated cost, its browser's screenshot, and an ended session's recordings (links to its
+ * video, logs, HAR and last screen, or why its video was not kept), for its owner and the admin only.
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import { pricesFor } from '../../functions/core/prices';
 import type { SessionDetail } from '../../functions/http/ui/ui-views';
+import { LocalRecordings } from '../../functions/pools/local/local-recordings';
 import { jsonRequest, type NewSessionAnswer, W3C_CHROME } from '../support/fake-grid';
 import { FixedClock, jsonAnswer } from '../support/fakes';
 import { ALICE, BOB, GUEST, ROOT } from '../support/page-users';
@@ -143,5 +148,116 @@ describe('GET /ui/api/sessions/{key}/screenshot', () => {
       'unknown error',
       /HTTP 500: no window/,
     );
+  });
+});
+
+describe('an ended session’s recordings on its page', () => {
+  /** alice's session, ended by its DELETE, whose recordings a local pool kept as it does at a session's end. */
+  async function endedWithRecordings(
+    grid: ReturnType<typeof startGrid>,
+    kept: { video?: boolean; videoNotKept?: string; endReason?: 'deleted' | 'idle timeout' },
+  ) {
+    const root = mkdtempSync(join(tmpdir(), 'gridgate-session-recordings-'));
+    scratch.push(root);
+    const recordings = new LocalRecordings(() => ({
+      ...grid.deps.config.recording,
+      directory: join(root, 'kept'),
+    }));
+    grid.deps.artifacts = { local: recordings };
+    const key = await newSessionAs(grid, ALICE, 'alice');
+    const record = await grid.deps.sessions.end(key, kept.endReason ?? 'deleted', grid.clock.now());
+    if (!record) throw new Error('the session was not running');
+    const file = (name: string, text: string) => {
+      writeFileSync(join(root, name), text);
+      return join(root, name);
+    };
+    await recordings.keep({
+      session: {
+        key,
+        user: 'alice',
+        pool: record.pool,
+        browserName: 'chrome',
+        browserVersion: '156',
+        createdAt: record.createdAt,
+        endedAt: grid.clock.now(),
+        endReason: kept.endReason ?? 'deleted',
+        ...(kept.videoNotKept ? { videoNotKept: kept.videoNotKept } : {}),
+      },
+      ...(kept.video
+        ? { video: { path: file('video.mp4', 'the video'), format: 'mp4', fileName: `${key}.mp4` } }
+        : {}),
+      log: { path: file('driver.log', 'the driver log'), fileName: `${key}.log` },
+      console: { path: file('console.log', 'console.error: total was 41'), fileName: `${key}.console.log` },
+      har: { path: file('network.har', '{"log":{"version":"1.2"}}'), fileName: `${key}.har` },
+      screenshot: Buffer.from('the last frame'),
+    });
+    return key;
+  }
+  const scratch: string[] = [];
+  afterEach(() => {
+    for (const root of scratch.splice(0)) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('links its video, logs, HAR and last screen for its owner and the admin, and each link serves it', async () => {
+    const grid = startGrid();
+    const key = await endedWithRecordings(grid, { video: true, endReason: 'idle timeout' });
+    const at = (kind: string) => `ui/api/recordings/${key}/${kind}`;
+    for (const viewer of [ALICE, ROOT]) {
+      const { session } = (await (await grid.app.request(sessionApi(key), { headers: viewer })).json()) as {
+        session: SessionDetail;
+      };
+      expect(session.recordings).toEqual({
+        videoUrl: at('video'),
+        logUrl: at('log'),
+        consoleUrl: at('console'),
+        harUrl: at('har'),
+        screenshotUrl: at('screenshot'),
+      });
+    }
+    const served = async (kind: string, headers: Record<string, string>) =>
+      grid.app.request(`/${at(kind)}`, { headers });
+    expect(await (await served('video', ALICE)).text()).toBe('the video');
+    expect(await (await served('console', ALICE)).text()).toBe('console.error: total was 41');
+    expect(await (await served('har', ROOT)).text()).toBe('{"log":{"version":"1.2"}}');
+    // Another user: the page and every link are the 404 of a session that does not exist.
+    await expectPageError(
+      await grid.app.request(sessionApi(key), { headers: BOB }),
+      404,
+      'invalid session id',
+    );
+    for (const kind of ['video', 'log', 'console', 'har', 'screenshot']) {
+      expect((await served(kind, BOB)).status).toBe(404);
+    }
+  });
+
+  it('says why a video was not kept, and links no last screen for a session its client ended', async () => {
+    const grid = startGrid();
+    const why = 'not kept: the test passed (recording.keep: failed)';
+    const key = await endedWithRecordings(grid, { videoNotKept: why });
+    const { session } = (await (await grid.app.request(sessionApi(key), { headers: ALICE })).json()) as {
+      session: SessionDetail;
+    };
+    expect(session.recordings).toEqual({
+      logUrl: `ui/api/recordings/${key}/log`,
+      consoleUrl: `ui/api/recordings/${key}/console`,
+      harUrl: `ui/api/recordings/${key}/har`,
+      videoNotKept: why,
+    });
+  });
+
+  it('has none while the session runs, or when nothing was kept', async () => {
+    const grid = startGrid();
+    const running = await newSessionAs(grid, ALICE, 'alice');
+    const read = async (key: string) =>
+      (
+        (await (await grid.app.request(sessionApi(key), { headers: ALICE })).json()) as {
+          session: SessionDetail;
+        }
+      ).session;
+    expect(await read(running)).not.toHaveProperty('recordings');
+    const ended = await newSessionAs(grid, ALICE, 'alice');
+    await grid.deps.sessions.end(ended, 'deleted', grid.clock.now());
+    expect(await read(ended)).toMatchObject({ state: 'ended' });
+    expect(await read(ended)).not.toHaveProperty('recordings');
   });
 });

@@ -43,7 +43,7 @@ describe('an eks pool with a recorder (eks-pool-video example)', () => {
     });
   });
 
-  it('lets the functions that delete pods put their logs under logs/ only, and the router read them', () => {
+  it('lets the functions that delete pods put their logs under logs/ only, the router read them, and the cleanup delete videos', () => {
     const s3Of = (description: string) => {
       const fn = Object.values(template.findResources('AWS::Lambda::Function')).find((resource) =>
         String(resource.Properties.Description).startsWith(description),
@@ -57,7 +57,11 @@ describe('an eks pool with a recorder (eks-pool-video example)', () => {
       { Effect: 'Allow', Action: 's3:GetObject', Resource: [logs, videos] },
       put,
     ]);
-    expect(s3Of('gridgate cleanup')).toEqual([put]);
+    // The cleanup deletes the videos sessions were not to keep (recording.keep: failed), and nothing else.
+    expect(s3Of('gridgate cleanup')).toEqual([
+      { Effect: 'Allow', Action: 's3:DeleteObject', Resource: videos },
+      put,
+    ]);
   });
 
   it('makes one role only EKS Pod Identity may assume, with the session tags it sets', () => {

@@ -219,10 +219,10 @@ describe('the video recorder sidecar', () => {
 });
 
 describe('recordings IAM', () => {
-  it('lets tasks only put videos and the router only read them', () => {
+  it('lets tasks only put videos, the router only read them and the cleanup only delete them', () => {
     const statements = s3Statements(template);
     const taskRole = logicalId(template, 'AWS::IAM::Role', 'BrowsersPoolchromespotTaskRole');
-    expect(statements).toHaveLength(2);
+    expect(statements).toHaveLength(3);
     expect(statements).toContainEqual(
       expect.objectContaining({
         roles: [{ Ref: taskRole }],
@@ -234,6 +234,11 @@ describe('recordings IAM', () => {
     const read = statements.find((statement) => statement.Action === 's3:GetObject');
     expect(read).toMatchObject({ Effect: 'Allow', Resource: videos });
     expect(JSON.stringify(read?.roles)).toMatch(/FrontDoor/);
+    // Exactly DeleteObject, on videos/ only, for the cleanup's role alone (recording.keep: failed).
+    const deletion = statements.find((statement) => [statement.Action].flat().includes('s3:DeleteObject'));
+    expect(deletion).toMatchObject({ Action: 's3:DeleteObject', Effect: 'Allow', Resource: videos });
+    const cleanupRole = logicalId(template, 'AWS::IAM::Role', 'CleanupFunctionServiceRole');
+    expect(deletion?.roles).toEqual([{ Ref: cleanupRole }]);
   });
 
   it('passes cdk-nag AwsSolutions with only written-down acknowledgements', () => {

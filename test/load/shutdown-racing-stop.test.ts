@@ -29,7 +29,7 @@ afterEach(async () => {
 });
 
 describe('a stop racing another', { timeout: TEST_MS }, () => {
-  it('lets a second caller of stop() wait until the profile is gone, not just chromedriver', async () => {
+  it('lets a second caller of stop() wait until no process runs, and tornDown() until the profile is gone', async () => {
     const launcher = new ChromedriverLauncher();
     const browser = await launcher.start({
       pool: LOCAL,
@@ -45,9 +45,10 @@ describe('a stop racing another', { timeout: TEST_MS }, () => {
     expect(profile && existsSync(profile)).toBe(true);
     const first = launcher.stop(browser.handle);
     await launcher.stop(browser.handle);
-    expect(existsSync(profile as string)).toBe(false);
     expect(processGroupAlive(Number(browser.handle))).toBe(false);
     expect(launcher.running()).toEqual([]);
+    await launcher.tornDown(browser.handle);
+    expect(existsSync(profile as string)).toBe(false);
     await first;
   });
 

@@ -8,6 +8,7 @@
  */
 
 import { ECSServiceException } from '@aws-sdk/client-ecs';
+import { RECORDER_CONTAINER } from '../../functions/pools/selenium-node/recorder-environment';
 
 // biome-ignore lint/suspicious/noExplicitAny: request bodies are free-form JSON, checked field by field.
 type Json = any;
@@ -48,6 +49,8 @@ export function refuseAnyEcsCall(
   calls: { args: readonly [{ input: object; constructor: { name: string } }, ...unknown[]] }[],
   containerName = 'browser',
 ): void {
+  // The task definitions infra/browser-fleet.ts registers: the browser (named as the first override names it,
+  // the pool's containerName) and, for a pool with a recorder, docker-selenium's recorder beside it.
   for (const call of calls) {
     const [command] = call.args;
     const input = command.input as Json;
@@ -55,7 +58,10 @@ export function refuseAnyEcsCall(
       ListTasksCommand: () => refuseListTasks(input),
       DescribeTasksCommand: () => refuseDescribeTasks(input),
       RunTaskCommand: () =>
-        refuseRunTask(input, input.overrides?.containerOverrides?.[0]?.name ?? containerName),
+        refuseRunTask(input, [
+          input.overrides?.containerOverrides?.[0]?.name ?? containerName,
+          RECORDER_CONTAINER,
+        ]),
       StopTaskCommand: () => refuseStopTask(input),
       TagResourceCommand: () => refuseTagResource(input),
     };
@@ -99,8 +105,8 @@ export function refuseDescribeTasks(input: Json): void {
   }
 }
 
-/** Throws what ECS would answer to this RunTask, if it refuses it. */
-export function refuseRunTask(input: Json, containerName: string): void {
+/** Throws what ECS would answer to this RunTask, if it refuses it; `containers`: its task definition's. */
+export function refuseRunTask(input: Json, containers: readonly string[]): void {
   // API_RunTask, taskDefinition: Required: Yes.
   if (!input.taskDefinition) throw invalid('TaskDefinition can not be blank.');
   // API_RunTask, capacityProviderStrategy: "If a capacityProviderStrategy is specified, the launchType
@@ -154,13 +160,25 @@ export function refuseRunTask(input: Json, containerName: string): void {
   if (input.overrides !== undefined && JSON.stringify(input.overrides).length > 8192) {
     throw invalid('Overrides can have at most 8192 characters.');
   }
-  // API_ContainerOverride, name: "The name of the container that receives the override." It must be a
-  // container of the task definition.
   for (const override of input.overrides?.containerOverrides ?? []) {
-    if (override.name !== containerName) {
+    // API_ContainerOverride: "If a non-empty container override is specified, the name parameter must be
+    // included."
+    if (override.name === undefined && Object.keys(override).length > 0) {
+      throw invalid('A container override must name its container.');
+    }
+    // API_ContainerOverride, name: "The name of the container that receives the override." It must be a
+    // container of the task definition.
+    if (!containers.includes(override.name)) {
       throw invalid(
         `Override for container named ${override.name} is not a container in the TaskDefinition.`,
       );
+    }
+    // API_ContainerOverride, environment: "Type: Array of KeyValuePair objects"; API_KeyValuePair: name and
+    // value are strings (a number is a serialization error before any check).
+    for (const variable of override.environment ?? []) {
+      if (typeof variable?.name !== 'string' || typeof variable?.value !== 'string') {
+        throw invalid(`Environment variables of ${override.name} must be name and value strings.`);
+      }
     }
   }
 }

@@ -255,7 +255,12 @@ export class FakeEcsApi {
   }
 
   private runTask(input: Json): Json {
-    refuseRunTask(input, this.options.containerName ?? 'browser');
+    refuseRunTask(
+      input,
+      (this.containerDefinitions() ?? [{ name: this.browserName() }]).map(
+        (container: Json) => container.name,
+      ),
+    );
     const known = input.clientToken !== undefined ? this.byToken.get(input.clientToken) : undefined;
     if (known) return { tasks: [this.view(known)], failures: [] };
     const provider = input.capacityProviderStrategy?.[0]?.capacityProvider ?? 'FARGATE';

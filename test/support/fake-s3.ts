@@ -3,7 +3,8 @@
  * speaking S3's REST protocol, path-style (the SDK addresses a bucket so when its endpoint is an IP
  * address), so a real S3Client made from AWS_ENDPOINT_URL_S3 talks to it. `HeadObject` is what the router
  * asks before it answers; a `GET` carrying a presigned URL's query is what the owner's client follows the
- * redirect with; `PutObject` is how an eks pod's log is kept when the pod is stopped. Each is checked against
+ * redirect with; `PutObject` is how an eks pod's log is kept when the pod is stopped; `DeleteObject` is how
+ * the cleanup deletes a video a session was not to keep. Each is checked against
  * what S3 refuses (Amazon S3 API Reference, cited at each rule), the presigned URL's Signature Version 4
  * recomputed with the one key pair the fake knows. Videos are put by the recorder's stand-in
  * (fake-video-recorder.ts, a signed PutObject as rclone's) or by the test with `put`.
@@ -102,6 +103,12 @@ export class FakeS3 {
         res.writeHead(200, { etag }).end();
         return;
       }
+      if (req.method === 'DELETE') {
+        this.deleteObject(req, bucket, key, auth);
+        call.status = 204;
+        res.writeHead(204).end();
+        return;
+      }
       const found = this.answer(req, url, bucket, key, auth);
       const headers: Record<string, string> = {
         'content-type': url.searchParams.get('response-content-type') ?? found.contentType,
@@ -167,6 +174,20 @@ export class FakeS3 {
     return `"${createHash('md5').update(body).digest('hex')}"`;
   }
 
+  /**
+   * DeleteObject (API_DeleteObject) on a bucket without versioning, signed by header as the SDK signs it: the
+   * key rules as for a read; a missing bucket is 404 NoSuchBucket; the object is removed and the answer is
+   * 204 No Content, for a key that is not there too ("If there isn't a null version, Amazon S3 does not remove
+   * any objects but will still respond that the command was successful").
+   */
+  private deleteObject(req: IncomingMessage, bucket: string, key: string, auth: S3Call['auth']): void {
+    this.checkNames(bucket, key);
+    if (auth !== 'header') throw new S3Refusal(403, 'AccessDenied', 'Access Denied');
+    this.checkHeaderScope(String(req.headers.authorization));
+    if (!this.buckets.has(bucket)) throw new S3Refusal(404, 'NoSuchBucket', 'The bucket does not exist.');
+    this.objects.delete(`${bucket}/${key}`);
+  }
+
   /** "General purpose bucket naming rules" and "Naming Amazon S3 objects". */
   private checkNames(bucket: string, key: string): void {
     // 3-63 characters of lower-case letters, digits, '.' and '-', beginning and ending with a letter or digit.
@@ -190,7 +211,7 @@ export class FakeS3 {
       throw new S3Refusal(
         405,
         'MethodNotAllowed',
-        'The fake serves HeadObject, GetObject and PutObject only.',
+        'The fake serves HeadObject, GetObject, PutObject and DeleteObject only.',
       );
     }
     this.checkNames(bucket, key);

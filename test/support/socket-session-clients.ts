@@ -3,11 +3,16 @@
  * `chromium.connect` each open a page of the test site through the grid and read it, and what a session of
  * either may leave on this machine (a Playwright server, its folder) is found by name.
  */
-import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
+import { expect } from 'vitest';
+import { eventually } from './until';
+import { type ProbedVideo, probeVideo } from './video-probe';
 
 /** Puppeteer's connect with browserWSEndpoint: the page's title, read while `during` runs; then disconnects. */
 export async function puppeteerVisit(
@@ -45,6 +50,71 @@ export async function playwrightVisit(
     return { title, screenshot };
   } finally {
     await browser.close();
+  }
+}
+
+/**
+ * A Playwright client (test/e2e/playwright/hold-browser.mjs, a process of its own) that opens the page of
+ * `site` through `endpoint` and is killed (SIGKILL) while it holds its browser, as a cancelled CI job is;
+ * `during` runs while it holds it. Resolves once the client is gone: what it leaves is the caller's to look for.
+ */
+export async function killedMidRun(endpoint: string, site: string, during = async () => {}): Promise<void> {
+  const script = join(import.meta.dirname, '..', 'e2e', 'playwright', 'hold-browser.mjs');
+  const client = spawn(process.execPath, [script, endpoint, site], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = once(client, 'exit');
+  try {
+    await Promise.race([
+      once(client.stdout, 'data'),
+      exited.then(() => Promise.reject(new Error('the client ended before holding its browser'))),
+    ]);
+    await during();
+  } finally {
+    client.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/**
+ * A Playwright connection that asks `?enableVideo=true` (Moon's option) under the test name `name`: it opens
+ * the site's page and changes it a few times, then closes; once the grid lists the recording under that name,
+ * its video is fetched from the status page's API and probed.
+ */
+export async function recordedPlaywrightVisit(
+  gridUrl: string,
+  site: string,
+  name: string,
+): Promise<ProbedVideo> {
+  const ws = gridUrl.replace(/^http/, 'ws');
+  const browser = await chromium.connect(`${ws}/playwright/chromium?enableVideo=true&name=${name}`);
+  const page = await browser.newPage();
+  await page.goto(site);
+  for (let step = 0; step < 20; step++) {
+    await page.evaluate((n) => {
+      document.body.textContent = `step ${n}`;
+    }, step);
+  }
+  await browser.close();
+  let key = '';
+  await eventually(async () => {
+    const list = (await (await fetch(`${gridUrl}/ui/api/recordings?q=${name}`)).json()) as {
+      recordings: { key: string }[];
+    };
+    expect(list.recordings).toHaveLength(1);
+    key = (list.recordings[0] as { key: string }).key;
+  }, 60_000);
+  let bytes = Buffer.alloc(0);
+  await eventually(async () => {
+    const answer = await fetch(`${gridUrl}/ui/api/recordings/${key}/video`);
+    expect(answer.status).toBe(200);
+    bytes = Buffer.from(await answer.arrayBuffer());
+  }, 60_000);
+  const scratch = mkdtempSync(join(tmpdir(), 'gg-socket-video-'));
+  try {
+    const path = join(scratch, 'recorded.mp4');
+    writeFileSync(path, bytes);
+    return await probeVideo(path);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 

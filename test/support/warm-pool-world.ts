@@ -120,7 +120,7 @@ export function setup(config = gridConfig()) {
       },
   );
   ecsMock.on(RunTaskCommand).callsFake((input: RunTaskCommandInput) => {
-    const refused = refusedAsSdk(() => refuseRunTask(input, 'browser'));
+    const refused = refusedAsSdk(() => refuseRunTask(input, ['browser']));
     if (refused) return refused;
     const answer = model.runTask(input);
     if (answer instanceof Error) throw answer;

@@ -94,6 +94,37 @@ function setup(upstream = new InMemoryUpstream(opened), pools = ['first']) {
 const W3C_CHROME = { capabilities: { alwaysMatch: { browserName: 'chrome' } } };
 
 describe('createSession', () => {
+  it('serves DevTools where the launcher reaches them once the session is open, and offers se:cdp only then', async () => {
+    const { deps, upstream, launcher, request } = setup();
+    const reached = new Map<string, string>();
+    // The address is known only after opened(), as a container's door or a local browser's port is.
+    deps.runtimes.local = {
+      launcher,
+      opener: {
+        opened: async (handle) => {
+          reached.set(handle, handle === 'browser-1' ? '127.0.0.2:40001' : '');
+        },
+      },
+      devtools: { devtools: (handle) => reached.get(handle) || undefined },
+    };
+    const claimsOf = (id: string) => {
+      const check = deps.tokens.verify(id, 'guest');
+      if (!check.ok) throw new Error(check.reason);
+      return check.claims;
+    };
+
+    const served = await createSession(deps, upstream, request(W3C_CHROME));
+    expect(served.session.capabilities).toMatchObject({
+      'goog:chromeOptions': { debuggerAddress: '127.0.0.2:40001' },
+      'se:cdp': 'ws://127.0.0.2:40001/devtools/browser',
+    });
+    expect(claimsOf(served.session.sessionId).devtools).toBe('127.0.0.2:40001');
+
+    const unreached = await createSession(deps, upstream, request(W3C_CHROME));
+    expect(unreached.session.capabilities).not.toHaveProperty('se:cdp');
+    expect(claimsOf(unreached.session.sessionId).devtools).toBe('');
+  });
+
   it('records what the session records, and how long the config keeps recordings, only when it records anything', async () => {
     const { deps, upstream, sessions, request } = setup();
     const keyOf = (id: string) => {

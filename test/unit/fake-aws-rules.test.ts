@@ -54,7 +54,19 @@ describe('ECS', () => {
   });
 
   it('refuses RunTask inputs past their documented limits', () => {
-    expect(() => refuseRunTask(RUN_TASK, 'browser')).not.toThrow();
+    expect(() => refuseRunTask(RUN_TASK, ['browser'])).not.toThrow();
+    const environment = [{ name: 'TZ', value: 'Australia/Eucla' }];
+    const twoContainers = {
+      ...RUN_TASK,
+      overrides: {
+        containerOverrides: [
+          { name: 'browser', environment },
+          { name: 'video', environment },
+        ],
+      },
+    };
+    expect(() => refuseRunTask(twoContainers, ['browser', 'video'])).not.toThrow();
+    expect(() => refuseRunTask(twoContainers, ['browser'])).toThrow(/video is not a container/);
     const refused = [
       { count: 11 },
       { startedBy: 'x'.repeat(129) },
@@ -62,7 +74,14 @@ describe('ECS', () => {
       { clientToken: 'x'.repeat(65) },
       { launchType: 'FARGATE' },
       { overrides: { containerOverrides: [{ name: 'browser', command: ['x'.repeat(9000)] }] } },
+      {
+        overrides: {
+          containerOverrides: [{ name: 'browser', environment: [{ name: 'BIG', value: 'x'.repeat(8200) }] }],
+        },
+      },
       { overrides: { containerOverrides: [{ name: 'sidecar' }] } },
+      { overrides: { containerOverrides: [{ environment: [{ name: 'TZ', value: 'UTC' }] }] } },
+      { overrides: { containerOverrides: [{ name: 'browser', environment: [{ name: 'W', value: 1024 }] }] } },
       { tags: tags(51) },
       {
         capacityProviderStrategy: [
@@ -72,7 +91,7 @@ describe('ECS', () => {
       },
     ];
     for (const change of refused)
-      expect(() => refuseRunTask({ ...RUN_TASK, ...change }, 'browser')).toThrow();
+      expect(() => refuseRunTask({ ...RUN_TASK, ...change }, ['browser'])).toThrow();
   });
 
   it('refuses tags ECS refuses: too many, too long, reserved, repeated or of other characters', () => {

@@ -37,7 +37,6 @@ describe('the pool kind registry', () => {
     expect(poolKindOf(here).traits).toMatchObject({
       remoteEnd: 'browser',
       boundToItsHead: true,
-      servesDevtools: true,
     });
     expect(configTraitsOf(grid).attemptTimeoutMs?.(grid, 1000)).toBe(5000);
     expect(configTraitsOf(here).attemptTimeoutMs).toBeUndefined();

@@ -95,6 +95,19 @@ describe('what a WebSocket that is a session asks for', () => {
     expect(refusal('/playwright/chromium/latest').code).toBe('invalid argument');
   });
 
+  it("reads the client's exposeNetwork from x-playwright-proxy, ?proxy= overriding it, as Playwright's server", () => {
+    const header = { ...CLIENT_1_65, 'x-playwright-proxy': '<loopback>' };
+    expect(asked('/playwright/chromium', header)?.exposedNetwork?.pattern).toBe('<loopback>');
+    expect(asked('/playwright/chromium?proxy=localhost:3000', header)?.exposedNetwork?.pattern).toBe(
+      'localhost:3000',
+    );
+    // Every Playwright client sends the header, empty without the option.
+    expect(asked('/playwright/chromium', { ...CLIENT_1_65, 'x-playwright-proxy': '' })?.exposedNetwork).toBe(
+      undefined,
+    );
+    expect(refusal('/playwright/chromium?proxy=:3000').code).toBe('invalid argument');
+  });
+
   it('is no session for other paths', () => {
     expect(asked('/session/abc/se/cdp')).toBeUndefined();
     expect(asked('/ui/api/sessions/abc/vnc/websockify')).toBeUndefined();

@@ -6,7 +6,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { missingPackages, parseTestPackages, TEST_PACKAGES } from '../../scripts/install-test-packages';
+import {
+  BENCH_PACKAGES,
+  missingPackages,
+  parseTestPackages,
+  TEST_PACKAGES,
+} from '../../scripts/install-test-packages';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gridgate-test-packages-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -48,6 +53,24 @@ describe('the list of Debian packages the tests need', () => {
         'prometheus',
       ]),
     );
+  });
+
+  it('keeps what only the benchmarks run (wrk, nginx, perf) in a list of their own, out of npm test', () => {
+    const tests = parseTestPackages(readFileSync(TEST_PACKAGES, 'utf8'));
+    const bench = parseTestPackages(readFileSync(BENCH_PACKAGES, 'utf8'), 'bench-packages.txt');
+    expect(bench.map(({ name }) => name)).toEqual(
+      expect.arrayContaining(['wrk', 'nginx-light', 'linux-perf']),
+    );
+    expect(tests.map(({ name }) => name)).not.toContain('wrk');
+    expect(tests.map(({ name }) => name)).not.toContain('nginx-light');
+    expect(tests.map(({ name }) => name)).not.toContain('linux-perf');
+    // A package both lists name is installed the same way, whichever list finds it missing first.
+    const testFiles = new Map(tests.map(({ name, file }) => [name, file]));
+    for (const { name, file } of bench) if (testFiles.has(name)) expect(testFiles.get(name), name).toBe(file);
+  });
+
+  it('names the list a bad line is in', () => {
+    expect(() => parseTestPackages('wrk\n', 'bench-packages.txt')).toThrow(/^bench-packages.txt line 1/);
   });
 
   it('counts as missing only the packages whose file is not there', async () => {

@@ -11,6 +11,11 @@ export const UI_RECORDINGS_SCRIPT = `"use strict";
     if (text !== void 0 && text !== null) node.textContent = String(text);
     return node;
   }
+  function link(href, text) {
+    const a = el("a", null, text);
+    a.href = href;
+    return a;
+  }
   function resultText(facts) {
     const { result } = facts;
     if (!result) return "unknown";
@@ -34,11 +39,6 @@ export const UI_RECORDINGS_SCRIPT = `"use strict";
     else if (child) td.appendChild(child);
     else td.textContent = "—";
     row2.appendChild(td);
-  }
-  function link(href, text) {
-    const a = el("a", null, text);
-    a.href = href;
-    return a;
   }
   function logLinks(recording) {
     const links = [

@@ -13,7 +13,7 @@ import type { SessionRecord } from '../../core/ports';
 import { outcomeOf } from '../../core/test-marks';
 import { artifactResponse } from '../artifact-response';
 import { UI_SECURITY_HEADERS } from './ui-page';
-import type { RecordingList, RecordingView, Viewer } from './ui-views';
+import type { RecordingList, RecordingView, SessionRecordings, Viewer } from './ui-views';
 
 type UiEnv = { Variables: { user: string } };
 
@@ -73,6 +73,30 @@ function withRecordMarks(recorded: RecordedSession, record: SessionRecord | unde
     ...(project ? { project } : {}),
     ...(labels ? { labels } : {}),
   };
+}
+
+/**
+ * What an ended session kept, for its page, which has checked the viewer may see the session (the same
+ * owner-or-admin rule as the list): its files' URLs and why a video is missing; undefined: none kept.
+ */
+export async function endedSessionRecordings(
+  deps: GridDeps,
+  key: string,
+): Promise<SessionRecordings | undefined> {
+  for (const source of artifactSources(deps)) {
+    const recorded = await source.recorded?.(key);
+    if (!recorded) continue;
+    const { videoUrl, logUrl, consoleUrl, harUrl, screenshotUrl, videoNotKept } = view(recorded);
+    return {
+      ...(videoUrl ? { videoUrl } : {}),
+      ...(logUrl ? { logUrl } : {}),
+      ...(consoleUrl ? { consoleUrl } : {}),
+      ...(harUrl ? { harUrl } : {}),
+      ...(screenshotUrl ? { screenshotUrl } : {}),
+      ...(videoNotKept ? { videoNotKept } : {}),
+    };
+  }
+  return undefined;
 }
 
 async function visibleRecording(deps: GridDeps, who: Viewer, key: string) {

@@ -11,7 +11,7 @@ import { endFromPage, takeScreenshot } from './ui-browser';
 import { overview, pageHeader, sessionDetail, visibleSession } from './ui-data';
 import { markFromPage } from './ui-marks';
 import { statusPage, UI_SECURITY_HEADERS } from './ui-page';
-import { registerRecordingRoutes } from './ui-recordings';
+import { endedSessionRecordings, registerRecordingRoutes } from './ui-recordings';
 import { UI_RECORDINGS_SCRIPT } from './ui-recordings-script';
 import { UI_SCRIPT } from './ui-script';
 import { UI_STYLE } from './ui-style';
@@ -85,7 +85,11 @@ export function registerUiRoutes(app: Hono<UiEnv>, deps: GridDeps, options: UiOp
     const record = await visibleSession(deps, who, c.req.param('key'));
     const header = pageHeader(deps, who, options.startedAt);
     const vnc = vncTarget(deps, record, options.webSockets ?? false);
-    const session = sessionDetail(deps, record, header.now, vnc && { password: vnc.password });
+    const detail = sessionDetail(deps, record, header.now, vnc && { password: vnc.password });
+    // An ended session's files, linked from its page as from the recordings list.
+    const recordings =
+      record.endedAt === undefined ? undefined : await endedSessionRecordings(deps, record.key);
+    const session = recordings ? { ...detail, recordings } : detail;
     return c.json({ ...header, session }, 200, UI_SECURITY_HEADERS);
   });
   // The same checks as the session's page (owner or admin, a running session), then the browser's noVNC.

@@ -11,6 +11,11 @@ export const UI_SCRIPT = `"use strict";
     if (text !== void 0 && text !== null) node.textContent = String(text);
     return node;
   }
+  function link(href, text) {
+    const a = el("a", null, text);
+    a.href = href;
+    return a;
+  }
   function byId(id, type) {
     const node = document.getElementById(id);
     if (!(node instanceof type)) throw new Error(\`the page has no \${type.name} #\${id}\`);
@@ -150,9 +155,9 @@ export const UI_SCRIPT = `"use strict";
     const sessions = data.sessions.map((session) => {
       const row = el("tr");
       row.setAttribute("data-session", session.key);
-      const link = el("a", "key", session.key);
-      link.href = sessionHref(session.key);
-      cell(row, "").appendChild(link);
+      const link2 = el("a", "key", session.key);
+      link2.href = sessionHref(session.key);
+      cell(row, "").appendChild(link2);
       const test = cell(row, session.name ?? "", "test-name");
       const grouping = groupingText(session);
       if (grouping) test.appendChild(el("div", "meta grouping", grouping));
@@ -185,6 +190,23 @@ export const UI_SCRIPT = `"use strict";
   function detail(list, name, value) {
     list.appendChild(el("dt", "", name));
     list.appendChild(el("dd", "", value));
+  }
+  function recordingLinks(recordings) {
+    const links = [
+      [recordings.videoUrl, "video"],
+      [recordings.logUrl, "driver log"],
+      [recordings.consoleUrl, "console"],
+      [recordings.harUrl, "HAR"],
+      [recordings.screenshotUrl, "last screen"]
+    ];
+    const parts = links.flatMap(([href, text]) => href ? [link(href, text)] : []);
+    if (recordings.videoNotKept) parts.push(el("span", "meta", \`video \${recordings.videoNotKept}\`));
+    const shown = el("span", "recordings");
+    parts.forEach((part, at) => {
+      if (at > 0) shown.appendChild(document.createTextNode(" · "));
+      shown.appendChild(part);
+    });
+    return shown;
   }
   function sessionPage(key) {
     let running = false;
@@ -226,6 +248,10 @@ export const UI_SCRIPT = `"use strict";
           "Estimated cost",
           \`$\${s.cost.dollars.toFixed(4)}\${s.cost.final ? "" : " so far"} (\${billed})\`
         );
+      }
+      if (s.recordings) {
+        list.appendChild(el("dt", "", "Recordings"));
+        list.appendChild(el("dd")).appendChild(recordingLinks(s.recordings));
       }
       const events = byId("events", HTMLOListElement);
       events.textContent = "";

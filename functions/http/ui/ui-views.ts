@@ -79,7 +79,15 @@ export interface SessionDetail extends SessionView {
   events: SessionEvent[];
   /** A live VNC view through gridgate (its noVNC page's password); none: the page shows screenshots. */
   vnc?: { password: string };
+  /** An ended session's files and why its video is missing, as the recordings list has them; none: nothing kept. */
+  recordings?: SessionRecordings;
 }
+
+/** Where an ended session's files are (relative URLs), and why its video was not kept. */
+export type SessionRecordings = Pick<
+  RecordingView,
+  'videoUrl' | 'logUrl' | 'consoleUrl' | 'harUrl' | 'screenshotUrl' | 'videoNotKept'
+>;
 
 /** What every page shows at its top. */
 export interface PageHeader {

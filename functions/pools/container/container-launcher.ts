@@ -11,7 +11,7 @@ import { realSleep } from '../../adapters/aws/retry-pacing';
 import { browserInUseMs, hardLifetimeSeconds } from '../../core/browser-lifetime';
 import type { Capabilities } from '../../core/capabilities';
 import type { ContainerPoolConfig } from '../../core/config';
-import { devtoolsAddress, withDevtoolsDoor } from '../../core/devtools-address';
+import { devtoolsAddress, withDevtoolsAt } from '../../core/devtools-address';
 import { LaunchFailure } from '../../core/host-choice';
 import type { DevtoolsDoors, SessionOpener, VncOrigins, WarmCounter } from '../../core/pool-runtime';
 import type {
@@ -23,6 +23,7 @@ import type {
   StopContext,
 } from '../../core/ports';
 import { systemClock } from '../../core/ports';
+import { screenAndZoneEnvironment, withScreenWindow } from '../../core/screen-and-zone';
 import { DriverNotReady, driverStatus, waitForDriver } from '../selenium-node/driver-ready';
 import { nodeCapabilities } from '../selenium-node/node-capabilities';
 import type { ContainerEngine, ContainerExit } from './container-engine';
@@ -97,14 +98,18 @@ export class ContainerLauncher
     request.signal.throwIfAborted();
     const recordings = this.options.recordings;
     const recording = await recordings?.begin(request);
+    // A time zone or screen size is the environment a container starts with: a warm one has neither.
+    const environment = screenAndZoneEnvironment(request.capabilities);
+    const ownContainer = Object.keys(environment).length > 0;
     let address: { address: string; handle: string };
     try {
       address =
-        (await this.takeWarm(pool, request.signal)) ??
+        (ownContainer ? undefined : await this.takeWarm(pool, request.signal)) ??
         (await this.startContainer(pool, {
           session: request.key,
           idleTimeoutMs: request.idleTimeoutMs,
           inUseMs: request.inUseMs,
+          environment,
           signal: request.signal,
           onStarted: () => request.onStage?.('driver'),
         }));
@@ -115,7 +120,7 @@ export class ContainerLauncher
     recordings?.track(address.handle, recording);
     const running = this.running.get(address.handle);
     if (running) running.session = request.key;
-    return { ...address, capabilities: nodeCapabilities(request.capabilities) };
+    return { ...address, capabilities: withScreenWindow(nodeCapabilities(request.capabilities)) };
   }
 
   /**
@@ -159,7 +164,7 @@ export class ContainerLauncher
     if (!recordings) return;
     // The recorder reaches the browser through the door alone: the address it gave is inside its container.
     try {
-      await recordings.opened(handle, door ? withDevtoolsDoor(capabilities, door) : {});
+      await recordings.opened(handle, door ? withDevtoolsAt(capabilities, door) : {});
     } catch (error) {
       if (door) throw error;
       const why = (await doorsUnavailable()) ?? 'the browser reported no DevTools port';
@@ -317,6 +322,7 @@ export class ContainerLauncher
       session: string;
       idleTimeoutMs: number;
       inUseMs: number;
+      environment?: Record<string, string>;
       signal: AbortSignal;
       onStarted?: () => void;
     },
@@ -329,6 +335,7 @@ export class ContainerLauncher
       session: start.session,
       idleTimeoutSeconds: Math.ceil(start.idleTimeoutMs / 1000),
       lifetimeSeconds: hardLifetimeSeconds(start.inUseMs),
+      environment: start.environment,
     });
     let id: string;
     try {

@@ -1,7 +1,8 @@
 /**
  * The `run` arguments of a session's container: its labels (what the start-up sweep finds it by), its own
  * network namespace with only its WebDriver (and noVNC) port published on this machine's loopback, the
- * pool's resource limits, docker-selenium's one-session knobs, and a hard lifetime the engine enforces.
+ * pool's resource limits, the session's time zone and screen, docker-selenium's one-session knobs, and a hard
+ * lifetime the engine enforces.
  */
 
 import type { ContainerPoolConfig } from '../../core/config';
@@ -29,6 +30,8 @@ export interface ContainerRun {
   idleTimeoutSeconds: number;
   /** Whole seconds after which the engine kills the container whatever happens (podman only). */
   lifetimeSeconds: number;
+  /** The session's own environment (its time zone and screen), over the pool's `env`; none for a warm one. */
+  environment?: Record<string, string>;
 }
 
 /**
@@ -59,6 +62,7 @@ export function containerRunArgs(run: ContainerRun): string[] {
   );
   const environment = {
     ...pool.env,
+    ...run.environment,
     // docker-selenium's node: one session, then drain; any other image ignores these.
     SE_NODE_MAX_SESSIONS: '1',
     SE_DRAIN_AFTER_SESSION_COUNT: '1',

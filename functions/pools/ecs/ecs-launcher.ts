@@ -19,6 +19,7 @@ import type {
   StopContext,
   TaskBilling,
 } from '../../core/ports';
+import { screenAndZoneEnvironment } from '../../core/screen-and-zone';
 import { idleWarmTasks, type WarmTaskStore } from '../../core/warm-task-store';
 import { keepsWarmTasks } from '../../core/warm-tasks';
 import { type CloudBrowserFailures, cloudBrowserReady } from '../selenium-node/cloud-browser-ready';
@@ -157,7 +158,8 @@ export class EcsLauncher implements Launcher<EcsPoolConfig>, WarmCounter {
 
   /**
    * A warm pool's idle task, claimed for this session, checked and tagged; undefined when the pool keeps
-   * none or none could be used. Any request matched to the pool can take one: an ecs pool has one image.
+   * none or none could be used. Any request matched to the pool can take one (an ecs pool has one image) but
+   * one asking for its own time zone or screen size.
    */
   private async claimWarm(
     pool: DeployedEcsPool,
@@ -165,6 +167,8 @@ export class EcsLauncher implements Launcher<EcsPoolConfig>, WarmCounter {
   ): Promise<LaunchedBrowser | undefined> {
     const { warm } = this.options;
     if (warm === undefined || !keepsWarmTasks(pool)) return undefined;
+    // A time zone or screen size is the environment a task starts with: a warm task has neither.
+    if (Object.keys(screenAndZoneEnvironment(request.capabilities)).length > 0) return undefined;
     const started = this.clock.now();
     const task = await claimWarmTask(
       {

@@ -10,6 +10,7 @@ import { artifactsByKind } from '../../core/artifacts-by-kind';
 import type { PoolConfig } from '../../core/config';
 import { madeOnFirstUse } from '../../core/made-on-first-use';
 import type { KeptRecordings } from '../../core/recorded-in-store';
+import type { VideoPlace, VideoPlaceOf } from '../../core/unkept-videos';
 
 export interface EcsRecordingPlaces {
   /** The recordings bucket (GRIDGATE_DEPLOYMENT's recordingsBucket). */
@@ -57,6 +58,11 @@ export const ecsKept: KeptRecordings = (record, pool) => ({
   video: record.recording?.video === true && pool.kind === 'ecs' && pool.recorder !== undefined,
   log: true,
 });
+
+/** Where an ecs pool's recorder uploads: the stack's recordings bucket (`place`), for pools with a recorder. */
+export function ecsVideoPlace(place: VideoPlace): VideoPlaceOf {
+  return (pool) => (pool.kind === 'ecs' && pool.recorder !== undefined ? place : undefined);
+}
 
 /** The router's CloudWatch Logs client: one try per call, since the log reads pace their own retries. */
 async function newLogsClient(): Promise<CloudWatchLogsClient> {

@@ -7,6 +7,8 @@ import { createHash } from 'node:crypto';
 import { type ECSClient, RunTaskCommand, type RunTaskCommandInput } from '@aws-sdk/client-ecs';
 import { type Backoff, backoffMs, type Sleep } from '../../adapters/aws/retry-pacing';
 import type { LaunchRequest, Metrics } from '../../core/ports';
+import { screenAndZoneEnvironment } from '../../core/screen-and-zone';
+import { RECORDER_CONTAINER } from '../selenium-node/recorder-environment';
 import { EcsLaunchFailure } from './ecs-launch-stage';
 import type { DeployedEcsPool } from './ecs-pool-check';
 import { isNoCapacity, isThrottling, isVcpuQuota } from './ecs-retry';
@@ -50,7 +52,7 @@ export interface RunTaskOptions {
  * task's, started by the cleanup for no session yet (key: a unique name for the idempotency token).
  */
 export type TaskRequest = Pick<LaunchRequest, 'key' | 'idleTimeoutMs' | 'signal'> &
-  ({ user: string; warm?: undefined } | { warm: true });
+  ({ user: string; capabilities: LaunchRequest['capabilities']; warm?: undefined } | { warm: true });
 
 /** The RunTask input for one try: every field gridgate sets, nothing the task definition already says. */
 export function runTaskInput(
@@ -60,6 +62,10 @@ export function runTaskInput(
   clientToken: string,
   createdAt: number,
 ): RunTaskCommandInput {
+  // The session's time zone and screen (se:timeZone, se:screenResolution): the browser container starts with
+  // them, and so does the recorder, whose ffmpeg grabs SE_SCREEN_WIDTH x SE_SCREEN_HEIGHT of the display. A
+  // few dozen characters, well within RunTask's 8192 for all overrides (ecs-api-rules.ts).
+  const session = request.warm ? [] : keyValues(screenAndZoneEnvironment(request.capabilities));
   return {
     cluster: pool.cluster,
     taskDefinition: pool.taskDefinition,
@@ -83,8 +89,10 @@ export function runTaskInput(
               name: 'SE_NODE_SESSION_TIMEOUT',
               value: String(Math.max(1, Math.ceil(request.idleTimeoutMs / 1000))),
             },
+            ...session,
           ],
         },
+        ...(pool.recorder && session.length > 0 ? [{ name: RECORDER_CONTAINER, environment: session }] : []),
       ],
     },
     startedBy: STARTED_BY,
@@ -105,6 +113,10 @@ export function runTaskInput(
     clientToken,
   };
 }
+
+/** Variables as a container override lists them (API_KeyValuePair). */
+const keyValues = (variables: Record<string, string>) =>
+  Object.entries(variables).map(([name, value]) => ({ name, value }));
 
 /**
  * RunTask's idempotency token (≤ 64 ASCII characters): the same for the SDK's own resends of one call, new

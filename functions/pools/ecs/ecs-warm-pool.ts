@@ -47,7 +47,8 @@ interface PassContext {
   deadline: number | undefined;
 }
 
-const DEFAULT_INTERVAL_MS = 60_000;
+/** The cleanup's schedule when CLEANUP_INTERVAL does not say (infra/orphan-cleanup.ts: every minute). */
+export const DEFAULT_INTERVAL_MS = 60_000;
 const DEFAULT_INTERVALS = 10;
 // At most this many RunTask calls per pool and pass: RunTask's bucket is 20 per second per account and
 // Region (aws-constraints 5.1), shared with the routers' own launches.

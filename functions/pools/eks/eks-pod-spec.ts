@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { hardLifetimeSeconds } from '../../core/browser-lifetime';
 import type { LaunchRequest } from '../../core/ports';
-import { recorderEnvironment } from '../selenium-node/recorder-environment';
+import { screenAndZoneEnvironment } from '../../core/screen-and-zone';
+import { RECORDER_CONTAINER, recorderEnvironment } from '../selenium-node/recorder-environment';
 import type { DeployedEksPool } from './eks-pool-check';
 
 export const POD_LABELS = {
@@ -32,8 +33,6 @@ export const POD_NAME = /^gg-[a-z0-9-]{1,60}$/;
 export const GRID_SELECTOR = `${POD_LABELS.grid}=true`;
 /** The browser container's name in every pod. */
 export const CONTAINER = 'browser';
-/** The recorder container's name, as in an ecs task and docker-selenium's Helm chart. */
-export const RECORDER_CONTAINER = 'video';
 
 // A pod without a recorder has nothing to finish: the browser is stopped at once.
 const GRACE_SECONDS = 5;
@@ -88,6 +87,9 @@ export function podManifest(
   createdAt: number,
 ): Pod {
   const { recorder } = pool;
+  // The session's time zone and screen (se:timeZone, se:screenResolution): every container of its pod starts
+  // with them, the recorder too, whose ffmpeg grabs SE_SCREEN_WIDTH x SE_SCREEN_HEIGHT of the display.
+  const session = screenAndZoneEnvironment(request.capabilities);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -137,6 +139,7 @@ export function podManifest(
             },
             // Selenium Grid 4's managed downloads (se:downloadsEnabled, /se/files), which gridgate passes through.
             { name: 'SE_NODE_ENABLE_MANAGED_DOWNLOADS', value: 'true' },
+            ...envVars(session),
           ],
           // Requests equal to limits: the Guaranteed class, first to stay when a node runs short.
           resources: {
@@ -148,7 +151,7 @@ export function podManifest(
             ? { lifecycle: { preStop: { exec: { command: ['sleep', String(DISPLAY_HOLD_SECONDS)] } } } }
             : {}),
         },
-        ...(recorder ? [recorderContainer(pool.port, recorder)] : []),
+        ...(recorder ? [recorderContainer(pool.port, recorder, session)] : []),
       ],
       volumes: [{ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: SHM_SIZE } }],
     },
@@ -156,15 +159,20 @@ export function podManifest(
 }
 
 /** docker-selenium's recorder, as in an ecs task (recorder-environment.ts), with requests equal to limits. */
-function recorderContainer(port: number, recorder: NonNullable<DeployedEksPool['recorder']>): Pod {
+function recorderContainer(
+  port: number,
+  recorder: NonNullable<DeployedEksPool['recorder']>,
+  session: Record<string, string>,
+): Pod {
   const { image, bucket, region, cpu, memory } = recorder;
   return {
     name: RECORDER_CONTAINER,
     image,
-    env: Object.entries(recorderEnvironment({ port, bucket, region })).map(([name, value]) => ({
-      name,
-      value,
-    })),
+    env: envVars({ ...recorderEnvironment({ port, bucket, region }), ...session }),
     resources: { requests: { cpu, memory }, limits: { cpu, memory } },
   };
 }
+
+/** Variables as a container's `env` lists them. */
+const envVars = (variables: Record<string, string>) =>
+  Object.entries(variables).map(([name, value]) => ({ name, value }));

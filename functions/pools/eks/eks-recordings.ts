@@ -13,6 +13,7 @@ import { artifactsByKind } from '../../core/artifacts-by-kind';
 import type { EksPoolConfig, PoolConfig } from '../../core/config';
 import { madeOnFirstUse, madeOnFirstUsePer } from '../../core/made-on-first-use';
 import type { KeptRecordings } from '../../core/recorded-in-store';
+import type { VideoPlaceOf } from '../../core/unkept-videos';
 import { keptLogBucket } from '../selenium-node/pod-log-keys';
 import type { EksPodApi } from './eks-pod-api';
 import type { DeployedEksPool } from './eks-pool-check';
@@ -100,6 +101,13 @@ export const eksKept: KeptRecordings = (record, pool) => {
   if (pool.kind !== 'eks') return { video: false, log: false };
   const videos = !!pool.recorder?.bucket && !!pool.recorder.region;
   return { video: videos && record.recording?.video === true, log: keptLogBucket(pool) !== undefined };
+};
+
+/** Where an eks pool's recorder uploads: the bucket and Region it is told (recorder-environment.ts). */
+export const eksVideoPlace: VideoPlaceOf = (pool) => {
+  if (pool.kind !== 'eks') return undefined;
+  const { bucket, region } = pool.recorder ?? {};
+  return bucket && region ? { bucket, region } : undefined;
 };
 
 /** The S3 client of a bucket's Region, with the SDK's default credentials (the router's or head's role). */

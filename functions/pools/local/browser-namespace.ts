@@ -28,7 +28,8 @@ export const NAMESPACE_DEVTOOLS_PORT = 9222;
 /** Where gridgate reaches every namespace's forwarded ports: on loopback, but not the address namespaces reach. */
 const GRID_LOOPBACK = '127.0.0.2';
 // A documentation range (RFC 5737): never a real network, so the namespace's gateway is never mistaken for one.
-const ADDRESS = '192.0.2.2';
+// The namespace's own address is reached from inside it only (pasta forwards nothing else in).
+export const NAMESPACE_ADDRESS = '192.0.2.2';
 const GATEWAY = '192.0.2.1';
 const READY_TIMEOUT_MS = 5000;
 const POLL_MS = 10;
@@ -169,7 +170,7 @@ function startPasta(name: string, forwards: Record<number, number>, env: NodeJS.
       '-4',
       '--config-net',
       '-a',
-      ADDRESS,
+      NAMESPACE_ADDRESS,
       '-n',
       '24',
       '-g',

@@ -12,9 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Capabilities } from '../../core/capabilities';
 import type { LocalPoolConfig, PoolConfig } from '../../core/config';
+import { devtoolsAddress, withDevtoolsAt } from '../../core/devtools-address';
 import type { HostPathContext } from '../../core/host-path-rules';
-import type { HostPathBounds, SessionOpener, WarmCounter } from '../../core/pool-runtime';
-import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
+import type { DevtoolsDoors, HostPathBounds, SessionOpener, WarmCounter } from '../../core/pool-runtime';
+import type { LaunchedBrowser, Launcher, LaunchRequest, Logger, StopContext } from '../../core/ports';
 import { sessionTimeZone } from '../../core/screen-and-zone';
 import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
 import { browserEnvironment } from './browser-environment';
@@ -62,8 +63,14 @@ interface RunningDriver {
   chromium?: Group;
   /** The network namespace chromedriver and its Chromium run in, when browsers get one (options.isolation). */
   namespace?: BrowserNamespace;
+  /** host:port where gridgate reaches its Chromium's DevTools, once its session is open. */
+  devtools?: string;
   /** The stop under way or done, shared by every caller of stop(); set once stopping began. */
   stopped?: Promise<void>;
+  /** Set once stop() resolved: no process of the browser runs, what it held is being freed (tornDown). */
+  outOfReach?: true;
+  /** What follows the stop: the browser's network namespace and folders go; shutdown waits for it. */
+  tornDown?: Promise<void>;
   /**
    * Started ahead of demand (a warm browser, a ready chromedriver) and not yet any session's: its exit is
    * no session's browser exiting, and it is not among the running sessions' browsers.
@@ -89,6 +96,8 @@ export interface ChromedriverLauncherOptions {
    * port; none: they share the machine's network, as any program of gridgate's user.
    */
   isolation?: { gridPorts: readonly number[] };
+  /** Hears a stopped browser's teardown that failed (its network or folders), which no caller waits for. */
+  logger?: Logger;
 }
 
 /** What a session's own chromedriver is started with: where it logs, and the time zone its Chromium sees. */
@@ -98,7 +107,7 @@ interface DriverLaunch {
 }
 
 export class ChromedriverLauncher
-  implements Launcher<LocalPoolConfig>, WarmCounter, HostPathBounds, SessionOpener
+  implements Launcher<LocalPoolConfig>, WarmCounter, HostPathBounds, SessionOpener, DevtoolsDoors
 {
   private readonly drivers = new Map<string, RunningDriver>();
   private readonly warm = new WarmBrowsers({
@@ -167,7 +176,6 @@ export class ChromedriverLauncher
         address: warm.address,
         handle: warm.handle,
         capabilities: attachCapabilities(capabilities, warm.attachAddress ?? warm.debuggerAddress),
-        ...served(undefined, this.drivers.get(warm.handle)?.namespace),
       };
     }
     const driver =
@@ -202,7 +210,7 @@ export class ChromedriverLauncher
         downloadDirectory,
         ...(binary ? { binary, devtoolsPort: NAMESPACE_DEVTOOLS_PORT } : {}),
       }),
-      ...served(downloadDirectory, namespace),
+      ...served(downloadDirectory),
     };
   }
 
@@ -383,44 +391,90 @@ export class ChromedriverLauncher
     }
   }
 
-  /** The session's browser answered its new-session request: its recording starts, its pool's refill too. */
+  /**
+   * The session's browser answered its new-session request: where its DevTools are reached is known (the port
+   * forwarded into its namespace, else the one chromedriver reports), its recording starts, its pool's refill
+   * too.
+   */
   async opened(handle: string, capabilities: Capabilities): Promise<void> {
     this.readyDrivers.launched(handle);
-    await this.options.recordings?.opened(handle, capabilities);
+    const driver = this.drivers.get(handle);
+    // A Chromium in a namespace is reached by a pipe or inside it: chromedriver's answer says nothing usable.
+    const devtools = driver?.namespace?.devtools ?? devtoolsAddress(capabilities);
+    if (driver && devtools) driver.devtools = devtools;
+    await this.options.recordings?.opened(
+      handle,
+      devtools ? withDevtoolsAt(capabilities, devtools) : capabilities,
+    );
   }
 
-  /** Stops the browser; every caller, the first or one arriving meanwhile (a shutdown), waits for all of it. */
+  /** host:port on this machine where the session's Chromium's DevTools answer; undefined before it opened. */
+  devtools(handle: string): string | undefined {
+    return this.drivers.get(handle)?.devtools;
+  }
+
+  /**
+   * Stops the browser: resolves once none of its processes runs and what it recorded is kept, which every
+   * caller, the first or one arriving meanwhile, waits for. Its network namespace and folders go after
+   * (tornDown): a DELETE is answered without waiting for them, and shutdown (stopAll) waits for them.
+   */
   stop(handle: string, context?: StopContext): Promise<void> {
     // A session whose start failed: its pool's ready chromedriver is replaced now.
     this.readyDrivers.launched(handle);
     const driver = this.drivers.get(handle);
     if (!driver) return Promise.resolve();
-    driver.stopped ??= this.stopDriver(handle, driver, context);
-    return driver.stopped;
+    if (driver.stopped) return driver.stopped;
+    const stopped = this.stopDriver(handle, driver, context);
+    driver.stopped = stopped;
+    // Even after a failed stop (a recording that could not be kept): the processes were ended first.
+    driver.tornDown = stopped.then(
+      () => this.tearDown(handle, driver),
+      () => this.tearDown(handle, driver),
+    );
+    return stopped;
+  }
+
+  /** Resolves once a stopped browser's namespace and folders are gone (at once for a handle not known). */
+  async tornDown(handle: string): Promise<void> {
+    await this.drivers.get(handle)?.tornDown;
   }
 
   /**
-   * The video and the console and network capture first, while the browser still shows its last page; both process groups; what the session
-   * recorded, once chromedriver has written its log; the profile and the session's directory; then the
-   * handle is forgotten.
+   * The video and the console and network capture first, while the browser still shows its last page; both
+   * process groups; then what the session recorded, once chromedriver has written its log (kept before the
+   * answer, so a client fetching its video right after DELETE finds it).
    */
   private async stopDriver(handle: string, driver: RunningDriver, context?: StopContext): Promise<void> {
     this.browsers.unwatch(handle);
     const recordings = this.options.recordings;
     await recordings?.stopRecording(handle);
-    const { userDataDir, scratchDir } = driver;
     const groups: Group[] = [driver, ...(driver.chromium ? [driver.chromium] : [])];
     await Promise.all(groups.map(stopGroup));
-    if (driver.namespace) await closeBrowserNamespace(driver.namespace);
+    driver.outOfReach = true;
+    await recordings?.keep(handle, context?.reason, context?.videoNotKept);
+  }
+
+  /**
+   * What a stopped browser held and nothing reaches any more: its network namespace (pasta, then the
+   * namespace), its profile, its scratch folder and its session directory; then the handle is forgotten.
+   * Measured here: 20–500 ms under load, most of it removing the profile, which a DELETE no longer waits for.
+   */
+  private async tearDown(handle: string, driver: RunningDriver): Promise<void> {
     const removed = (dir: string) =>
       dir && rm(dir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
-    await Promise.all([
-      recordings?.keep(handle, context?.reason, context?.videoNotKept),
-      removed(userDataDir),
-      removed(scratchDir),
-      this.directories.remove(handle),
-    ]);
-    this.drivers.delete(handle);
+    try {
+      await Promise.all([
+        driver.namespace && closeBrowserNamespace(driver.namespace),
+        removed(driver.userDataDir),
+        removed(driver.scratchDir),
+        this.directories.remove(handle),
+      ]);
+    } catch (error) {
+      this.options.logger?.log('BROWSER_STOP_FAILED', { handle, error: String(error) });
+    } finally {
+      // Unless the pid came back meanwhile as another chromedriver's.
+      if (this.drivers.get(handle) === driver) this.drivers.delete(handle);
+    }
   }
 
   /** Stops every chromedriver and Chromium: those serving or being started for sessions, and the warm ones. */
@@ -428,18 +482,25 @@ export class ChromedriverLauncher
     this.stopped = true;
     this.browsers.close();
     await Promise.all([this.warm.close(), this.readyDrivers.close()]);
-    await Promise.all([...this.drivers.keys()].map((handle) => this.stop(handle)));
+    const stops = await Promise.allSettled([...this.drivers.keys()].map((handle) => this.stop(handle)));
+    // Every teardown, also those of stops that ended before: nothing of a browser outlives gridgate.
+    await Promise.all([...this.drivers.keys()].map((handle) => this.tornDown(handle)));
+    const failed = stops.find((stop) => stop.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
-  /** Handles of the browsers running now for sessions (warm browsers and ready chromedrivers not included). */
+  /**
+   * Handles of the browsers running now for sessions (warm browsers and ready chromedrivers not included,
+   * nor stopped ones whose folders are still being removed).
+   */
   running(): string[] {
-    return [...this.drivers].flatMap(([handle, driver]) => (driver.warm ? [] : [handle]));
+    return [...this.drivers].flatMap(([handle, driver]) => (countsAsRunning(driver) ? [handle] : []));
   }
 
   /** Whether the handle is among running(), without listing them: asked per record by the sweeps. */
   isRunning(handle: string): boolean {
     const driver = this.drivers.get(handle);
-    return driver !== undefined && !driver.warm;
+    return driver !== undefined && countsAsRunning(driver);
   }
 
   private alive(handle: string): boolean {
@@ -472,17 +533,9 @@ async function newScratch(): Promise<string> {
 
 const homeOf = (scratchDir: string) => join(scratchDir, 'home');
 
-/**
- * What gridgate adds to the browser's new-session answer: managed downloads, and for a Chromium reached by a
- * pipe (which chromedriver then reports no DevTools address for) the forwarded DevTools port, where se:cdp
- * and videos find it.
- */
-function served(downloadDirectory: string | undefined, namespace: BrowserNamespace | undefined) {
-  const capabilities: Capabilities = {
-    ...(downloadDirectory ? { 'se:downloadsEnabled': true } : {}),
-    ...(namespace ? { 'goog:chromeOptions': { debuggerAddress: namespace.devtools } } : {}),
-  };
-  return Object.keys(capabilities).length ? { served: capabilities } : {};
+/** What gridgate adds to the browser's new-session answer: managed downloads, which chromedriver knows nothing of. */
+function served(downloadDirectory: string | undefined) {
+  return downloadDirectory ? { served: { 'se:downloadsEnabled': true } } : {};
 }
 
 /**
@@ -497,5 +550,7 @@ async function chromiumAsItsUser(handle: string, driver: RunningDriver, chromium
   await writeFile(path, chromiumAsBrowserUser(user, chromium, owned), { mode: 0o700 });
   return path;
 }
+
+const countsAsRunning = (driver: RunningDriver) => !driver.warm && !driver.outOfReach;
 
 const runs = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;

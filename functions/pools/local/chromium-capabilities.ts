@@ -2,7 +2,7 @@
 import { type Capabilities, isObject } from '../../core/capabilities';
 import { droppedQuietly, switchRefusal } from '../../core/chromium-switches';
 import type { PoolConfig } from '../../core/config';
-import { screenResolution } from '../../core/screen-and-zone';
+import { screenResolution, screenSwitches } from '../../core/screen-and-zone';
 
 type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
 
@@ -53,7 +53,7 @@ export function chromiumCapabilities(
   };
   // Selenium Grid 4's se:screenResolution, unless the client's own --window-size says otherwise.
   const screen = screenResolution(requested);
-  if (screen) add(`--window-size=${screen.width},${screen.height}`);
+  if (screen && !present.has('--window-size')) for (const arg of screenSwitches(screen)) add(arg);
   if (pool.headless && ![...present].some((flag) => flag === '--headless')) add('--headless=new');
   if (settings.runningAsRoot) add('--no-sandbox');
   for (const arg of pool.args) add(arg);

@@ -68,6 +68,7 @@ export async function startLocalPoolRuntime(context: LocalPoolContext): Promise<
     recordings: sessionRecordings,
     isolation: await browserIsolation(config, logger),
     onUnexpectedExit: context.onUnexpectedExit,
+    logger,
   });
   const runPeriodically = () => {
     launcher.keepWarm(Object.values(current().pools));
@@ -86,11 +87,18 @@ export async function startLocalPoolRuntime(context: LocalPoolContext): Promise<
 
 /**
  * The local kind's runtime: the chromedriver launcher, which also counts its warm browsers, serves file
- * transfer, bounds what a session's commands may name of this machine's files, and starts a session's
- * recording once its browser answered.
+ * transfer, bounds what a session's commands may name of this machine's files, starts a session's recording
+ * once its browser answered, and says where its DevTools answer.
  */
 export function localRuntime(launcher: ChromedriverLauncher): PoolRuntime<LocalPoolConfig> {
-  return { launcher, warm: launcher, files: launcher.files, hostPaths: launcher, opener: launcher };
+  return {
+    launcher,
+    warm: launcher,
+    files: launcher.files,
+    hostPaths: launcher,
+    opener: launcher,
+    devtools: launcher,
+  };
 }
 
 /** Keeps the recordings of sessions a gridgate process that was killed outright was running, ended so. */

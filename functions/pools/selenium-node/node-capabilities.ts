@@ -2,6 +2,7 @@
 import type { Capabilities } from '../../core/capabilities';
 import type { EcsPoolConfig, EksPoolConfig } from '../../core/config';
 import type { LaunchRequest } from '../../core/ports';
+import { withScreenWindow } from '../../core/screen-and-zone';
 
 /**
  * The client's capabilities without browserVersion. The catalog has matched the version already and the
@@ -14,15 +15,16 @@ export function nodeCapabilities(requested: Capabilities): Capabilities {
 }
 
 /**
- * What an ecs task's or eks pod's node is asked for: with a video recorder beside it, whether to record this
- * session (se:recordVideo, read by docker-selenium's recorder; always said, so the recorder's own default
- * never decides) and under what name (se:videoName: the session's key, which the recordings bucket keys it by).
+ * What an ecs task's or eks pod's node is asked for: a Chromium's window at the session's screen size; with a
+ * video recorder beside it, whether to record this session (se:recordVideo, read by docker-selenium's
+ * recorder; always said, so the recorder's own default never decides) and under what name (se:videoName: the
+ * session's key, which the recordings bucket keys it by).
  */
 export function recorderNodeCapabilities(
   pool: EcsPoolConfig | EksPoolConfig,
   request: Pick<LaunchRequest, 'capabilities' | 'key' | 'recording'>,
 ): Capabilities {
-  const asked = nodeCapabilities(request.capabilities);
+  const asked = withScreenWindow(nodeCapabilities(request.capabilities));
   if (!pool.recorder) return asked;
   return { ...asked, 'se:recordVideo': request.recording?.video ?? false, 'se:videoName': request.key };
 }

@@ -4,6 +4,9 @@
  * to the same place under the same name and the router finds a video the same way (s3-recordings.ts).
  */
 
+/** The recorder container's name in an ecs task and an eks pod, as in docker-selenium's Helm chart. */
+export const RECORDER_CONTAINER = 'video';
+
 /** Where the recorders put videos: `videos/{session key}.mp4` (the key gridgate gives as se:videoName). */
 export const VIDEO_PREFIX = 'videos/';
 

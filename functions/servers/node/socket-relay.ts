@@ -7,16 +7,25 @@ import type { IncomingMessage } from 'node:http';
 import { request } from 'undici';
 import type { RawData, WebSocket } from 'ws';
 import { WebDriverError } from '../../core/errors';
-import type { SocketCommandCheck } from '../../core/socket-command-check';
+import type { Verdict } from '../../core/socket-command-check';
 
 const CONNECT_TIMEOUT_MS = 10_000;
+
+/** What becomes of each client message before the upstream gets it (core/socket-command-check.ts's shape). */
+export interface ClientMessageCheck {
+  /** Whether the message may be one to decide on; one that is not is relayed as it came. */
+  mayCheck(message: Buffer): boolean;
+  decide(message: Buffer): Promise<Verdict>;
+}
 
 export interface Upstream {
   socket: WebSocket;
   /** Called for each message either way (the session's activity), or nothing. */
   onMessage?: () => void;
   /** What the client may send the browser, for a browser on this machine; none: everything is relayed. */
-  check?: SocketCommandCheck;
+  check?: ClientMessageCheck;
+  /** Called with the client's socket once it is open, before anything of the upstream's reaches it. */
+  onOpen?: (client: WebSocket) => void;
   /** Called once when either side closes: a socket that is a session ends it. */
   onClose?: () => void;
 }
@@ -91,6 +100,7 @@ export function relay(client: WebSocket, upstream: Upstream): void {
   const toBrowser = sendTo(upstream.socket);
   pipe(client, upstream.socket, upstream.check ? checked(upstream.check, toBrowser, client) : toBrowser);
   pipe(upstream.socket, client, sendTo(client));
+  upstream.onOpen?.(client);
   upstream.socket.resume();
 }
 
@@ -107,7 +117,7 @@ const sendTo =
  * looked up on disk), those after it wait too. Both protocols are text: a binary message, which the browser
  * might read otherwise than the check, closes the socket (1003: data it cannot accept, RFC 6455 §7.4.1).
  */
-function checked(check: SocketCommandCheck, toBrowser: Send, client: WebSocket): Send {
+function checked(check: ClientMessageCheck, toBrowser: Send, client: WebSocket): Send {
   const toClient = sendTo(client);
   let waiting = 0;
   let queue = Promise.resolve();

@@ -13,6 +13,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sessionNotCreated, WebDriverError } from '../../core/errors';
+import type { ExposedNetwork } from '../../core/exposed-network';
 import { type GridDeps, sessionPool, traitsOf } from '../../core/grid-deps';
 import type { SessionClaims } from '../../core/session-token';
 import type { SocketSessionRequest } from '../../core/socket-session-request';
@@ -20,9 +21,10 @@ import { basicCredentials, requestUser } from '../../http/request-user';
 import { SESSION_DIRECTORY_PREFIX, sessionDirectoryOf } from '../../pools/local/session-directories';
 import type { GridSessionCalls } from './grid-session-calls';
 import { startAttachedPlaywrightServer } from './playwright/attached-playwright-server';
+import { type ExposedNetworkTunnel, openExposedNetworkTunnel } from './playwright/exposed-network-tunnel';
 import type { PlaywrightPackages } from './playwright/playwright-packages';
 import { sessionDevtoolsUrl } from './session-devtools';
-import { openUpstream, relay, type Upstream } from './socket-relay';
+import { type ClientMessageCheck, openUpstream, relay, type Upstream } from './socket-relay';
 
 export interface SocketSessionContext {
   deps: GridDeps;
@@ -73,11 +75,12 @@ export async function connectSocketSession(
       protocol: asked.protocol,
       pool: claims.pool,
     });
-    const socket =
+    const opened =
       playwrightCore === undefined
-        ? await openUpstream(devtools, req, authorization)
+        ? { socket: await openUpstream(devtools, req, authorization) }
         : await openPlaywright(req, {
             playwrightCore,
+            exposedNetwork: asked.exposedNetwork,
             devtools: { url: devtools, authorization },
             claims,
             context,
@@ -86,7 +89,7 @@ export async function connectSocketSession(
           });
     if (clientGone.aborted) throw sessionNotCreated('the client went away');
     return {
-      socket,
+      ...opened,
       // allSettled: the end never rejects, each cleanup's failure is its own to report. The session's
       // activity is counted by the se:cdp socket its traffic passes through.
       onClose: () => {
@@ -111,12 +114,14 @@ interface DevtoolsTarget {
 
 /**
  * The session's Playwright server: a Unix socket in its folder relayed to the session's se:cdp, the server
- * of the client's major.minor attached to it, and the client's socket opened to that server.
+ * of the client's major.minor attached to it, and the client's socket opened to that server; with the
+ * client's network tunnel when it exposes its network.
  */
 async function openPlaywright(
   req: IncomingMessage,
   {
     playwrightCore,
+    exposedNetwork,
     devtools,
     claims,
     context,
@@ -124,16 +129,19 @@ async function openPlaywright(
     signal,
   }: {
     playwrightCore: string;
+    exposedNetwork: ExposedNetwork | undefined;
     devtools: DevtoolsTarget;
     claims: SessionClaims;
     context: SocketSessionContext;
     cleanups: (() => Promise<unknown>)[];
     signal: AbortSignal;
   },
-) {
+): Promise<Pick<Upstream, 'socket' | 'check' | 'onOpen'>> {
+  const exposed = exposedNetwork && (await exposeNetwork(exposedNetwork, claims, context));
+  if (exposed) cleanups.push(exposed.close);
   const folder = await playwrightFolder(claims, context, cleanups);
   const devtoolsSocket = join(folder, 'devtools.sock');
-  const relayed = await devtoolsSocketTo(devtoolsSocket, devtools);
+  const relayed = await devtoolsSocketTo(devtoolsSocket, devtools, exposed?.contexts);
   cleanups.push(
     () => closeServer(relayed),
     () => rm(devtoolsSocket, { force: true }),
@@ -146,7 +154,28 @@ async function openPlaywright(
       return typeof value === 'string' ? [[name, value]] : [];
     }),
   );
-  return openUpstream(server.wsEndpoint, req, undefined, { headers });
+  const socket = await openUpstream(server.wsEndpoint, req, undefined, { headers });
+  return exposed
+    ? { socket, check: exposed.tunnel, onOpen: (client) => exposed.tunnel.attach(client) }
+    : { socket };
+}
+
+/**
+ * The client's network tunnel, for a browser on this machine: its proxy is put where only that browser
+ * reaches it (its namespace). A browser elsewhere (a hub's, a container's, a task's) has no such place here.
+ */
+async function exposeNetwork(
+  network: ExposedNetwork,
+  claims: SessionClaims,
+  context: SocketSessionContext,
+): Promise<ExposedNetworkTunnel> {
+  const pool = sessionPool(context.deps, claims);
+  if (!pool || !traitsOf(context.deps, pool).sharesHostFiles) {
+    throw sessionNotCreated(
+      `exposeNetwork is served for local pools' browsers; the pool ${claims.pool} runs its browsers elsewhere`,
+    );
+  }
+  return openExposedNetworkTunnel(network, claims.handle);
 }
 
 /**
@@ -177,9 +206,14 @@ async function playwrightFolder(
 
 /**
  * A Unix socket only this machine's processes can open, each connection relayed to the session's se:cdp at
- * the front door (which holds a local browser's traffic to the session's folder, as any CDP client's).
+ * the front door (which holds a local browser's traffic to the session's folder, as any CDP client's), with
+ * what the server sends the browser passed through `check` first when there is one.
  */
-async function devtoolsSocketTo(path: string, target: DevtoolsTarget): Promise<Server> {
+async function devtoolsSocketTo(
+  path: string,
+  target: DevtoolsTarget,
+  check: ClientMessageCheck | undefined,
+): Promise<Server> {
   const { WebSocketServer } = await import('ws');
   const server = createServer((_req, res) => res.writeHead(404).end());
   const sockets = new WebSocketServer({ server, perMessageDeflate: false, maxPayload: 0 });
@@ -189,7 +223,7 @@ async function devtoolsSocketTo(path: string, target: DevtoolsTarget): Promise<S
     client.pause();
     openUpstream(target.url, req, target.authorization)
       .then((socket) => {
-        relay(client, { socket });
+        relay(client, { socket, ...(check ? { check } : {}) });
         client.resume();
       })
       .catch(() => client.terminate());

@@ -72,6 +72,26 @@ describe('containerRunArgs', () => {
     ]);
   });
 
+  it("sets the session's time zone and screen over the pool's env, gridgate's knobs over both", () => {
+    const args = containerRunArgs({
+      pool: containerPool({ env: { TZ: 'UTC', SE_SCREEN_WIDTH: '1920' } }),
+      engine: 'podman',
+      owner: '42-7',
+      session: 'key-1',
+      idleTimeoutSeconds: 300,
+      lifetimeSeconds: 900,
+      environment: { TZ: 'Europe/Berlin', SE_SCREEN_WIDTH: '1024', SE_NODE_MAX_SESSIONS: '3' },
+    });
+    const environment = args.filter((arg) => arg.startsWith('--env='));
+    expect(environment).toEqual([
+      '--env=TZ=Europe/Berlin',
+      '--env=SE_SCREEN_WIDTH=1024',
+      '--env=SE_NODE_MAX_SESSIONS=1',
+      '--env=SE_DRAIN_AFTER_SESSION_COUNT=1',
+      '--env=SE_NODE_SESSION_TIMEOUT=300',
+    ]);
+  });
+
   it('leaves the network and the lifetime to Docker, which has neither slirp4netns nor --timeout', () => {
     const args = run(containerPool({}), 'docker');
     expect(args.some((arg) => arg.startsWith('--network') || arg.startsWith('--timeout'))).toBe(false);

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { devtoolsAddress, withDevtoolsDoor } from '../../../functions/core/devtools-address';
+import { devtoolsAddress, withDevtoolsAt } from '../../../functions/core/devtools-address';
 import { devtoolsPortOf, sweepDoors } from '../../../functions/pools/container/devtools-door';
 import { ownMark } from '../../../functions/pools/container/owner-mark';
 
@@ -21,9 +21,9 @@ describe('devtoolsPortOf', () => {
   });
 });
 
-describe('withDevtoolsDoor', () => {
+describe('withDevtoolsAt', () => {
   it('answers the door as the DevTools address and offers se:cdp, keeping the other Chrome options', () => {
-    const answered = withDevtoolsDoor(
+    const answered = withDevtoolsAt(
       { browserName: 'chrome', 'goog:chromeOptions': { debuggerAddress: 'localhost:42971', w3c: true } },
       '127.0.0.2:40001',
     );

@@ -102,6 +102,37 @@ describe('EcsLauncher.start: RunTask', () => {
     ]);
   });
 
+  it("starts the browser and its recorder with the session's time zone and screen, the window at that size", async () => {
+    const { launcher } = harness();
+    ecsMock.on(RunTaskCommand).resolves(started);
+    ecsMock.on(DescribeTasksCommand).resolves({ tasks: [task('RUNNING')] });
+    const request = launchRequest(fargatePool({ recorder: { image: 'selenium/video:ffmpeg-7.1-20250606' } }));
+    const browser = await launcher.start({
+      ...request,
+      capabilities: {
+        ...request.capabilities,
+        'se:timeZone': 'Asia/Tokyo',
+        'se:screenResolution': '1366x768',
+      },
+    });
+
+    const session = [
+      { name: 'TZ', value: 'Asia/Tokyo' },
+      { name: 'SE_SCREEN_WIDTH', value: '1366' },
+      { name: 'SE_SCREEN_HEIGHT', value: '768' },
+    ];
+    // Checked against RunTask's rules after the test (ecs-launcher-harness.ts), the recorder's override too.
+    expect(runTaskInputs()[0]?.overrides).toEqual({
+      containerOverrides: [
+        { name: 'browser', environment: [{ name: 'SE_NODE_SESSION_TIMEOUT', value: '300' }, ...session] },
+        { name: 'video', environment: session },
+      ],
+    });
+    expect(browser.capabilities['goog:chromeOptions']).toEqual({
+      args: ['--x', '--window-size=1366,768', '--screen-info={1366x768}'],
+    });
+  });
+
   it('returns what the task is billed by: from its pull, at the rate of the provider ECS placed it with', async () => {
     const { launcher } = harness();
     const pullStartedAt = new Date(Date.UTC(2025, 0, 1, 12, 0, 2));

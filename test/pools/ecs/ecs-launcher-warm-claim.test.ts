@@ -176,6 +176,25 @@ describe('EcsLauncher.start: warm pool', () => {
     ]);
   });
 
+  it('launches cold for a session asking its own time zone or screen size, which no warm task has', async () => {
+    const warm = warmStore();
+    const { launcher } = harness({ warm });
+    ecsMock.on(RunTaskCommand).resolves(started);
+    ecsMock.on(DescribeTasksCommand).resolves({ tasks: [task('RUNNING')] });
+
+    for (const asked of [{ 'se:timeZone': 'Europe/Berlin' }, { 'se:screenResolution': '1024x768' }]) {
+      const request = launchRequest(warmPool());
+      const browser = await launcher.start({
+        ...request,
+        capabilities: { ...request.capabilities, ...asked },
+      });
+      expect(browser.handle).toBe(TASK_ID);
+    }
+
+    expect(warm.calls).toEqual([]);
+    expect(runTaskInputs()).toHaveLength(2);
+  });
+
   it('never claims for a pool without a warm setting', async () => {
     const warm = warmStore();
     const { launcher } = harness({ warm });

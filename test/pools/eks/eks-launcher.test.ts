@@ -215,6 +215,40 @@ describe('EksLauncher.start', () => {
     expect(video.env.filter(({ name }: { name: string }) => /KEY|SECRET|TOKEN/.test(name))).toEqual([]);
   });
 
+  it("starts the browser and its recorder with the session's time zone and screen, the window at that size", async () => {
+    const browser = await launcher.start({
+      pool: spotPool({
+        recorder: {
+          image: 'selenium/video:ffmpeg-7.1-20250606',
+          bucket: 'gridgate-recordings-1a2b',
+          region: 'eu-west-1',
+        },
+      }),
+      key: KEY,
+      user: 'ann@example.com',
+      idleTimeoutMs: 300_000,
+      inUseMs: 3_660_000,
+      capabilities: { browserName: 'chrome', 'se:timeZone': 'Asia/Tokyo', 'se:screenResolution': '1366x768' },
+      signal: new AbortController().signal,
+    });
+    expect(browser.capabilities['goog:chromeOptions']).toEqual({
+      args: ['--window-size=1366,768', '--screen-info={1366x768}'],
+    });
+    // The fake API server validated the pod as Kubernetes does (env names included) before taking it.
+    const [browserContainer, video] = kube.callsOf('POST')[0]?.body.spec.containers ?? [];
+    const session = [
+      { name: 'TZ', value: 'Asia/Tokyo' },
+      { name: 'SE_SCREEN_WIDTH', value: '1366' },
+      { name: 'SE_SCREEN_HEIGHT', value: '768' },
+    ];
+    expect(browserContainer.env).toEqual([
+      { name: 'SE_NODE_SESSION_TIMEOUT', value: '300' },
+      { name: 'SE_NODE_ENABLE_MANAGED_DOWNLOADS', value: 'true' },
+      ...session,
+    ]);
+    expect(video.env.slice(-3)).toEqual(session);
+  });
+
   it("ends a session's pod itself a grace after the session's own shorter maximum age", async () => {
     const request: LaunchRequest<EksPoolConfig> = {
       pool: spotPool(),

@@ -15,6 +15,13 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+/** A link to one of the page's own URLs (relative: ui/api/…), its text as textContent. */
+export function link(href: string, text: string): HTMLAnchorElement {
+  const a = el('a', null, text);
+  a.href = href;
+  return a;
+}
+
 /** The page's element of that ID, of that type (the page's HTML is ui-page.ts's: one missing is a bug). */
 export function byId<T extends HTMLElement>(id: string, type: { new (): T; prototype: T }): T {
   const node = document.getElementById(id);

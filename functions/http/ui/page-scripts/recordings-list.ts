@@ -5,7 +5,7 @@
  * Compiled to ui-recordings-script.ts by scripts/page-scripts.mjs.
  */
 import type { RecordingList, RecordingView } from '../ui-views';
-import { el, groupingText, resultClass, resultText } from './dom';
+import { el, groupingText, link, resultClass, resultText } from './dom';
 
 const REFRESH_MS = 10000;
 
@@ -15,12 +15,6 @@ function cell(row: HTMLTableRowElement, child: string | Node | null): void {
   else if (child) td.appendChild(child);
   else td.textContent = '—';
   row.appendChild(td);
-}
-
-function link(href: string, text: string): HTMLAnchorElement {
-  const a = el('a', null, text);
-  a.href = href;
-  return a;
 }
 
 /** The session's logs: the driver's, the console's and the network's (HAR), those it has. */

@@ -4,8 +4,8 @@
  * HTML. Compiled to ui-script.ts by scripts/page-scripts.mjs.
  */
 import type { CreationStage } from '../../../core/creation-stage';
-import type { Overview, PageHeader, SessionDetail } from '../ui-views';
-import { byId, el, failureMessage, groupingText, resultClass, resultText } from './dom';
+import type { Overview, PageHeader, SessionDetail, SessionRecordings } from '../ui-views';
+import { byId, el, failureMessage, groupingText, link, resultClass, resultText } from './dom';
 
 /** How the page names each protocol a session's client speaks (core/session-protocol.ts). */
 const PROTOCOLS = { webdriver: 'WebDriver', cdp: 'CDP', playwright: 'Playwright' } as const;
@@ -186,6 +186,28 @@ function detail(list: HTMLElement, name: string, value: string): void {
   list.appendChild(el('dd', '', value));
 }
 
+/**
+ * An ended session's files, linked as the recordings list links them (the same URLs, the same owner-or-admin
+ * rule), and why its video is missing when it was not kept.
+ */
+function recordingLinks(recordings: SessionRecordings): HTMLElement {
+  const links: [string | undefined, string][] = [
+    [recordings.videoUrl, 'video'],
+    [recordings.logUrl, 'driver log'],
+    [recordings.consoleUrl, 'console'],
+    [recordings.harUrl, 'HAR'],
+    [recordings.screenshotUrl, 'last screen'],
+  ];
+  const parts: Node[] = links.flatMap(([href, text]) => (href ? [link(href, text)] : []));
+  if (recordings.videoNotKept) parts.push(el('span', 'meta', `video ${recordings.videoNotKept}`));
+  const shown = el('span', 'recordings');
+  parts.forEach((part, at) => {
+    if (at > 0) shown.appendChild(document.createTextNode(' · '));
+    shown.appendChild(part);
+  });
+  return shown;
+}
+
 function sessionPage(key: string): void {
   let running = false;
   let ended = false;
@@ -227,6 +249,10 @@ function sessionPage(key: string): void {
         'Estimated cost',
         `$${s.cost.dollars.toFixed(4)}${s.cost.final ? '' : ' so far'} (${billed})`,
       );
+    }
+    if (s.recordings) {
+      list.appendChild(el('dt', '', 'Recordings'));
+      list.appendChild(el('dd')).appendChild(recordingLinks(s.recordings));
     }
     const events = byId('events', HTMLOListElement);
     events.textContent = '';

@@ -39,16 +39,20 @@ export interface AttachOptions {
 export async function startAttachedPlaywrightServer(
   options: AttachOptions,
 ): Promise<AttachedPlaywrightServer> {
-  const child = spawn(process.execPath, [scriptPath(), options.playwrightCore, SERVER_HOST], {
-    detached: true,
-    cwd: options.folder,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: {
-      ...browserEnvironment(options.folder),
-      GRIDGATE_DEVTOOLS_SOCKET: options.devtoolsSocket,
-      GRIDGATE_WS_MODULE: createRequire(import.meta.url).resolve('ws'),
+  const child = spawn(
+    process.execPath,
+    [playwrightScript('attach-server.cjs'), options.playwrightCore, SERVER_HOST],
+    {
+      detached: true,
+      cwd: options.folder,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: {
+        ...browserEnvironment(options.folder),
+        GRIDGATE_DEVTOOLS_SOCKET: options.devtoolsSocket,
+        GRIDGATE_WS_MODULE: createRequire(import.meta.url).resolve('ws'),
+      },
     },
-  });
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const group: Group = { child, exited };
   let stopping: Promise<void> | undefined;
@@ -69,12 +73,12 @@ export async function startAttachedPlaywrightServer(
   }
 }
 
-/** attach-server.cjs beside this module, or beside the built server's entry (scripts/server-build.mjs). */
-function scriptPath(): string {
+/** A script of this folder's, beside this module or beside the built server's entry (scripts/server-build.mjs). */
+export function playwrightScript(name: string): string {
   const here = dirname(fileURLToPath(import.meta.url));
   return here.endsWith('playwright')
-    ? join(here, 'attach-server.cjs')
-    : join(here.replace(/\/chunks$/, ''), 'playwright', 'attach-server.cjs');
+    ? join(here, name)
+    : join(here.replace(/\/chunks$/, ''), 'playwright', name);
 }
 
 function firstLine(

@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactsByKind } from '../../../../functions/core/artifacts-by-kind';
-import { recorderEnvironment } from '../../../../functions/pools/selenium-node/recorder-environment';
 import { S3Recordings, videoKey } from '../../../../functions/pools/selenium-node/s3-recordings';
 import { endAllSessions } from '../../../../functions/use-cases/expire-sessions';
 import type { FakeTask } from '../../../support/fake-ecs-api';
@@ -21,6 +20,7 @@ import { type FakeFargateGrid, startFakeFargateGrid } from '../../../support/fak
 import { FAKE_S3_CREDENTIALS, FAKE_S3_REGION, FakeS3 } from '../../../support/fake-s3';
 import { SCREEN } from '../../../support/loopback-vnc-browsers';
 import { freePortBelowEphemeral } from '../../../support/processes';
+import { recorderTaskDefinition } from '../../../support/recorder-task-definition';
 import { type ProbedVideo, probeVideo } from '../../../support/video-probe';
 
 // A JVM and a headful Chromium start in the task, and ffmpeg encodes beside them: slow on a loaded machine.
@@ -34,38 +34,6 @@ let s3: FakeS3;
 let fargate: FakeFargateGrid;
 let dir: string;
 
-/**
- * The task definition as infra/browser-fleet.ts synthesizes it for a pool with a recorder (its shape held to the
- * stack's by test/infra/recordings.test.ts): the browser, and the non-essential recorder depending on its START.
- */
-function taskDefinition(port: number) {
-  const environment = recorderEnvironment({ port, bucket: BUCKET, region: FAKE_S3_REGION });
-  return {
-    family: 'gridgate-chrome',
-    requiresCompatibilities: ['FARGATE'],
-    networkMode: 'awsvpc',
-    cpu: '1024',
-    memory: '2048',
-    containerDefinitions: [
-      {
-        name: 'browser',
-        image: 'selenium/standalone-chrome:latest',
-        essential: true,
-        portMappings: [{ containerPort: port }],
-        stopTimeout: 120,
-      },
-      {
-        name: 'video',
-        image: 'selenium/video:ffmpeg-7.1-20250606',
-        essential: false,
-        environment: Object.entries(environment).map(([name, value]) => ({ name, value })),
-        dependsOn: [{ containerName: 'browser', condition: 'START' }],
-        stopTimeout: 70,
-      },
-    ],
-  };
-}
-
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gridgate-ecs-video-'));
   s3 = await FakeS3.start([BUCKET]);
@@ -78,7 +46,7 @@ beforeAll(async () => {
   const containerPort = await freePortBelowEphemeral();
   fargate = await startFakeFargateGrid({
     containerPort,
-    taskDefinition: taskDefinition(containerPort),
+    taskDefinition: recorderTaskDefinition(containerPort, BUCKET),
     recorderS3: { endpoint: s3.endpoint, credentials: FAKE_S3_CREDENTIALS },
     pool: { recorder: { image: 'selenium/video:ffmpeg-7.1-20250606' } },
     config: { timeouts: { newSession: '180s' } },

@@ -1,7 +1,8 @@
 /**
  * End to end on an ecs pool (the fake ECS API, each task a real Selenium server as docker-selenium's images
  * run it): Puppeteer and Playwright clients, each a session of its own, reach the task's browser through the
- * session's se:cdp, and leave no task, Playwright server or folder behind. Tasks of chromedriver alone offer
+ * session's se:cdp, and leave no task, Playwright server or folder behind, also when the client is killed
+ * mid-run. Tasks of chromedriver alone offer
  * no se:cdp: a Playwright client is refused on the upgrade, its task stopped.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import WebSocket from 'ws';
 import { type FakeFargateGrid, startFakeFargateGrid } from '../../../support/fake-fargate-grid';
 import { processGroupAlive } from '../../../support/processes';
 import {
+  killedMidRun,
   playwrightFolders,
   playwrightServers,
   playwrightVisit,
@@ -66,6 +68,13 @@ describe('Playwright and CDP clients on an ecs pool', { timeout: TEST_MS }, () =
     const { title, screenshot } = await playwrightVisit(`${wsUrl()}/playwright/chromium`, fargate.site.url);
     expect(title).toBe('gridgate test page');
     expect(screenshot.subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('ends the session and stops its task when the client is killed mid-run', async () => {
+    await killedMidRun(`${wsUrl()}/playwright/chromium`, fargate.site.url, async () => {
+      expect(await fargate.grid.deps.sessions.running()).toHaveLength(1);
+    });
+    // afterEach: no session, task, Playwright server or folder left, every task stopped by StopTask.
   });
 });
 

@@ -2,8 +2,10 @@
  * End to end on a hub pool (a real Selenium Grid 4): a CDP client (Puppeteer) and a Playwright client, each a
  * session of its own, reach the hub's browser through the session's se:cdp, which gridgate relays to the hub
  * with the hub's credentials; the catalog's `chrome` serves Playwright's `chromium`. Each leaves nothing
- * behind: no hub session, no Playwright server, no folder.
+ * behind (no hub session, no Playwright server, no folder), also when the client is killed mid-run. A client's
+ * exposeNetwork is refused: the hub's browser is not on this machine.
  */
+import { chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumVersion } from '../../../../functions/pools/local/ensure-chromium';
 import { startTestGrid, type TestGrid } from '../../../support/grid-fixture';
@@ -14,6 +16,7 @@ import {
   startSeleniumGrid,
 } from '../../../support/selenium-grid';
 import {
+  killedMidRun,
   playwrightFolders,
   playwrightServers,
   playwrightVisit,
@@ -76,5 +79,19 @@ describe('Playwright and CDP clients on a hub pool', { timeout: 150_000 }, () =>
     );
     expect(title).toBe('gridgate test page');
     expect(screenshot.subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('ends the session, its hub session and its Playwright server when the client is killed mid-run', async () => {
+    await killedMidRun(`${wsUrl()}/playwright/chromium`, site.url, async () => {
+      expect(await hub.sessions()).toBe(1);
+      expect(playwrightServers().length).toBeGreaterThan(0);
+    });
+    // afterEach: no session, hub session, Playwright server or folder left.
+  });
+
+  it("refuses exposeNetwork, which it cannot serve for a hub's browser, and ends the session", async () => {
+    await expect(
+      chromium.connect(`${wsUrl()}/playwright/chromium`, { exposeNetwork: '<loopback>' }),
+    ).rejects.toThrow(/exposeNetwork is served for local pools' browsers; the pool selenium/);
   });
 });

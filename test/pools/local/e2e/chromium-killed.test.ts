@@ -54,6 +54,8 @@ async function expectEndedByItsBrowser(running: TestGrid, driver: WebDriver, han
   );
   expect(running.launcher.running()).toEqual([]);
   expect(processGroupAlive(Number(handle))).toBe(false);
+  // The profile goes right after the processes, once nothing reaches it.
+  await running.launcher.tornDown(handle);
   await eventually(() => expect(running.logger.events()).toContain('SESSION_ENDED'), WAIT_MS, POLL_MS);
   expect(running.logger.fieldsOf('SESSION_ENDED')[0]).toMatchObject({ reason: 'browser exited' });
   await expect(driver.getTitle()).rejects.toThrow(GONE);

@@ -1,9 +1,9 @@
 /**
  * End to end on real Chromium: Selenium Grid 4's se:timeZone and se:screenResolution on a local pool that
- * keeps a browser warm. The session's pages see the asked zone (Intl and the clock's offset) and its window
- * has the asked size, so it cannot have taken the warm browser, which has neither; a session asking nothing
- * still takes the warm one and sees the machine's zone; values no browser could take are refused before
- * anything starts.
+ * keeps a browser warm. The session's pages see the asked zone (Intl and the clock's offset), and its window
+ * and screen have the asked size, so it cannot have taken the warm browser, which has neither; a session
+ * asking nothing still takes the warm one and sees the machine's zone; values no browser could take are
+ * refused before anything starts.
  */
 import { Builder, type WebDriver } from 'selenium-webdriver';
 import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
@@ -40,12 +40,18 @@ async function warmInStatus(): Promise<number | undefined> {
   return body.value.pools.find((pool) => pool.name === 'local')?.warm;
 }
 
-/** What the session's page sees: its time zone, the clock's offset in January, its window's size. */
+/** What the session's page sees: its time zone, the clock's offset in January, its window's and screen's size. */
 function seen(driver: WebDriver) {
-  return driver.executeScript<{ zone: string; offset: number; width: number; height: number }>(
+  return driver.executeScript<{
+    zone: string;
+    offset: number;
+    width: number;
+    height: number;
+    screen: string;
+  }>(
     `return { zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       offset: new Date(Date.UTC(2026, 0, 15)).getTimezoneOffset(),
-      width: window.outerWidth, height: window.outerHeight };`,
+      width: window.outerWidth, height: window.outerHeight, screen: screen.width + 'x' + screen.height };`,
   );
 }
 
@@ -55,7 +61,14 @@ describe('se:timeZone and se:screenResolution on a local pool', { timeout: TEST_
     const driver = await session({ 'se:timeZone': 'Australia/Eucla', 'se:screenResolution': '1024x768' });
     try {
       // Eucla is UTC+8:45, no daylight saving: a zone no default or rounding could give.
-      expect(await seen(driver)).toEqual({ zone: 'Australia/Eucla', offset: -525, width: 1024, height: 768 });
+      // A headless Chromium's screen is 800x600 unless it is told (--screen-info).
+      expect(await seen(driver)).toEqual({
+        zone: 'Australia/Eucla',
+        offset: -525,
+        width: 1024,
+        height: 768,
+        screen: '1024x768',
+      });
     } finally {
       await driver.quit();
     }
