@@ -11,7 +11,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import { WebDriverError } from '../../core/errors';
-import { type GridDeps, sessionPool, traitsOf } from '../../core/grid-deps';
+import { type GridDeps, runtimeOf, sessionPool, traitsOf } from '../../core/grid-deps';
 import { SocketCommandCheck } from '../../core/socket-command-check';
 import {
   type SocketSessionRequest,
@@ -25,7 +25,6 @@ import { visibleSession } from '../../http/ui/ui-data';
 import { requireVncTarget } from '../../http/ui/ui-vnc';
 import { verifySession } from '../../http/verify-session';
 import { crossSiteRefusal, originPolicy, signalsOf } from '../../http/web-page-requests';
-import { sessionFolderContext } from '../../pools/local/session-folder-bounds';
 import { GridSessionCalls } from './grid-session-calls';
 import { isWebSocketUpgrade, serveAsHttp } from './non-websocket-upgrade';
 import { PlaywrightPackages } from './playwright/playwright-packages';
@@ -95,7 +94,7 @@ export function attachWebSocketProxy(
         ? connectVnc(req, deps, vnc[1] as string)
         : SELENOID_SOCKET.test(url.pathname)
           ? connectHub(req, url, deps)
-          : connect(req, url, deps, options.sessionOwner);
+          : connect(req, url, deps);
     Promise.all([connecting, import('ws')])
       .then(([upstream, { WebSocketServer }]) => {
         if (socket.destroyed) {
@@ -111,12 +110,7 @@ export function attachWebSocketProxy(
   });
 }
 
-async function connect(
-  req: IncomingMessage,
-  url: URL,
-  deps: GridDeps,
-  sessionOwner: number | undefined,
-): Promise<Upstream> {
+async function connect(req: IncomingMessage, url: URL, deps: GridDeps): Promise<Upstream> {
   const match = SESSION_PATH.exec(url.pathname);
   if (!match) throw new WebDriverError('unknown command', `no WebSocket endpoint at ${url.pathname}`);
   const user = await requestUser(deps, req.headers.authorization, req.socket.remoteAddress);
@@ -135,13 +129,12 @@ async function connect(
   const socket = await openUpstream(target, req, endpoint.authorization, {
     refusedBy: traits?.remoteEnd ?? 'browser',
   });
-  // A local browser writes and reads this machine's files: its client is held to the session's folder. Other
-  // kinds' browsers run in their own containers or on their hubs' machines, and their sockets pass unchanged.
-  const check = traits?.sharesHostFiles
-    ? new SocketCommandCheck(
-        rest === '/se/cdp' ? 'cdp' : 'bidi',
-        sessionFolderContext(claims.handle, sessionOwner),
-      )
+  // A local browser writes and reads this machine's files: its client is held to the session's folder, as its
+  // CDP commands over HTTP are (its kind's runtime bounds them, in a worker as its primary's launcher does).
+  // Other kinds' browsers run in their own containers or on their hubs' machines: their sockets pass unchanged.
+  const bounds = pool && runtimeOf(deps, pool)?.hostPaths;
+  const check = bounds
+    ? new SocketCommandCheck(rest === '/se/cdp' ? 'cdp' : 'bidi', bounds.hostPaths(claims.handle))
     : undefined;
   return {
     socket,
