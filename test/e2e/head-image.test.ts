@@ -3,7 +3,7 @@
  * its CMD with its ENV: support/head-image-process.ts), as a head behind a load balancer runs: the store
  * shared through DynamoDB (dynalite), the signing key given, real Chromium pools, and a proxy in front
  * whose URL is the config's publicUrl. WebdriverIO gets BiDi events and Playwright drives the browser over
- * se:cdp, both through the proxy.
+ * se:cdp, both through the proxy; a CDP client's socket (Puppeteer's connect) is a session of its own there.
  */
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { remote } from 'webdriverio';
 import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { type HeadImage, startHeadImage } from '../support/head-image-process';
+import { puppeteerVisit } from '../support/socket-session-clients';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { eventually } from '../support/until';
 
@@ -107,6 +108,22 @@ describe('the head image (Dockerfile CMD, production build) behind a load balanc
     }
     // Playwright's close sent the DELETE: no slot is held in the shared store.
     const store = new DynamoSessionStore({ client: table.client, table: table.table });
+    await eventually(async () => expect(await store.inUse()).toEqual({}), 30_000);
+  });
+
+  it("serves Puppeteer's connect as a session of its own through the balancer", async () => {
+    const ws = balancerUrl.replace(/^http/, 'ws');
+    const store = new DynamoSessionStore({ client: table.client, table: table.table });
+    const title = await puppeteerVisit(
+      `${ws}/devtools/chrome?name=head-puppeteer`,
+      `${site.url}/`,
+      async () => {
+        // The session holds a slot of the shared store while its socket is open.
+        expect(Object.values(await store.inUse()).reduce((sum, count) => sum + count, 0)).toBe(1);
+      },
+    );
+    expect(title).toBe('gridgate test page');
+    // The socket closed: the session ended and its slot is free.
     await eventually(async () => expect(await store.inUse()).toEqual({}), 30_000);
   });
 });

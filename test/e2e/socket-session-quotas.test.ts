@@ -66,10 +66,7 @@ describe('quotas for sessions that are WebSockets', { timeout: 240_000 }, () => 
     await until(() => grid.launcher.running().length === 0, 'every session ended');
   });
 
-  // Once in a full CI run one of the four upgrades here was answered 500 (passes alone and beside the other
-  // socket-session files); the failure now carries the answer's body, and one retry keeps that run from
-  // hiding the rest until the cause is found.
-  it('leaves nothing behind when a waiting client gives up', { retry: 1 }, async () => {
+  it('leaves nothing behind when a waiting client gives up', async () => {
     const four = ['/devtools/chrome', '/devtools/chrome', '/devtools/chrome', '/devtools/chrome'].map(
       openSocket,
     );

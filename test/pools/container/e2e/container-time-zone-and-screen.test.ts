@@ -81,7 +81,7 @@ describe.each([
     pools.push(pool);
     const grid = await startContainerGrid(pool, { image: imageOf(images), warm: 1, maxSessions: 2 });
     grids.push(grid);
-    const warmCount = () => grid.deps.launchers.container?.warmCount?.(pool);
+    const warmCount = () => grid.deps.runtimes.container?.warm?.warmCount(pool);
     await eventually(() => expect(warmCount()).toBe(1), 120_000);
     const [warm] = containersOfPool(pool);
 

@@ -49,7 +49,7 @@ beforeAll(async () => {
       },
       { port: 0, host: '127.0.0.1' },
     ),
-    launchers: { eks: new EksLauncher({ podApi: () => api, logger }) },
+    runtimes: { eks: { launcher: new EksLauncher({ podApi: () => api, logger }) } },
     sessions: new MemorySessionStore(),
     logger,
   });
