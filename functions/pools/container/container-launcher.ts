@@ -153,8 +153,9 @@ export class ContainerLauncher
 
   /**
    * Opens the DevTools door of the session's container where this machine can (root and pasta): gridgate then
-   * serves se:cdp and records video through it. Elsewhere, or for a browser reporting no DevTools port, the
-   * session has no door and its CDP is whatever the image serves itself (Selenium's node: se:cdp).
+   * serves se:cdp, records video and captures the console and network through it. Elsewhere, or for a browser
+   * reporting no DevTools port, the session has no door and its CDP is whatever the image serves itself
+   * (Selenium's node: se:cdp).
    */
   async opened(handle: string, capabilities: Capabilities): Promise<void> {
     const running = this.running.get(handle);
@@ -169,7 +170,8 @@ export class ContainerLauncher
       if (door) throw error;
       const why = (await doorsUnavailable()) ?? 'the browser reported no DevTools port';
       throw new ContainerLaunchFailure(
-        `${(error as Error).message}: a container's screen is recorded through its DevTools door, and ${why}`,
+        `${(error as Error).message}: a container's screen, console and network are recorded through its ` +
+          `DevTools door, and ${why}`,
       );
     }
   }
