@@ -6,7 +6,7 @@
  * scheduled cleanup on AWS. Before a slot is freed, its pool's launcher ends what the dead head's creation
  * left at the remote end (a hub's session the head asked for but never recorded).
  */
-import { type GridDeps, launcherOf, poolsNamed } from './grid-deps';
+import { type GridDeps, poolsNamed, runtimeOf } from './grid-deps';
 import { isStaleSlot } from './orphan-decisions';
 import type { HeldSlot, SessionStore } from './ports';
 import { releaseSlot } from './slots';
@@ -69,11 +69,11 @@ async function endAbandoned(deps: GridDeps, stale: readonly HeldSlot[]): Promise
   const ended: AbandonedSession[] = [];
   for (const poolName of new Set(stale.map((slot) => slot.pool))) {
     const pool = poolsNamed(deps, poolName)[0];
-    const launcher = pool && launcherOf(deps, pool);
-    if (!pool || !launcher?.endAbandoned) continue;
+    const abandoned = pool && runtimeOf(deps, pool)?.abandoned;
+    if (!pool || !abandoned) continue;
     const keys = stale.filter((slot) => slot.pool === poolName).map((slot) => slot.key);
     try {
-      for (const [upstreamId, key] of await launcher.endAbandoned(pool, keys)) {
+      for (const [upstreamId, key] of await abandoned.endAbandoned(pool, keys)) {
         ended.push({ session: key, pool: poolName, upstreamId });
       }
     } catch (error) {

@@ -4,14 +4,12 @@ import { addressAllowed } from './browser-network';
 import type { Config, PoolConfig } from './config';
 import type { EndedSessions } from './ended-sessions';
 import type { EndingSessions } from './ending-sessions';
+import type { PoolRuntime, RuntimesByKind } from './pool-runtime';
 import type { PoolTraits, PoolTraitsByKind } from './pool-traits';
 import type { Clock, Launcher, Logger, Metrics, SessionStore, UserDirectory } from './ports';
 import type { RequestPricing } from './session-cost';
 import type { SessionTokens } from './session-token';
 import type { SlotQueue } from './slot-queue';
-
-/** Each pool kind's launcher under the kind's name. */
-export type LaunchersByKind = { [K in PoolConfig['kind']]?: Launcher<Extract<PoolConfig, { kind: K }>> };
 
 export interface GridDeps {
   /** Replaced whole by a reload (swapConfig), never edited in place: read it at call time, keep no pieces. */
@@ -23,8 +21,8 @@ export interface GridDeps {
   retiredPools?: PoolConfig[];
   /** When the config in use was loaded (start or last successful reload), for /ping; else the app's start. */
   configLoadedAt?: number;
-  /** One launcher per pool kind in use, typed for its kind's pools: read through launcherOf. */
-  launchers: LaunchersByKind;
+  /** One runtime per pool kind in use (its launcher and parts), typed for its kind's pools: read through runtimeOf. */
+  runtimes: RuntimesByKind;
   /** Each pool kind's run-time traits (pools/index.ts's POOL_TRAITS): read through traitsOf. */
   poolTraits: PoolTraitsByKind;
   /** Where each pool kind's session videos and logs are kept (core/artifact-location.ts); none: not served. */
@@ -70,13 +68,21 @@ export function traitsOf(deps: Pick<GridDeps, 'poolTraits'>, pool: Pick<PoolConf
   return deps.poolTraits[pool.kind];
 }
 
+/** The runtime of the pool's kind, typed for that pool; undefined when none of its kind is wired. */
+export function runtimeOf<P extends PoolConfig>(
+  deps: Pick<GridDeps, 'runtimes'>,
+  pool: P,
+): PoolRuntime<P> | undefined {
+  // runtimes is keyed by the discriminant the pool carries: the entry is its own kind's runtime.
+  return deps.runtimes[pool.kind] as PoolRuntime<P> | undefined;
+}
+
 /** The launcher of the pool's kind, typed for that pool; undefined when no launcher of its kind is wired. */
 export function launcherOf<P extends PoolConfig>(
-  deps: Pick<GridDeps, 'launchers'>,
+  deps: Pick<GridDeps, 'runtimes'>,
   pool: P,
 ): Launcher<P> | undefined {
-  // launchers is keyed by the discriminant the pool carries: the entry is its own kind's launcher.
-  return deps.launchers[pool.kind] as Launcher<P> | undefined;
+  return runtimeOf(deps, pool)?.launcher;
 }
 
 export function launcherFor(deps: GridDeps, poolName: string): Launcher | undefined {

@@ -3,7 +3,6 @@ import type { Readable } from 'node:stream';
 import type { Capabilities } from './capabilities';
 import type { PoolConfig } from './config';
 import type { CreationStage, LaunchStage } from './creation-stage';
-import type { HostPathContext } from './host-path-rules';
 import type { RecordingWish } from './recording-wish';
 import type { SocketSessionProtocol } from './socket-session-request';
 import type { TestMarks, TestResult } from './test-marks';
@@ -116,8 +115,9 @@ export interface StopContext {
 }
 
 /**
- * Starts and stops browsers of one kind, typed for that kind's pools (`P`): GridDeps.launchers holds each
- * kind's under its name and launcherOf hands it that kind's pools only, so no launcher checks the kind.
+ * Starts and stops browsers of one kind, typed for that kind's pools (`P`): each kind's runtime
+ * (core/pool-runtime.ts) holds it, with the parts only some kinds have, and launcherOf hands it that kind's
+ * pools only, so no launcher checks the kind.
  */
 export interface Launcher<P extends PoolConfig = PoolConfig> {
   /** Starts a browser ready for one new-session request; on abort it stops what it started and rejects. */
@@ -130,46 +130,6 @@ export interface Launcher<P extends PoolConfig = PoolConfig> {
    * a stop without it could only log and leave the browser running.
    */
   stop(handle: string, context: StopContext): Promise<void>;
-  /**
-   * Browsers of this pool started ahead of demand, ready for a new session now (launchers that keep some).
-   * Asked only for pools with a `warm` setting; a count kept elsewhere (an ecs pool's warm tasks in the
-   * store) is read when asked, so it may be a promise, and one that rejects leaves the count unknown.
-   */
-  warmCount?(pool: string): number | Promise<number>;
-  /**
-   * Where the noVNC server of a browser this launcher runs answers (http://host:port), for browsers whose
-   * noVNC port is not their WebDriver address's host on the pool's vncPort (a container's, published on a
-   * port of its own); undefined: none, or found that way (ecs, eks).
-   */
-  vncOrigin?(handle: string): string | undefined;
-  /** File transfer gridgate serves itself for this launcher's browsers (local); absent: the node serves it. */
-  readonly files?: FileTransfer;
-  /**
-   * For browsers on gridgate's own machine (local): the part of its file system a session's commands may name
-   * (its folder), which the CDP commands on the command path are held to. Absent: the browser's machine or
-   * container is its own, and its commands pass unread.
-   */
-  hostPaths?(handle: string): HostPathContext;
-  /**
-   * The browser answered the new-session request with these capabilities: a launcher that records the
-   * session starts here (the local one's screencast needs the browser's DevTools address). A rejection
-   * fails the new session, and the browser is stopped.
-   */
-  opened?(handle: string, capabilities: Capabilities): Promise<void>;
-  /**
-   * host:port on gridgate's machine where the browser's DevTools answer once opened() ran: a local browser's
-   * own port (or the one forwarded into its namespace), a container's DevTools door. gridgate serves se:cdp,
-   * CDP and Playwright clients there, and records and captures the session there. Absent or undefined: out of
-   * gridgate's reach (ecs, eks, hub: what their node offers as se:cdp passes through).
-   */
-  devtools?(handle: string): string | undefined;
-  /**
-   * Ends what the pool's remote end still runs for sessions whose creation was abandoned (a head that died
-   * between taking the slot and recording the session, so nobody knows the browser's session ID): a hub's
-   * sessions asked for under these keys. Answers the key each ended upstream session was asked under, by
-   * its ID. Absent: such a browser ends with the head that started it, or the scheduled cleanup finds it.
-   */
-  endAbandoned?(pool: P, keys: readonly string[]): Promise<Map<string, string>>;
 }
 
 export type SessionEndReason =

@@ -1,15 +1,14 @@
 /**
  * The time zone and screen size a session asks for, as Selenium Grid 4's dynamic nodes take them:
  * `se:timeZone` (an IANA zone such as "Europe/Berlin", what the browser's clock and `Intl` report) and
- * `se:screenResolution` ("1920x1080", the browser window's size). Read before anything starts: a value no
+ * `se:screenResolution` ("1920x1080", the browser window's size), or as Selenoid takes them (`selenoid:options`
+ * {timeZone, screenResolution}, so its users change nothing). Read before anything starts: a value no
  * browser could take is `invalid argument`. Pools honour them where they can: a local browser gets `TZ` and its
  * window size; a container, ecs task or eks pod the environment below, and a Chromium in it the window size.
  */
 import { type Capabilities, isObject } from './capabilities';
 import { invalidArgument } from './errors';
-
-export const TIME_ZONE = 'se:timeZone';
-export const SCREEN_RESOLUTION = 'se:screenResolution';
+import { SELENOID_OPTIONS } from './recording-wish';
 
 export interface ScreenSize {
   width: number;
@@ -24,30 +23,45 @@ const MAX_SIDE = 7680;
 
 /** The asked time zone, checked against the zones this machine's ICU knows; undefined when none is asked. */
 export function sessionTimeZone(capabilities: Capabilities): string | undefined {
-  const zone = capabilities[TIME_ZONE];
-  if (zone === undefined) return undefined;
-  if (typeof zone !== 'string' || zone === '' || zone.length > 64 || !/^[A-Za-z0-9/_+-]+$/.test(zone))
-    throw invalidArgument(`${TIME_ZONE} must be a time zone name such as "Europe/Berlin"`);
+  const zone = asked(capabilities, 'timeZone');
+  if (!zone) return undefined;
+  const { value, name } = zone;
+  if (typeof value !== 'string' || value === '' || value.length > 64 || !/^[A-Za-z0-9/_+-]+$/.test(value))
+    throw invalidArgument(`${name} must be a time zone name such as "Europe/Berlin"`);
   try {
-    new Intl.DateTimeFormat('en', { timeZone: zone });
+    new Intl.DateTimeFormat('en', { timeZone: value });
   } catch {
-    throw invalidArgument(`${TIME_ZONE} "${zone}" is not a time zone this grid knows`);
+    throw invalidArgument(`${name} "${value}" is not a time zone this grid knows`);
   }
-  return zone;
+  return value;
 }
 
 /** The asked screen size; undefined when none is asked. */
 export function screenResolution(capabilities: Capabilities): ScreenSize | undefined {
-  const asked = capabilities[SCREEN_RESOLUTION];
-  if (asked === undefined) return undefined;
-  const size = typeof asked === 'string' ? RESOLUTION.exec(asked) : null;
+  const resolution = asked(capabilities, 'screenResolution');
+  if (!resolution) return undefined;
+  const { value, name } = resolution;
+  const size = typeof value === 'string' ? RESOLUTION.exec(value) : null;
   const width = Number(size?.[1]);
   const height = Number(size?.[2]);
   if (!size || [width, height].some((side) => side < MIN_SIDE || side > MAX_SIDE))
     throw invalidArgument(
-      `${SCREEN_RESOLUTION} must be WIDTHxHEIGHT such as "1920x1080", each side ${MIN_SIDE} to ${MAX_SIDE}`,
+      `${name} must be WIDTHxHEIGHT such as "1920x1080", each side ${MIN_SIDE} to ${MAX_SIDE}`,
     );
   return { width, height };
+}
+
+/** What the session asks under `se:<key>`, else under Selenoid's `selenoid:options.<key>`, and where. */
+function asked(
+  capabilities: Capabilities,
+  key: 'timeZone' | 'screenResolution',
+): { value: unknown; name: string } | undefined {
+  const grid = `se:${key}`;
+  if (capabilities[grid] !== undefined) return { value: capabilities[grid], name: grid };
+  const selenoid = capabilities[SELENOID_OPTIONS];
+  if (isObject(selenoid) && selenoid[key] !== undefined)
+    return { value: selenoid[key], name: `${SELENOID_OPTIONS}.${key}` };
+  return undefined;
 }
 
 /**

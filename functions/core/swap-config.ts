@@ -20,7 +20,7 @@ export interface RestartNeeded {
 /** Why the new config cannot run here at all (so the old one stays): a pool kind with no launcher. */
 export function unservablePools(deps: GridDeps, next: Config): string[] {
   return Object.values(next.pools)
-    .filter((pool) => !deps.launchers[pool.kind])
+    .filter((pool) => !deps.runtimes[pool.kind])
     .map(
       (pool) =>
         `pools.${pool.name}: a ${pool.kind} pool needs a restart (no ${pool.kind} launcher is running)`,

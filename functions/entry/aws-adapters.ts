@@ -137,18 +137,13 @@ export function ecsWarmCount(
 
 /**
  * A launcher made when first asked to start or stop a browser, then kept for the environment's life (its
- * SDK stays out of a cold start). `countWarm`, for kinds that keep browsers ahead of demand (ecs): how
- * /status counts them, a store read that needs no launcher. Without it the launcher reports no warm
- * count at all, so /status leaves `warm` out for its pools, as it does for hubs.
+ * SDK stays out of a cold start). A kind that keeps browsers ahead of demand (ecs) counts them apart, with a
+ * store read that needs no launcher (ecsWarmCount).
  */
-export function onFirstUse(
-  make: () => Promise<Launcher>,
-  countWarm?: (pool: string) => Promise<number>,
-): Launcher {
+export function onFirstUse(make: () => Promise<Launcher>): Launcher {
   const launcher = madeOnFirstUse(make);
   return {
     start: async (request) => (await launcher()).start(request),
     stop: async (handle, context) => (await launcher()).stop(handle, context),
-    ...(countWarm ? { warmCount: countWarm } : {}),
   };
 }

@@ -115,7 +115,7 @@ export async function startGridWithWorkers(
           state: configState(deps),
           socketPath,
           sessionOwner: process.pid,
-          launcherKinds: Object.keys(deps.launchers) as (keyof typeof deps.launchers)[],
+          launcherKinds: Object.keys(deps.runtimes) as PoolConfig['kind'][],
           hostPathKinds: hostPathKinds(deps),
           // Taken as it is sent: what ends later is broadcast after it, and arrives after it.
           ended: deps.ended.entries(),
@@ -208,7 +208,7 @@ export async function startGridWithWorkers(
 
 /** The kinds whose launchers here bound what a session's commands may name of this machine's files. */
 function hostPathKinds(deps: RunningGrid['deps']): PoolConfig['kind'][] {
-  return (Object.keys(deps.launchers) as PoolConfig['kind'][]).filter(
-    (kind) => deps.launchers[kind]?.hostPaths,
+  return (Object.keys(deps.runtimes) as PoolConfig['kind'][]).filter(
+    (kind) => deps.runtimes[kind]?.hostPaths,
   );
 }

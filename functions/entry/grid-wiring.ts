@@ -7,10 +7,11 @@
 import type { Dispatcher } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { ArtifactSource } from '../core/artifact-ports';
-import type { Config, PoolConfig } from '../core/config';
+import type { Config, ContainerPoolConfig, LocalPoolConfig, PoolConfig } from '../core/config';
 import { EndedSessions } from '../core/ended-sessions';
 import { EndingSessions } from '../core/ending-sessions';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
+import type { PoolRuntime, RuntimesByKind } from '../core/pool-runtime';
 import {
   type Launcher,
   type Logger,
@@ -30,7 +31,7 @@ import { eksLauncherByAuth } from '../pools/eks/eks-auth-launcher';
 import { type EksPodApisByAuth, eksKept, eksRecordings } from '../pools/eks/eks-recordings';
 import { podLogKeeper } from '../pools/eks/pod-log-keeper';
 import { HubArtifacts } from '../pools/hub/hub-artifacts';
-import { HubLauncher } from '../pools/hub/hub-launcher';
+import { hubRuntime } from '../pools/hub/hub-pool-runtime';
 import { type AwsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
 
 type PoolKind = PoolConfig['kind'];
@@ -61,10 +62,10 @@ interface CommonParts {
 /** What an entry that starts its browsers itself gives (the Node server, its primary, the router Lambda). */
 export interface LaunchingParts extends CommonParts {
   aws: AwsAdapters;
-  /** The launcher of local pools and where their recordings are kept (the Node server's); none: no local pools. */
-  local?: { launcher: Launcher; recordings: ArtifactSource };
-  /** The launcher of container pools and where their logs are (the Node server's); none: no container pools. */
-  container?: { launcher: Launcher; recordings?: ArtifactSource };
+  /** The runtime of local pools and where their recordings are kept (the Node server's); none: no local pools. */
+  local?: { runtime: PoolRuntime<LocalPoolConfig>; recordings: ArtifactSource };
+  /** The runtime of container pools and where their logs are (the Node server's); none: no container pools. */
+  container?: { runtime: PoolRuntime<ContainerPoolConfig>; recordings?: ArtifactSource };
   /**
    * The launcher of eks pools that name a kubeconfig (the Node server's; given by the entry so the Kubernetes
    * client stays out of the router Lambda's asset); none: every eks pool signs EKS tokens.
@@ -81,7 +82,7 @@ export interface LaunchingParts extends CommonParts {
  * grid): each kind's launcher asks that process, which also serves the videos and logs (none here).
  */
 export interface RelayingParts extends CommonParts {
-  launchedElsewhere: (kind: PoolKind) => Launcher;
+  launchedElsewhere: (kind: PoolKind) => PoolRuntime;
 }
 
 export type GridParts = LaunchingParts | RelayingParts;
@@ -89,7 +90,7 @@ export type GridParts = LaunchingParts | RelayingParts;
 export function gridDeps(parts: GridParts): GridDeps {
   const deps: GridDeps = {
     config: parts.config,
-    launchers: {},
+    runtimes: {},
     poolTraits: POOL_TRAITS,
     sessions: parts.sessions,
     queue: new SlotQueue(),
@@ -107,42 +108,44 @@ export function gridDeps(parts: GridParts): GridDeps {
     head: parts.head,
   };
   if ('launchedElsewhere' in parts) {
-    deps.launchers = launchersElsewhere(parts);
+    deps.runtimes = runtimesElsewhere(parts);
   } else {
-    deps.launchers = launchersHere(parts);
+    deps.runtimes = runtimesHere(parts);
     // Hub artifacts find a session's pool through deps, reloads included.
     deps.artifacts = artifactsHere(parts, deps);
   }
   return deps;
 }
 
-function launchersElsewhere(parts: RelayingParts): GridDeps['launchers'] {
+function runtimesElsewhere(parts: RelayingParts): RuntimesByKind {
   return Object.fromEntries([...parts.kinds].map((kind) => [kind, parts.launchedElsewhere(kind)]));
 }
 
-function launchersHere(parts: LaunchingParts): GridDeps['launchers'] {
+function runtimesHere(parts: LaunchingParts): RuntimesByKind {
   const { config, logger, metrics, agent, aws, kinds } = parts;
-  const launchers: GridDeps['launchers'] = {};
-  if (parts.local && kinds.has('local')) launchers.local = parts.local.launcher;
-  if (kinds.has('hub')) launchers.hub = new HubLauncher();
-  if (parts.container && kinds.has('container')) launchers.container = parts.container.launcher;
+  const runtimes: RuntimesByKind = {};
+  if (parts.local && kinds.has('local')) runtimes.local = parts.local.runtime;
+  if (kinds.has('hub')) runtimes.hub = hubRuntime();
+  if (parts.container && kinds.has('container')) runtimes.container = parts.container.runtime;
   // Heads sharing a DynamoDB table claim the warm tasks the cleanup keeps there.
   const warmTable = warmTaskTable(config);
   if (kinds.has('ecs')) {
-    // /status counts warm tasks in the table, so answering it never loads the ECS SDK.
-    launchers.ecs = onFirstUse(
-      () => aws.ecsLauncher({ agent, logger, metrics, warmTable }),
-      ecsWarmCount(aws, warmTable),
-    );
+    runtimes.ecs = {
+      launcher: onFirstUse(() => aws.ecsLauncher({ agent, logger, metrics, warmTable })),
+      // /status counts warm tasks in the table, so answering it never loads the ECS SDK.
+      warm: { warmCount: ecsWarmCount(aws, warmTable) },
+    };
   }
   if (kinds.has('eks')) {
     const keepLog = podLogKeeper(logger, aws.s3Client);
     const withAws = onFirstUse(() => aws.eksLauncher({ agent, logger, metrics, keepLog }));
-    launchers.eks = parts.kubeconfigEks
-      ? eksLauncherByAuth({ aws: withAws, kubeconfig: parts.kubeconfigEks })
-      : withAws;
+    runtimes.eks = {
+      launcher: parts.kubeconfigEks
+        ? eksLauncherByAuth({ aws: withAws, kubeconfig: parts.kubeconfigEks })
+        : withAws,
+    };
   }
-  return launchers;
+  return runtimes;
 }
 
 function artifactsHere(parts: LaunchingParts, deps: GridDeps): GridDeps['artifacts'] {

@@ -84,14 +84,12 @@ export async function runWorker(logger: Logger): Promise<void> {
     // The primary's kinds, each asked of the primary, which starts and stops every browser.
     kinds: new Set(setup.launcherKinds),
     // A local session's folder is the primary's, named after its pid: the CDP commands served here are held to it.
-    launchedElsewhere: (kind) =>
-      new PrimaryLauncher(
-        calls,
-        kind,
-        setup.hostPathKinds.includes(kind)
-          ? (handle) => sessionFolderContext(handle, setup.sessionOwner)
-          : undefined,
-      ),
+    launchedElsewhere: (kind) => ({
+      launcher: new PrimaryLauncher(calls, kind),
+      ...(setup.hostPathKinds.includes(kind)
+        ? { hostPaths: { hostPaths: (handle) => sessionFolderContext(handle, setup.sessionOwner) } }
+        : {}),
+    }),
     users,
     ended: new EndedSessions(undefined, (key, session) => send({ type: 'ended', key, session })),
   });

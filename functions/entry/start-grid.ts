@@ -1,49 +1,40 @@
 /**
- * Wires the Node server: the local launcher and its recordings, where a deployment keeps ecs sessions'
- * recordings (ecs-recordings.ts), the store the config names (in memory, or a DynamoDB table shared with
- * other routers), given to the one wiring (grid-wiring.ts); then the app,
- * WebSocket proxy, sweeps, reloads and shutdown.
+ * Wires the Node server: the store the config names (in memory, or a DynamoDB table shared with other
+ * routers), what its pools run on (node-server-pools.ts), given to the one wiring (grid-wiring.ts); then the
+ * app, the HTTP server and its WebSocket proxy, the head's sweeps, reloads and shutdown.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { MemorySessionStore } from '../adapters/memory/memory-session-store';
 import { PrometheusMetrics } from '../adapters/prometheus/prometheus-metrics';
 import { isHubOrigin } from '../core/browser-network';
-import type { Config, EksPoolConfig } from '../core/config';
+import type { Config } from '../core/config';
 import type { EndedSessions } from '../core/ended-sessions';
-import { freeStaleSlots, STALE_SLOT_GRACE_MS } from '../core/free-stale-slots';
+import { STALE_SLOT_GRACE_MS } from '../core/free-stale-slots';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
-import { madeOnFirstUse } from '../core/made-on-first-use';
-import { runEvery } from '../core/periodic-task';
 import { reportGridGauges } from '../core/pool-gauges';
-import { type Launcher, type Logger, type Metrics, systemClock } from '../core/ports';
+import { type Logger, type Metrics, systemClock } from '../core/ports';
 import type { RequestPricing } from '../core/session-cost';
 import { createApp, type MetricsPage } from '../http/create-app';
 import { newRequestCounter, type RequestCounter } from '../http/grid-info';
-import { startContainerPoolRuntime } from '../pools/container/container-pool-runtime';
-import { ecsRecordings } from '../pools/ecs/ecs-recordings';
-import type { EksPodApi } from '../pools/eks/eks-pod-api';
-import { type KeepPodLog, podLogKeeper } from '../pools/eks/pod-log-keeper';
 import type { ChromedriverLauncher } from '../pools/local/chromedriver-launcher';
-import { startLocalPoolRuntime } from '../pools/local/local-pool-runtime';
 import { lazyAppListener } from '../servers/node/app-listener';
 import { answerClientErrors } from '../servers/node/client-errors';
 import { commandFastPath } from '../servers/node/command-fast-path';
 import { relayedRequests } from '../servers/node/primary-relay';
 import { limitRequestArrival, requestArrivalOptions } from '../servers/node/request-arrival';
 import { attachWebSocketProxy } from '../servers/node/websocket-proxy';
-import { endSession } from '../use-cases/end-session';
-import { endAllSessions, expireSessions } from '../use-cases/expire-sessions';
-import { headSessions } from '../use-cases/session-ownership';
-import { stopBrowsersEndedElsewhere } from '../use-cases/stop-browsers-ended-elsewhere';
+import { endSessionOfExitedBrowser } from '../use-cases/end-exited-browser';
+import { endAllSessions } from '../use-cases/expire-sessions';
+import { startHeadSweeps } from '../use-cases/head-sweeps';
 import { createUpstreamAgent } from '../webdriver-client/upstream-client';
-import { type AwsAdapters, awsAdapters, onFirstUse } from './aws-adapters';
+import { type AwsAdapters, awsAdapters } from './aws-adapters';
 import { ConfigReloader, type ReloadTrigger } from './config-reloader';
-import { ecsRecordingPlaces } from './deployed-config';
 import { EVERY_POOL_KIND, gridDeps } from './grid-wiring';
+import { startNodeServerPools } from './node-server-pools';
 import { reachNotice } from './reach-notice';
 
 const EXPIRY_SWEEP_MS = 1000;
@@ -127,48 +118,18 @@ export async function startGrid(
   // Measurements go where the caller says (EMF in a Lambda Web Function), else to GET /metrics.
   const metrics = options.metrics ?? new PrometheusMetrics({ logger });
   const prometheus = metrics instanceof PrometheusMetrics ? metrics : undefined;
-  // Local pools' launcher and recordings, on this machine (pools/local/local-pool-runtime.ts).
-  // A browser (a local one, or a container) that exited without being stopped: its session is over.
-  const onUnexpectedExit = (handle: string, exit: object) => {
-    logger.log('BROWSER_EXITED', { handle, ...exit });
-    // The store may be down just now: the session then ends at its idle timeout, by the sweep.
-    sessions
-      .running()
-      .then((running) => {
-        const record = running.find((r) => r.handle === handle);
-        if (record) return endSession(deps, record, 'browser exited');
-      })
-      .catch((error: unknown) =>
-        logger.log('BACKGROUND_TASK_FAILED', { task: 'browser exit', handle, error: String(error) }),
-      );
-  };
-  const local = await startLocalPoolRuntime({
+  const pools = await startNodeServerPools({
     config,
     current: () => deps.config,
     logger,
     metrics,
-    onUnexpectedExit,
-  });
-  const containers = await startContainerPoolRuntime({
-    config,
-    current: () => deps.config,
-    logger,
     agent,
-    onUnexpectedExit,
-    // Container sessions record as local ones do, into the same kept recordings.
-    recordings: { recorder: local.sessionRecordings, kept: local.recordings },
+    aws,
+    deployment: options.deployment,
+    poolOf: (session) => sessionPool(deps, session),
+    onUnexpectedExit: (handle, exit) => endSessionOfExitedBrowser(deps, handle, exit),
   });
-  const { launcher, recordings } = local;
   prometheus?.onScrape((into) => reportGridGauges(deps, into));
-  // ecs sessions' videos and browser logs where the stack keeps them, as the router Lambda reads them: a head
-  // of the service or Web Function front door is given the same GRIDGATE_DEPLOYMENT and the same grants.
-  // eks pools that name a kubeconfig: one client per file and context, for their launcher and their logs.
-  const kubeconfigPods = kubeconfigPodApisOnFirstUse();
-  const ecs = ecsRecordings(
-    ecsRecordingPlaces(options.deployment),
-    (session) => sessionPool(deps, session),
-    aws.logsClient,
-  );
   const deps = gridDeps({
     config,
     secret,
@@ -179,16 +140,7 @@ export async function startGrid(
     aws,
     // A reload may add a pool of any kind.
     kinds: EVERY_POOL_KIND,
-    local: { launcher, recordings },
-    container: { launcher: containers.launcher, recordings: containers.recordings },
-    ...(ecs ? { ecsRecordings: ecs } : {}),
-    kubeconfigEks: kubeconfigEksLauncher(kubeconfigPods, {
-      agent,
-      logger,
-      metrics,
-      keepLog: podLogKeeper(logger, aws.s3Client),
-    }),
-    kubeconfigPodApis: kubeconfigPods,
+    ...pools.parts,
     users,
     ended: options.ended,
     requestPricing: options.requestPricing,
@@ -205,51 +157,16 @@ export async function startGrid(
     requests,
   });
   const { socketPath } = options;
-  const serveApp = lazyAppListener(socketPath ? relayedRequests(app.fetch) : app.fetch, logger);
-  // On its port the server takes commands on the Node-native path; on the primary's socket come only
-  // the requests its workers relay, which serve commands themselves.
-  const server = createServer(
-    requestArrivalOptions(config.timeouts.request),
-    socketPath ? serveApp : commandFastPath(deps, agent, { counter: requests, app: serveApp }),
-  );
-  limitRequestArrival(server, () => deps.config.timeouts.request, logger);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    if (socketPath) server.listen(socketPath, resolve);
-    else server.listen(config.port, config.host, resolve);
-  });
-  if (!socketPath) {
-    attachWebSocketProxy(server, deps, {
-      knownHostsOnly,
-      ...(config.playwrightCache ? { playwrightCache: config.playwrightCache } : {}),
-    });
-  }
-  answerClientErrors(server);
-  const staleSlotGraceMs = options.staleSlotGraceMs ?? STALE_SLOT_GRACE_MS;
+  const server = await listenForClients(deps, app, { agent, requests, knownHostsOnly, socketPath });
   // Which sessions this head's sweeps and shutdown end (with a shared store, not other heads' local ones).
-  const { startedHere, mine, gone } = headSessions(deps, {
+  const { sweeps, endedAtShutdown } = startHeadSweeps(deps, {
     shared,
-    isRunning: (handle) => launcher.isRunning(handle) || containers.launcher.isRunning(handle),
-    staleSlotGraceMs,
+    isRunning: pools.isRunning,
+    staleSlotGraceMs: options.staleSlotGraceMs ?? STALE_SLOT_GRACE_MS,
+    sweepMs: options.sweepMs ?? (shared ? SHARED_EXPIRY_SWEEP_MS : EXPIRY_SWEEP_MS),
+    browsersHere: () => pools.containers.launcher.sessions(),
   });
-  const sweepMs = options.sweepMs ?? (shared ? SHARED_EXPIRY_SWEEP_MS : EXPIRY_SWEEP_MS);
-  const sweeps = [
-    runEvery('expiry sweep', sweepMs, () => expireSessions(deps, { mine, gone }), logger),
-    // A head that died between taking a slot and recording its session (or a release the store refused)
-    // would keep the slot for good: whichever head sweeps first frees it.
-    runEvery('stale-slot sweep', sweepMs, () => freeStaleSlots(deps, staleSlotGraceMs), logger),
-  ];
-  // A container whose session another head ended (the record only: the container is this head's) goes soon.
-  if (shared)
-    sweeps.push(
-      runEvery(
-        'sessions ended elsewhere',
-        sweepMs,
-        () => stopBrowsersEndedElsewhere(deps, containers.launcher.sessions()),
-        logger,
-      ),
-    );
-  sweeps.push(...local.runPeriodically(), ...containers.runPeriodically());
+  sweeps.push(...pools.runPeriodically());
   const reloader = new ConfigReloader(deps, options.configPath, {
     pollMs: options.reloadPollMs,
     fingerprint: options.configFingerprint,
@@ -280,12 +197,11 @@ export async function startGrid(
       reloader.close();
       await users?.close();
       const closed = new Promise((resolve) => server.close(resolve));
-      // With a shared store, sessions in ecs and hub pools outlive this router: others serve them.
-      await endAllSessions(deps, 'server shutdown', shared ? startedHere : () => true).catch(
-        (error: unknown) => logger.log('BACKGROUND_TASK_FAILED', { task: 'shutdown', error: String(error) }),
+      await endAllSessions(deps, 'server shutdown', endedAtShutdown).catch((error: unknown) =>
+        logger.log('BACKGROUND_TASK_FAILED', { task: 'shutdown', error: String(error) }),
       );
       // Sessions still being created too, and warm browsers and containers.
-      await Promise.all([launcher.stopAll(), containers.launcher.stopAll()]);
+      await pools.stopAll();
       server.closeAllConnections();
       await closed;
       await agent.close();
@@ -294,23 +210,41 @@ export async function startGrid(
     return closing;
   };
   const reload = (trigger: ReloadTrigger = 'SIGHUP') => reloader.reload(trigger);
-  return { url: `http://${host}:${port}`, port, deps, launcher, reload, close };
+  return { url: `http://${host}:${port}`, port, deps, launcher: pools.local.launcher, reload, close };
 }
 
-/** The pod API of eks pools that name a kubeconfig: the Kubernetes client loads with the first call. */
-function kubeconfigPodApisOnFirstUse(): () => Promise<(pool: EksPoolConfig) => EksPodApi> {
-  return madeOnFirstUse(async () => (await import('../pools/eks/eks-kubeconfig')).kubeconfigPodApis());
-}
-
-/** The launcher of eks pools that name a kubeconfig: loaded with such a pool's first pod. */
-function kubeconfigEksLauncher(
-  podApis: () => Promise<(pool: EksPoolConfig) => EksPodApi>,
-  context: { agent: Dispatcher; logger: Logger; metrics: Metrics; keepLog: KeepPodLog },
-): Launcher {
-  return onFirstUse(async () => {
-    const [{ EksLauncher }, podApi] = await Promise.all([import('../pools/eks/eks-launcher'), podApis()]);
-    return new EksLauncher({ podApi, ...context });
+/**
+ * The HTTP server, listening: on its port it takes commands on the Node-native path and WebSockets; on the
+ * primary's socket come only the requests its workers relay, which serve commands themselves.
+ */
+async function listenForClients(
+  deps: GridDeps,
+  app: { fetch: (request: Request) => Response | Promise<Response> },
+  options: { agent: Dispatcher; requests: RequestCounter; knownHostsOnly: boolean; socketPath?: string },
+): Promise<Server> {
+  const { config, logger } = deps;
+  const { socketPath } = options;
+  const serveApp = lazyAppListener(socketPath ? relayedRequests(app.fetch) : app.fetch, logger);
+  const server = createServer(
+    requestArrivalOptions(config.timeouts.request),
+    socketPath
+      ? serveApp
+      : commandFastPath(deps, options.agent, { counter: options.requests, app: serveApp }),
+  );
+  limitRequestArrival(server, () => deps.config.timeouts.request, logger);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    if (socketPath) server.listen(socketPath, resolve);
+    else server.listen(config.port, config.host, resolve);
   });
+  if (!socketPath) {
+    attachWebSocketProxy(server, deps, {
+      knownHostsOnly: options.knownHostsOnly,
+      ...(config.playwrightCache ? { playwrightCache: config.playwrightCache } : {}),
+    });
+  }
+  answerClientErrors(server);
+  return server;
 }
 
 /** The host part of a URL that reaches a server listening on `host` from this machine. */

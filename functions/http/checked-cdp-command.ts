@@ -6,7 +6,7 @@
  */
 import { checkCdpCommandBody, MAX_CDP_COMMAND_BODY } from '../core/cdp-over-http';
 import { invalidArgument } from '../core/errors';
-import { type GridDeps, sessionPool } from '../core/grid-deps';
+import { type GridDeps, runtimeOf, sessionPool } from '../core/grid-deps';
 import type { SessionClaims } from '../core/session-token';
 import { readText } from './request-body';
 
@@ -20,13 +20,10 @@ export async function checkedCdpCommandBody(
   request: Request,
 ): Promise<string | undefined> {
   const pool = sessionPool(deps, claims);
-  const launcher = pool && deps.launchers[pool.kind];
-  if (!launcher?.hostPaths) return undefined;
+  const bounds = pool && runtimeOf(deps, pool)?.hostPaths;
+  if (!bounds) return undefined;
   const limit = Math.min(MAX_CDP_COMMAND_BODY, deps.config.limits.maxBodySize);
-  const verdict = await checkCdpCommandBody(
-    await readText(request, limit),
-    launcher.hostPaths(claims.handle),
-  );
+  const verdict = await checkCdpCommandBody(await readText(request, limit), bounds.hostPaths(claims.handle));
   if ('refusal' in verdict) throw invalidArgument(verdict.refusal);
   return verdict.forward;
 }

@@ -4,7 +4,7 @@ import { type Context, Hono } from 'hono';
 import type { Dispatcher } from 'undici';
 import { isHubOrigin } from '../core/browser-network';
 import { invalidSessionId, WebDriverError } from '../core/errors';
-import { type GridDeps, sessionPool } from '../core/grid-deps';
+import { type GridDeps, runtimeOf, sessionPool } from '../core/grid-deps';
 import { endSession } from '../use-cases/end-session';
 import { clientResponseHeaders, createUpstreamAgent } from '../webdriver-client/upstream-client';
 import { registerArtifactRoutes } from './artifact-routes';
@@ -211,7 +211,7 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
   function transfer(c: Context<Env>, base: string, path: string, handler: FileTransferHandler) {
     const claims = claimsOf(c);
     const pool = sessionPool(deps, claims);
-    const files = pool && deps.launchers[pool.kind]?.files;
+    const files = pool && runtimeOf(deps, pool)?.files;
     if (!files) return proxy(c, base, claims);
     deps.sessions.touch(claims.key, deps.clock.now(), c.req.method, path);
     const { maxBodySize, maxUploadSize } = deps.config.limits;

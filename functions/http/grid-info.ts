@@ -4,7 +4,7 @@ import type { ArtifactUsage } from '../core/artifact-ports';
 import type { PoolConfig } from '../core/config';
 import { configTraitsOf } from '../core/config-traits-by-kind';
 import { formatDuration } from '../core/duration';
-import type { GridDeps } from '../core/grid-deps';
+import { type GridDeps, runtimeOf } from '../core/grid-deps';
 
 // /status answers without credentials (load balancers, ggr), so it counts waiting requests but names no user.
 export async function gridStatus(deps: GridDeps) {
@@ -28,7 +28,7 @@ export async function gridStatus(deps: GridDeps) {
   const free = pools.reduce((sum, pool) => sum + Math.max(0, pool.maxSessions - pool.inUse), 0);
   const total = pools.reduce((sum, pool) => sum + pool.maxSessions, 0);
   // W3C "ready": whether a new session could start now; requests waiting on their users' limits don't change that.
-  const ready = free > 0 && Object.keys(deps.launchers).length > 0;
+  const ready = free > 0 && Object.keys(deps.runtimes).length > 0;
   const waiting = queue.waiting > 0 ? `; ${queue.waiting} waiting for a slot` : '';
   return {
     value: {
@@ -85,15 +85,15 @@ export async function gridPing(deps: GridDeps, counter: RequestCounter) {
 
 /**
  * `warm`: how many of the pool's browsers started ahead of demand a new session could take now. Only
- * launchers that keep some report it, 0 for a pool without a `warm` setting (never asked: an ecs pool's
+ * kinds that keep some report it, 0 for a pool without a `warm` setting (never asked: an ecs pool's
  * count is a store read). A count that cannot be read is logged and left out (unknown): /status still answers.
  */
 async function warmth(deps: GridDeps, pool: PoolConfig): Promise<{ warm?: number }> {
-  const launcher = deps.launchers[pool.kind];
-  if (!launcher?.warmCount) return {};
+  const counter = runtimeOf(deps, pool)?.warm;
+  if (!counter) return {};
   if (!keepsWarm(pool)) return { warm: 0 };
   try {
-    return { warm: await launcher.warmCount(pool.name) };
+    return { warm: await counter.warmCount(pool.name) };
   } catch (error) {
     deps.logger.log('UPSTREAM_ERROR', {
       pool: pool.name,

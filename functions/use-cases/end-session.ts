@@ -1,5 +1,5 @@
 /** Ending a session, whatever the cause: the browser stops, its slot frees, once. */
-import { type GridDeps, poolsNamed } from '../core/grid-deps';
+import { type GridDeps, launcherOf, poolsNamed } from '../core/grid-deps';
 import type { LogEvent, SessionEndReason, SessionRecord } from '../core/ports';
 import { pricesFor } from '../core/prices';
 import { videoNotKept } from '../core/recording-keep';
@@ -65,7 +65,7 @@ async function endNow(
     const notKept = record && videoNotKept(record.recording?.keep, record);
     // Another head's browser is that head's to stop (session-ownership.ts).
     if (poolConfig && !runsOnAnotherHead(deps, { pool, head }))
-      await deps.launchers[poolConfig.kind]?.stop(handle, {
+      await launcherOf(deps, poolConfig)?.stop(handle, {
         key,
         pool: poolConfig,
         reason,

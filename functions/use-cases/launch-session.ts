@@ -11,7 +11,7 @@ import type { PoolConfig } from '../core/config';
 import { configTraitsOf } from '../core/config-traits-by-kind';
 import { stageRank } from '../core/creation-stages';
 import { withDevtoolsAt } from '../core/devtools-address';
-import { type GridDeps, launcherOf, traitsOf } from '../core/grid-deps';
+import { type GridDeps, runtimeOf, traitsOf } from '../core/grid-deps';
 import type { CreationStage, SessionRecord } from '../core/ports';
 import { type RecordingAsk, recordingWish } from '../core/recording-wish';
 import type { SessionLimits } from '../core/session-limits';
@@ -62,8 +62,9 @@ export async function launchSession(
   attempt: LaunchAttempt,
   place: AttemptPlace,
 ): Promise<CreatedSession> {
-  const launcher = launcherOf(deps, pool);
-  if (!launcher) throw new Error(`no launcher for ${pool.kind} pools`);
+  const runtime = runtimeOf(deps, pool);
+  if (!runtime) throw new Error(`no launcher for ${pool.kind} pools`);
+  const { launcher } = runtime;
   const onStage = stageMarker(deps, attempt.key);
   onStage('launch');
   const recording = recordingWish(deps.config, pool, attempt.recording ?? {});
@@ -101,8 +102,8 @@ export async function launchSession(
     // and its DevTools where the launcher reaches them once the session is open (se:cdp, CDP and Playwright
     // clients are served there, as its video and captures are made there).
     const answered = browser.served ? { ...created.capabilities, ...browser.served } : created.capabilities;
-    await launcher.opened?.(browser.handle, answered);
-    const devtools = launcher.devtools?.(browser.handle);
+    await runtime.opener?.opened(browser.handle, answered);
+    const devtools = runtime.devtools?.devtools(browser.handle);
     const capabilities = devtools ? withDevtoolsAt(answered, devtools) : answered;
     const header = colorHeaderName(pool, deps.config.colors);
     if (header && attempt.color) {

@@ -40,8 +40,13 @@ export interface HeadFacts {
 
 /** Which records a head's sweeps may end, and which it knows to have lost their browser (ExpiryScope). */
 export interface HeadSessions {
-  /** The sessions whose browsers this head started and stops (what its shutdown ends with a shared store). */
+  /** The sessions whose browsers this head started and stops. */
   startedHere: (record: SessionRecord) => boolean;
+  /**
+   * The sessions this head's shutdown ends: with a shared store only those it started (others' ecs, eks and
+   * hub sessions outlive it, other heads serve them); alone, every one.
+   */
+  endedAtShutdown: (record: SessionRecord) => boolean;
   /** The records this head's expiry sweep may end. */
   mine: (record: SessionRecord) => boolean;
   /** Why a record's browser is gone, when this head knows it is. */
@@ -70,5 +75,6 @@ export function headSessions(deps: GridDeps, facts: HeadFacts): HeadSessions {
     local(record) && record.head === deps.head && !facts.isRunning(record.handle)
       ? (deps.ended.recall(record.key)?.reason ?? 'browser exited')
       : undefined;
-  return { startedHere, mine, gone };
+  const endedAtShutdown = (record: SessionRecord) => !facts.shared || startedHere(record);
+  return { startedHere, endedAtShutdown, mine, gone };
 }

@@ -5,7 +5,7 @@
  * The owner finds the record ended and stops the browser as that end asked: its reason, and its video kept or
  * not by the record, as endSession would have. Nothing is ended in the store here: it already is.
  */
-import { type GridDeps, poolsNamed } from '../core/grid-deps';
+import { type GridDeps, launcherOf, poolsNamed } from '../core/grid-deps';
 import { videoNotKept } from '../core/recording-keep';
 
 /** A browser this head runs for a session, by the session's key. */
@@ -25,7 +25,7 @@ export async function stopBrowsersEndedElsewhere(
     // No record yet: its session is still being created here.
     if (record?.endedAt === undefined || record.handle !== handle) continue;
     const pool = poolsNamed(deps, record.pool)[0];
-    const launcher = pool && deps.launchers[pool.kind];
+    const launcher = pool && launcherOf(deps, pool);
     if (!pool || !launcher) continue;
     const notKept = videoNotKept(record.recording?.keep, record);
     try {

@@ -218,6 +218,13 @@ describe('tests that say how they went', { timeout: TEST_MS }, () => {
       const failedPage = await recordingsOnPage(viewer, keys.python as string);
       expect(failedPage.text).toMatch(/^video · (driver log · )?console · HAR$/);
       for (const href of failedPage.hrefs) expect((await fetch(href)).status, href).toBe(200);
+      // The docs' picture of a session's page, made here as the list's is.
+      if (process.env.GRIDGATE_DOCS_SCREENSHOTS) {
+        writeFileSync(
+          fileURLToPath(new URL('../../docs/status-page-session.png', import.meta.url)),
+          Buffer.from(await viewer.takeScreenshot(), 'base64'),
+        );
+      }
       expect((await fetch(failedPage.hrefs[0] as string, { headers: ALICE })).status).toBe(404);
       const passedPage = await recordingsOnPage(viewer, keys.wdio as string);
       expect(passedPage.text).toContain('video not kept: the test passed (recording.keep: failed)');

@@ -53,7 +53,8 @@ function startGrid(warm: MemoryWarmTasks): void {
   });
   // Counting reads the store only: the ECS client is never sent a command (loopback, fake credentials).
   ecs = unreachableEcsClient();
-  grid.deps.launchers.ecs = new EcsLauncher({ ecs, warm, logger: grid.logger });
+  const launcher = new EcsLauncher({ ecs, warm, logger: grid.logger });
+  grid.deps.runtimes.ecs = { launcher, warm: launcher };
 }
 
 async function statusPools(): Promise<Record<string, unknown>[]> {

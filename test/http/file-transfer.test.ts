@@ -72,7 +72,7 @@ describe('file transfer gridgate serves itself (local pools)', () => {
     root = mkdtempSync(join(tmpdir(), 'gridgate-transfer-http-'));
     launcher = new TransferringLauncher(root);
     grid = startFakeGrid({ config: { limits } });
-    grid.deps.launchers.local = launcher;
+    grid.deps.runtimes.local = { launcher, files: launcher.files };
   }
   beforeEach(async () => {
     start();

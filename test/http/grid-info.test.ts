@@ -90,12 +90,15 @@ describe('GET /status: warm browsers', () => {
     });
     // The local launcher's count is synchronous: a number, as ChromedriverLauncher.warmCount answers.
     const asked: string[] = [];
-    Object.assign(grid.launcher, {
-      warmCount: (pool: string) => {
-        asked.push(pool);
-        return 2;
+    grid.deps.runtimes.local = {
+      launcher: grid.launcher,
+      warm: {
+        warmCount: (pool: string) => {
+          asked.push(pool);
+          return 2;
+        },
       },
-    });
+    };
     expect((await status()).value.pools).toEqual([
       { name: 'ready', kind: 'local', maxSessions: 4, inUse: 0, waiting: 0, warm: 2 },
       { name: 'cold', kind: 'local', maxSessions: 4, inUse: 0, waiting: 0, warm: 0 },

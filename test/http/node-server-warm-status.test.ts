@@ -63,7 +63,7 @@ describe('Node server: /status and warm ecs tasks', () => {
     expect(made.launchers).toEqual([]);
 
     // A session's need still makes it, with the table to claim warm tasks from.
-    await grid.deps.launchers.ecs?.stop('0123456789abcdef0123456789abcdef', {
+    await grid.deps.runtimes.ecs?.launcher.stop('0123456789abcdef0123456789abcdef', {
       key: 'k',
       pool: grid.deps.config.pools.fargate as PoolConfig,
       reason: 'deleted',

@@ -120,7 +120,8 @@ describe('a managed download through a web Response', () => {
     const bytes = Buffer.from('%PDF-1.7 résumé');
     const zip = Buffer.from('PK\x03\x04 stands in for the zip of it');
     grid = startFakeGrid();
-    grid.deps.launchers.local = new OneDownload(bytes, zip);
+    const launcher = new OneDownload(bytes, zip);
+    grid.deps.runtimes.local = { launcher, files: launcher.files };
     const id = await newSession(grid);
     const ask = (headers: Record<string, string> = {}) =>
       grid?.app.request(`/session/${id}/se/files`, jsonRequest('POST', { name: 'résumé.pdf' }, headers));
@@ -144,7 +145,7 @@ describe('a managed download the client cancels', () => {
   ])('stops reading %s', async (_what, headers: Record<string, string>) => {
     const launcher = new EndlessDownloads();
     grid = startFakeGrid();
-    grid.deps.launchers.local = launcher;
+    grid.deps.runtimes.local = { launcher, files: launcher.files };
     const id = await newSession(grid);
     const response = await grid.app.request(
       `/session/${id}/se/files`,

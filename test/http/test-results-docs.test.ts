@@ -33,7 +33,7 @@ beforeEach(async () => {
   launcher = new FakeLauncher();
   grid = await serveApp({
     config: configWithOnePool('local', { kind: 'local' }, { guest: null }),
-    launchers: { local: launcher },
+    runtimes: { local: { launcher } },
     sessions: new MemorySessionStore(),
     logger: new CollectingLogger(),
     users,

@@ -111,12 +111,15 @@ describe('GET /ui/api/overview', () => {
         blue: { kind: 'local', maxSessions: 3, color: 'blue', warm: 1 },
       },
     });
-    Object.assign(grid.launcher, {
-      warmCount: (pool: string) => {
-        if (pool === 'blue') throw new Error('the count is gone');
-        return 2;
+    grid.deps.runtimes.local = {
+      launcher: grid.launcher,
+      warm: {
+        warmCount: (pool: string) => {
+          if (pool === 'blue') throw new Error('the count is gone');
+          return 2;
+        },
       },
-    });
+    };
     const page = await overviewAs(grid, BOB);
     expect(page.pools).toEqual([
       { name: 'local', kind: 'local', capacity: 3, inUse: 0, queued: 0, warm: 2 },

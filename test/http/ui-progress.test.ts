@@ -67,7 +67,7 @@ describe('the stage of a session being created', () => {
   it('follows the launcher’s stages on the starting session, then lists the session itself', async () => {
     const g = grid();
     const launcher = new SteppedLauncher(g.launcher, ['pull', 'driver']);
-    g.deps.launchers.local = launcher;
+    g.deps.runtimes.local = { launcher };
     const created = g.app.request('/session', jsonRequest('POST', W3C_CHROME));
 
     const pull = await launcher.next();
@@ -99,7 +99,7 @@ describe('the stage of a session being created', () => {
       },
     });
     const launcher = new SteppedLauncher(g.launcher, ['driver']);
-    g.deps.launchers.local = launcher;
+    g.deps.runtimes.local = { launcher };
     const created = g.app.request('/session', jsonRequest('POST', W3C_CHROME));
 
     const driver = await launcher.next();

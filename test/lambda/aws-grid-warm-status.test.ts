@@ -106,11 +106,11 @@ describe('awsGrid: /status and warm ecs tasks', () => {
     expect((await gridStatus(deps)).value.pools[0]?.warm).toBe(0);
     expect(made.launchers).toEqual([]);
 
-    await deps.launchers.ecs?.stop('0123456789abcdef0123456789abcdef', stopping(deps));
+    await deps.runtimes.ecs?.launcher.stop('0123456789abcdef0123456789abcdef', stopping(deps));
     expect(made.launchers).toEqual([{ warmTable: table.table }]);
     // Made once: later counts still read the table, and sessions keep the launcher made.
     await gridStatus(deps);
-    await deps.launchers.ecs?.stop('0123456789abcdef0123456789abcdef', stopping(deps));
+    await deps.runtimes.ecs?.launcher.stop('0123456789abcdef0123456789abcdef', stopping(deps));
     expect(made.launchers).toHaveLength(1);
   });
 

@@ -91,7 +91,7 @@ describe('awsGrid', () => {
       adapters,
     );
     expect(made.tables).toEqual(['gridgate-sessions']);
-    expect(Object.keys(deps.launchers).sort()).toEqual(['ecs', 'hub']);
+    expect(Object.keys(deps.runtimes).sort()).toEqual(['ecs', 'hub']);
     const id = deps.tokens.sign(
       {
         key: 'k',
@@ -115,7 +115,7 @@ describe('awsGrid', () => {
       adapters,
     );
     expect(made.launchers).toBe(0);
-    const ecs = deps.launchers.ecs as Launcher;
+    const ecs = deps.runtimes.ecs?.launcher as Launcher;
     const request = {
       pool: deps.config.pools.fargate as never,
       key: 'k1',

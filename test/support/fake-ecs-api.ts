@@ -272,10 +272,15 @@ export class FakeEcsApi {
     const id = randomBytes(16).toString('hex');
     const ip = `127.0.0.${this.nextHost++}`;
     // The browser container: chromedriver on a port of its own, reached through the task's IP and port.
-    const container = this.containers.start(id, ip, {
-      onExit: (why) => containerExited(task, why),
-      onLine: (line) => this.logLine(id, line),
-    });
+    const container = this.containers.start(
+      id,
+      ip,
+      {
+        onExit: (why) => containerExited(task, why),
+        onLine: (line) => this.logLine(id, line),
+      },
+      overriddenEnvironment(input, this.browserName()),
+    );
     const task: FakeTask = {
       id,
       arn: `arn:aws:ecs:${REGION}:${ACCOUNT}:task/${cluster}/${id}`,
@@ -324,9 +329,12 @@ export class FakeEcsApi {
     const s3 = this.options.recorderS3;
     if (!definition || !(this.containers instanceof LoopbackDisplayedSeleniumServers)) return undefined;
     if (!s3) throw new Error('a task definition with a video container needs recorderS3');
-    const environment: Record<string, string> = Object.fromEntries(
-      (definition.environment ?? []).map((variable: Json) => [variable.name, variable.value]),
-    );
+    const environment: Record<string, string> = {
+      ...Object.fromEntries(
+        (definition.environment ?? []).map((variable: Json) => [variable.name, variable.value]),
+      ),
+      ...overriddenEnvironment(task.input, definition.name),
+    };
     return this.containers.display(task.id).then(
       (display) => {
         if (task.desiredStatus === 'STOPPED') return undefined;
@@ -504,4 +512,16 @@ export function stopOrder(definitions: Json[] | undefined, browser: string): Jso
     left.splice(left.indexOf(chosen), 1);
   }
   return order;
+}
+
+/**
+ * What RunTask's container override for `container` adds to its definition's environment, or replaces there
+ * (API_ContainerOverride, environment: "You can add new environment variables, which are added to the
+ * container at launch, or you can override the existing environment variables").
+ */
+function overriddenEnvironment(input: Json, container: string): Record<string, string> {
+  const override = (input.overrides?.containerOverrides ?? []).find((one: Json) => one.name === container);
+  return Object.fromEntries(
+    (override?.environment ?? []).map((variable: Json) => [variable.name, variable.value]),
+  );
 }

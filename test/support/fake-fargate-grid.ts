@@ -75,7 +75,7 @@ export async function startFakeFargateGrid(options: FakeFargateGridOptions = {})
   const grid = await serveApp(
     {
       config,
-      launchers: { ecs: new EcsLauncher({ ...options.launcher, ecs: fake.client(), logger }) },
+      runtimes: { ecs: { launcher: new EcsLauncher({ ...options.launcher, ecs: fake.client(), logger }) } },
       sessions: options.sessions ?? new MemorySessionStore(),
       logger,
       ...(options.artifacts ? { artifacts: options.artifacts } : {}),

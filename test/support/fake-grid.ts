@@ -11,7 +11,7 @@ import { SlotQueue } from '../../functions/core/slot-queue';
 import { createApp } from '../../functions/http/create-app';
 import { POOL_TRAITS } from '../../functions/pools';
 import { HubArtifacts } from '../../functions/pools/hub/hub-artifacts';
-import { HubLauncher } from '../../functions/pools/hub/hub-launcher';
+import { hubRuntime } from '../../functions/pools/hub/hub-pool-runtime';
 import {
   CollectingLogger,
   FakeLauncher,
@@ -66,7 +66,7 @@ export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
   const agent = new LoopbackOnlyAgent();
   const deps: GridDeps = {
     config,
-    launchers: { local: launcher, hub: new HubLauncher() },
+    runtimes: { local: { launcher }, hub: hubRuntime() },
     poolTraits: POOL_TRAITS,
     artifacts: { hub: new HubArtifacts((session) => sessionPool(deps, session), agent) },
     sessions,

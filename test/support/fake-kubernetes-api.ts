@@ -237,12 +237,15 @@ export class FakeKubernetesApi {
       logs: new Map(),
     };
     this.pods.set(key, fake);
-    // The first container is the browser: what its chromedriver prints is its log.
-    const browser = body.spec.containers[0].name;
+    // The first container is the browser: what its chromedriver prints is its log; it starts with its env.
+    const browser = body.spec.containers[0];
     if (behaviour === 'normal')
-      this.options.containers?.start(body.metadata.name, fake.ip, {
-        onLine: (line) => fake.logs.set(browser, `${fake.logs.get(browser) ?? ''}${line}\n`),
-      });
+      this.options.containers?.start(
+        body.metadata.name,
+        fake.ip,
+        { onLine: (line) => fake.logs.set(browser.name, `${fake.logs.get(browser.name) ?? ''}${line}\n`) },
+        Object.fromEntries((browser.env ?? []).map((variable: Json) => [variable.name, variable.value])),
+      );
     return [201, pod];
   }
 

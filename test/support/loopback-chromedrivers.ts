@@ -31,8 +31,16 @@ export interface ContainerHooks {
 
 /** What a fake orchestrator runs its tasks' containers with. */
 export interface LoopbackContainers {
-  /** Starts the container `name` at `ip`; `pid` leads the process group of its first process. */
-  start(name: string, ip: string, hooks?: ContainerHooks): { pid?: number; gone: Promise<void> };
+  /**
+   * Starts the container `name` at `ip`; `pid` leads the process group of its first process. `environment`:
+   * what the task's container override adds to its definition's (API_ContainerOverride, environment).
+   */
+  start(
+    name: string,
+    ip: string,
+    hooks?: ContainerHooks,
+    environment?: Record<string, string>,
+  ): { pid?: number; gone: Promise<void> };
   /** Whether it serves yet (the task may be RUNNING). */
   listening(name: string): boolean;
   /** Ends its processes, answering once they are gone. */

@@ -34,7 +34,12 @@ export class LoopbackDisplayedSeleniumServers implements LoopbackContainers {
   }
 
   /** Starts the display, then the Selenium server on it; either ending ends the container. */
-  start(name: string, ip: string, hooks: ContainerHooks = {}): { pid?: number; gone: Promise<void> } {
+  start(
+    name: string,
+    ip: string,
+    hooks: ContainerHooks = {},
+    environment: Record<string, string> = {},
+  ): { pid?: number; gone: Promise<void> } {
     let ended = false;
     const end = (why: string) => {
       if (ended) return;
@@ -57,7 +62,7 @@ export class LoopbackDisplayedSeleniumServers implements LoopbackContainers {
     const server = display.then((shown) => {
       if (displayed.stopping) throw new Error('stopped before its display started');
       const onExit = (why: string) => end(`the Selenium server exited (${why})`);
-      return this.servers.start(name, ip, { onExit, ...onLine(hooks) }, shown);
+      return this.servers.start(name, ip, { onExit, ...onLine(hooks) }, { ...environment, DISPLAY: shown });
     });
     display.catch((error: Error) => end(`the display did not start: ${error.message}`));
     const displayed: DisplayedServer = { xvfb, display, gone: Promise.resolve(), stopping: false };

@@ -29,21 +29,22 @@ export class LoopbackSeleniumServers {
   constructor(private readonly port: number) {}
 
   /**
-   * Starts a Selenium server for `name` on ip:port; with a `display` (an X display such as `:3`), its
-   * Chromium runs headful there, as in a docker-selenium node whose Xvfb a recorder films.
+   * Starts a Selenium server for `name` on ip:port, with `environment` added to its own; with a DISPLAY there
+   * (an X display such as `:3`), its Chromium runs headful on it, as in a docker-selenium node whose Xvfb a
+   * recorder films.
    */
   start(
     name: string,
     ip: string,
     { onExit = () => {}, onLine = () => {} }: ContainerHooks = {},
-    display?: string,
+    environment: Record<string, string> = {},
   ): LoopbackContainer {
     const dir = mkdtempSync(join(tmpdir(), 'gridgate-fake-task-'));
     // One session per task, as gridgate's task definition sets (SE_NODE_MAX_SESSIONS=1); managed downloads
     // on, as its SE_NODE_ENABLE_MANAGED_DOWNLOADS=true turns them on in docker-selenium.
     writeFileSync(
       join(dir, 'node.toml'),
-      seleniumNodeConfig(1, undefined, { headless: display === undefined }).join('\n'),
+      seleniumNodeConfig(1, undefined, { headless: environment.DISPLAY === undefined }).join('\n'),
     );
     const child = spawn(
       'java',
@@ -58,7 +59,7 @@ export class LoopbackSeleniumServers {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: {
           ...process.env,
-          ...(display ? { DISPLAY: display } : {}),
+          ...environment,
           [LAUNCHED_BY_ENV]: String(process.pid),
         },
       },

@@ -43,9 +43,20 @@ export class PodmanTaskContainers implements LoopbackContainers {
     private readonly image: string,
   ) {}
 
-  start(name: string, ip: string, { onExit = () => {}, onLine = () => {} }: ContainerHooks = {}) {
+  start(
+    name: string,
+    ip: string,
+    { onExit = () => {}, onLine = () => {} }: ContainerHooks = {},
+    overrides: Record<string, string> = {},
+  ) {
     const containerName = `gridgate-fake-task-${name}`;
-    const environment: Json[] = this.definition.environment ?? [];
+    // The override's variables are added to the definition's, or replace them (API_ContainerOverride).
+    const environment: Record<string, string> = {
+      ...Object.fromEntries(
+        (this.definition.environment ?? []).map((variable: Json) => [variable.name, variable.value]),
+      ),
+      ...overrides,
+    };
     const publish = (this.definition.portMappings ?? []).map(
       (mapping: Json) => `--publish=${ip}:${mapping.containerPort}:${mapping.containerPort}`,
     );
@@ -59,7 +70,7 @@ export class PodmanTaskContainers implements LoopbackContainers {
         `--label=${FAKE_TASK_LABEL}=${this.run}`,
         '--network=slirp4netns:allow_host_loopback=false',
         ...publish,
-        ...environment.map((variable) => `--env=${variable.name}=${variable.value}`),
+        ...Object.entries(environment).map(([variable, value]) => `--env=${variable}=${value}`),
         this.image,
         ...(this.definition.command ?? []),
       ],

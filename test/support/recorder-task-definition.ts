@@ -4,7 +4,10 @@
  * depending on its START, uploading to `bucket`. The fake ECS API runs the recorder's stand-in from it
  * (fake-video-recorder.ts).
  */
-import { recorderEnvironment } from '../../functions/pools/selenium-node/recorder-environment';
+import {
+  RECORDER_CONTAINER,
+  recorderEnvironment,
+} from '../../functions/pools/selenium-node/recorder-environment';
 import { FAKE_S3_REGION } from './fake-s3';
 
 export function recorderTaskDefinition(port: number, bucket: string) {
@@ -24,7 +27,7 @@ export function recorderTaskDefinition(port: number, bucket: string) {
         stopTimeout: 120,
       },
       {
-        name: 'video',
+        name: RECORDER_CONTAINER,
         image: 'selenium/video:ffmpeg-7.1-20250606',
         essential: false,
         environment: Object.entries(environment).map(([name, value]) => ({ name, value })),

@@ -33,7 +33,7 @@ export interface ServeOptions {
 }
 
 export async function serveApp(
-  parts: Pick<GridDeps, 'config' | 'launchers' | 'sessions' | 'logger' | 'artifacts' | 'users'>,
+  parts: Pick<GridDeps, 'config' | 'runtimes' | 'sessions' | 'logger' | 'artifacts' | 'users'>,
   { webSockets = false }: ServeOptions = {},
 ): Promise<ServedApp> {
   const deps: GridDeps = {

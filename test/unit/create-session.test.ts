@@ -20,8 +20,6 @@ import { CollectingLogger, FixedClock, RecordingMetrics } from '../support/fakes
 
 /** Browsers that are only addresses: nothing starts, each start and stop is remembered. */
 class InMemoryLauncher implements Launcher {
-  opened?: Launcher['opened'];
-  devtools?: Launcher['devtools'];
   readonly started: LaunchRequest[] = [];
   readonly stops: string[] = [];
   async start(request: LaunchRequest): Promise<LaunchedBrowser> {
@@ -67,7 +65,7 @@ function setup(upstream = new InMemoryUpstream(opened), pools = ['first']) {
   );
   const deps: GridDeps = {
     config,
-    launchers: { local: launcher },
+    runtimes: { local: { launcher } },
     poolTraits: POOL_TRAITS,
     sessions,
     queue: new SlotQueue(),
@@ -100,10 +98,15 @@ describe('createSession', () => {
     const { deps, upstream, launcher, request } = setup();
     const reached = new Map<string, string>();
     // The address is known only after opened(), as a container's door or a local browser's port is.
-    launcher.opened = async (handle) => {
-      reached.set(handle, handle === 'browser-1' ? '127.0.0.2:40001' : '');
+    deps.runtimes.local = {
+      launcher,
+      opener: {
+        opened: async (handle) => {
+          reached.set(handle, handle === 'browser-1' ? '127.0.0.2:40001' : '');
+        },
+      },
+      devtools: { devtools: (handle) => reached.get(handle) || undefined },
     };
-    launcher.devtools = (handle) => reached.get(handle) || undefined;
     const claimsOf = (id: string) => {
       const check = deps.tokens.verify(id, 'guest');
       if (!check.ok) throw new Error(check.reason);

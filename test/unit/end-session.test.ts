@@ -19,7 +19,7 @@ function setup() {
   const logger = new CollectingLogger();
   const deps: GridDeps = {
     config: parseConfig({}, { localBrowserVersion: '156.0' }),
-    launchers: { local: launcher },
+    runtimes: { local: { launcher } },
     poolTraits: POOL_TRAITS,
     sessions,
     queue: new SlotQueue(),

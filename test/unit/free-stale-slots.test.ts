@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { freeStaleSlots } from '../../functions/core/free-stale-slots';
-import type { Launcher } from '../../functions/core/ports';
+import type { AbandonedSessions } from '../../functions/core/pool-runtime';
 import { startFakeGrid } from '../support/fake-grid';
 
 const HUB_CONFIG = {
@@ -9,10 +9,10 @@ const HUB_CONFIG = {
   timeouts: { newSession: '10s' },
 };
 
-function gridWithHub(endAbandoned: Launcher['endAbandoned']) {
+function gridWithHub(endAbandoned: AbandonedSessions['endAbandoned']) {
   const grid = startFakeGrid({ config: HUB_CONFIG });
-  const launcher = grid.deps.launchers.hub as Launcher;
-  grid.deps.launchers.hub = { start: launcher.start, stop: launcher.stop, endAbandoned };
+  const hub = grid.deps.runtimes.hub;
+  if (hub) hub.abandoned = { endAbandoned };
   return grid;
 }
 

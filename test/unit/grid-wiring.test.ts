@@ -59,10 +59,10 @@ describe('gridDeps', () => {
   it('gives launchers to the config’s pool kinds only, loading a cloud one with its first use', async () => {
     const { given, made } = parts();
     const deps = gridDeps(given);
-    expect(Object.keys(deps.launchers).sort()).toEqual(['ecs', 'hub']);
+    expect(Object.keys(deps.runtimes).sort()).toEqual(['ecs', 'hub']);
     expect(Object.keys(deps.artifacts ?? {})).toEqual(['hub']);
     expect(made.ecs).toBe(0);
-    await deps.launchers.ecs?.stop('task', {
+    await deps.runtimes.ecs?.launcher.stop('task', {
       key: 'k',
       pool: config.pools.fargate as never,
       reason: 'deleted',
@@ -72,17 +72,17 @@ describe('gridDeps', () => {
   });
 
   it('gives every kind a launcher where a reload may add any, local ones the entry’s own', () => {
-    const { given } = parts({ kinds: EVERY_POOL_KIND, local: { launcher: local, recordings } });
+    const { given } = parts({ kinds: EVERY_POOL_KIND, local: { runtime: { launcher: local }, recordings } });
     const deps = gridDeps(given);
-    expect(Object.keys(deps.launchers).sort()).toEqual(['ecs', 'eks', 'hub', 'local']);
-    expect(deps.launchers.local).toBe(local);
+    expect(Object.keys(deps.runtimes).sort()).toEqual(['ecs', 'eks', 'hub', 'local']);
+    expect(deps.runtimes.local?.launcher).toBe(local);
     expect(deps.artifacts?.local).toBe(recordings);
   });
 
   it('sends eks pools that name a kubeconfig to the launcher the entry gives for them', async () => {
     const kubeconfig = new FakeLauncher();
     const { given, made } = parts({ kinds: EVERY_POOL_KIND, kubeconfigEks: kubeconfig });
-    const eks = gridDeps(given).launchers.eks;
+    const eks = gridDeps(given).runtimes.eks?.launcher;
     const pool = (auth: 'aws' | 'kubeconfig') =>
       ({ kind: 'eks', name: auth, auth }) as unknown as Parameters<Launcher['stop']>[1]['pool'];
     await eks?.stop('pod-1', { key: 'k', pool: pool('kubeconfig'), reason: 'deleted', upstreamId: '' });
@@ -102,12 +102,12 @@ describe('gridDeps', () => {
       launchedElsewhere: (kind) => {
         const launcher = new FakeLauncher();
         elsewhere.set(kind, launcher);
-        return launcher;
+        return { launcher };
       },
     });
-    expect(Object.keys(deps.launchers).sort()).toEqual(['ecs', 'hub']);
+    expect(Object.keys(deps.runtimes).sort()).toEqual(['ecs', 'hub']);
     expect(deps.artifacts).toBeUndefined();
-    await deps.launchers.ecs?.stop('task', {
+    await deps.runtimes.ecs?.launcher.stop('task', {
       key: 'k',
       pool: config.pools.fargate as never,
       reason: 'deleted',
@@ -120,7 +120,7 @@ describe('gridDeps', () => {
   it('lists ended ecs sessions with recordings from the store, and only those, each once', async () => {
     const sessions = new MemorySessionStore();
     const ecsRecordings = { find: async () => undefined };
-    const { given } = parts({ sessions, ecsRecordings, local: { launcher: local, recordings } });
+    const { given } = parts({ sessions, ecsRecordings, local: { runtime: { launcher: local }, recordings } });
     const deps = gridDeps({ ...given, kinds: EVERY_POOL_KIND });
     const at = Date.now();
     const recording = { video: true, log: false, retentionMs: 60_000 };

@@ -1,6 +1,6 @@
 /**
- * onFirstUse: a launcher made on its first start or stop, and its warm count, which a separate count
- * answers without making the launcher (so /status never loads the ECS SDK).
+ * onFirstUse: a launcher made on its first start or stop; and ecsWarmCount, which answers /status's warm
+ * count without making the launcher (so /status never loads the ECS SDK).
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../functions/core/config';
@@ -15,14 +15,13 @@ const STOPPING: StopContext = {
   upstreamId: '',
 };
 
-function countingMaker(launcher: Partial<Launcher> = {}) {
+function countingMaker() {
   const made = { times: 0 };
   const make = async (): Promise<Launcher> => {
     made.times++;
     return {
       start: async () => Promise.reject(new Error('not in this test')),
       stop: async () => {},
-      ...launcher,
     };
   };
   return { make, made };
@@ -66,22 +65,13 @@ function adaptersWith(warmTasks: AwsAdapters['warmTasks']): AwsAdapters {
 }
 
 describe('onFirstUse', () => {
-  it('counts warm browsers with the given count and never makes the launcher for it', async () => {
-    const { make, made } = countingMaker({ warmCount: () => 99 });
-    const launcher = onFirstUse(make, async (pool) => (pool === 'fargate' ? 2 : 0));
-    expect(await launcher.warmCount?.('fargate')).toBe(2);
+  it('makes the launcher with its first stop, not before, and keeps it', async () => {
+    const { make, made } = countingMaker();
+    const launcher = onFirstUse(make);
     expect(made.times).toBe(0);
     await launcher.stop('handle', STOPPING);
-    expect(await launcher.warmCount?.('fargate')).toBe(2);
-    expect(made.times).toBe(1);
-  });
-
-  it('without a count, reports none (an eks pool keeps no warm browsers) and makes no launcher', async () => {
-    const counting = countingMaker({ warmCount: async () => 3 });
-    const launcher = onFirstUse(counting.make);
-    expect(launcher.warmCount).toBeUndefined();
     await launcher.stop('handle', STOPPING);
-    expect(counting.made.times).toBe(1);
+    expect(made.times).toBe(1);
   });
 
   it('tries again to make a launcher whose making failed', async () => {

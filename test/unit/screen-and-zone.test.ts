@@ -9,6 +9,26 @@ describe('screenAndZoneEnvironment', () => {
     ).toEqual({ TZ: 'Asia/Kolkata', SE_SCREEN_WIDTH: '1366', SE_SCREEN_HEIGHT: '768' });
   });
 
+  it("reads Selenoid's selenoid:options too, Grid 4's spelling first", () => {
+    expect(
+      screenAndZoneEnvironment({
+        'selenoid:options': { timeZone: 'Europe/Moscow', screenResolution: '1280x1024x24' },
+      }),
+    ).toEqual({ TZ: 'Europe/Moscow', SE_SCREEN_WIDTH: '1280', SE_SCREEN_HEIGHT: '1024' });
+    expect(
+      screenAndZoneEnvironment({
+        'se:timeZone': 'Asia/Tokyo',
+        'selenoid:options': { timeZone: 'Europe/Moscow' },
+      }),
+    ).toEqual({ TZ: 'Asia/Tokyo' });
+    expect(() => screenAndZoneEnvironment({ 'selenoid:options': { timeZone: 'Nowhere/Else' } })).toThrow(
+      'selenoid:options.timeZone "Nowhere/Else" is not a time zone this grid knows',
+    );
+    expect(() => screenAndZoneEnvironment({ 'selenoid:options': { screenResolution: 1024 } })).toThrow(
+      /^selenoid:options\.screenResolution must be WIDTHxHEIGHT/,
+    );
+  });
+
   it('is empty for a session that asks neither, and refuses what no browser could take', () => {
     expect(screenAndZoneEnvironment({ browserName: 'chrome' })).toEqual({});
     expect(() => screenAndZoneEnvironment({ 'se:timeZone': 'TZ=evil' })).toThrow(/se:timeZone/);

@@ -27,7 +27,7 @@ function setup(running: readonly string[] = []) {
       },
       { localBrowserVersion: '156' },
     ),
-    launchers: {},
+    runtimes: {},
     poolTraits: POOL_TRAITS,
     sessions: new MemorySessionStore(),
     queue: new SlotQueue(),
@@ -89,6 +89,18 @@ describe('which head may end which session', () => {
     expect(
       headSessions(deps, { ...facts, shared: false }).mine(record('theirs', { head: 'other-head' })),
     ).toBe(true);
+  });
+
+  it('ends at its shutdown only the sessions it started when the store is shared, else every one', () => {
+    const { deps, facts, record } = setup();
+    const shared = headSessions(deps, { ...facts, shared: true }).endedAtShutdown;
+    expect(shared(record('own', { head: 'this-head' }))).toBe(true);
+    expect(shared(record('theirs', { head: 'other-head' }))).toBe(false);
+    // Another head serves a hub session in the shared store on.
+    expect(shared(record('hub', { pool: 'hub', head: 'this-head' }))).toBe(false);
+    const alone = headSessions(deps, { ...facts, shared: false }).endedAtShutdown;
+    expect(alone(record('theirs', { head: 'other-head' }))).toBe(true);
+    expect(alone(record('hub', { pool: 'hub', head: 'this-head' }))).toBe(true);
   });
 
   it('knows its own local browser that no longer runs is gone, for the reason it was stopped', () => {

@@ -17,8 +17,8 @@ function configWith(pools: Record<string, object>, extra: Record<string, unknown
 const localLauncher = { name: 'local launcher' } as unknown as Launcher;
 
 function depsWith(config: Config): GridDeps {
-  // swapConfig touches nothing but config, retiredPools, configLoadedAt and launchers.
-  return { config, launchers: { local: localLauncher } } as unknown as GridDeps;
+  // swapConfig touches nothing but config, retiredPools, configLoadedAt and runtimes.
+  return { config, runtimes: { local: { launcher: localLauncher } } } as unknown as GridDeps;
 }
 
 describe('swapConfig', () => {

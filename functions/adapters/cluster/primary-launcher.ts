@@ -4,21 +4,14 @@
  * New sessions never start in a worker: the worker relays them to the primary.
  */
 import type { PoolConfig } from '../../core/config';
-import type { HostPathContext } from '../../core/host-path-rules';
 import type { LaunchedBrowser, Launcher, StopContext } from '../../core/ports';
 import type { PrimaryCalls } from './primary-calls';
 
 export class PrimaryLauncher implements Launcher {
-  /** As the primary's launcher bounds them (ports.ts Launcher.hostPaths), for the commands served here. */
-  readonly hostPaths?: (handle: string) => HostPathContext;
-
   constructor(
     private readonly calls: PrimaryCalls,
     private readonly poolKind: PoolConfig['kind'],
-    hostPaths?: (handle: string) => HostPathContext,
-  ) {
-    if (hostPaths) this.hostPaths = hostPaths;
-  }
+  ) {}
 
   start(): Promise<LaunchedBrowser> {
     return Promise.reject(new Error('new sessions start in the primary process, not in a worker'));

@@ -21,7 +21,7 @@ export async function answerPortCall(
     return passwords.check(...call.args);
   }
   if (call.port === 'launcher') {
-    const launcher = deps.launchers[call.poolKind];
+    const launcher = deps.runtimes[call.poolKind]?.launcher;
     if (!launcher || call.method !== 'stop')
       throw new Error(`no ${call.poolKind} launcher to stop a browser`);
     const [handle, context] = call.args as [string, StopContext];

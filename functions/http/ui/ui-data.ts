@@ -56,7 +56,7 @@ export async function overview(
       queued: pool.waiting,
       // /status leaves `warm` out both for kinds that keep none (0 here) and for a count it could not read
       // (left out here too: the page shows it blank).
-      warm: pool.warm ?? (deps.launchers[pool.kind]?.warmCount ? undefined : 0),
+      warm: pool.warm ?? (deps.runtimes[pool.kind]?.warm ? undefined : 0),
     }),
   );
   const sessions = running

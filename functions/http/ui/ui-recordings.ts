@@ -5,7 +5,7 @@
  * names nothing.
  */
 import type { Context, Hono } from 'hono';
-import { artifactSources } from '../../core/artifact-location';
+import { artifactSourceFor, artifactSources } from '../../core/artifact-location';
 import type { ArtifactKind, RecordedSession } from '../../core/artifact-ports';
 import { invalidSessionId } from '../../core/errors';
 import type { GridDeps } from '../../core/grid-deps';
@@ -77,26 +77,24 @@ function withRecordMarks(recorded: RecordedSession, record: SessionRecord | unde
 
 /**
  * What an ended session kept, for its page, which has checked the viewer may see the session (the same
- * owner-or-admin rule as the list): its files' URLs and why a video is missing; undefined: none kept.
+ * owner-or-admin rule as the list): its files' URLs and why a video is missing; undefined: none kept. Asked
+ * of its pool's source only: one read for a page that refreshes every few seconds.
  */
 export async function endedSessionRecordings(
   deps: GridDeps,
-  key: string,
+  { key, pool }: Pick<SessionRecord, 'key' | 'pool'>,
 ): Promise<SessionRecordings | undefined> {
-  for (const source of artifactSources(deps)) {
-    const recorded = await source.recorded?.(key);
-    if (!recorded) continue;
-    const { videoUrl, logUrl, consoleUrl, harUrl, screenshotUrl, videoNotKept } = view(recorded);
-    return {
-      ...(videoUrl ? { videoUrl } : {}),
-      ...(logUrl ? { logUrl } : {}),
-      ...(consoleUrl ? { consoleUrl } : {}),
-      ...(harUrl ? { harUrl } : {}),
-      ...(screenshotUrl ? { screenshotUrl } : {}),
-      ...(videoNotKept ? { videoNotKept } : {}),
-    };
-  }
-  return undefined;
+  const recorded = await artifactSourceFor(deps, pool)?.recorded?.(key);
+  if (!recorded) return undefined;
+  const { videoUrl, logUrl, consoleUrl, harUrl, screenshotUrl, videoNotKept } = view(recorded);
+  return {
+    ...(videoUrl ? { videoUrl } : {}),
+    ...(logUrl ? { logUrl } : {}),
+    ...(consoleUrl ? { consoleUrl } : {}),
+    ...(harUrl ? { harUrl } : {}),
+    ...(screenshotUrl ? { screenshotUrl } : {}),
+    ...(videoNotKept ? { videoNotKept } : {}),
+  };
 }
 
 async function visibleRecording(deps: GridDeps, who: Viewer, key: string) {

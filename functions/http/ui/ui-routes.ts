@@ -87,8 +87,7 @@ export function registerUiRoutes(app: Hono<UiEnv>, deps: GridDeps, options: UiOp
     const vnc = vncTarget(deps, record, options.webSockets ?? false);
     const detail = sessionDetail(deps, record, header.now, vnc && { password: vnc.password });
     // An ended session's files, linked from its page as from the recordings list.
-    const recordings =
-      record.endedAt === undefined ? undefined : await endedSessionRecordings(deps, record.key);
+    const recordings = record.endedAt === undefined ? undefined : await endedSessionRecordings(deps, record);
     const session = recordings ? { ...detail, recordings } : detail;
     return c.json({ ...header, session }, 200, UI_SECURITY_HEADERS);
   });

@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import { upstreamEndpoint } from '../../core/browser-network';
 import { configTraitsOf } from '../../core/config-traits-by-kind';
 import { invalidSessionId, WebDriverError } from '../../core/errors';
-import { type GridDeps, sessionPool } from '../../core/grid-deps';
+import { type GridDeps, runtimeOf, sessionPool } from '../../core/grid-deps';
 import type { SessionRecord } from '../../core/ports';
 import { webStreamOf } from '../web-stream';
 
@@ -33,7 +33,7 @@ export function vncTarget(deps: GridDeps, record: SessionRecord, webSockets: boo
   if (!webSockets || record.endedAt !== undefined) return undefined;
   const pool = sessionPool(deps, record);
   // A launcher that knows where its browser's noVNC is published (a container pool's) says so itself.
-  const published = pool && deps.launchers[pool.kind]?.vncOrigin?.(record.handle);
+  const published = pool && runtimeOf(deps, pool)?.vnc?.vncOrigin(record.handle);
   if (published && 'vncPassword' in pool) return { origin: published, password: pool.vncPassword };
   const vnc = pool && configTraitsOf(pool).vncBesideBrowser?.(pool);
   if (!vnc) return undefined;

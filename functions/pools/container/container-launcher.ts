@@ -13,6 +13,7 @@ import type { Capabilities } from '../../core/capabilities';
 import type { ContainerPoolConfig } from '../../core/config';
 import { devtoolsAddress, withDevtoolsAt } from '../../core/devtools-address';
 import { LaunchFailure } from '../../core/host-choice';
+import type { DevtoolsDoors, SessionOpener, VncOrigins, WarmCounter } from '../../core/pool-runtime';
 import type {
   LaunchedBrowser,
   Launcher,
@@ -80,7 +81,9 @@ export class ContainerLaunchFailure extends LaunchFailure {
   }
 }
 
-export class ContainerLauncher implements Launcher<ContainerPoolConfig> {
+export class ContainerLauncher
+  implements Launcher<ContainerPoolConfig>, WarmCounter, SessionOpener, DevtoolsDoors, VncOrigins
+{
   private readonly running = new Map<string, Running>();
   private readonly warm = new Map<string, Warm[]>();
   /** Warm containers being started, per pool. */

@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { ArtifactSource } from '../../core/artifact-ports';
 import type { Config, ContainerPoolConfig } from '../../core/config';
 import { type PeriodicTask, runEvery } from '../../core/periodic-task';
+import type { PoolRuntime } from '../../core/pool-runtime';
 import type { Logger } from '../../core/ports';
 import { containerEngines } from './container-engines';
 import { ContainerLauncher } from './container-launcher';
@@ -21,6 +22,8 @@ const WARM_CHECK_MS = 1000;
 
 export interface ContainerPoolRuntime {
   launcher: ContainerLauncher;
+  /** The kind's runtime for GridDeps: that launcher and the parts it also plays (containerRuntime). */
+  runtime: PoolRuntime<ContainerPoolConfig>;
   /** Container sessions' logs (their containers' output) while they run, then what they recorded. */
   recordings: ArtifactSource;
   /** Starts the periodic work; it reads the config at every tick, so a reload's `warm` counts take effect. */
@@ -77,7 +80,16 @@ export async function startContainerPoolRuntime(
   };
   return {
     launcher,
+    runtime: containerRuntime(launcher),
     recordings: containerArtifacts(launcher, context.recordings?.kept),
     runPeriodically,
   };
+}
+
+/**
+ * The container kind's runtime: the container launcher, which also counts its warm containers, opens a
+ * session's DevTools door and recording once its browser answered, and says where its noVNC is published.
+ */
+export function containerRuntime(launcher: ContainerLauncher): PoolRuntime<ContainerPoolConfig> {
+  return { launcher, warm: launcher, opener: launcher, devtools: launcher, vnc: launcher };
 }

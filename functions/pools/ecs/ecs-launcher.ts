@@ -9,6 +9,7 @@
 import { DescribeTasksCommand, type ECSClient, StopTaskCommand, type Task } from '@aws-sdk/client-ecs';
 import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from '../../adapters/aws/retry-pacing';
 import type { EcsPoolConfig } from '../../core/config';
+import type { WarmCounter } from '../../core/pool-runtime';
 import type {
   Clock,
   LaunchedBrowser,
@@ -55,7 +56,7 @@ const TASK_FAILURES: CloudBrowserFailures = {
   driverNotReady: (details) => new EcsLaunchFailure('driver', details),
 };
 
-export class EcsLauncher implements Launcher<EcsPoolConfig> {
+export class EcsLauncher implements Launcher<EcsPoolConfig>, WarmCounter {
   private readonly ecs: ECSClient;
   private readonly metrics: Metrics;
   private readonly clock: Clock;

@@ -8,12 +8,13 @@ import { request } from 'undici';
 import { hubAddress, upstreamEndpoint } from '../../core/browser-network';
 import type { Capabilities } from '../../core/capabilities';
 import type { HubPoolConfig, PoolConfig } from '../../core/config';
+import type { AbandonedSessions } from '../../core/pool-runtime';
 import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
 import { abandonedSessions, CREATION_TAG } from './abandoned-hub-sessions';
 
 const STOP_TIMEOUT_MS = 10_000;
 
-export class HubLauncher implements Launcher<HubPoolConfig> {
+export class HubLauncher implements Launcher<HubPoolConfig>, AbandonedSessions<HubPoolConfig> {
   async start({
     pool,
     key,

@@ -14,6 +14,7 @@ import type { Capabilities } from '../../core/capabilities';
 import type { LocalPoolConfig, PoolConfig } from '../../core/config';
 import { devtoolsAddress, withDevtoolsAt } from '../../core/devtools-address';
 import type { HostPathContext } from '../../core/host-path-rules';
+import type { DevtoolsDoors, HostPathBounds, SessionOpener, WarmCounter } from '../../core/pool-runtime';
 import type { LaunchedBrowser, Launcher, LaunchRequest, Logger, StopContext } from '../../core/ports';
 import { sessionTimeZone } from '../../core/screen-and-zone';
 import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
@@ -105,7 +106,9 @@ interface DriverLaunch {
   timeZone?: string;
 }
 
-export class ChromedriverLauncher implements Launcher<LocalPoolConfig> {
+export class ChromedriverLauncher
+  implements Launcher<LocalPoolConfig>, WarmCounter, HostPathBounds, SessionOpener, DevtoolsDoors
+{
   private readonly drivers = new Map<string, RunningDriver>();
   private readonly warm = new WarmBrowsers({
     spawn: (pool, signal) => this.spawnWarm(pool, signal),

@@ -4,8 +4,9 @@
  * config asks and the machine can), the sessions' videos and logs on this machine's disk, and the periodic
  * work (warm browsers, recordings past their retention).
  */
-import type { Config } from '../../core/config';
+import type { Config, LocalPoolConfig } from '../../core/config';
 import { type PeriodicTask, runEvery } from '../../core/periodic-task';
+import type { PoolRuntime } from '../../core/pool-runtime';
 import type { Logger, Metrics } from '../../core/ports';
 import { namespacesUnavailable } from './browser-namespace';
 import { ChromedriverLauncher, type UnexpectedExit } from './chromedriver-launcher';
@@ -22,6 +23,8 @@ const RECORDINGS_PRUNE_MS = 60_000;
 
 export interface LocalPoolRuntime {
   launcher: ChromedriverLauncher;
+  /** The kind's runtime for GridDeps: that launcher and the parts it also plays (localRuntime). */
+  runtime: PoolRuntime<LocalPoolConfig>;
   /** Local sessions' videos and logs; a running session's log is served as it grows. */
   recordings: LocalRecordings;
   /** Sessions' recordings while they run, kept into `recordings` at their end (container sessions' too). */
@@ -79,7 +82,23 @@ export async function startLocalPoolRuntime(context: LocalPoolContext): Promise<
       ),
     ];
   };
-  return { launcher, recordings, sessionRecordings, runPeriodically };
+  return { launcher, runtime: localRuntime(launcher), recordings, sessionRecordings, runPeriodically };
+}
+
+/**
+ * The local kind's runtime: the chromedriver launcher, which also counts its warm browsers, serves file
+ * transfer, bounds what a session's commands may name of this machine's files, starts a session's recording
+ * once its browser answered, and says where its DevTools answer.
+ */
+export function localRuntime(launcher: ChromedriverLauncher): PoolRuntime<LocalPoolConfig> {
+  return {
+    launcher,
+    warm: launcher,
+    files: launcher.files,
+    hostPaths: launcher,
+    opener: launcher,
+    devtools: launcher,
+  };
 }
 
 /** Keeps the recordings of sessions a gridgate process that was killed outright was running, ended so. */

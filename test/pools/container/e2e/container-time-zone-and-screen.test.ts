@@ -1,6 +1,6 @@
 /**
- * End to end on real podman, both test images: Selenium Grid 4's se:timeZone and se:screenResolution on a
- * container pool. The session's pages see the asked zone (Intl and the clock's offset) and a screen and window
+ * End to end on real podman, both test images: Selenium Grid 4's se:timeZone and se:screenResolution (and
+ * Selenoid's spelling of them) on a container pool. The session's pages see the asked zone (Intl and the clock's offset) and a screen and window
  * of the asked size: the chromedriver image's headless Chromium through its switches, the docker-selenium
  * look-alike through its display (SE_SCREEN_WIDTH/HEIGHT) too. With a warm container kept, such a session
  * gets a container started for it (the warm one has neither), and a session asking nothing still takes the
@@ -64,10 +64,16 @@ const handleOf = async (grid: TestGrid, driver: WebDriver) => {
 
 // A window manager (the look-alike's fluxbox, as docker-selenium's) keeps a window a border's width inside the
 // screen; a headless Chromium's window is exactly the asked size.
+// Grid 4's spelling on one image, Selenoid's (selenoid:options) on the other.
+const GRID_SPELLING = { 'se:timeZone': 'Australia/Eucla', 'se:screenResolution': '1024x768' };
+const SELENOID_SPELLING = {
+  'selenoid:options': { timeZone: 'Australia/Eucla', screenResolution: '1024x768x24' },
+};
+
 describe.each([
-  ['chromedriver', (i: TestImages) => i.chromedriver, 0],
-  ['standalone-chromium', (i: TestImages) => i.standaloneChromium, 2],
-])('se:timeZone and se:screenResolution on a container pool (%s image)', (name, imageOf, border) => {
+  ['chromedriver', (i: TestImages) => i.chromedriver, 0, GRID_SPELLING],
+  ['standalone-chromium', (i: TestImages) => i.standaloneChromium, 2, SELENOID_SPELLING],
+])('a session’s time zone and screen size on a container pool (%s image)', (name, imageOf, border, asked) => {
   it('gives the session the asked zone, screen and window, never the warm container', {
     timeout: TEST_MS,
   }, async () => {
@@ -75,14 +81,11 @@ describe.each([
     pools.push(pool);
     const grid = await startContainerGrid(pool, { image: imageOf(images), warm: 1, maxSessions: 2 });
     grids.push(grid);
-    const warmCount = () => grid.deps.launchers.container?.warmCount?.(pool);
+    const warmCount = () => grid.deps.runtimes.container?.warm?.warmCount(pool);
     await eventually(() => expect(warmCount()).toBe(1), 120_000);
     const [warm] = containersOfPool(pool);
 
-    const driver = await session(grid, {
-      'se:timeZone': 'Australia/Eucla',
-      'se:screenResolution': '1024x768',
-    });
+    const driver = await session(grid, asked);
     try {
       expect(await handleOf(grid, driver)).not.toBe(warm);
       // Eucla is UTC+8:45, no daylight saving: a zone no default or rounding could give.

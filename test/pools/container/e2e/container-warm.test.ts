@@ -31,7 +31,7 @@ afterAll(async () => {
   removeContainersOfPool(pool);
 });
 
-const warmCount = () => grid.deps.launchers.container?.warmCount?.(pool);
+const warmCount = () => grid.deps.runtimes.container?.warm?.warmCount(pool);
 
 describe('a container pool with warm: 1', { timeout: TEST_MS }, () => {
   it('hands its warm container to a new session and starts another', async () => {

@@ -4,12 +4,14 @@
  * ECS refuses, the task definition included) runs each task's browser container as that definition says, its
  * image, command (the hard lifetime's `timeout`) and environment, with real podman on the task's loopback IP
  * (test/support/podman-task-containers.ts). The image is the tests' build of the same folder the stack's asset
- * is built from. The npm selenium-webdriver client drives a session through gridgate's ecs launcher.
+ * is built from. The npm selenium-webdriver client drives a session through gridgate's ecs launcher; a session's
+ * time zone and screen reach its browser as ECS applies a container override's environment.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Builder } from 'selenium-webdriver';
+import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EcsPoolConfig } from '../../../../functions/core/config';
 import { readGridConfig } from '../../../../infra/grid-config';
@@ -85,5 +87,40 @@ describe('the task definition the stack registers for the chromium-only image', 
     const [task] = [...(fargate as FakeFargateGrid).fake.tasks.values()];
     expect(task?.desiredStatus).toBe('STOPPED');
     expect(task?.stoppedReason).not.toMatch(/Essential container/);
+  });
+
+  it("gives a session's task its se:timeZone and se:screenResolution through RunTask's container override", async () => {
+    const { grid, fake } = fargate as FakeFargateGrid;
+    const options = new ChromeOptions();
+    options.set('se:timeZone', 'Australia/Eucla');
+    options.set('se:screenResolution', '1024x768');
+    const driver = await new Builder()
+      .usingServer(grid.url)
+      .forBrowser('chrome')
+      .setChromeOptions(options)
+      .build();
+    try {
+      // Eucla is UTC+8:45: no default of the image or rounding could give it.
+      expect(
+        await driver.executeScript(
+          `return [Intl.DateTimeFormat().resolvedOptions().timeZone, screen.width + 'x' + screen.height,
+            outerWidth + 'x' + outerHeight].join(' ');`,
+        ),
+      ).toBe('Australia/Eucla 1024x768 1024x768');
+    } finally {
+      await driver.quit();
+    }
+    // What the fake ECS took (and would have refused past RunTask's limits) and podman applied.
+    expect(fake.callsOf('RunTask').at(-1)?.overrides.containerOverrides).toEqual([
+      {
+        name: registered.input.containerDefinitions[0].name,
+        environment: [
+          { name: 'SE_NODE_SESSION_TIMEOUT', value: expect.any(String) },
+          { name: 'TZ', value: 'Australia/Eucla' },
+          { name: 'SE_SCREEN_WIDTH', value: '1024' },
+          { name: 'SE_SCREEN_HEIGHT', value: '768' },
+        ],
+      },
+    ]);
   });
 });

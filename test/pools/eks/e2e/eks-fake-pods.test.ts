@@ -1,7 +1,8 @@
 /**
  * End to end through the EKS path: the real app with an EksLauncher whose pod API talks to an in-process
  * Kubernetes API (test/support/fake-kubernetes-api.ts) that runs each pod's browser as a real chromedriver
- * and Chromium on a loopback IP of its own; the npm selenium-webdriver client drives it.
+ * and Chromium on a loopback IP of its own, started with its container's env; the npm selenium-webdriver
+ * client drives it.
  */
 import { By } from 'selenium-webdriver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +49,7 @@ beforeAll(async () => {
       },
       { port: 0, host: '127.0.0.1' },
     ),
-    launchers: { eks: new EksLauncher({ podApi: () => api, logger }) },
+    runtimes: { eks: { launcher: new EksLauncher({ podApi: () => api, logger }) } },
     sessions: new MemorySessionStore(),
     logger,
   });
@@ -84,6 +85,24 @@ describe('a session on a (fake) EKS pod', { timeout: TEST_MS }, () => {
     expect(kube.pods.size).toBe(0);
     expect(processGroupAlive(container?.pid)).toBe(false);
     expect(logger.events()).toEqual(['SESSION_REQUESTED', 'SESSION_CREATED', 'SESSION_DELETED']);
+  });
+
+  it("starts the pod's browser with the session's se:timeZone and se:screenResolution", async () => {
+    const options = headlessChromeOptions();
+    options.set('se:timeZone', 'Australia/Eucla');
+    options.set('se:screenResolution', '1024x768');
+    const driver = await chromeSession(grid.url, options);
+    try {
+      // Eucla is UTC+8:45: no default of this machine or rounding could give it.
+      expect(
+        await driver.executeScript(
+          `return [Intl.DateTimeFormat().resolvedOptions().timeZone, screen.width + 'x' + screen.height,
+            outerWidth + 'x' + outerHeight].join(' ');`,
+        ),
+      ).toBe('Australia/Eucla 1024x768 1024x768');
+    } finally {
+      await driver.quit();
+    }
   });
 
   it('deletes the pod and answers with a W3C error naming the stage when its image never pulls', async () => {

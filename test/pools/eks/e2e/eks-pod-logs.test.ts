@@ -68,8 +68,10 @@ beforeAll(async () => {
       },
       { port: 0, host: '127.0.0.1' },
     ),
-    launchers: {
-      eks: new EksLauncher({ podApi: () => api, logger, keepLog: (toKeep) => archive.keep(toKeep) }),
+    runtimes: {
+      eks: {
+        launcher: new EksLauncher({ podApi: () => api, logger, keepLog: (toKeep) => archive.keep(toKeep) }),
+      },
     },
     artifacts: {
       eks: eksRecordings((session) => sessionPool(grid.deps, session), {

@@ -71,8 +71,10 @@ beforeAll(async () => {
       },
       { port: 0, host: '127.0.0.1' },
     ),
-    launchers: {
-      eks: new EksLauncher({ podApi: () => api, logger, keepLog: (toKeep) => archive.keep(toKeep) }),
+    runtimes: {
+      eks: {
+        launcher: new EksLauncher({ podApi: () => api, logger, keepLog: (toKeep) => archive.keep(toKeep) }),
+      },
     },
     sessions: new MemorySessionStore(),
     logger,

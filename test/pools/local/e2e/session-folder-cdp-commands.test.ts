@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Builder, type WebDriver } from 'selenium-webdriver';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Launcher } from '../../../../functions/core/ports';
+import type { LocalPoolConfig } from '../../../../functions/core/config';
+import type { PoolRuntime } from '../../../../functions/core/pool-runtime';
 import { sessionDirectoryOf } from '../../../../functions/pools/local/session-directories';
 import { sessionClaims } from '../../../e2e/session-ended';
 import { useGridAndSite } from '../../../support/grid-fixture';
@@ -102,8 +103,9 @@ describe('CDP commands a local session sends over the WebDriver command path', {
       const sessionId = await managedDownloadsSession();
       const folder = sessionDirectoryOf(sessionClaims(env.grid, sessionId).handle) as string;
       // The check switched off: the launcher names no folder for its browsers, as a remote pool's does not.
-      const launcher = env.grid.deps.launchers.local as Launcher;
-      Object.defineProperty(launcher, 'hostPaths', { value: undefined, configurable: true });
+      const runtime = env.grid.deps.runtimes.local as PoolRuntime<LocalPoolConfig>;
+      const bounds = runtime.hostPaths;
+      delete runtime.hostPaths;
       try {
         const answer = await sendCdp(
           `${env.grid.url}/session/${sessionId}`,
@@ -116,7 +118,7 @@ describe('CDP commands a local session sends over the WebDriver command path', {
           'outside',
         );
       } finally {
-        Reflect.deleteProperty(launcher, 'hostPaths');
+        runtime.hostPaths = bounds;
       }
     },
   );

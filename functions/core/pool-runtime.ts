@@ -1,0 +1,81 @@
+/**
+ * What a pool kind runs on where its browsers start: its launcher (start, stop) and the parts only some kinds
+ * have, each a role of its own, so the launcher port stays two members and no kind stubs another's features.
+ */
+import type { Capabilities } from './capabilities';
+import type { PoolConfig } from './config';
+import type { HostPathContext } from './host-path-rules';
+import type { FileTransfer, Launcher } from './ports';
+
+/** Browsers of a pool started ahead of demand (the kinds that keep some: local, container, ecs). */
+export interface WarmCounter {
+  /**
+   * How many are ready for a new session now. Asked only for pools with a `warm` setting; a count kept
+   * elsewhere (an ecs pool's warm tasks in the store) is read when asked, so it may be a promise, and one
+   * that rejects leaves the count unknown.
+   */
+  warmCount(pool: string): number | Promise<number>;
+}
+
+/**
+ * For browsers on gridgate's own machine (local): the part of its file system a session's commands may name
+ * (its folder), which the CDP commands on the command path are held to. A kind without it: the browser's
+ * machine or container is its own, and its commands pass unread.
+ */
+export interface HostPathBounds {
+  hostPaths(handle: string): HostPathContext;
+}
+
+/**
+ * Told when the browser answered the new-session request, with its capabilities: a kind that records the
+ * session starts here (the local one's screencast needs the browser's DevTools address). A rejection fails
+ * the new session, and the browser is stopped.
+ */
+export interface SessionOpener {
+  opened(handle: string, capabilities: Capabilities): Promise<void>;
+}
+
+/**
+ * host:port on gridgate's machine where a browser's DevTools answer once its SessionOpener ran: a local
+ * browser's own port (or the one forwarded into its namespace), a container's DevTools door. gridgate serves
+ * se:cdp, CDP and Playwright clients there, and records and captures the session there. A kind without it, or
+ * undefined: out of gridgate's reach (ecs, eks, hub: what their node offers as se:cdp passes through).
+ */
+export interface DevtoolsDoors {
+  devtools(handle: string): string | undefined;
+}
+
+/**
+ * Where the noVNC server of a browser answers (http://host:port), for kinds whose noVNC port is not their
+ * WebDriver address's host on the pool's vncPort (a container's, published on a port of its own); undefined:
+ * none. A kind without it: found that way (ecs, eks).
+ */
+export interface VncOrigins {
+  vncOrigin(handle: string): string | undefined;
+}
+
+/**
+ * Ends what the pool's remote end still runs for sessions whose creation was abandoned (a head that died
+ * between taking the slot and recording the session, so nobody knows the browser's session ID): a hub's
+ * sessions asked for under these keys. Answers the key each ended upstream session was asked under, by its
+ * ID. A kind without it: such a browser ends with the head that started it, or the scheduled cleanup finds it.
+ */
+export interface AbandonedSessions<P extends PoolConfig = PoolConfig> {
+  endAbandoned(pool: P, keys: readonly string[]): Promise<Map<string, string>>;
+}
+
+/** One pool kind's runtime, typed for its pools (`P`). */
+export interface PoolRuntime<P extends PoolConfig = PoolConfig> {
+  launcher: Launcher<P>;
+  warm?: WarmCounter;
+  /** File transfer gridgate serves itself for the kind's browsers (local); none: the node serves it. */
+  files?: FileTransfer;
+  hostPaths?: HostPathBounds;
+  opener?: SessionOpener;
+  devtools?: DevtoolsDoors;
+  vnc?: VncOrigins;
+  abandoned?: AbandonedSessions<P>;
+}
+
+/** Each pool kind's runtime under the kind's name. */
+export type RuntimesByKind = { [K in PoolConfig['kind']]?: PoolRuntime<Extract<PoolConfig, { kind: K }>> };
