@@ -10,7 +10,17 @@
  * either the old build or the whole new one.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -105,7 +115,8 @@ export async function ensureServerBuild() {
 /**
  * The scripts a local Playwright session's server runs as they are, in plain node (not bundled: they load
  * the client's own playwright-core): beside the entry in playwright/, where attached-playwright-server.ts
- * looks for them in a build.
+ * looks for them in a build, with the `ws` package they speak WebSocket with in playwright/node_modules (the
+ * head image holds no node_modules of its own; ws depends on nothing).
  */
 const PLAYWRIGHT_SCRIPTS = 'functions/servers/node/playwright';
 
@@ -114,6 +125,8 @@ function copyPlaywrightScripts(outdir) {
   for (const name of readdirSync(from).filter((file) => file.endsWith('.cjs'))) {
     writeAtomically(join(outdir, 'playwright', name), readFileSync(join(from, name)));
   }
+  const ws = dirname(createRequire(import.meta.url).resolve('ws/package.json'));
+  cpSync(ws, join(outdir, 'playwright', 'node_modules', 'ws'), { recursive: true });
 }
 
 /**

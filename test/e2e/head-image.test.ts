@@ -3,15 +3,22 @@
  * its CMD with its ENV: support/head-image-process.ts), as a head behind a load balancer runs: the store
  * shared through DynamoDB (dynalite), the signing key given, real Chromium pools, and a proxy in front
  * whose URL is the config's publicUrl. WebdriverIO gets BiDi events and Playwright drives the browser over
- * se:cdp, both through the proxy; a CDP client's socket (Puppeteer's connect) is a session of its own there.
+ * se:cdp, both through the proxy; a CDP client's socket (Puppeteer's connect) and a Playwright client's
+ * (`chromium.connect`, served by the Playwright server and the ws module the build lays out beside the entry)
+ * are sessions of their own there.
  */
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remote } from 'webdriverio';
 import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
+import { majorMinor } from '../../functions/core/socket-session-request';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { type HeadImage, startHeadImage } from '../support/head-image-process';
-import { puppeteerVisit } from '../support/socket-session-clients';
+import { playwrightServers, playwrightVisit, puppeteerVisit } from '../support/socket-session-clients';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { eventually } from '../support/until';
 
@@ -23,8 +30,19 @@ let balancerUrl: string;
 let dynamo: DynaliteServer;
 let table: SessionTableUnderTest;
 let site: TestPageServer;
+const playwrightCache = mkdtempSync(join(tmpdir(), 'gg-head-playwright-'));
+const PLAYWRIGHT_VERSION = (
+  createRequire(import.meta.url)('playwright-core/package.json') as { version: string }
+).version;
 
 beforeAll(async () => {
+  // The image holds no playwright-core: a head installs its clients' versions from the npm registry on first
+  // use. Tests reach no registry: the cache is laid out as that install leaves it, with the repository's.
+  cpSync(
+    dirname(createRequire(import.meta.url).resolve('playwright-core/package.json')),
+    join(playwrightCache, majorMinor(PLAYWRIGHT_VERSION), 'node_modules', 'playwright-core'),
+    { recursive: true },
+  );
   [dynamo, site] = await Promise.all([startDynalite(), startTestPageServer()]);
   table = await dynamo.createSessionTable();
   head = await startHeadImage(
@@ -35,6 +53,7 @@ beforeAll(async () => {
       store: { kind: 'dynamodb', table: table.table },
       browsers: { chrome: { defaultVersion: 'stable', versions: { stable: { pools: ['chromium'] } } } },
       pools: { chromium: { kind: 'local', maxSessions: 2 } },
+      playwrightCache,
     }),
     {
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
@@ -48,6 +67,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await head?.close();
+  rmSync(playwrightCache, { recursive: true, force: true });
   // The table first: its deletion goes to dynalite.
   await table?.close();
   await Promise.all([dynamo?.close(), site?.close()]);
@@ -125,5 +145,18 @@ describe('the head image (Dockerfile CMD, production build) behind a load balanc
     expect(title).toBe('gridgate test page');
     // The socket closed: the session ended and its slot is free.
     await eventually(async () => expect(await store.inUse()).toEqual({}), 30_000);
+  });
+
+  it("serves Playwright's connect as a session of its own through the balancer", async () => {
+    const ws = balancerUrl.replace(/^http/, 'ws');
+    const store = new DynamoSessionStore({ client: table.client, table: table.table });
+    const { title, screenshot } = await playwrightVisit(
+      `${ws}/playwright/chromium?name=head-playwright`,
+      `${site.url}/`,
+    );
+    expect(title).toBe('gridgate test page');
+    expect(screenshot.subarray(1, 4).toString()).toBe('PNG');
+    await eventually(async () => expect(await store.inUse()).toEqual({}), 30_000);
+    await eventually(() => expect(playwrightServers()).toEqual([]), 30_000);
   });
 });

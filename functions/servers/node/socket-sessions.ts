@@ -6,7 +6,8 @@
  * life is the session's: closing either side ends it. Whatever the pool, a CDP client is relayed to the
  * session's se:cdp at the grid's own front door (session-devtools.ts: a local browser's held to the session's
  * folder, as any se:cdp client's), and a Playwright client to a Playwright server of its own version attached
- * to that same socket (playwright/).
+ * to that same socket (playwright/), with the client's network tunnel when it exposes its network
+ * (playwright/exposed-network-tunnel.ts).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';

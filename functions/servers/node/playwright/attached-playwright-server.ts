@@ -49,7 +49,8 @@ export async function startAttachedPlaywrightServer(
       env: {
         ...browserEnvironment(options.folder),
         GRIDGATE_DEVTOOLS_SOCKET: options.devtoolsSocket,
-        GRIDGATE_WS_MODULE: createRequire(import.meta.url).resolve('ws'),
+        // Resolved from the scripts' folder: the repository's ws, or the one a build puts beside them.
+        GRIDGATE_WS_MODULE: createRequire(playwrightScript('devtools-pipe.cjs')).resolve('ws'),
       },
     },
   );
