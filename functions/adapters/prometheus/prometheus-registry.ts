@@ -21,6 +21,11 @@ const LABELS = ['pool', 'browser', 'outcome', 'stage', 'reason', 'color', 'start
 // From a warm local browser's handshake (~0.1 s) to a cold Fargate task pulling its image (minutes).
 const SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600];
 
+// prom-client samples the event loop's delay every 10 ms by default: a hundred wake-ups a second of an
+// otherwise idle server, each a context switch on machines its browsers keep busy. Ten a second still
+// catch any stall a scrape interval would show.
+const EVENT_LOOP_SAMPLE_MS = 100;
+
 const MISNAMED_DEFAULTS = [
   'nodejs_active_handles_total',
   'nodejs_active_requests_total',
@@ -37,7 +42,7 @@ export class PrometheusRegistry {
   private readonly instruments = new Map<MetricName, Instrument>();
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry });
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
     // Gauges the client names like counters (Prometheus's lint refuses them); the same counts by type stay.
     for (const misnamed of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(misnamed);
     for (const [metric, series] of Object.entries(PROMETHEUS_SERIES) as [MetricName, PrometheusSeries][]) {
