@@ -1,8 +1,9 @@
 /**
  * Import rules `npm run lint` checks (dependency-cruiser): no import cycles, and imports that point
  * inward, as docs/architecture.md draws the layers: entry → servers → http → use-cases → core, with
- * adapters, pools and the WebDriver client beside the use cases implementing core's ports; and each pool
- * kind (pools/<kind>/) kept to itself, only the parts ecs and eks share in between.
+ * adapters, pools and the WebDriver client beside the use cases implementing core's ports; each pool
+ * kind (pools/<kind>/) kept to itself, only the parts ecs and eks share in between, and reached from outside
+ * pools/ only by the composition root (entry/), everything else going through its runtime.
  */
 const layer = (name) => `^functions/${name}/`;
 
@@ -54,6 +55,17 @@ module.exports = {
         'in a task or pod: pools/selenium-node/).',
       from: { path: '^functions/pools/([^/]+)/' },
       to: { path: '^functions/pools/[^/]+/', pathNot: '^functions/pools/($1|selenium-node)/' },
+    },
+    {
+      name: 'pool-kinds-behind-runtimes',
+      severity: 'error',
+      comment:
+        "A pool kind's folder (pools/<kind>/) is reached only through its runtime (core/pool-runtime.ts, " +
+        'runtimeOf) and its traits, which the composition root (entry/) wires in: the servers, HTTP, the use ' +
+        'cases and core import none. The registry (pools/index.ts, pools/pool-kind.ts) and what several kinds ' +
+        "share (pools/selenium-node/) are no kind; what is not one kind's goes to a neutral place (adapters/).",
+      from: { path: layer('(servers|http|use-cases|core)') },
+      to: { path: '^functions/pools/[^/]+/', pathNot: '^functions/pools/selenium-node/' },
     },
     {
       name: 'http-translates',

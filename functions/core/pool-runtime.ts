@@ -24,6 +24,11 @@ export interface WarmCounter {
  */
 export interface HostPathBounds {
   hostPaths(handle: string): HostPathContext;
+  /**
+   * The session's folder on this machine, made or not (a Playwright server serving the session keeps its
+   * profile and artifacts there); undefined for a handle that names none.
+   */
+  folderOf(handle: string): string | undefined;
 }
 
 /**

@@ -18,7 +18,7 @@ import { type Logger, systemClock } from '../core/ports';
 import { adoptConfigState } from '../core/swap-config';
 import type { RequestCounter } from '../http/grid-info';
 import { requireUserDirectory } from '../http/request-user';
-import { sessionFolderContext } from '../pools/local/session-folder-bounds';
+import { sessionFolderBounds } from '../pools/local/session-folder-bounds';
 import { lazyAppListener } from '../servers/node/app-listener';
 import { answerClientErrors } from '../servers/node/client-errors';
 import { commandFastPath } from '../servers/node/command-fast-path';
@@ -83,12 +83,11 @@ export async function runWorker(logger: Logger): Promise<void> {
     agent,
     // The primary's kinds, each asked of the primary, which starts and stops every browser.
     kinds: new Set(setup.launcherKinds),
-    // A local session's folder is the primary's, named after its pid: the CDP commands served here are held to it.
+    // A local session's folder is the primary's, named after its pid: the CDP commands served here are held to
+    // it, and a Playwright server started here for the session keeps its files there.
     launchedElsewhere: (kind) => ({
       launcher: new PrimaryLauncher(calls, kind),
-      ...(setup.hostPathKinds.includes(kind)
-        ? { hostPaths: { hostPaths: (handle) => sessionFolderContext(handle, setup.sessionOwner) } }
-        : {}),
+      ...(setup.hostPathKinds.includes(kind) ? { hostPaths: sessionFolderBounds(setup.sessionOwner) } : {}),
     }),
     users,
     ended: new EndedSessions(undefined, (key, session) => send({ type: 'ended', key, session })),
@@ -131,9 +130,7 @@ export async function runWorker(logger: Logger): Promise<void> {
     commandFastPath(deps, agent, { counter: requests, app: others }),
   );
   limitRequestArrival(server, () => deps.config.timeouts.request, logger);
-  // Local sessions' folders are the primary's, whose launcher makes them.
   attachWebSocketProxy(server, deps, {
-    sessionOwner: setup.sessionOwner,
     ...(config.playwrightCache ? { playwrightCache: config.playwrightCache } : {}),
   });
   answerClientErrors(server);

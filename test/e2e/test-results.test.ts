@@ -217,6 +217,11 @@ describe('tests that say how they went', { timeout: TEST_MS }, () => {
       // Each ended session's own page links what it kept, or says why its video is missing.
       const failedPage = await recordingsOnPage(viewer, keys.python as string);
       expect(failedPage.text).toMatch(/^video · (driver log · )?console · HAR$/);
+      // Ended: no live view, and no word of screenshots to come.
+      expect(await viewer.findElement(By.id('live-status')).getText()).toBe(
+        'The session has ended: no live view.',
+      );
+      expect(await viewer.findElement(By.id('screen-note')).isDisplayed()).toBe(false);
       for (const href of failedPage.hrefs) expect((await fetch(href)).status, href).toBe(200);
       // The docs' picture of a session's page, made here as the list's is.
       if (process.env.GRIDGATE_DOCS_SCREENSHOTS) {

@@ -152,6 +152,9 @@ describe('what the tests said of themselves', () => {
     ['result=failed', ['00000000000000a2']],
     ['result=unknown', ['00000000000000b1']],
     ['build=b1', ['00000000000000a1']],
+    // A build's failures, as docs/test-results.md asks for them.
+    ['build=b2&result=failed', ['00000000000000a2']],
+    ['build=b1&result=failed', []],
     ['label=team', ['00000000000000a2']],
     ['label=team%3Dother', []],
     ['q=cart', ['00000000000000a2']],

@@ -7,7 +7,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { stopGroup } from '../../functions/pools/local/process-group';
+import { stopGroup } from '../../functions/adapters/process/process-group';
 import { until } from './until';
 
 const run = promisify(execFile);

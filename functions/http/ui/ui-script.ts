@@ -266,6 +266,7 @@ export const UI_SCRIPT = `"use strict";
       if (!running) {
         status("The session has ended: no live view.");
         byId("screen", HTMLImageElement).hidden = true;
+        span("screen-note").hidden = true;
         const frame = byId("vnc", HTMLIFrameElement);
         frame.hidden = true;
         frame.removeAttribute("src");

@@ -18,8 +18,9 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { acceptsConnections, freePortOn } from '../../adapters/net/loopback-ports';
+import { NAMESPACE_ADDRESS } from '../../adapters/net/namespace-address';
+import { type Group, stopGroup } from '../../adapters/process/process-group';
 import { closedToBrowsers } from './browser-user';
-import { type Group, stopGroup } from './process-group';
 
 export const NAMESPACE_PREFIX = 'gridgate-';
 /** chromedriver's and Chromium's DevTools ports inside every namespace, which only group root may connect to. */
@@ -27,9 +28,7 @@ export const NAMESPACE_DRIVER_PORT = 9515;
 export const NAMESPACE_DEVTOOLS_PORT = 9222;
 /** Where gridgate reaches every namespace's forwarded ports: on loopback, but not the address namespaces reach. */
 const GRID_LOOPBACK = '127.0.0.2';
-// A documentation range (RFC 5737): never a real network, so the namespace's gateway is never mistaken for one.
-// The namespace's own address is reached from inside it only (pasta forwards nothing else in).
-export const NAMESPACE_ADDRESS = '192.0.2.2';
+// The namespace's gateway, in the documentation range of its own address (adapters/net/namespace-address.ts).
 const GATEWAY = '192.0.2.1';
 const READY_TIMEOUT_MS = 5000;
 const POLL_MS = 10;

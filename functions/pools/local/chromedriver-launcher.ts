@@ -10,6 +10,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { browserEnvironment } from '../../adapters/process/browser-environment';
+import { type Group, stopGroup } from '../../adapters/process/process-group';
 import type { Capabilities } from '../../core/capabilities';
 import type { LocalPoolConfig, PoolConfig } from '../../core/config';
 import { devtoolsAddress, withDevtoolsAt } from '../../core/devtools-address';
@@ -18,7 +20,6 @@ import type { DevtoolsDoors, HostPathBounds, SessionOpener, WarmCounter } from '
 import type { LaunchedBrowser, Launcher, LaunchRequest, Logger, StopContext } from '../../core/ports';
 import { sessionTimeZone } from '../../core/screen-and-zone';
 import { attachCapabilities, defaultArgs, launchNeeds } from './attach-capabilities';
-import { browserEnvironment } from './browser-environment';
 import {
   type BrowserNamespace,
   closeBrowserNamespace,
@@ -33,14 +34,13 @@ import { PortRaceError, waitForPort } from './chromedriver-port';
 import { chromiumCapabilities, wantsDownloads } from './chromium-capabilities';
 import { launchChromium, warmChromiumArgs } from './chromium-process';
 import { LocalFileTransfer } from './local-file-transfer';
-import { type Group, stopGroup } from './process-group';
 import { ReadyChromedrivers } from './ready-chromedrivers';
-import { SessionDirectories } from './session-directories';
+import { SessionDirectories, sessionDirectoryOf } from './session-directories';
 import { sessionFolderContext } from './session-folder-bounds';
 import type { SessionRecordings } from './session-recordings';
 import { type ReadyBrowser, WarmBrowsers } from './warm-browsers';
 
-export { LAUNCHED_BY_ENV } from './browser-environment';
+export { LAUNCHED_BY_ENV } from '../../adapters/process/browser-environment';
 /** Profile directories are named after the gridgate process that owns them: gridgate-chromium-<pid>-…. */
 export const PROFILE_PREFIX = 'gridgate-chromium-';
 /** The folder each chromedriver and its Chromium get as TMPDIR and HOME, named the same way: gridgate-tmp-<pid>-…. */
@@ -149,6 +149,10 @@ export class ChromedriverLauncher
   /** The browser runs as gridgate's user: what its commands name must lie in its session's folder. */
   hostPaths(handle: string): HostPathContext {
     return sessionFolderContext(handle);
+  }
+
+  folderOf(handle: string): string | undefined {
+    return sessionDirectoryOf(handle);
   }
 
   async start(request: LaunchRequest<LocalPoolConfig>): Promise<LaunchedBrowser> {

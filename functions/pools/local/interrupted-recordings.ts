@@ -16,12 +16,12 @@ import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { SESSION_DIRECTORY_PREFIX } from '../../adapters/fs/session-folder-names';
 import type { RecordedSession } from '../../core/artifact-ports';
 import type { Logger } from '../../core/ports';
 import { LocalRecordings } from './local-recordings';
 import { isAlive } from './orphan-sweep';
 import { eventsPath, writeHar } from './page-capture';
-import { SESSION_DIRECTORY_PREFIX } from './session-directories';
 import {
   CONSOLE_LOG,
   DRIVER_LOG,

@@ -7,9 +7,9 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SESSION_DIRECTORY_PREFIX } from '../../adapters/fs/session-folder-names';
 import { deleteNamespace, NAMESPACE_PREFIX } from './browser-namespace';
 import { LAUNCHED_BY_ENV, PROFILE_PREFIX, SCRATCH_PREFIX } from './chromedriver-launcher';
-import { SESSION_DIRECTORY_PREFIX } from './session-directories';
 
 // pasta: the network of a browser's namespace (browser-namespace.ts).
 const BROWSER_NAMES = new Set(['chromium', 'chromedriver', 'pasta']);

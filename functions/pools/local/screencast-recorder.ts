@@ -7,9 +7,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
-import { browserEnvironment } from './browser-environment';
+import { browserEnvironment } from '../../adapters/process/browser-environment';
+import { exitsWithin } from '../../adapters/process/process-group';
 import { CdpConnection, type CdpEvent } from './cdp-connection';
-import { exitsWithin } from './process-group';
 
 export interface RecorderSettings {
   ffmpeg: string;

@@ -9,9 +9,7 @@
 import { lchown, lstat, mkdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-/** Session directories are named gridgate-session-<pid>-<handle>, like the profiles. */
-export const SESSION_DIRECTORY_PREFIX = 'gridgate-session-';
+import { SESSION_DIRECTORY_PREFIX } from '../../adapters/fs/session-folder-names';
 
 export type SessionSubdirectory = 'uploads' | 'downloads';
 

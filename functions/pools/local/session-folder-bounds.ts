@@ -7,7 +7,19 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { HostPathContext } from '../../core/host-path-rules';
+import type { HostPathBounds } from '../../core/pool-runtime';
 import { sessionDirectoryOf } from './session-directories';
+
+/**
+ * The bounds of the sessions of the local browsers the gridgate process `owner` launched (this process by
+ * default; the primary's pid in a worker, which serves their commands but launched none).
+ */
+export function sessionFolderBounds(owner?: number): HostPathBounds {
+  return {
+    hostPaths: (handle) => sessionFolderContext(handle, owner),
+    folderOf: (handle) => sessionDirectoryOf(handle, owner),
+  };
+}
 
 /**
  * The checks' view of the folder of the browser `handle` launched by the gridgate process `owner`; a handle

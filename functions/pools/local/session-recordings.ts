@@ -12,6 +12,7 @@
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SESSION_DIRECTORY_PREFIX } from '../../adapters/fs/session-folder-names';
 import type { Capabilities } from '../../core/capabilities';
 import type { RecordingConfig } from '../../core/config';
 import { devtoolsAddress } from '../../core/devtools-address';
@@ -20,7 +21,6 @@ import type { RecordingWish } from '../../core/recording-wish';
 import type { EndedRecording, LocalRecordings } from './local-recordings';
 import { PageCapture } from './page-capture';
 import { ScreencastRecorder } from './screencast-recorder';
-import { SESSION_DIRECTORY_PREFIX } from './session-directories';
 
 /** chromedriver's log in a recording directory. */
 export const DRIVER_LOG = 'driver.log';

@@ -13,13 +13,13 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SESSION_DIRECTORY_PREFIX } from '../../adapters/fs/session-folder-names';
 import { sessionNotCreated, WebDriverError } from '../../core/errors';
 import type { ExposedNetwork } from '../../core/exposed-network';
-import { type GridDeps, sessionPool, traitsOf } from '../../core/grid-deps';
+import { type GridDeps, runtimeOf, sessionPool, traitsOf } from '../../core/grid-deps';
 import type { SessionClaims } from '../../core/session-token';
 import type { SocketSessionRequest } from '../../core/socket-session-request';
 import { basicCredentials, requestUser } from '../../http/request-user';
-import { SESSION_DIRECTORY_PREFIX, sessionDirectoryOf } from '../../pools/local/session-directories';
 import type { GridSessionCalls } from './grid-session-calls';
 import { startAttachedPlaywrightServer } from './playwright/attached-playwright-server';
 import { type ExposedNetworkTunnel, openExposedNetworkTunnel } from './playwright/exposed-network-tunnel';
@@ -31,8 +31,6 @@ export interface SocketSessionContext {
   deps: GridDeps;
   calls: GridSessionCalls;
   packages: PlaywrightPackages;
-  /** The process whose launcher made the sessions' folders (see WebSocketProxyOptions.sessionOwner). */
-  sessionOwner?: number;
 }
 
 /** Client headers Playwright's server reads (its version check, the browser asked). */
@@ -194,7 +192,7 @@ async function playwrightFolder(
   const pool = sessionPool(context.deps, claims);
   const sessionFolder =
     pool && traitsOf(context.deps, pool).sharesHostFiles
-      ? sessionDirectoryOf(claims.handle, context.sessionOwner)
+      ? runtimeOf(context.deps, pool)?.hostPaths?.folderOf(claims.handle)
       : undefined;
   if (sessionFolder) {
     await mkdir(sessionFolder, { recursive: true, mode: 0o700 });

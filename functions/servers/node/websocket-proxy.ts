@@ -41,11 +41,6 @@ const SELENOID_SOCKET = /^\/(?:devtools|vnc)\//;
 export interface WebSocketProxyOptions {
   /** Browsers must name the grid by a name it knows (see AppOptions.knownHostsOnly); default true. */
   knownHostsOnly?: boolean;
-  /**
-   * The process whose local launcher made the sessions' folders (the primary, when this is a worker): a
-   * session's folder is named after it and the browser's handle. This process when not given.
-   */
-  sessionOwner?: number;
   /** Where installed Playwright versions are kept (socket sessions); default in playwright-packages.ts. */
   playwrightCache?: string;
 }
@@ -59,7 +54,6 @@ export function attachWebSocketProxy(
   const socketSessions: Omit<SocketSessionContext, 'deps'> = {
     calls: new GridSessionCalls(() => ownOrigin(server)),
     packages: new PlaywrightPackages(options.playwrightCache),
-    ...(options.sessionOwner === undefined ? {} : { sessionOwner: options.sessionOwner }),
   };
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!isWebSocketUpgrade(req)) return serveAsHttp(server, req, socket, head);

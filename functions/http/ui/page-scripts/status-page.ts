@@ -267,6 +267,7 @@ function sessionPage(key: string): void {
     if (!running) {
       status('The session has ended: no live view.');
       byId('screen', HTMLImageElement).hidden = true;
+      span('screen-note').hidden = true;
       const frame = byId('vnc', HTMLIFrameElement);
       frame.hidden = true;
       frame.removeAttribute('src');

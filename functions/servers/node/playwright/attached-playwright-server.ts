@@ -10,9 +10,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { browserEnvironment } from '../../../adapters/process/browser-environment';
+import { type Group, stopGroup } from '../../../adapters/process/process-group';
 import { sessionNotCreated } from '../../../core/errors';
-import { browserEnvironment } from '../../../pools/local/browser-environment';
-import { type Group, stopGroup } from '../../../pools/local/process-group';
 
 // Where this machine's loopback is not what a namespaced session's pages reach (browser-namespace.ts): the
 // server's port is no page's to find, and its path is Playwright's random one besides.

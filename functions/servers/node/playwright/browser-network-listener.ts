@@ -1,6 +1,6 @@
 /**
  * A TCP listener that only one local browser reaches: in its network namespace, on the namespace's own
- * address (browser-namespace.ts: nothing outside it, no other session and no page of one, can connect
+ * address (pools/local/browser-namespace.ts: nothing outside it, no other session and no page of one, can connect
  * there), or, for a browser that shares this machine's network, on loopback, where it reaches what any
  * program of the machine does. The namespace is the one of the browser's chromedriver (its handle is the
  * pid), so every process of the server finds it from the session ID.
@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { readlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import { NAMESPACE_ADDRESS } from '../../../pools/local/browser-namespace';
+import { NAMESPACE_ADDRESS } from '../../../adapters/net/namespace-address';
 import { playwrightScript } from './attached-playwright-server';
 
 const OPEN_TIMEOUT_MS = 10_000;

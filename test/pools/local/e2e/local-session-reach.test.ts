@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAUNCHED_BY_ENV } from '../../../../functions/pools/local/browser-environment';
+import { LAUNCHED_BY_ENV } from '../../../../functions/adapters/process/browser-environment';
 import { sessionClaims } from '../../../e2e/session-ended';
 import { startTestGrid, type TestGrid } from '../../../support/grid-fixture';
 import { launchedProcesses } from '../../../support/launched-processes';

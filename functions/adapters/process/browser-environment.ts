@@ -1,6 +1,6 @@
 /**
  * The environment of the programs gridgate starts for a session on its own machine (chromedriver, Chromium,
- * the screencast's ffmpeg), built from scratch (DESIGN invariant 7). They run what a session sends (its
+ * the screencast's ffmpeg, a Playwright server serving the session), built from scratch (DESIGN invariant 7). They run what a session sends (its
  * pages, its launch options, the frames of its screen), and a page can read its browser's environment
  * (`file:///proc/self/environ`), so they get only what a browser needs: never GRIDGATE_SECRET (the key that
  * signs session IDs), cloud credentials, tokens or the rest of gridgate's own environment.

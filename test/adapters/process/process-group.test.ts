@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import { groupRuns } from '../../../functions/pools/local/process-group';
+import { groupRuns } from '../../../functions/adapters/process/process-group';
 import { until } from '../../support/until';
 
 // A parent that puts its child in a group of its own and never waits for it: the child, once ended, stays

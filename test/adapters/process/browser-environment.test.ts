@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { browserEnvironment, LAUNCHED_BY_ENV } from '../../../functions/pools/local/browser-environment';
+import { browserEnvironment, LAUNCHED_BY_ENV } from '../../../functions/adapters/process/browser-environment';
 
 const GRIDGATES = {
   PATH: '/opt/node/bin:/usr/bin:/bin',
