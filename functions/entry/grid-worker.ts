@@ -16,8 +16,8 @@ import { isHubOrigin } from '../core/browser-network';
 import { EndedSessions } from '../core/ended-sessions';
 import { type Logger, systemClock } from '../core/ports';
 import { adoptConfigState } from '../core/swap-config';
-import { createApp } from '../http/create-app';
 import type { RequestCounter } from '../http/grid-info';
+import { requireUserDirectory } from '../http/request-user';
 import { sessionFolderBounds } from '../pools/local/session-folder-bounds';
 import { lazyAppListener } from '../servers/node/app-listener';
 import { answerClientErrors } from '../servers/node/client-errors';
@@ -113,8 +113,12 @@ export async function runWorker(logger: Logger): Promise<void> {
   };
 
   const requests: RequestCounter = { startedAt: Date.now(), requests: 0, sessions: 0 };
-  const app = createApp(deps, { agent, requests });
-  const serveHere = lazyAppListener(app.fetch, logger);
+  requireUserDirectory(deps);
+  // Made at the first request the app serves (app-listener.ts): an idle worker never loads it.
+  const serveHere = lazyAppListener(
+    () => import('../http/create-app').then(({ createApp }) => createApp(deps, { agent, requests }).fetch),
+    logger,
+  );
   const relay = new PrimaryRelay(setup.socketPath);
   // Commands take the Node-native path; those it leaves, and everything else, go where they went before.
   const others = (req: IncomingMessage, res: ServerResponse) => {

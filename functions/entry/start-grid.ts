@@ -18,8 +18,9 @@ import { type GridDeps, sessionPool } from '../core/grid-deps';
 import { reportGridGauges } from '../core/pool-gauges';
 import { type Logger, type Metrics, systemClock } from '../core/ports';
 import type { RequestPricing } from '../core/session-cost';
-import { createApp, type MetricsPage } from '../http/create-app';
+import type { MetricsPage } from '../http/create-app';
 import { newRequestCounter, type RequestCounter } from '../http/grid-info';
+import { requireUserDirectory } from '../http/request-user';
 import type { ChromedriverLauncher } from '../pools/local/chromedriver-launcher';
 import { lazyAppListener } from '../servers/node/app-listener';
 import { answerClientErrors } from '../servers/node/client-errors';
@@ -149,15 +150,20 @@ export async function startGrid(
   });
   const knownHostsOnly = options.knownHostsOnly ?? true;
   const requests = options.requests ?? newRequestCounter(deps.clock.now());
-  const app = createApp(deps, {
-    agent,
-    webSockets: options.webSockets ?? true,
-    metricsPage: options.metricsPage ?? prometheus,
-    knownHostsOnly,
-    requests,
-  });
+  requireUserDirectory(deps);
+  // Made at the first request the app serves (app-listener.ts): an idle grid never loads it.
+  const loadApp = async () => {
+    const { createApp } = await import('../http/create-app');
+    return createApp(deps, {
+      agent,
+      webSockets: options.webSockets ?? true,
+      metricsPage: options.metricsPage ?? prometheus,
+      knownHostsOnly,
+      requests,
+    });
+  };
   const { socketPath } = options;
-  const server = await listenForClients(deps, app, { agent, requests, knownHostsOnly, socketPath });
+  const server = await listenForClients(deps, loadApp, { agent, requests, knownHostsOnly, socketPath });
   // Which sessions this head's sweeps and shutdown end (with a shared store, not other heads' local ones).
   const { sweeps, endedAtShutdown } = startHeadSweeps(deps, {
     shared,
@@ -219,12 +225,15 @@ export async function startGrid(
  */
 async function listenForClients(
   deps: GridDeps,
-  app: { fetch: (request: Request) => Response | Promise<Response> },
+  loadApp: () => Promise<{ fetch: (request: Request) => Response | Promise<Response> }>,
   options: { agent: Dispatcher; requests: RequestCounter; knownHostsOnly: boolean; socketPath?: string },
 ): Promise<Server> {
   const { config, logger } = deps;
   const { socketPath } = options;
-  const serveApp = lazyAppListener(socketPath ? relayedRequests(app.fetch) : app.fetch, logger);
+  const serveApp = lazyAppListener(
+    () => loadApp().then((app) => (socketPath ? relayedRequests(app.fetch) : app.fetch)),
+    logger,
+  );
   const server = createServer(
     requestArrivalOptions(config.timeouts.request),
     socketPath

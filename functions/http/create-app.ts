@@ -23,7 +23,7 @@ import { gridPing, gridStatus, newRequestCounter, type RequestCounter } from './
 import { passToHub, SELENOID_PREFIXES, selenoidRequest } from './hub-passthrough';
 import { newSessionRoute } from './new-session';
 import { userQuota } from './quota';
-import { requestUser } from './request-user';
+import { requestUser, requireUserDirectory } from './request-user';
 import { commandWait, waitSignal } from './runtime-limits';
 import { sessionEvent } from './test-marks-commands';
 import { registerUiRoutes } from './ui/ui-routes';
@@ -71,10 +71,7 @@ const METRICS_PATH = '/metrics';
 const PUBLIC_PATHS = new Set(BASE_PATHS.flatMap((base) => [`${base}/status`, `${base}/ping`]));
 
 export function createApp(deps: GridDeps, options: AppOptions = {}) {
-  // Fail closed: a users file that nobody checks would let every request in as the guest.
-  if (deps.config.usersFile !== undefined && !deps.users) {
-    throw new Error(`usersFile ${deps.config.usersFile} is configured but no user directory was given`);
-  }
+  requireUserDirectory(deps);
   const agent = options.agent ?? createUpstreamAgent((origin) => isHubOrigin(deps.config.pools, origin));
   const newSessionMode = { webSockets: options.webSockets ?? true };
   const counter: RequestCounter = options.requests ?? newRequestCounter(deps.clock.now());

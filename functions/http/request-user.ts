@@ -13,6 +13,16 @@ export interface BasicCredentials {
 const BASIC = /^Basic +([A-Za-z0-9+/]+=*) *$/i;
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * Fails closed: a users file that nobody checks would let every request in as the guest. Called where an
+ * app is made, and by the Node server at its start (it makes its app at the first request, app-listener.ts).
+ */
+export function requireUserDirectory(deps: GridDeps): void {
+  if (deps.config.usersFile !== undefined && !deps.users) {
+    throw new Error(`usersFile ${deps.config.usersFile} is configured but no user directory was given`);
+  }
+}
+
 /** `client`: the caller's address, so that one sender of many wrong passwords is slowed and nobody else. */
 export async function requestUser(
   deps: GridDeps,

@@ -47,7 +47,7 @@ export async function serveApp(
   };
   const agent = createUpstreamAgent();
   const app = createApp(deps, { agent });
-  const server = createServer(lazyAppListener(app.fetch, deps.logger));
+  const server = createServer(lazyAppListener(async () => app.fetch, deps.logger));
   if (webSockets) attachWebSocketProxy(server, deps);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -1,9 +1,11 @@
 /**
- * The Hono app as a Node request listener, with @hono/node-server loaded on the first request the app
- * serves. That module reads the runtime's fetch classes (Request, Response, Headers) when it loads,
+ * The Hono app as a Node request listener, with the app and @hono/node-server loaded on the first request
+ * the app serves. That module reads the runtime's fetch classes (Request, Response, Headers) when it loads,
  * and the first read makes Node load its own bundled undici (its fetch implementation: ~4 MiB of RSS per
- * process, measured with bench/memory-benchmark.ts). A server at idle, and a worker process that only
- * relays commands on the Node-native path (command-fast-path.ts), never need it.
+ * process, measured with bench/memory-benchmark.ts); the app is Hono, its routes and the status page's
+ * scripts, built by `loadApp` (a dynamic import, so that the build keeps them in a chunk of their own). A
+ * server at idle, and a worker process that only relays commands on the Node-native path
+ * (command-fast-path.ts), never need them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { getRequestListener } from '@hono/node-server';
@@ -13,7 +15,7 @@ type FetchCallback = Parameters<typeof getRequestListener>[0];
 type Listener = ReturnType<typeof getRequestListener>;
 
 export function lazyAppListener(
-  fetch: FetchCallback,
+  loadApp: () => Promise<FetchCallback>,
   logger: Logger,
 ): (incoming: IncomingMessage, outgoing: ServerResponse) => void {
   let listener: Listener | undefined;
@@ -31,8 +33,8 @@ export function lazyAppListener(
     // head after the relayed answer (ERR_HTTP_HEADERS_SENT) instead of knowing it was sent.
     loading ??= import('@hono/node-server/utils/response')
       .then(() => import('@hono/node-server'))
-      .then((node) => {
-        listener = node.getRequestListener(fetch);
+      .then(async (node) => {
+        listener = node.getRequestListener(await loadApp());
         return listener;
       });
     let closed = false;
