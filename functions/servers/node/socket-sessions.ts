@@ -190,10 +190,8 @@ async function playwrightFolder(
   cleanups: (() => Promise<unknown>)[],
 ): Promise<string> {
   const pool = sessionPool(context.deps, claims);
-  const sessionFolder =
-    pool && traitsOf(context.deps, pool).sharesHostFiles
-      ? runtimeOf(context.deps, pool)?.hostPaths?.folderOf(claims.handle)
-      : undefined;
+  // Only a kind whose browsers share this machine's files bounds their paths (local pools).
+  const sessionFolder = pool && runtimeOf(context.deps, pool)?.hostPaths?.folderOf(claims.handle);
   if (sessionFolder) {
     await mkdir(sessionFolder, { recursive: true, mode: 0o700 });
     return sessionFolder;
