@@ -9,7 +9,7 @@ import { ecsStoredWarmCount } from './ecs-stored-warm-count';
 export const ecsPoolKind: PoolKind<'ecs'> = {
   name: 'ecs',
   schema: ecsPool,
-  traits: { remoteEnd: 'browser', boundToItsHead: false, sharesHostFiles: false },
+  traits: { remoteEnd: 'browser', boundToItsHead: false },
   // Most of a router Lambda's invocations are commands, which never need ECS, and evaluating the SDK is a
   // large part of a cold start (bench/README.md, router Lambda): it loads with the first new session.
   load: async () => (await import('./ecs-runtime')).makeEcsRuntime,

@@ -8,7 +8,7 @@ import type { EksRuntime } from './eks-runtime';
 export const eksPoolKind: PoolKind<'eks', EksRuntime> = {
   name: 'eks',
   schema: eksPool,
-  traits: { remoteEnd: 'browser', boundToItsHead: false, sharesHostFiles: false },
+  traits: { remoteEnd: 'browser', boundToItsHead: false },
   // Loaded with the first session on an eks pool, like ecs: a router Lambda's cold start never signs a token.
   load: async () => (await import('./eks-runtime')).makeEksRuntime,
   beforeLoad: ({ aws, poolOf }, loaded) => ({

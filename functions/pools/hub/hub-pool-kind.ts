@@ -5,6 +5,6 @@ import type { PoolKind } from '../pool-kind';
 export const hubPoolKind: PoolKind<'hub'> = {
   name: 'hub',
   schema: hubPool,
-  traits: { remoteEnd: 'hub', boundToItsHead: false, sharesHostFiles: false },
+  traits: { remoteEnd: 'hub', boundToItsHead: false },
   load: async () => (await import('./hub-pool-runtime')).makeHubRuntime,
 };
