@@ -1,17 +1,19 @@
 /**
  * End to end on a local pool: Playwright's own protocol (`chromium.connect`) through the front door, a fresh
  * browser per connection served by a Playwright server of the client's own major.minor: gridgate's
- * playwright-core for 1.65, 1.64 installed from the npm registry on first use, both at once; a mismatch
- * between the URL's version and the client's refused with Playwright's 428; a killed client leaves nothing.
+ * playwright-core for 1.65, 1.64 installed on first use from the npm registry its npm config names (the tests'
+ * own, on loopback), both at once; a mismatch between the URL's version and the client's refused with
+ * Playwright's 428; a killed client leaves nothing.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { chromium as chromium164 } from 'playwright-core-1-64';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { sessionDirectoryOf } from '../../functions/pools/local/session-directories';
+import { type FakeNpmRegistry, startFakeNpmRegistry } from '../support/fake-npm-registry';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { killedMidRun, playwrightServers } from '../support/socket-session-clients';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
@@ -20,15 +22,20 @@ import { upgradeOutcome } from '../support/websocket-upgrade';
 
 let grid: TestGrid;
 let site: TestPageServer;
+let registry: FakeNpmRegistry;
 let cache: string;
 const wsUrl = () => grid.url.replace(/^http/, 'ws');
 
 beforeAll(async () => {
   cache = mkdtempSync(join(tmpdir(), 'gg-pw-cache-'));
+  registry = await startFakeNpmRegistry();
+  // The npm setting users have, which the grid's installs follow.
+  vi.stubEnv('npm_config_registry', registry.url);
   [grid, site] = await Promise.all([startTestGrid({ playwrightCache: cache }), startTestPageServer()]);
 });
 afterAll(async () => {
-  await Promise.all([grid?.close(), site?.close()]);
+  await Promise.all([grid?.close(), site?.close(), registry?.close()]);
+  vi.unstubAllEnvs();
   rmSync(cache, { recursive: true, force: true });
 });
 afterEach(async () => {
@@ -81,6 +88,7 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
       }
       expect(browser164.version()).toBe(browser165.version());
       expect(await grid.deps.sessions.running()).toHaveLength(2);
+      expect(registry.requests).toContain('/playwright-core');
     } finally {
       await Promise.all([browser165.close(), browser164.close()]);
     }
