@@ -15,6 +15,7 @@ import WebSocket from 'ws';
 import { sessionDirectoryOf } from '../../functions/pools/local/session-directories';
 import { type FakeNpmRegistry, startFakeNpmRegistry } from '../support/fake-npm-registry';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { freePortBelowEphemeral } from '../support/processes';
 import { killedMidRun, playwrightServers } from '../support/socket-session-clients';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { until } from '../support/until';
@@ -41,6 +42,16 @@ afterAll(async () => {
 afterEach(async () => {
   await until(() => grid.launcher.running().length === 0, 'every session ended');
 });
+
+/** The grid's refusal of a Playwright client of `version` that asks for its own version: status and message. */
+async function upgradeRefused(version: string): Promise<{ status: number; message: string }> {
+  const socket = new WebSocket(`${wsUrl()}/playwright/chromium/playwright-${version}`, {
+    headers: { 'user-agent': `Playwright/${version}.0 (x64) node/20` },
+  });
+  const outcome = await upgradeOutcome(socket);
+  if (!('status' in outcome)) throw new Error('the socket opened');
+  return { status: outcome.status, message: JSON.parse(outcome.body).value.message };
+}
 
 /** How many sessions were asked of the grid so far. */
 const requestedSessions = () => grid.logger.lines.filter((line) => line.event === 'SESSION_REQUESTED').length;
@@ -103,16 +114,31 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
 
   it('says clearly when a version cannot be had from the npm registry', async () => {
     const requested = requestedSessions();
-    const socket = new WebSocket(`${wsUrl()}/playwright/chromium/playwright-0.1`, {
-      headers: { 'user-agent': 'Playwright/0.1.0 (x64) node/20' },
-    });
-    const outcome = await upgradeOutcome(socket);
-    if (!('status' in outcome)) throw new Error('the socket opened');
-    expect(outcome.status).toBe(500);
-    expect(JSON.parse(outcome.body).value.message).toMatch(
+    const refused = await upgradeRefused('0.1');
+    expect(refused.status).toBe(500);
+    expect(refused.message).toMatch(
       /cannot install Playwright 0\.1 from the npm registry: code ETARGET; notarget No matching version found for playwright-core@~0\.1\.0/,
     );
     // Refused before a slot is taken or a browser started.
+    expect(requestedSessions()).toBe(requested);
+  });
+
+  it('says clearly when the npm registry cannot be reached, naming its address', async () => {
+    const requested = requestedSessions();
+    // The user's npm setting, pointing where nothing listens; without npm's retries the outcome comes sooner.
+    const unreachable = `http://127.0.0.1:${await freePortBelowEphemeral()}/`;
+    vi.stubEnv('npm_config_registry', unreachable);
+    vi.stubEnv('npm_config_fetch_retries', '0');
+    try {
+      const refused = await upgradeRefused('1.63');
+      expect(refused.status).toBe(500);
+      expect(refused.message).toContain(
+        `cannot install Playwright 1.63 from the npm registry: code ECONNREFUSED; FetchError: request to ${unreachable}playwright-core failed`,
+      );
+    } finally {
+      vi.stubEnv('npm_config_registry', registry.url);
+      vi.stubEnv('npm_config_fetch_retries', undefined);
+    }
     expect(requestedSessions()).toBe(requested);
   });
 

@@ -4,13 +4,13 @@
  * clear `session not created`, leaving nothing half-installed. The registry is the tests' own, on loopback.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PlaywrightPackages } from '../../functions/servers/node/playwright/playwright-packages';
 import { OLDER_PLAYWRIGHT } from '../../scripts/test-npm-packages';
 import { type FakeNpmRegistry, startFakeNpmRegistry } from '../support/fake-npm-registry';
+import { freePortBelowEphemeral } from '../support/processes';
 
 const OLDER_MINOR = OLDER_PLAYWRIGHT.split('.').slice(0, 2).join('.');
 let registry: FakeNpmRegistry;
@@ -32,15 +32,6 @@ afterAll(async () => {
   for (const made of scratch) rmSync(made, { recursive: true, force: true });
 });
 
-/** A loopback address nothing listens on: a port taken, then let go. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe('Playwright versions installed on first use', { timeout: 120_000 }, () => {
   it("installs from the registry the user's ~/.npmrc names, once for two first uses at once", async () => {
     const home = folder('gg-pw-home-');
@@ -61,7 +52,8 @@ describe('Playwright versions installed on first use', { timeout: 120_000 }, () 
   });
 
   it('refuses clearly, naming the version and the reason, when the registry cannot be reached', async () => {
-    const unreachable = `http://127.0.0.1:${await closedPort()}/`;
+    // A port nothing listens on, below the range other tests' listeners are handed.
+    const unreachable = `http://127.0.0.1:${await freePortBelowEphemeral()}/`;
     vi.stubEnv('npm_config_registry', unreachable);
     // Without npm's retries (a minute of back-off by default): the outcome is the same, sooner.
     vi.stubEnv('npm_config_fetch_retries', '0');
