@@ -17,8 +17,6 @@ export interface PoolTraits {
    * so the session is over.
    */
   readonly boundToItsHead: boolean;
-  /** The browser reads and writes this machine's files: its clients' commands are held to the session's folder. */
-  readonly sharesHostFiles: boolean;
 }
 
 /** The traits of every pool kind, by kind. */

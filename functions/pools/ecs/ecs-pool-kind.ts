@@ -6,6 +6,6 @@ import { checkEcsPool } from './ecs-pool-check';
 export const ecsPoolKind: PoolKind<'ecs'> = {
   name: 'ecs',
   schema: ecsPool,
-  traits: { remoteEnd: 'browser', boundToItsHead: false, sharesHostFiles: false },
+  traits: { remoteEnd: 'browser', boundToItsHead: false },
   undeployedSettings: checkEcsPool,
 };

@@ -6,7 +6,7 @@ import { checkEksPool } from './eks-pool-check';
 export const eksPoolKind: PoolKind<'eks'> = {
   name: 'eks',
   schema: eksPool,
-  traits: { remoteEnd: 'browser', boundToItsHead: false, sharesHostFiles: false },
+  traits: { remoteEnd: 'browser', boundToItsHead: false },
   undeployedSettings: checkEksPool,
   browsersArePods: true,
 };

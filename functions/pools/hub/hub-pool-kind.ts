@@ -5,5 +5,5 @@ import type { PoolKind } from '../pool-kind';
 export const hubPoolKind: PoolKind<'hub'> = {
   name: 'hub',
   schema: hubPool,
-  traits: { remoteEnd: 'hub', boundToItsHead: false, sharesHostFiles: false },
+  traits: { remoteEnd: 'hub', boundToItsHead: false },
 };
