@@ -112,6 +112,6 @@ describe('Playwright Test of two minor versions at once', { timeout: 600_000 }, 
     // 1.64's server was installed for it: the grid's own playwright-core is 1.65.
     expect(existsSync(join(cache, '1.64', 'node_modules', 'playwright-core', 'package.json'))).toBe(true);
     await until(() => grid.launcher.running().length === 0, 'both sessions ended with their runs');
-    await until(() => playwrightServers().length === 0, 'no Playwright server left');
+    await until(() => playwrightServers(process.pid).length === 0, 'no Playwright server left');
   });
 });
