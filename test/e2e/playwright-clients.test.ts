@@ -83,7 +83,7 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
     } finally {
       await browser.close();
     }
-    await until(() => playwrightServers().length === 0, 'the Playwright server stopped');
+    await until(() => playwrightServers(process.pid).length === 0, 'the Playwright server stopped');
   });
 
   it('serves Playwright 1.64 and 1.65 clients at once, 1.64 installed on first use', async () => {
@@ -149,11 +149,11 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
       const [session] = await grid.deps.sessions.running();
       handle = session?.handle as string;
       folder = sessionDirectoryOf(handle) as string;
-      expect(playwrightServers().length).toBeGreaterThan(0);
+      expect(playwrightServers(process.pid).length).toBeGreaterThan(0);
     });
     await until(async () => (await grid.deps.sessions.running()).length === 0, 'the session ended');
     await until(() => grid.launcher.running().length === 0, 'its browser stopped');
-    await until(() => playwrightServers().length === 0, 'its Playwright server stopped');
+    await until(() => playwrightServers(process.pid).length === 0, 'its Playwright server stopped');
     await grid.launcher.tornDown(handle);
     expect(existsSync(folder)).toBe(false);
   });

@@ -118,6 +118,6 @@ describe('Playwright Test of two minor versions at once', { timeout: 600_000 }, 
     expect(existsSync(join(cache, '1.64', 'node_modules', 'playwright-core', 'package.json'))).toBe(true);
     expect(registry.requests).toContain('/playwright-core');
     await until(() => grid.launcher.running().length === 0, 'both sessions ended with their runs');
-    await until(() => playwrightServers().length === 0, 'no Playwright server left');
+    await until(() => playwrightServers(process.pid).length === 0, 'no Playwright server left');
   });
 });
