@@ -15,6 +15,7 @@ import WebSocket from 'ws';
 import { sessionDirectoryOf } from '../../functions/pools/local/session-directories';
 import { type FakeNpmRegistry, startFakeNpmRegistry } from '../support/fake-npm-registry';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { type GuardedChildren, guardChildren } from '../support/guarded-children';
 import { freePortBelowEphemeral } from '../support/processes';
 import { killedMidRun, playwrightServers } from '../support/socket-session-clients';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
@@ -24,6 +25,7 @@ import { upgradeOutcome } from '../support/websocket-upgrade';
 let grid: TestGrid;
 let site: TestPageServer;
 let registry: FakeNpmRegistry;
+let guard: GuardedChildren;
 let cache: string;
 const wsUrl = () => grid.url.replace(/^http/, 'ws');
 
@@ -32,11 +34,13 @@ beforeAll(async () => {
   registry = await startFakeNpmRegistry();
   // The npm setting users have, which the grid's installs follow.
   vi.stubEnv('npm_config_registry', registry.url);
+  guard = guardChildren();
   [grid, site] = await Promise.all([startTestGrid({ playwrightCache: cache }), startTestPageServer()]);
 });
 afterAll(async () => {
   await Promise.all([grid?.close(), site?.close(), registry?.close()]);
   vi.unstubAllEnvs();
+  guard?.close();
   rmSync(cache, { recursive: true, force: true });
 });
 afterEach(async () => {
@@ -156,5 +160,10 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
     await until(() => playwrightServers(process.pid).length === 0, 'its Playwright server stopped');
     await grid.launcher.tornDown(handle);
     expect(existsSync(folder)).toBe(false);
+  });
+
+  it('reached nothing off loopback: the npm installs and the Playwright servers the grid started', () => {
+    expect(guard.tried().length).toBeGreaterThan(0);
+    expect(guard.outside()).toEqual([]);
   });
 });
