@@ -18,6 +18,8 @@ import { majorMinor } from '../../../core/socket-session-request';
 const run = promisify(execFile);
 const INSTALL_TIMEOUT_MS = 300_000;
 const MAJOR_MINOR = /^\d{1,3}\.\d{1,3}$/;
+// An absolute path in npm's output ("A complete log … in: /root/.npm/_logs/…", "path /…"), not a URL's "//".
+const NAMES_A_PATH = /(?:^|[\s'"(=:])\/[\w.]/;
 
 /** Where installed versions are kept when the config names no folder. */
 export const DEFAULT_PLAYWRIGHT_CACHE = join(homedir(), '.cache', 'gridgate', 'playwright');
@@ -72,14 +74,16 @@ export class PlaywrightPackages {
       return folder;
     } catch (error) {
       await rm(scratch, { recursive: true, force: true });
-      const output = String((error as { stderr?: string }).stderr ?? (error as Error).message);
+      // npm's own reason (no such version, the registry unreachable), not what names this machine's files
+      // (its log's path, the cache's): those are the log's, with the whole output, as the cause.
+      const output = String((error as { stderr?: string }).stderr ?? '');
       const reason = output
-        .trim()
         .split('\n')
-        .filter((line) => /npm (error|ERR!)/.test(line))
+        .filter((line) => /npm (error|ERR!)/.test(line) && !NAMES_A_PATH.test(line))
         .slice(0, 2);
       throw sessionNotCreated(
-        `cannot install Playwright ${wanted} from the npm registry: ${reason.join(' ') || output.slice(0, 300)}`,
+        `cannot install Playwright ${wanted} from the npm registry${reason.length ? `: ${reason.join(' ')}` : ''}`,
+        { cause: error },
       );
     }
   }
