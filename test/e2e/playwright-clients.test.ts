@@ -3,9 +3,10 @@
  * browser per connection served by a Playwright server of the client's own major.minor: gridgate's
  * playwright-core for 1.65, 1.64 installed on first use from the npm registry its npm config names (the tests'
  * own, on loopback), both at once; a mismatch between the URL's version and the client's refused with
- * Playwright's 428; a killed client leaves nothing.
+ * Playwright's 428; a server that cannot start refused without its output, which the log keeps; a killed
+ * client leaves nothing.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -144,6 +145,26 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
       vi.stubEnv('npm_config_fetch_retries', undefined);
     }
     expect(requestedSessions()).toBe(requested);
+  });
+
+  it("refuses plainly when the version's Playwright server cannot start, its output logged", async () => {
+    // A cache entry that lost its code (a disk cleaned up under it): its Playwright server dies on start with
+    // Node's stack and this machine's paths.
+    const broken = join(cache, '1.9', 'node_modules', 'playwright-core');
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(
+      join(broken, 'package.json'),
+      JSON.stringify({ name: 'playwright-core', version: '1.9.0' }),
+    );
+    const refused = await upgradeRefused('1.9');
+    expect(refused).toEqual({ status: 500, message: 'the Playwright server for the session exited' });
+    expect(grid.logger.fieldsOf('REQUEST_FAILED')).toContainEqual(
+      expect.objectContaining({
+        error: 'the Playwright server for the session exited',
+        session: expect.any(String),
+        cause: expect.stringMatching(new RegExp(`Cannot find module '${broken}'[\\s\\S]*\\n\\s+at `)),
+      }),
+    );
   });
 
   it('leaves no browser, Playwright server or folder behind when the client is killed mid-run', async () => {
