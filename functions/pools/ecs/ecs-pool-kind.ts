@@ -1,7 +1,7 @@
 /** The ecs pool kind: one Fargate (Spot) task per session, running a Selenium node. */
-import { ecsPool } from '../../core/config-ecs-pool';
 import type { PoolKind } from '../pool-kind';
 import { checkEcsPool } from './ecs-pool-check';
+import { ecsPool } from './ecs-pool-config';
 
 export const ecsPoolKind: PoolKind<'ecs'> = {
   name: 'ecs',
