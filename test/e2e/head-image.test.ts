@@ -157,6 +157,6 @@ describe('the head image (Dockerfile CMD, production build) behind a load balanc
     expect(title).toBe('gridgate test page');
     expect(screenshot.subarray(1, 4).toString()).toBe('PNG');
     await eventually(async () => expect(await store.inUse()).toEqual({}), 30_000);
-    await eventually(() => expect(playwrightServers()).toEqual([]), 30_000);
+    await eventually(() => expect(playwrightServers(head.child.pid as number)).toEqual([]), 30_000);
   });
 });

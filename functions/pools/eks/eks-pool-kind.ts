@@ -2,11 +2,27 @@
 import type { PoolKind } from '../pool-kind';
 import { checkEksPool } from './eks-pool-check';
 import { eksPool } from './eks-pool-config';
+import { eksKept, eksRecordings } from './eks-recordings';
+import type { EksRuntime } from './eks-runtime';
 
-export const eksPoolKind: PoolKind<'eks'> = {
+export const eksPoolKind: PoolKind<'eks', EksRuntime> = {
   name: 'eks',
   schema: eksPool,
   traits: { remoteEnd: 'browser', boundToItsHead: false },
+  // Loaded with the first session on an eks pool, like ecs: a router Lambda's cold start never signs a token.
+  load: async () => (await import('./eks-runtime')).makeEksRuntime,
+  beforeLoad: ({ aws, poolOf }, loaded) => ({
+    // Videos in the bucket its pool's recorder names, wherever gridgate runs; logs in their pods while they
+    // run (through the runtime's pod APIs, loading it), and kept in that bucket after.
+    artifacts: eksRecordings(poolOf, {
+      s3Client: aws.s3Client,
+      podApis: {
+        aws: async () => (await loaded()).podApis.aws(),
+        kubeconfig: async () => (await loaded()).podApis.kubeconfig(),
+      },
+    }),
+  }),
+  kept: eksKept,
   undeployedSettings: checkEksPool,
   browsersArePods: true,
 };

@@ -6,4 +6,5 @@ export const hubPoolKind: PoolKind<'hub'> = {
   name: 'hub',
   schema: hubPool,
   traits: { remoteEnd: 'hub', boundToItsHead: false },
+  load: async () => (await import('./hub-pool-runtime')).makeHubRuntime,
 };
