@@ -1,7 +1,7 @@
 /** The local pool kind: Chromium started through chromedriver on this machine, one per session. */
-import { localPool } from '../../core/config-pools';
 import type { PoolKind } from '../pool-kind';
 import { chromiumVersion, ensureChromium } from './ensure-chromium';
+import { localPool } from './local-pool-config';
 import { localWorkerParts } from './local-worker-parts';
 
 // The built-in catalog's pool: Debian's Chromium and chromedriver, where its packages put them.
