@@ -11,6 +11,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToPrimary, ToWorker } from '../adapters/cluster/cluster-messages';
 import { toWire } from '../adapters/cluster/cluster-messages';
+import { PRIMARY_DIRECTORY_PREFIX } from '../adapters/cluster/primary-directory';
 import { answerPortCall, applyActivity } from '../adapters/cluster/worker-calls';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { type MetricsSnapshot, PrometheusMetrics } from '../adapters/prometheus/prometheus-metrics';
@@ -19,7 +20,6 @@ import { EndedSessions } from '../core/ended-sessions';
 import type { Logger } from '../core/ports';
 import { configState } from '../core/swap-config';
 import type { RequestCounter } from '../http/grid-info';
-import { PRIMARY_DIRECTORY_PREFIX } from '../pools/local/orphan-sweep';
 import { ClusterMetricsPage } from '../servers/node/cluster-metrics';
 import type { ReloadTrigger } from './config-reloader';
 import { reachNotice } from './reach-notice';
@@ -53,7 +53,7 @@ export async function startGridWithWorkers(
   options: StartOptions = {},
 ): Promise<ServerWithWorkers> {
   // mkdtemp makes it 0700: only this user's processes reach the socket, and the client address it trusts.
-  // Named after this process, so a start after it was killed removes it (pools/local/orphan-sweep.ts).
+  // Named after this process, so a start after it was killed removes it (the local kind's orphan sweep).
   const dir = mkdtempSync(join(tmpdir(), `${PRIMARY_DIRECTORY_PREFIX}${process.pid}-`));
   const socketPath = join(dir, 'primary.sock');
   const workers = new Set<Worker>();

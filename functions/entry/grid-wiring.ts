@@ -6,8 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
-import type { ArtifactSource } from '../core/artifact-ports';
-import type { Config, ContainerPoolConfig, LocalPoolConfig } from '../core/config';
+import type { Config } from '../core/config';
 import { EndedSessions } from '../core/ended-sessions';
 import { EndingSessions } from '../core/ending-sessions';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
@@ -20,7 +19,14 @@ import type { RequestPricing } from '../core/session-cost';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
 import { POOL_KINDS, POOL_TRAITS, type RuntimeMakers } from '../pools';
-import type { AwsPlatform, KindRuntime, PoolKindName, RuntimeContext } from '../pools/pool-kind';
+import type {
+  AwsPlatform,
+  BrowsersHere,
+  KindRuntime,
+  PoolKindName,
+  RuntimeContext,
+} from '../pools/pool-kind';
+import { endSessionOfExitedBrowser } from '../use-cases/end-exited-browser';
 
 /** What every entry gives. */
 interface CommonParts {
@@ -53,10 +59,6 @@ export interface LaunchingParts extends CommonParts {
   deployment?: string;
   /** Runtime makers in place of what the kinds' `load()` answers (tests' fakes). */
   makers?: RuntimeMakers;
-  /** The runtime of local pools and where their recordings are kept (the Node server's); none: no local pools. */
-  local?: { runtime: PoolRuntime<LocalPoolConfig>; recordings: ArtifactSource };
-  /** The runtime of container pools and where their logs are (the Node server's); none: no container pools. */
-  container?: { runtime: PoolRuntime<ContainerPoolConfig>; recordings?: ArtifactSource };
 }
 
 /**
@@ -69,7 +71,17 @@ export interface RelayingParts extends CommonParts {
 
 export type GridParts = LaunchingParts | RelayingParts;
 
+/** The grid, and the browsers its kinds run on this machine (none where another process starts them). */
+export interface WiredGrid {
+  deps: GridDeps;
+  here: BrowsersHere;
+}
+
 export async function gridDeps(parts: GridParts): Promise<GridDeps> {
+  return (await wireGrid(parts)).deps;
+}
+
+export async function wireGrid(parts: GridParts): Promise<WiredGrid> {
   const deps: GridDeps = {
     config: parts.config,
     runtimes: {},
@@ -91,21 +103,24 @@ export async function gridDeps(parts: GridParts): Promise<GridDeps> {
   };
   if ('launchedElsewhere' in parts) {
     deps.runtimes = runtimesElsewhere(parts);
-  } else {
-    await wireKindsHere(parts, deps);
+    return { deps, here: allOf([]) };
   }
-  return deps;
+  return { deps, here: await wireKindsHere(parts, deps) };
 }
 
 function runtimesElsewhere(parts: RelayingParts): RuntimesByKind {
   return Object.fromEntries([...parts.kinds].map((kind) => [kind, parts.launchedElsewhere(kind)]));
 }
 
-/** Each kind's runtime and recordings, made here by the kind (its `load()`, or the maker given in its place). */
-async function wireKindsHere(parts: LaunchingParts, deps: GridDeps): Promise<void> {
+/**
+ * Each kind's runtime and recordings, made here by the kind (its `load()`, or the maker given in its place),
+ * in the registry's order: a kind that keeps recordings on this machine (local) passes them to those after it.
+ */
+async function wireKindsHere(parts: LaunchingParts, deps: GridDeps): Promise<BrowsersHere> {
   const { config, logger, metrics, agent, aws, deployment, kinds } = parts;
   const context: RuntimeContext = {
     config,
+    current: () => deps.config,
     logger,
     metrics,
     agent,
@@ -113,26 +128,21 @@ async function wireKindsHere(parts: LaunchingParts, deps: GridDeps): Promise<voi
     deployment,
     // A session's pool, reloads and retired pools included.
     poolOf: (session) => sessionPool(deps, session),
+    onUnexpectedExit: (handle, exit) => endSessionOfExitedBrowser(deps, handle, exit),
   };
   const runtimes: Partial<Record<PoolKindName, PoolRuntime>> = {};
   const artifacts: NonNullable<GridDeps['artifacts']> = {};
-  if (parts.local && kinds.has('local')) {
-    runtimes.local = parts.local.runtime;
-    artifacts.local = parts.local.recordings;
-  }
-  if (parts.container && kinds.has('container')) {
-    runtimes.container = parts.container.runtime;
-    // A container session's log is its container's output, while it runs.
-    if (parts.container.recordings) artifacts.container = parts.container.recordings;
-  }
+  const here: BrowsersHere[] = [];
   for (const kind of Object.values(POOL_KINDS)) {
-    if (!kinds.has(kind.name) || !kind.load) continue;
+    if (!kinds.has(kind.name)) continue;
     const load = kind.load.bind(kind);
     const given = parts.makers?.[kind.name] as
       | ((context: RuntimeContext) => Promise<KindRuntime>)
       | undefined;
     const made = await madeByKind(kind, context, async () => (given ?? (await load()))(context));
     runtimes[kind.name] = made.runtime;
+    if (made.here) here.push(made.here);
+    if (made.recordings) context.recordings = made.recordings;
     if (made.artifacts) {
       // A kind whose recordings are in a bucket lists its ended sessions' from the store (recorded-in-store.ts).
       artifacts[kind.name] = kind.kept
@@ -142,6 +152,19 @@ async function wireKindsHere(parts: LaunchingParts, deps: GridDeps): Promise<voi
   }
   deps.runtimes = runtimes as RuntimesByKind;
   deps.artifacts = artifacts;
+  return allOf(here);
+}
+
+/** The browsers of every kind here, as one. */
+function allOf(here: readonly BrowsersHere[]): BrowsersHere {
+  return {
+    isRunning: (handle) => here.some((browsers) => browsers.isRunning(handle)),
+    stopAll: async () => {
+      await Promise.all(here.map((browsers) => browsers.stopAll()));
+    },
+    runPeriodically: () => here.flatMap((browsers) => browsers.runPeriodically()),
+    ofSessionsEndedElsewhere: () => here.flatMap((browsers) => browsers.ofSessionsEndedElsewhere?.() ?? []),
+  };
 }
 
 /**

@@ -18,8 +18,7 @@ import { type Logger, systemClock } from '../core/ports';
 import { adoptConfigState } from '../core/swap-config';
 import type { RequestCounter } from '../http/grid-info';
 import { requireUserDirectory } from '../http/request-user';
-import { localBrowserNetworks } from '../pools/local/browser-network-listener';
-import { sessionFolderBounds } from '../pools/local/session-folder-bounds';
+import { POOL_KINDS } from '../pools';
 import { lazyAppListener } from '../servers/node/app-listener';
 import { answerClientErrors } from '../servers/node/client-errors';
 import { commandFastPath } from '../servers/node/command-fast-path';
@@ -84,14 +83,16 @@ export async function runWorker(logger: Logger): Promise<void> {
     agent,
     // The primary's kinds, each asked of the primary, which starts and stops every browser.
     kinds: new Set(setup.launcherKinds),
-    // A local session's folder is the primary's, named after its pid: the CDP commands served here are held to
-    // it, and a Playwright server started here for the session keeps its files there. Its browser's network
-    // is entered from here as from the primary (by the browser's pid), for the proxy of a client's exposeNetwork.
-    launchedElsewhere: (kind) => ({
-      launcher: new PrimaryLauncher(calls, kind),
-      ...(setup.hostPathKinds.includes(kind) ? { hostPaths: sessionFolderBounds(setup.sessionOwner) } : {}),
-      ...(setup.networkKinds.includes(kind) ? { network: localBrowserNetworks } : {}),
-    }),
+    // What a kind's runtime serves here without the primary, where the primary's has it: a local session's
+    // folder, named after the primary's pid, and its browser's network (PoolKind.servedByWorkers).
+    launchedElsewhere: (kind) => {
+      const { hostPaths, network } = POOL_KINDS[kind].servedByWorkers?.(setup.sessionOwner) ?? {};
+      return {
+        launcher: new PrimaryLauncher(calls, kind),
+        ...(hostPaths && setup.hostPathKinds.includes(kind) ? { hostPaths } : {}),
+        ...(network && setup.networkKinds.includes(kind) ? { network } : {}),
+      };
+    },
     users,
     ended: new EndedSessions(undefined, (key, session) => send({ type: 'ended', key, session })),
   });

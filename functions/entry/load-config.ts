@@ -7,8 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { fingerprintSync } from '../adapters/fs/file-fingerprint';
 import { type Config, ConfigError, parseConfig } from '../core/config';
 import type { Logger } from '../core/ports';
-import { prepareForPools, undeployedSettings } from '../pools';
-import { chromiumVersion, ensureChromium } from '../pools/local/ensure-chromium';
+import { POOL_KINDS, prepareForPools, undeployedSettings } from '../pools';
 import { readConfigFile } from './config-file';
 import { withDeployment } from './deployed-config';
 import { signingSecret } from './signing-secret';
@@ -27,8 +26,6 @@ export interface RuntimeConfig {
   /** Running as a Lambda Web Function: no WebSockets there, and metrics go to CloudWatch as EMF. */
   webFunction: boolean;
 }
-
-const DEFAULT_LOCAL = { chromium: '/usr/bin/chromium', chromedriver: '/usr/bin/chromedriver' };
 
 export async function loadConfig(
   argv: string[],
@@ -71,10 +68,9 @@ export async function readGridConfig(
   const source = path ?? 'built-in defaults';
   const usesDefaultCatalog = typeof raw === 'object' && raw !== null && !('pools' in raw);
   // The built-in catalog is named after the installed Chromium's version, so Chromium comes first.
-  if (usesDefaultCatalog) await ensureChromium([DEFAULT_LOCAL], logger);
-  const localBrowserVersion = usesDefaultCatalog
-    ? ((await chromiumVersion(DEFAULT_LOCAL.chromium)) ?? 'stable')
-    : 'stable';
+  const builtIn = Object.values(POOL_KINDS).find((kind) => kind.builtInCatalog)?.builtInCatalog;
+  if (usesDefaultCatalog) await builtIn?.prepare(logger);
+  const localBrowserVersion = usesDefaultCatalog ? ((await builtIn?.version()) ?? 'stable') : 'stable';
   const parsed = parseConfig(raw, { localBrowserVersion }, source);
   // A relative usersFile sits next to the config file, whichever directory the server starts in.
   const config =

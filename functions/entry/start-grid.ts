@@ -1,7 +1,7 @@
 /**
  * Wires the Node server: the store the config names (in memory, or a DynamoDB table shared with other
- * routers), what its pools run on (node-server-pools.ts), given to the one wiring (grid-wiring.ts); then the
- * app, the HTTP server and its WebSocket proxy, the head's sweeps, reloads and shutdown.
+ * routers), given to the one wiring (grid-wiring.ts) with every pool kind; then the app, the HTTP server and
+ * its WebSocket proxy, the head's sweeps, reloads and shutdown.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -22,21 +22,18 @@ import type { MetricsPage } from '../http/create-app';
 import { newRequestCounter, type RequestCounter } from '../http/grid-info';
 import { requireUserDirectory } from '../http/request-user';
 import type { RuntimeMakers } from '../pools';
-import type { ChromedriverLauncher } from '../pools/local/chromedriver-launcher';
 import { lazyAppListener } from '../servers/node/app-listener';
 import { answerClientErrors } from '../servers/node/client-errors';
 import { commandFastPath } from '../servers/node/command-fast-path';
 import { relayedRequests } from '../servers/node/primary-relay';
 import { limitRequestArrival, requestArrivalOptions } from '../servers/node/request-arrival';
 import { attachWebSocketProxy } from '../servers/node/websocket-proxy';
-import { endSessionOfExitedBrowser } from '../use-cases/end-exited-browser';
 import { endAllSessions } from '../use-cases/expire-sessions';
 import { startHeadSweeps } from '../use-cases/head-sweeps';
 import { createUpstreamAgent } from '../webdriver-client/upstream-client';
 import { type AwsAdapters, awsAdapters } from './aws-adapters';
 import { ConfigReloader, type ReloadTrigger } from './config-reloader';
-import { EVERY_POOL_KIND, gridDeps } from './grid-wiring';
-import { startNodeServerPools } from './node-server-pools';
+import { EVERY_POOL_KIND, wireGrid } from './grid-wiring';
 import { reachNotice } from './reach-notice';
 
 const EXPIRY_SWEEP_MS = 1000;
@@ -47,7 +44,6 @@ export interface RunningGrid {
   url: string;
   port: number;
   deps: GridDeps;
-  launcher: ChromedriverLauncher;
   /** Reads the config file again (SIGHUP); false, with the problems logged, when the old config stays. */
   reload(trigger?: ReloadTrigger): Promise<boolean>;
   /** Ends every session, stops every browser, closes the server. */
@@ -122,16 +118,9 @@ export async function startGrid(
   // Measurements go where the caller says (EMF in a Lambda Web Function), else to GET /metrics.
   const metrics = options.metrics ?? new PrometheusMetrics({ logger });
   const prometheus = metrics instanceof PrometheusMetrics ? metrics : undefined;
-  const pools = await startNodeServerPools({
-    config,
-    current: () => deps.config,
-    logger,
-    metrics,
-    agent,
-    onUnexpectedExit: (handle, exit) => endSessionOfExitedBrowser(deps, handle, exit),
-  });
   prometheus?.onScrape((into) => reportGridGauges(deps, into));
-  const deps: GridDeps = await gridDeps({
+  // Every kind's runtime: the local and container ones start here, sweeping what a killed gridgate left.
+  const { deps, here } = await wireGrid({
     config,
     secret,
     logger,
@@ -145,7 +134,6 @@ export async function startGrid(
     makers: options.makers,
     // A reload may add a pool of any kind.
     kinds: EVERY_POOL_KIND,
-    ...pools.parts,
     users,
     ended: options.ended,
     requestPricing: options.requestPricing,
@@ -171,12 +159,12 @@ export async function startGrid(
   // Which sessions this head's sweeps and shutdown end (with a shared store, not other heads' local ones).
   const { sweeps, endedAtShutdown } = startHeadSweeps(deps, {
     shared,
-    isRunning: pools.isRunning,
+    isRunning: here.isRunning,
     staleSlotGraceMs: options.staleSlotGraceMs ?? STALE_SLOT_GRACE_MS,
     sweepMs: options.sweepMs ?? (shared ? SHARED_EXPIRY_SWEEP_MS : EXPIRY_SWEEP_MS),
-    browsersHere: () => pools.containers.launcher.sessions(),
+    browsersHere: () => here.ofSessionsEndedElsewhere?.() ?? [],
   });
-  sweeps.push(...pools.runPeriodically());
+  sweeps.push(...here.runPeriodically());
   const reloader = new ConfigReloader(deps, options.configPath, {
     pollMs: options.reloadPollMs,
     fingerprint: options.configFingerprint,
@@ -211,7 +199,7 @@ export async function startGrid(
         logger.log('BACKGROUND_TASK_FAILED', { task: 'shutdown', error: String(error) }),
       );
       // Sessions still being created too, and warm browsers and containers.
-      await pools.stopAll();
+      await here.stopAll();
       server.closeAllConnections();
       await closed;
       await agent.close();
@@ -220,7 +208,7 @@ export async function startGrid(
     return closing;
   };
   const reload = (trigger: ReloadTrigger = 'SIGHUP') => reloader.reload(trigger);
-  return { url: `http://${host}:${port}`, port, deps, launcher: pools.local.launcher, reload, close };
+  return { url: `http://${host}:${port}`, port, deps, reload, close };
 }
 
 /**

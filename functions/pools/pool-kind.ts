@@ -10,10 +10,12 @@ import type { Dispatcher } from 'undici';
 import type * as z from 'zod';
 import type { ArtifactSession, ArtifactSource } from '../core/artifact-ports';
 import type { Config, PoolConfig } from '../core/config';
+import type { PeriodicTask } from '../core/periodic-task';
 import type { PoolRuntime } from '../core/pool-runtime';
 import type { PoolTraits } from '../core/pool-traits';
 import type { Logger, Metrics } from '../core/ports';
 import type { KeptRecordings } from '../core/recorded-in-store';
+import type { SessionRecorder } from '../core/session-recorder';
 import type { WarmTaskStore } from '../core/warm-task-store';
 
 export type PoolKindName = PoolConfig['kind'];
@@ -34,10 +36,18 @@ export interface AwsPlatform {
   s3Client?: (region: string) => Promise<S3Client>;
 }
 
+/** Sessions' recordings on this machine while they run, and where they are kept once ended. */
+export interface RecordingsHere {
+  recorder: SessionRecorder;
+  kept: ArtifactSource;
+}
+
 /** What a kind's runtime is made with, wherever gridgate runs (the Node server, the router Lambda). */
 export interface RuntimeContext {
   /** The config at start-up. */
   config: Config;
+  /** The config in use now (a Node server's reloads swap it). */
+  current(): Config;
   logger: Logger;
   metrics: Metrics;
   /** The HTTP client for browsers and hubs, shared with the app. */
@@ -47,6 +57,28 @@ export interface RuntimeContext {
   poolOf(session: ArtifactSession): PoolConfig | undefined;
   /** GRIDGATE_DEPLOYMENT's text: where the stack keeps sessions' recordings; none: not on AWS. */
   deployment?: string;
+  /** A browser on this machine that exited without being stopped: its session is over. */
+  onUnexpectedExit(handle: string, exit: object): void;
+  /**
+   * Sessions' recordings on this machine, when a kind made before this one keeps them (the local kind's,
+   * which container sessions record into as local ones do); none: this kind's sessions record nothing here.
+   */
+  recordings?: RecordingsHere;
+}
+
+/** For a kind whose browsers run on this machine (local, container): what the Node server asks of them. */
+export interface BrowsersHere {
+  /** Whether this machine still runs the browser with this handle (a session's, or a warm one). */
+  isRunning(handle: string): boolean;
+  /** Stops every browser: sessions still being created too, and warm ones. */
+  stopAll(): Promise<void>;
+  /** Starts the periodic work (warm browsers, recordings past their retention); it reads `current()`. */
+  runPeriodically(): PeriodicTask[];
+  /**
+   * The browsers of sessions another head may end, on a store heads share (a container's: only the head
+   * that runs it can stop it, use-cases/stop-browsers-ended-elsewhere.ts); none: such sessions end here.
+   */
+  ofSessionsEndedElsewhere?(): readonly { key: string; handle: string }[];
 }
 
 /** A kind's runtime as made in this process, with where its sessions' recordings are served from. */
@@ -54,6 +86,10 @@ export interface KindRuntime<P extends PoolConfig = PoolConfig> {
   runtime: PoolRuntime<P>;
   /** Its sessions' videos and logs; none: not served here. */
   artifacts?: ArtifactSource;
+  /** Its browsers on this machine; none: they run elsewhere. */
+  here?: BrowsersHere;
+  /** Sessions' recordings it keeps on this machine, for the kinds made after it. */
+  recordings?: RecordingsHere;
 }
 
 /** What makes a kind's runtime: what its `load()` answers. */
@@ -81,7 +117,7 @@ export interface PoolKind<
    * Loads what its browsers run on (its launcher's code and SDKs: the only import of them) and answers what
    * makes its runtime. The wiring calls it at start, or, for a kind with `beforeLoad`, with its first browser.
    */
-  load?(): Promise<(context: RuntimeContext) => Promise<R>>;
+  load(): Promise<(context: RuntimeContext) => Promise<R>>;
   /**
    * Present for a kind loaded with its pools' first browser started or stopped, not at start, so its SDK
    * stays out of a Lambda's cold start (ecs, eks): the parts that answer before then. `loaded` makes its
@@ -97,6 +133,19 @@ export interface PoolKind<
   undeployedSettings?(pool: PoolConfigOf<K>): string[];
   /** Makes this machine ready for the config's pools of this kind before the server starts (installs what they run). */
   prepare?(pools: PoolConfigOf<K>[], logger: Logger): Promise<void>;
+  /**
+   * Present for the kind of the built-in catalog's one pool (a config without pools): makes this machine ready
+   * for it, and answers the version of its browser here, which names the catalog's version (undefined: none).
+   */
+  readonly builtInCatalog?: {
+    prepare(logger: Logger): Promise<void>;
+    version(): Promise<string | undefined>;
+  };
+  /**
+   * The parts of its runtime a worker process of the Node server serves itself, its primary (`primaryPid`)
+   * starting the browsers; every other part, and the launcher, ask the primary.
+   */
+  servedByWorkers?(primaryPid: number): Omit<PoolRuntime<PoolConfigOf<K>>, 'launcher'>;
   /** Its browsers are Kubernetes pods: the scheduled cleanup needs a pod API to find and end them. */
   readonly browsersArePods?: boolean;
 }

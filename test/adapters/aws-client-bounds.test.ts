@@ -25,17 +25,19 @@ afterAll(async () => {
 describe('the AWS clients on the request path', () => {
   it('end a new session whose RunTask never answers with a launch failure saying it timed out', async () => {
     // The ecs kind's own runtime, as a head loads it with its first ecs session.
-    const makeRuntime = await ecsPoolKind.load?.();
-    const made = await makeRuntime?.({
-      config: parseConfig({}, { localBrowserVersion: '1' }),
+    const config = parseConfig({}, { localBrowserVersion: '1' });
+    const makeRuntime = await ecsPoolKind.load();
+    const made = await makeRuntime({
+      config,
+      current: () => config,
       agent,
       logger: new CollectingLogger(),
       metrics: new RecordingMetrics(),
       aws: awsAdapters,
       poolOf: () => undefined,
+      onUnexpectedExit: () => {},
     });
-    const launcher = made?.runtime.launcher;
-    if (!launcher) throw new Error('the ecs kind made no launcher');
+    const launcher = made.runtime.launcher;
     const pool = ecsPool({
       cluster: 'gridgate-browsers',
       taskDefinition: 'gridgate-chrome:7',

@@ -17,6 +17,7 @@ import { jsonRequest, W3C_CHROME } from '../support/fake-grid';
 import { CollectingLogger } from '../support/fakes';
 import { FlakyStore } from '../support/flaky-store';
 import { launchedProcesses } from '../support/launched-processes';
+import { localLauncherOf } from '../support/local-launcher-of';
 import { configWithOnePool } from '../support/one-pool-config';
 import { warmStatusAdapters } from '../support/warm-status-adapters';
 import { eventually } from './served-fake-grid';
@@ -76,7 +77,7 @@ describe('a session record the store wrote but answered failed', { timeout: 60_0
     await eventually(async () => {
       expect(await store.inner.running()).toEqual([]);
       expect(await store.inner.inUse()).toEqual({});
-      expect(grid.launcher.running()).toEqual([]);
+      expect(localLauncherOf(grid.deps).running()).toEqual([]);
       expect(launchedProcesses('chromium')).toEqual([]);
     }, 20_000);
     // The store had taken the write: the record was there, and is ended now, for what happened to it.
@@ -139,7 +140,7 @@ describe('a local session whose head was killed outright', { timeout: 60_000 }, 
       expect.arrayContaining(killed.map(({ key }) => key)),
     );
     // This head's own browser, of the same handle, serves on.
-    expect(grid.launcher.running()).toEqual([live.handle]);
+    expect(localLauncherOf(grid.deps).running()).toEqual([live.handle]);
     expect((await fetch(`${grid.url}/session/${sessionId}/title`)).status).toBe(200);
     expect((await fetch(`${grid.url}/session/${sessionId}`, { method: 'DELETE' })).status).toBe(200);
   });
@@ -155,7 +156,7 @@ describe('a session end the store refused', { timeout: 60_000 }, () => {
     const key = check.ok ? check.claims.key : '';
     store.failing = new Set(['end']);
     expect((await fetch(`${grid.url}/session/${sessionId}`, { method: 'DELETE' })).status).toBe(503);
-    expect(grid.launcher.running()).toEqual([]);
+    expect(localLauncherOf(grid.deps).running()).toEqual([]);
     expect(await store.inner.running()).toHaveLength(1);
     store.failing = new Set();
 
@@ -173,7 +174,7 @@ describe('a session end the store took but answered failed', { timeout: 60_000 }
     const store = new FlakyStore();
     const grid = await startHead(store);
     const sessionId = await sessionIdOf(await newSession(grid.url));
-    expect(grid.launcher.running()).toHaveLength(1);
+    expect(localLauncherOf(grid.deps).running()).toHaveLength(1);
     store.appliedThenFailing = new Set(['end']);
     const refused = await fetch(`${grid.url}/session/${sessionId}`, { method: 'DELETE' });
     expect(refused.status).toBe(503);
@@ -182,7 +183,7 @@ describe('a session end the store took but answered failed', { timeout: 60_000 }
     expect(await store.inner.running()).toEqual([]);
 
     await eventually(async () => {
-      expect(grid.launcher.running()).toEqual([]);
+      expect(localLauncherOf(grid.deps).running()).toEqual([]);
       expect(launchedProcesses('chromium')).toEqual([]);
       expect(await store.inner.inUse()).toEqual({});
     }, 20_000);

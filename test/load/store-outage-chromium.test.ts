@@ -11,6 +11,7 @@ import type { RunningGrid } from '../../functions/entry/start-grid';
 import { jsonRequest, W3C_CHROME } from '../support/fake-grid';
 import type { CollectingLogger } from '../support/fakes';
 import { launchedProcesses } from '../support/launched-processes';
+import { localLauncherOf } from '../support/local-launcher-of';
 import { eventually } from './served-fake-grid';
 import { answerOf, type OutageGrid, runThroughOutage, startOutageGrid, tally } from './store-outage-load';
 
@@ -58,7 +59,7 @@ describe('a store outage under load, with real Chromium', { timeout: 300_000 }, 
       expect(await clean.running()).toEqual([]);
       expect(await clean.slots()).toEqual([]);
       expect(await clean.inUse()).toEqual({});
-      expect(grid.launcher.running()).toEqual([]);
+      expect(localLauncherOf(grid.deps).running()).toEqual([]);
       // At most the chromedriver kept ready for the next session, and no Chromium.
       expect(launchedProcesses('chromium')).toEqual([]);
       expect(launchedProcesses('chromedriver').length).toBeLessThanOrEqual(1);

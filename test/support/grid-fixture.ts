@@ -3,11 +3,15 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { parseConfig } from '../../functions/core/config';
 import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
+import type { ChromedriverLauncher } from '../../functions/pools/local/chromedriver-launcher';
 import { chromiumVersion } from '../../functions/pools/local/ensure-chromium';
 import { CollectingLogger } from './fakes';
+import { localLauncherOf } from './local-launcher-of';
 import { startTestPageServer, type TestPageServer } from './test-page-server';
 
 export interface TestGrid extends RunningGrid {
+  /** The local pools' launcher, whose browsers the tests look at. */
+  launcher: ChromedriverLauncher;
   logger: CollectingLogger;
   chromiumVersion: string;
 }
@@ -18,7 +22,7 @@ export async function startTestGrid(overrides: Record<string, unknown> = {}): Pr
   const config = parseConfig({ ...overrides, port: 0, host: '127.0.0.1' }, { localBrowserVersion: version });
   const logger = new CollectingLogger();
   const grid = await startGrid(config, randomBytes(32), logger);
-  return { ...grid, logger, chromiumVersion: version };
+  return { ...grid, launcher: localLauncherOf(grid.deps), logger, chromiumVersion: version };
 }
 
 export interface GridAndSite {

@@ -11,6 +11,7 @@ import {
   type LaunchingParts,
   poolKindsOf,
 } from '../../functions/entry/grid-wiring';
+import type { RuntimeMakers } from '../../functions/pools';
 import { CollectingLogger, FakeLauncher } from '../support/fakes';
 
 const agent = new Agent();
@@ -24,7 +25,8 @@ const config = parseConfig(
   { localBrowserVersion: 'unused' },
 );
 
-function parts(rest: Partial<LaunchingParts> = {}) {
+/** The entry's parts; `here`: fakes of the kinds on this machine (local, container), for every kind. */
+function parts(rest: Partial<LaunchingParts> = {}, here: RuntimeMakers = {}) {
   const made = { ecs: 0, eks: 0 };
   const launcher = new FakeLauncher();
   const never = () => Promise.reject(new Error('not in this test'));
@@ -45,6 +47,7 @@ function parts(rest: Partial<LaunchingParts> = {}) {
         made.eks++;
         return { runtime: { launcher }, podApis: { aws: never, kubeconfig: never } };
       },
+      ...here,
     },
     kinds: poolKindsOf(config),
     ...rest,
@@ -54,6 +57,11 @@ function parts(rest: Partial<LaunchingParts> = {}) {
 
 const local: Launcher = new FakeLauncher();
 const recordings = { find: async () => undefined };
+// The kinds on this machine, as fakes: the real ones would sweep this machine's browsers and containers.
+const onThisMachine: RuntimeMakers = {
+  local: async () => ({ runtime: { launcher: local }, artifacts: recordings }),
+  container: async () => ({ runtime: { launcher: new FakeLauncher() } }),
+};
 
 describe('gridDeps', () => {
   it('gives launchers to the config’s pool kinds only, loading a cloud one with its first use', async () => {
@@ -72,9 +80,9 @@ describe('gridDeps', () => {
   });
 
   it('gives every kind a launcher where a reload may add any, local ones the entry’s own', async () => {
-    const { given } = parts({ kinds: EVERY_POOL_KIND, local: { runtime: { launcher: local }, recordings } });
+    const { given } = parts({ kinds: EVERY_POOL_KIND }, onThisMachine);
     const deps = await gridDeps(given);
-    expect(Object.keys(deps.runtimes).sort()).toEqual(['ecs', 'eks', 'hub', 'local']);
+    expect(Object.keys(deps.runtimes).sort()).toEqual(['container', 'ecs', 'eks', 'hub', 'local']);
     expect(deps.runtimes.local?.launcher).toBe(local);
     expect(deps.artifacts?.local).toBe(recordings);
   });
@@ -120,7 +128,7 @@ describe('gridDeps', () => {
     const sessions = new MemorySessionStore();
     // A stack that keeps ecs sessions' browser logs in a log group (no video bucket).
     const deployment = JSON.stringify({ browserLogGroup: 'Gridgate-BrowsersLogs-1AB' });
-    const { given } = parts({ sessions, deployment, local: { runtime: { launcher: local }, recordings } });
+    const { given } = parts({ sessions, deployment }, onThisMachine);
     const deps = await gridDeps({ ...given, kinds: EVERY_POOL_KIND });
     const at = Date.now();
     const recording = { video: true, log: false, retentionMs: 60_000 };

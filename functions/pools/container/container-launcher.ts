@@ -24,13 +24,13 @@ import type {
 } from '../../core/ports';
 import { systemClock } from '../../core/ports';
 import { screenAndZoneEnvironment, withScreenWindow } from '../../core/screen-and-zone';
+import type { SessionRecorder } from '../../core/session-recorder';
 import { DriverNotReady, driverStatus, waitForDriver } from '../selenium-node/driver-ready';
 import { nodeCapabilities } from '../selenium-node/node-capabilities';
 import type { ContainerEngine, ContainerExit } from './container-engine';
 import { containerRunArgs, publishHost, WARM_SESSION } from './container-run-args';
 import { type DevtoolsDoor, devtoolsPortOf, doorsUnavailable, openDevtoolsDoor } from './devtools-door';
 import { ownMark } from './owner-mark';
-import type { SessionRecorder } from './session-recorder';
 
 /** docker-selenium's node is ready ~7 s after its start; a slow machine unpacking an image takes longer. */
 const READY_TIMEOUT_MS = 60_000;

@@ -9,4 +9,6 @@ export const containerPoolKind: PoolKind<'container'> = {
   // (gridgate reaches the DevTools through a door of the launcher's, not by the kind). The container is in the
   // engine of the head that started it, at an address on that machine's loopback: only that head can stop it.
   traits: { remoteEnd: 'browser', boundToItsHead: true },
+  // Made at the Node server's start: what a killed gridgate left in the engines is swept first.
+  load: async () => (await import('./container-pool-runtime')).makeContainerRuntime,
 };

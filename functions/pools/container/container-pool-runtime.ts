@@ -10,12 +10,12 @@ import type { Config, ContainerPoolConfig } from '../../core/config';
 import { type PeriodicTask, runEvery } from '../../core/periodic-task';
 import type { PoolRuntime } from '../../core/pool-runtime';
 import type { Logger } from '../../core/ports';
+import type { KindRuntime, RecordingsHere, RuntimeContext } from '../pool-kind';
 import { containerEngines } from './container-engines';
 import { ContainerLauncher } from './container-launcher';
 import { containerArtifacts } from './container-logs';
 import { sweepContainers } from './container-sweep';
 import { sweepDoors } from './devtools-door';
-import type { SessionRecorder } from './session-recorder';
 
 // How soon a reload's new `warm` counts (or a warm container that died) are acted on.
 const WARM_CHECK_MS = 1000;
@@ -40,7 +40,7 @@ export interface ContainerPoolContext {
   /** A container that exited without being removed: its session is over. */
   onUnexpectedExit: (handle: string, exit: { code?: number }) => void;
   /** Sessions' recordings (local sessions' own), and where they are kept once ended; none: no recordings. */
-  recordings?: { recorder: SessionRecorder; kept: ArtifactSource };
+  recordings?: RecordingsHere;
 }
 
 export async function startContainerPoolRuntime(
@@ -83,6 +83,27 @@ export async function startContainerPoolRuntime(
     runtime: containerRuntime(launcher),
     recordings: containerArtifacts(launcher, context.recordings?.kept),
     runPeriodically,
+  };
+}
+
+/**
+ * The container kind's runtime as the wiring makes it (container-pool-kind.ts): the runtime, its sessions'
+ * logs while they run and then what they recorded (into the local kind's recordings, given in the context),
+ * and its containers here.
+ */
+export async function makeContainerRuntime(
+  context: RuntimeContext,
+): Promise<KindRuntime<ContainerPoolConfig>> {
+  const containers = await startContainerPoolRuntime(context);
+  return {
+    runtime: containers.runtime,
+    artifacts: containers.recordings,
+    here: {
+      isRunning: (handle) => containers.launcher.isRunning(handle),
+      stopAll: () => containers.launcher.stopAll(),
+      runPeriodically: containers.runPeriodically,
+      ofSessionsEndedElsewhere: () => containers.launcher.sessions(),
+    },
   };
 }
 

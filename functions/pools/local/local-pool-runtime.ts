@@ -8,6 +8,7 @@ import type { Config, LocalPoolConfig } from '../../core/config';
 import { type PeriodicTask, runEvery } from '../../core/periodic-task';
 import type { PoolRuntime } from '../../core/pool-runtime';
 import type { Logger, Metrics } from '../../core/ports';
+import type { KindRuntime, RuntimeContext } from '../pool-kind';
 import { namespacesUnavailable } from './browser-namespace';
 import { localBrowserNetworks } from './browser-network-listener';
 import { ChromedriverLauncher, type UnexpectedExit } from './chromedriver-launcher';
@@ -84,6 +85,24 @@ export async function startLocalPoolRuntime(context: LocalPoolContext): Promise<
     ];
   };
   return { launcher, runtime: localRuntime(launcher), recordings, sessionRecordings, runPeriodically };
+}
+
+/**
+ * The local kind's runtime as the wiring makes it (local-pool-kind.ts): the runtime, its sessions' videos and
+ * logs on this machine's disk, which container sessions record into too, and its browsers here.
+ */
+export async function makeLocalRuntime(context: RuntimeContext): Promise<KindRuntime<LocalPoolConfig>> {
+  const local = await startLocalPoolRuntime(context);
+  return {
+    runtime: local.runtime,
+    artifacts: local.recordings,
+    recordings: { recorder: local.sessionRecordings, kept: local.recordings },
+    here: {
+      isRunning: (handle) => local.launcher.isRunning(handle),
+      stopAll: () => local.launcher.stopAll(),
+      runPeriodically: local.runPeriodically,
+    },
+  };
 }
 
 /**

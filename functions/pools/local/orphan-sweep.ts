@@ -7,6 +7,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PRIMARY_DIRECTORY_PREFIX } from '../../adapters/cluster/primary-directory';
 import { SESSION_DIRECTORY_PREFIX } from '../../adapters/fs/session-folder-names';
 import { deleteNamespace, NAMESPACE_PREFIX } from './browser-namespace';
 import { LAUNCHED_BY_ENV, PROFILE_PREFIX, SCRATCH_PREFIX } from './chromedriver-launcher';
@@ -16,7 +17,6 @@ const BROWSER_NAMES = new Set(['chromium', 'chromedriver', 'pasta']);
 /** Where `ip netns` keeps named network namespaces. */
 const NAMESPACES = '/run/netns';
 /** The folder of the socket the worker processes reach the primary by (entry/grid-primary.ts), named the same way. */
-export const PRIMARY_DIRECTORY_PREFIX = 'gridgate-primary-';
 // Profiles, browsers' temporary folders, session directories (uploads, downloads) and the primary's socket
 // folder, each named after the gridgate process that made it.
 const OWNED_DIRECTORY = new RegExp(

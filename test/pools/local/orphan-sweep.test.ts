@@ -3,13 +3,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PRIMARY_DIRECTORY_PREFIX } from '../../../functions/adapters/cluster/primary-directory';
 import { SESSION_DIRECTORY_PREFIX } from '../../../functions/adapters/fs/session-folder-names';
 import {
   LAUNCHED_BY_ENV,
   PROFILE_PREFIX,
   SCRATCH_PREFIX,
 } from '../../../functions/pools/local/chromedriver-launcher';
-import { PRIMARY_DIRECTORY_PREFIX, sweepOrphans } from '../../../functions/pools/local/orphan-sweep';
+import { sweepOrphans } from '../../../functions/pools/local/orphan-sweep';
 import { until } from '../../support/until';
 
 const directories: string[] = [];

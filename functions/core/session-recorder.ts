@@ -1,12 +1,13 @@
 /**
- * What a container pool records its sessions with: the same recordings local sessions have (the Node server
- * hands over the local pools' SessionRecordings), so a container session's video and log are made, kept by
- * `recording.keep`, served at /video and /logs and listed on the status page exactly as a local session's.
- * The video is the host-side screencast recorder pointed at the session's DevTools door (devtools-door.ts);
- * the log is the container's output (`podman logs`), copied into the recording before the container goes.
+ * How a kind records sessions whose browsers run on this machine: the local pools' SessionRecordings
+ * (pools/local/session-recordings.ts), which container sessions record into too, so a container session's video
+ * and log are made, kept by `recording.keep`, served at /video and /logs and listed on the status page exactly
+ * as a local session's. For a container, the video is the host-side screencast recorder pointed at the
+ * session's DevTools door (pools/container/devtools-door.ts); the log is the container's output
+ * (`podman logs`), copied into the recording before the container goes.
  */
-import type { Capabilities } from '../../core/capabilities';
-import type { LaunchRequest, SessionEndReason } from '../../core/ports';
+import type { Capabilities } from './capabilities';
+import type { LaunchRequest, SessionEndReason } from './ports';
 
 /** A session's recording while it runs; opaque to the launcher. */
 export interface PendingRecording {
