@@ -2,10 +2,16 @@
 import { ecsPool } from '../../core/config-ecs-pool';
 import type { PoolKind } from '../pool-kind';
 import { checkEcsPool } from './ecs-pool-check';
+import { ecsRecordsVideo } from './ecs-recordings';
 
 export const ecsPoolKind: PoolKind<'ecs'> = {
   name: 'ecs',
   schema: ecsPool,
-  traits: { remoteEnd: 'browser', boundToItsHead: false, sharesHostFiles: false },
+  traits: {
+    remoteEnd: 'browser',
+    boundToItsHead: false,
+    sharesHostFiles: false,
+    recordsVideo: ecsRecordsVideo,
+  },
   undeployedSettings: checkEcsPool,
 };

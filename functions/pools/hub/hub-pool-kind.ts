@@ -5,5 +5,6 @@ import type { PoolKind } from '../pool-kind';
 export const hubPoolKind: PoolKind<'hub'> = {
   name: 'hub',
   schema: hubPool,
-  traits: { remoteEnd: 'hub', boundToItsHead: false, sharesHostFiles: false },
+  // Whether a session is recorded is the hub's to decide: the client's ask is passed to it.
+  traits: { remoteEnd: 'hub', boundToItsHead: false, sharesHostFiles: false, recordsVideo: () => true },
 };

@@ -11,6 +11,7 @@ export const localPoolKind: PoolKind<'local'> = {
     // A chromedriver and its Chromium are child processes of the head that started them.
     boundToItsHead: true,
     sharesHostFiles: true,
+    recordsVideo: () => true,
   },
   prepare: (pools, logger) => ensureChromium(pools, logger),
 };

@@ -2,7 +2,8 @@
  * End to end on a hub pool (a real Selenium Grid 4): a CDP client (Puppeteer) and a Playwright client, each a
  * session of its own, reach the hub's browser through the session's se:cdp, which gridgate relays to the hub
  * with the hub's credentials; the catalog's `chrome` serves Playwright's `chromium`. Each leaves nothing
- * behind (no hub session, no Playwright server, no folder), also when the client is killed mid-run. A client's
+ * behind (no hub session, no Playwright server, no folder), also when the client is killed mid-run. A client
+ * asking enableVideo=true has the hub asked to record, as a WebDriver client's se:recordVideo asks it. A client's
  * exposeNetwork is refused: the hub's browser is not on this machine.
  */
 import { chromium } from 'playwright-core';
@@ -79,6 +80,18 @@ describe('Playwright and CDP clients on a hub pool', { timeout: 150_000 }, () =>
     );
     expect(title).toBe('gridgate test page');
     expect(screenshot.subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('asks the hub to record a connection that asks enableVideo=true, as a WebDriver client asks it', async () => {
+    const { title } = await playwrightVisit(
+      `${wsUrl()}/playwright/chromium?enableVideo=true`,
+      site.url,
+      async () => {
+        // Selenium Grid's nodes record a session asked so when they run its video container; this one runs none.
+        expect(await hub.askedCapabilities()).toEqual([expect.objectContaining({ 'se:recordVideo': true })]);
+      },
+    );
+    expect(title).toBe('gridgate test page');
   });
 
   it('ends the session, its hub session and its Playwright server when the client is killed mid-run', async () => {
