@@ -21,7 +21,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -108,22 +108,31 @@ export async function ensureServerBuild() {
     },
     SERVER_ENTRY,
   );
-  copyPlaywrightScripts(dirname(SERVER_ENTRY));
+  copyPlainScripts(dirname(SERVER_ENTRY));
   return SERVER_ENTRY;
 }
 
 /**
- * The scripts a local Playwright session's server runs as they are, in plain node (not bundled: they load
- * the client's own playwright-core): beside the entry in playwright/, where attached-playwright-server.ts
- * looks for them in a build, with the `ws` package they speak WebSocket with in playwright/node_modules (the
- * head image holds no node_modules of its own; ws depends on nothing).
+ * The scripts the server runs as they are, in plain node, each in a process of its own (not bundled): a local
+ * Playwright session's server (they load the client's own playwright-core), with the `ws` package they speak
+ * WebSocket with in playwright/node_modules (the head image holds no node_modules of its own; ws depends on
+ * nothing), and any pool kind's (the local kind's listener in a browser's network namespace). Each folder's
+ * go beside the entry in a folder of its last name, where functions/adapters/fs/plain-script.ts looks for
+ * them in a build.
  */
-const PLAYWRIGHT_SCRIPTS = 'functions/servers/node/playwright';
+function plainScriptFolders() {
+  const kinds = readdirSync(join(root, 'functions/pools'), { withFileTypes: true }).filter((entry) =>
+    entry.isDirectory(),
+  );
+  return ['functions/servers/node/playwright', ...kinds.map((kind) => `functions/pools/${kind.name}`)];
+}
 
-function copyPlaywrightScripts(outdir) {
-  const from = join(root, PLAYWRIGHT_SCRIPTS);
-  for (const name of readdirSync(from).filter((file) => file.endsWith('.cjs'))) {
-    writeAtomically(join(outdir, 'playwright', name), readFileSync(join(from, name)));
+function copyPlainScripts(outdir) {
+  for (const folder of plainScriptFolders()) {
+    const from = join(root, folder);
+    for (const name of readdirSync(from).filter((file) => file.endsWith('.cjs'))) {
+      writeAtomically(join(outdir, basename(folder), name), readFileSync(join(from, name)));
+    }
   }
   const ws = dirname(createRequire(import.meta.url).resolve('ws/package.json'));
   cpSync(ws, join(outdir, 'playwright', 'node_modules', 'ws'), { recursive: true });

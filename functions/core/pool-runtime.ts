@@ -2,6 +2,7 @@
  * What a pool kind runs on where its browsers start: its launcher (start, stop) and the parts only some kinds
  * have, each a role of its own, so the launcher port stays two members and no kind stubs another's features.
  */
+import type { Server } from 'node:net';
 import type { Capabilities } from './capabilities';
 import type { PoolConfig } from './config';
 import type { HostPathContext } from './host-path-rules';
@@ -69,6 +70,23 @@ export interface AbandonedSessions<P extends PoolConfig = PoolConfig> {
   endAbandoned(pool: P, keys: readonly string[]): Promise<Map<string, string>>;
 }
 
+/**
+ * A TCP listener only the session's browser reaches, in that browser's own network: where gridgate serves a
+ * Playwright client's exposeNetwork proxy (a local browser's namespace, or this machine's loopback for one
+ * that shares its network). A kind without it: its browsers' network is none gridgate can enter, and
+ * exposeNetwork is refused.
+ */
+export interface BrowserNetworks {
+  listen(handle: string): Promise<BrowserNetworkListener>;
+}
+
+export interface BrowserNetworkListener {
+  /** Listening already; its owner closes it. */
+  server: Server;
+  /** host:port of the listener as the browser names it. */
+  address: string;
+}
+
 /** One pool kind's runtime, typed for its pools (`P`). */
 export interface PoolRuntime<P extends PoolConfig = PoolConfig> {
   launcher: Launcher<P>;
@@ -80,6 +98,7 @@ export interface PoolRuntime<P extends PoolConfig = PoolConfig> {
   devtools?: DevtoolsDoors;
   vnc?: VncOrigins;
   abandoned?: AbandonedSessions<P>;
+  network?: BrowserNetworks;
 }
 
 /** Each pool kind's runtime under the kind's name. */

@@ -17,8 +17,6 @@ export interface PoolTraits {
    * so the session is over.
    */
   readonly boundToItsHead: boolean;
-  /** The browser reads and writes this machine's files: its clients' commands are held to the session's folder. */
-  readonly sharesHostFiles: boolean;
   /**
    * A session of the pool that asks for its video can have one: gridgate's own recorder (local, container), a
    * recorder beside the browser where the pool has one (ecs, eks), or the hub's, which the hub decides (Selenium

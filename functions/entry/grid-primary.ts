@@ -116,7 +116,8 @@ export async function startGridWithWorkers(
           socketPath,
           sessionOwner: process.pid,
           launcherKinds: Object.keys(deps.runtimes) as PoolConfig['kind'][],
-          hostPathKinds: hostPathKinds(deps),
+          hostPathKinds: kindsWith(deps, 'hostPaths'),
+          networkKinds: kindsWith(deps, 'network'),
           // Taken as it is sent: what ends later is broadcast after it, and arrives after it.
           ended: deps.ended.entries(),
         });
@@ -206,9 +207,10 @@ export async function startGridWithWorkers(
   };
 }
 
-/** The kinds whose launchers here bound what a session's commands may name of this machine's files. */
-function hostPathKinds(deps: RunningGrid['deps']): PoolConfig['kind'][] {
-  return (Object.keys(deps.runtimes) as PoolConfig['kind'][]).filter(
-    (kind) => deps.runtimes[kind]?.hostPaths,
-  );
+/**
+ * The kinds whose runtimes here have the part: bounds on what a session's commands may name of this
+ * machine's files, or a way into their browsers' networks.
+ */
+function kindsWith(deps: RunningGrid['deps'], part: 'hostPaths' | 'network'): PoolConfig['kind'][] {
+  return (Object.keys(deps.runtimes) as PoolConfig['kind'][]).filter((kind) => deps.runtimes[kind]?.[part]);
 }

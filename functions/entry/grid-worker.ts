@@ -18,6 +18,7 @@ import { type Logger, systemClock } from '../core/ports';
 import { adoptConfigState } from '../core/swap-config';
 import type { RequestCounter } from '../http/grid-info';
 import { requireUserDirectory } from '../http/request-user';
+import { localBrowserNetworks } from '../pools/local/browser-network-listener';
 import { sessionFolderBounds } from '../pools/local/session-folder-bounds';
 import { lazyAppListener } from '../servers/node/app-listener';
 import { answerClientErrors } from '../servers/node/client-errors';
@@ -84,10 +85,12 @@ export async function runWorker(logger: Logger): Promise<void> {
     // The primary's kinds, each asked of the primary, which starts and stops every browser.
     kinds: new Set(setup.launcherKinds),
     // A local session's folder is the primary's, named after its pid: the CDP commands served here are held to
-    // it, and a Playwright server started here for the session keeps its files there.
+    // it, and a Playwright server started here for the session keeps its files there. Its browser's network
+    // is entered from here as from the primary (by the browser's pid), for the proxy of a client's exposeNetwork.
     launchedElsewhere: (kind) => ({
       launcher: new PrimaryLauncher(calls, kind),
       ...(setup.hostPathKinds.includes(kind) ? { hostPaths: sessionFolderBounds(setup.sessionOwner) } : {}),
+      ...(setup.networkKinds.includes(kind) ? { network: localBrowserNetworks } : {}),
     }),
     users,
     ended: new EndedSessions(undefined, (key, session) => send({ type: 'ended', key, session })),

@@ -1,6 +1,6 @@
 /**
  * The launcher port is two members: every feature only some kinds have (warm counts, file transfer, host-path
- * bounds, session opening, DevTools doors, noVNC origins, abandoned sessions) is a part of the kind's runtime
+ * bounds, session opening, DevTools doors, noVNC origins, abandoned sessions, a way into the browsers' network) is a part of the kind's runtime
  * (core/pool-runtime.ts), so no launcher stubs another kind's feature. Type-level: `npm run typecheck` fails
  * when a member is added to the port again.
  */
@@ -15,7 +15,7 @@ describe('Launcher', () => {
 
   it('leaves each kind’s own features to its runtime’s optional parts', () => {
     expectTypeOf<keyof PoolRuntime>().toEqualTypeOf<
-      'launcher' | 'warm' | 'files' | 'hostPaths' | 'opener' | 'devtools' | 'vnc' | 'abandoned'
+      'launcher' | 'warm' | 'files' | 'hostPaths' | 'opener' | 'devtools' | 'vnc' | 'abandoned' | 'network'
     >();
     expectTypeOf<PoolRuntime>().toMatchTypeOf<{ launcher: Launcher }>();
   });

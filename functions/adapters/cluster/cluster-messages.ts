@@ -39,6 +39,8 @@ export type ToWorker =
       launcherKinds: PoolConfig['kind'][];
       /** Of those, the kinds whose browsers run on this machine, their commands held to the sessions' folders. */
       hostPathKinds: PoolConfig['kind'][];
+      /** Of those, the kinds whose browsers' networks this machine enters: a worker opens their listeners itself. */
+      networkKinds: PoolConfig['kind'][];
       /**
        * The sessions the server ended so far, oldest first: a worker started later (one replacing a
        * worker that died) was not told of them, and would send their commands to browser addresses that

@@ -9,5 +9,5 @@ export const containerPoolKind: PoolKind<'container'> = {
   // (gridgate reaches the DevTools through a door of the launcher's, not by the kind). The container is in the
   // engine of the head that started it, at an address on that machine's loopback: only that head can stop it.
   // Its video is the host-side screencast recorder's (session-recorder.ts).
-  traits: { remoteEnd: 'browser', boundToItsHead: true, sharesHostFiles: false, recordsVideo: () => true },
+  traits: { remoteEnd: 'browser', boundToItsHead: true, recordsVideo: () => true },
 };

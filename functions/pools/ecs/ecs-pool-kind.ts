@@ -7,11 +7,6 @@ import { ecsRecordsVideo } from './ecs-recordings';
 export const ecsPoolKind: PoolKind<'ecs'> = {
   name: 'ecs',
   schema: ecsPool,
-  traits: {
-    remoteEnd: 'browser',
-    boundToItsHead: false,
-    sharesHostFiles: false,
-    recordsVideo: ecsRecordsVideo,
-  },
+  traits: { remoteEnd: 'browser', boundToItsHead: false, recordsVideo: ecsRecordsVideo },
   undeployedSettings: checkEcsPool,
 };

@@ -10,7 +10,6 @@ export const eksPoolKind: PoolKind<'eks'> = {
   traits: {
     remoteEnd: 'browser',
     boundToItsHead: false,
-    sharesHostFiles: false,
     recordsVideo: (pool) => eksVideoPlace(pool) !== undefined,
   },
   undeployedSettings: checkEksPool,

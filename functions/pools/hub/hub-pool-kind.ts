@@ -6,5 +6,5 @@ export const hubPoolKind: PoolKind<'hub'> = {
   name: 'hub',
   schema: hubPool,
   // Whether a session is recorded is the hub's to decide: the client's ask is passed to it.
-  traits: { remoteEnd: 'hub', boundToItsHead: false, sharesHostFiles: false, recordsVideo: () => true },
+  traits: { remoteEnd: 'hub', boundToItsHead: false, recordsVideo: () => true },
 };

@@ -18,7 +18,6 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { acceptsConnections, freePortOn } from '../../adapters/net/loopback-ports';
-import { NAMESPACE_ADDRESS } from '../../adapters/net/namespace-address';
 import { type Group, stopGroup } from '../../adapters/process/process-group';
 import { closedToBrowsers } from './browser-user';
 
@@ -26,9 +25,15 @@ export const NAMESPACE_PREFIX = 'gridgate-';
 /** chromedriver's and Chromium's DevTools ports inside every namespace, which only group root may connect to. */
 export const NAMESPACE_DRIVER_PORT = 9515;
 export const NAMESPACE_DEVTOOLS_PORT = 9222;
+/**
+ * The address a browser's namespace gives itself, where a listener for that browser alone is opened
+ * (browser-network-listener.ts). A documentation range (RFC 5737): never a real network, so the namespace's
+ * gateway is never mistaken for one. It is reached from inside the namespace only (pasta forwards nothing else in).
+ */
+export const NAMESPACE_ADDRESS = '192.0.2.2';
 /** Where gridgate reaches every namespace's forwarded ports: on loopback, but not the address namespaces reach. */
 const GRID_LOOPBACK = '127.0.0.2';
-// The namespace's gateway, in the documentation range of its own address (adapters/net/namespace-address.ts).
+// The namespace's gateway, in the documentation range of its own address.
 const GATEWAY = '192.0.2.1';
 const READY_TIMEOUT_MS = 5000;
 const POLL_MS = 10;

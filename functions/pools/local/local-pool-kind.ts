@@ -10,7 +10,6 @@ export const localPoolKind: PoolKind<'local'> = {
     remoteEnd: 'browser',
     // A chromedriver and its Chromium are child processes of the head that started them.
     boundToItsHead: true,
-    sharesHostFiles: true,
     recordsVideo: () => true,
   },
   prepare: (pools, logger) => ensureChromium(pools, logger),

@@ -9,6 +9,7 @@ import { type PeriodicTask, runEvery } from '../../core/periodic-task';
 import type { PoolRuntime } from '../../core/pool-runtime';
 import type { Logger, Metrics } from '../../core/ports';
 import { namespacesUnavailable } from './browser-namespace';
+import { localBrowserNetworks } from './browser-network-listener';
 import { ChromedriverLauncher, type UnexpectedExit } from './chromedriver-launcher';
 import { ffmpegInstaller } from './ensure-ffmpeg';
 import { keepInterruptedRecordings } from './interrupted-recordings';
@@ -88,7 +89,7 @@ export async function startLocalPoolRuntime(context: LocalPoolContext): Promise<
 /**
  * The local kind's runtime: the chromedriver launcher, which also counts its warm browsers, serves file
  * transfer, bounds what a session's commands may name of this machine's files, starts a session's recording
- * once its browser answered, and says where its DevTools answer.
+ * once its browser answered, and says where its DevTools answer; and the way into its browsers' networks.
  */
 export function localRuntime(launcher: ChromedriverLauncher): PoolRuntime<LocalPoolConfig> {
   return {
@@ -98,6 +99,7 @@ export function localRuntime(launcher: ChromedriverLauncher): PoolRuntime<LocalP
     hostPaths: launcher,
     opener: launcher,
     devtools: launcher,
+    network: localBrowserNetworks,
   };
 }
 

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { SESSION_DIRECTORY_PREFIX } from '../../adapters/fs/session-folder-names';
 import { sessionNotCreated, WebDriverError } from '../../core/errors';
 import type { ExposedNetwork } from '../../core/exposed-network';
-import { type GridDeps, runtimeOf, sessionPool, traitsOf } from '../../core/grid-deps';
+import { type GridDeps, runtimeOf, sessionPool } from '../../core/grid-deps';
 import type { SessionClaims } from '../../core/session-token';
 import type { SocketSessionRequest } from '../../core/socket-session-request';
 import { basicCredentials, requestUser } from '../../http/request-user';
@@ -160,8 +160,9 @@ async function openPlaywright(
 }
 
 /**
- * The client's network tunnel, for a browser on this machine: its proxy is put where only that browser
- * reaches it (its namespace). A browser elsewhere (a hub's, a container's, a task's) has no such place here.
+ * The client's network tunnel, its proxy put where only the session's browser reaches it, by the browser's
+ * kind (its runtime's `network`: a local browser's namespace). A browser elsewhere (a hub's, a container's, a
+ * task's) has no such place gridgate can enter.
  */
 async function exposeNetwork(
   network: ExposedNetwork,
@@ -169,12 +170,13 @@ async function exposeNetwork(
   context: SocketSessionContext,
 ): Promise<ExposedNetworkTunnel> {
   const pool = sessionPool(context.deps, claims);
-  if (!pool || !traitsOf(context.deps, pool).sharesHostFiles) {
+  const browsers = pool && runtimeOf(context.deps, pool)?.network;
+  if (!browsers) {
     throw sessionNotCreated(
       `exposeNetwork is served for local pools' browsers; the pool ${claims.pool} runs its browsers elsewhere`,
     );
   }
-  return openExposedNetworkTunnel(network, claims.handle);
+  return openExposedNetworkTunnel(network, browsers, claims.handle);
 }
 
 /**

@@ -7,9 +7,8 @@
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { plainScript } from '../../../adapters/fs/plain-script';
 import { browserEnvironment } from '../../../adapters/process/browser-environment';
 import { type Group, stopGroup } from '../../../adapters/process/process-group';
 import { sessionNotCreated } from '../../../core/errors';
@@ -74,12 +73,9 @@ export async function startAttachedPlaywrightServer(
   }
 }
 
-/** A script of this folder's, beside this module or beside the built server's entry (scripts/server-build.mjs). */
-export function playwrightScript(name: string): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  return here.endsWith('playwright')
-    ? join(here, name)
-    : join(here.replace(/\/chunks$/, ''), 'playwright', name);
+/** A script of this folder's, beside this module or beside the built server's entry (plain-script.ts). */
+function playwrightScript(name: string): string {
+  return plainScript(import.meta.url, 'playwright', name);
 }
 
 function firstLine(

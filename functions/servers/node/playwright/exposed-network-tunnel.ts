@@ -5,8 +5,8 @@
  */
 import type { Server, Socket } from 'node:net';
 import type { ExposedNetwork } from '../../../core/exposed-network';
+import type { BrowserNetworks } from '../../../core/pool-runtime';
 import type { ClientMessageCheck } from '../socket-relay';
-import { listenInBrowserNetwork } from './browser-network-listener';
 import { serveBrowserProxy } from './browser-proxy';
 import { ClientNetworkTunnel } from './client-network-tunnel';
 import { contextProxy } from './context-proxy';
@@ -19,12 +19,13 @@ export interface ExposedNetworkTunnel {
   close(): Promise<void>;
 }
 
-/** Opens the tunnel for the local browser `browserHandle` (its chromedriver's pid). */
+/** Opens the tunnel for the browser `browserHandle`, its proxy listening in that browser's network. */
 export async function openExposedNetworkTunnel(
   network: ExposedNetwork,
+  browsers: BrowserNetworks,
   browserHandle: string,
 ): Promise<ExposedNetworkTunnel> {
-  const listener = await listenInBrowserNetwork(browserHandle);
+  const listener = await browsers.listen(browserHandle);
   const tunnel = new ClientNetworkTunnel();
   const sockets = new Set<Socket>();
   serveBrowserProxy(listener.server, network, tunnel, sockets);

@@ -1,25 +1,23 @@
 /**
  * A TCP listener that only one local browser reaches: in its network namespace, on the namespace's own
- * address (pools/local/browser-namespace.ts: nothing outside it, no other session and no page of one, can connect
- * there), or, for a browser that shares this machine's network, on loopback, where it reaches what any
- * program of the machine does. The namespace is the one of the browser's chromedriver (its handle is the
- * pid), so every process of the server finds it from the session ID.
+ * address (browser-namespace.ts: nothing outside it, no other session and no page of one, can connect there),
+ * or, for a browser that shares this machine's network, on loopback, where it reaches what any program of the
+ * machine does. The namespace is the one of the browser's chromedriver (its handle is the pid), so every
+ * process of the server, a worker too, finds it from the session ID.
  */
 import { spawn } from 'node:child_process';
 import { readlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import { NAMESPACE_ADDRESS } from '../../../adapters/net/namespace-address';
-import { playwrightScript } from './attached-playwright-server';
+import { plainScript } from '../../adapters/fs/plain-script';
+import type { BrowserNetworkListener, BrowserNetworks } from '../../core/pool-runtime';
+import { NAMESPACE_ADDRESS } from './browser-namespace';
 
 const OPEN_TIMEOUT_MS = 10_000;
 
-export interface BrowserNetworkListener {
-  server: Server;
-  /** host:port as the browser names it. */
-  address: string;
-}
+/** The local kind's way into its browsers' networks, by handle. */
+export const localBrowserNetworks: BrowserNetworks = { listen: listenInBrowserNetwork };
 
-export async function listenInBrowserNetwork(browserPid: string): Promise<BrowserNetworkListener> {
+async function listenInBrowserNetwork(browserPid: string): Promise<BrowserNetworkListener> {
   if (!/^\d+$/.test(browserPid)) throw new Error(`${browserPid} is not a local browser's handle`);
   const [theirs, ours] = await Promise.all([
     readlink(`/proc/${browserPid}/ns/net`),
@@ -45,7 +43,7 @@ function listenerFrom(browserPid: string): Promise<{ server: Server; port: numbe
       `--net=/proc/${browserPid}/ns/net`,
       '--',
       process.execPath,
-      playwrightScript('listen-in-namespace.cjs'),
+      plainScript(import.meta.url, 'local', 'listen-in-namespace.cjs'),
       NAMESPACE_ADDRESS,
     ],
     { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] },
