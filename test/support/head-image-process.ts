@@ -17,6 +17,8 @@ import { finalStage } from './dockerfile-stage';
 import { followServer } from './node-server-process';
 
 const ROOT = join(import.meta.dirname, '../..');
+/** Where the heads' npm looks for packages: a loopback port nothing serves (tcpmux, port 1). */
+const NO_REGISTRY = 'http://127.0.0.1:1/';
 /** The build stage's WORKDIR: the repository's root as the Dockerfile's build sees it. */
 const BUILD_ROOT = '/app';
 
@@ -119,6 +121,9 @@ export async function startHeadImages(
         ...stage.env,
         GRIDGATE_CONFIG: configPath,
         GRIDGATE_SECRET: secret,
+        // No registry: a Playwright version the image does not carry would be installed from here, where
+        // nothing listens (tests never reach the npm registry).
+        npm_config_registry: NO_REGISTRY,
         ...env,
       },
     }),

@@ -7,15 +7,13 @@
  * connection waits on one head until a socket on the other closes); a Playwright client killed mid-run leaves
  * no task, Playwright server or folder behind.
  */
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { DynamoSessionStore } from '../../../../functions/adapters/aws/dynamo-session-store';
-import { majorMinor } from '../../../../functions/core/socket-session-request';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../../../support/dynalite';
 import { FakeEcsApi } from '../../../support/fake-ecs-api';
 import { type HeadImages, startHeadImages } from '../../../support/head-image-process';
@@ -31,9 +29,6 @@ import { until } from '../../../support/until';
 
 // A JVM starts in each task, five at once in the quota test: slow on a loaded machine.
 const TEST_MS = 300_000;
-const PLAYWRIGHT_VERSION = (
-  createRequire(import.meta.url)('playwright-core/package.json') as { version: string }
-).version;
 
 let dynamo: DynaliteServer;
 let table: SessionTableUnderTest;
@@ -41,17 +36,12 @@ let ecs: FakeEcsApi;
 let site: TestPageServer;
 let front: HeadImages;
 let store: DynamoSessionStore;
+// Empty: the image carries the playwright-core its clients of gridgate's own version need.
 const playwrightCache = mkdtempSync(join(tmpdir(), 'gg-heads-playwright-'));
 const ws = () => front.balancerUrl.replace(/^http/, 'ws');
 const headWs = (index: number) => (front.heads[index] as { headUrl: string }).headUrl.replace(/^http/, 'ws');
 
 beforeAll(async () => {
-  // Tests reach no registry: the cache is laid out as a head's install leaves it, with the repository's.
-  cpSync(
-    dirname(createRequire(import.meta.url).resolve('playwright-core/package.json')),
-    join(playwrightCache, majorMinor(PLAYWRIGHT_VERSION), 'node_modules', 'playwright-core'),
-    { recursive: true },
-  );
   [dynamo, site, ecs] = await Promise.all([
     startDynalite(),
     startTestPageServer(),
