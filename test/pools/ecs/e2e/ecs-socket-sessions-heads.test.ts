@@ -26,6 +26,7 @@ import {
 } from '../../../support/socket-session-clients';
 import { startTestPageServer, type TestPageServer } from '../../../support/test-page-server';
 import { until } from '../../../support/until';
+import { opened } from '../../../support/websocket-upgrade';
 
 // A JVM starts in each task, five at once in the quota test: slow on a loaded machine.
 const TEST_MS = 300_000;
@@ -127,23 +128,6 @@ async function listedByEachHead(): Promise<ListedSession[][]> {
   );
 }
 
-/** A socket to `url` that resolves `opened` once the upgrade is answered, or rejects with the refusal's body. */
-function openSocket(url: string): { socket: WebSocket; opened: Promise<void> } {
-  const socket = new WebSocket(url);
-  const opened = new Promise<void>((resolve, reject) => {
-    socket.once('open', () => resolve());
-    socket.once('error', reject);
-    socket.once('unexpected-response', (_request, response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => {
-        body += chunk;
-      });
-      response.on('end', () => reject(new Error(`${url}: ${response.statusCode} ${body}`)));
-    });
-  });
-  return { socket, opened };
-}
-
 async function waitingOn(headUrl: string): Promise<number> {
   const status = (await (await fetch(`${headUrl}/status`)).json()) as { value: { waiting: number } };
   return status.value.waiting;
@@ -182,9 +166,11 @@ describe('Playwright and CDP clients through two heads of the image, on an ecs p
   });
 
   it('queues a fifth connection on one head while four are open across both, and serves it once one closes', async () => {
-    const four = [0, 0, 1, 1].map((head, i) => openSocket(`${headWs(head)}/devtools/chrome?name=held-${i}`));
+    const four = [0, 0, 1, 1].map(
+      (head, i) => new WebSocket(`${headWs(head)}/devtools/chrome?name=held-${i}`),
+    );
     try {
-      await Promise.all(four.map(({ opened }) => opened));
+      await Promise.all(four.map(opened));
       expect(Object.values(await store.inUse()).reduce((sum, count) => sum + count, 0)).toBe(4);
 
       let fifthOpen = false;
@@ -198,7 +184,7 @@ describe('Playwright and CDP clients through two heads of the image, on an ecs p
       expect(await store.running()).toHaveLength(4);
 
       // A socket on the other head closes: its slot, freed in the shared store, goes to the fifth.
-      four[0]?.socket.close();
+      four[0]?.close();
       const browser = await fifth;
       try {
         const page = await browser.newPage();
@@ -209,7 +195,7 @@ describe('Playwright and CDP clients through two heads of the image, on an ecs p
         await browser.close();
       }
     } finally {
-      for (const { socket } of four) socket.close();
+      for (const socket of four) socket.close();
     }
     expect(ecs.callsOf('RunTask')).toHaveLength(ecs.tasks.size);
   });
