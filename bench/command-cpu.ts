@@ -1,7 +1,8 @@
 /**
  * CPU per 10,000 commands of each process on the command benchmark's paths, from /proc (process-cpu.ts):
- * gridgate's Node process, the pasta that forwards into its browser's namespace, the reference proxies, and
- * the two browsers (chromedriver and Chromium). Each path but `direct` sends `sent` commands; `direct` four
+ * gridgate's Node process (also split into its own turns and the time between them, where only its background
+ * work runs: timers, the browser watch, sweeps), the pasta that forwards into its browser's namespace, the
+ * reference proxies, and the two browsers (chromedriver and Chromium). Each path but `direct` sends `sent` commands; `direct` four
  * times as many (it takes every other turn); gridgate's browser serves the four paths in front of it.
  */
 import { cpuBetween, cpuByProgram, readTreeCpu, type TreeCpu } from './process-cpu';
@@ -10,6 +11,9 @@ import type { SessionPair } from './session-pair';
 export interface CommandCpu {
   /** CPU seconds per 10,000 commands. */
   gridgateNode: number;
+  /** Of gridgateNode, what its process spent during its own turns (the command path) and between them. */
+  gridgateNodeTurns?: number;
+  gridgateNodeBetweenTurns?: number;
   pasta: number;
   nginx: number;
   plainNode: number;
@@ -31,7 +35,8 @@ export function readCommandCpu(pids: SessionPair['pids']): Readings {
 
 const PASTA = /^pas(ta|st)/;
 
-export function commandCpu(before: Readings, after: Readings, sent: number): CommandCpu {
+/** `turnsCpu`: CPU seconds gridgate's Node spent during its own turns (command-latency.ts), when measured. */
+export function commandCpu(before: Readings, after: Readings, sent: number, turnsCpu?: number): CommandCpu {
   const grid = cpuByProgram(before.gridgate, after.gridgate);
   const gridgateNode = grid.node ?? 0;
   const pasta = Object.entries(grid)
@@ -43,6 +48,12 @@ export function commandCpu(before: Readings, after: Readings, sent: number): Com
   const per10k = (seconds: number, commands: number) => (seconds / commands) * 10_000;
   return {
     gridgateNode: per10k(gridgateNode, sent),
+    ...(turnsCpu === undefined
+      ? {}
+      : {
+          gridgateNodeTurns: per10k(turnsCpu, sent),
+          gridgateNodeBetweenTurns: per10k(gridgateNode - turnsCpu, sent),
+        }),
     pasta: per10k(pasta, 4 * sent),
     nginx: per10k(cpuBetween(before.nginx, after.nginx), sent),
     plainNode: per10k(cpuBetween(before.plainNode, after.plainNode), sent),

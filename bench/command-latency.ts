@@ -55,6 +55,11 @@ export interface CommandLatencyRun {
   rounds: Record<CommandPathName, number>[];
   /** Commands sent through gridgate, warm-up included. */
   sent: number;
+  /**
+   * CPU seconds gridgate's Node process spent during its own turns (warm-up included), when a meter was given:
+   * the command path, apart from its background work while the other paths take their turns.
+   */
+  gridgateTurnsCpu?: number;
 }
 
 export type CommandLatencyPlan = BenchOptions['commands'];
@@ -74,23 +79,37 @@ export async function measureCommandLatency(
   client: WebDriverClient,
   paths: Record<CommandPathName, SessionPath>,
   plan: CommandLatencyPlan,
+  /** gridgate's Node CPU so far, in ns (process-cpu.ts threadsCpuNanos): read around each of its turns. */
+  gridgateCpuNanos?: () => number,
 ): Promise<CommandLatencyRun> {
+  let turnsNanos = 0;
+  const runTurn = async (name: CommandPathName, into: Samples) => {
+    if (name !== 'gridgate' || !gridgateCpuNanos) return runMix(client, paths[name], into);
+    const before = gridgateCpuNanos();
+    await runMix(client, paths[name], into);
+    turnsNanos += gridgateCpuNanos() - before;
+  };
   for (let i = 0; i < plan.warmup; i++) {
-    for (const name of turnOrder(i)) await runMix(client, paths[name], emptySamples());
+    for (const name of turnOrder(i)) await runTurn(name, emptySamples());
   }
   const samples = perPath(emptySamples);
   const rounds: CommandLatencyRun['rounds'] = [];
   await runRounds(plan, async (round) => {
     const inRound = perPath(emptySamples);
     for (let i = 0; i < plan.iterations; i++) {
-      for (const name of turnOrder(round + i)) await runMix(client, paths[name], inRound[name]);
+      for (const name of turnOrder(round + i)) await runTurn(name, inRound[name]);
     }
     for (const name of COMMAND_PATHS) {
       for (const command of COMMANDS) samples[name][command].push(...inRound[name][command]);
     }
     rounds.push(perPath((name) => median(COMMANDS.flatMap((command) => inRound[name][command]))));
   });
-  return { samples, rounds, sent: (plan.warmup + rounds.length * plan.iterations) * COMMANDS.length };
+  return {
+    samples,
+    rounds,
+    sent: (plan.warmup + rounds.length * plan.iterations) * COMMANDS.length,
+    ...(gridgateCpuNanos ? { gridgateTurnsCpu: turnsNanos / 1e9 } : {}),
+  };
 }
 
 /**

@@ -106,6 +106,11 @@ export function formatCommandReport(report: CommandReport): string {
     `per-round ratio of medians: vs direct ${spread(report.roundRatios.direct)}; vs same browser ${spread(report.roundRatios.sameBrowser)}`,
     `gridgate CPU per proxied command (user + system): ${report.gridgateCpuMicrosPerCommand.toFixed(0)} µs`,
     `CPU seconds per 10,000 commands (/proc, user + system): gridgate's Node ${cpu.gridgateNode.toFixed(2)}, the pasta into its browser's namespace ${cpu.pasta.toFixed(2)}, plain Node proxy ${cpu.plainNode.toFixed(2)}, nginx ${cpu.nginx.toFixed(2)}; browser (chromedriver + Chromium) direct ${cpu.directBrowser.toFixed(2)}, behind gridgate ${cpu.gridgateBrowser.toFixed(2)}`,
+    ...(cpu.gridgateNodeTurns === undefined || cpu.gridgateNodeBetweenTurns === undefined
+      ? []
+      : [
+          `  gridgate's Node, of its ${cpu.gridgateNode.toFixed(2)}: ${cpu.gridgateNodeTurns.toFixed(2)} during its own turns (the command path), ${cpu.gridgateNodeBetweenTurns.toFixed(2)} between them (background work while the other paths take theirs)`,
+        ]),
     `Chromium flags identical for direct and gridgate: ${report.flags.identical ? 'yes' : 'NO'}`,
     `=> per-command ratio of medians ${ratio(report.ratio.median)}  ${target}  ${report.verdict}   (same browser: ${ratio(report.sameBrowserRatio.median)} ${report.sameBrowserVerdict})`,
   ].join('\n');

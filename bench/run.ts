@@ -20,6 +20,7 @@ import {
 } from './memory-benchmark';
 import { measureNewSessionLatency } from './new-session-latency';
 import { type BenchOptions, parseOptions } from './options';
+import { threadsCpuNanos } from './process-cpu';
 import { measureProxy, PROXY_PLANS } from './proxy-benchmark';
 import { takeBrowserlessPart } from './proxy-options';
 import { formatProxyReport, PROXY_TARGETS, type ProxyReport, proxyReport } from './proxy-report';
@@ -89,9 +90,11 @@ try {
     await warmRuntimes(client, pair.paths, options.commands.runtimeWarmup);
     const cpuBefore = await grid.cpuMicros();
     const processesBefore = readCommandCpu(pair.pids);
-    const run = await measureCommandLatency(client, pair.paths, options.commands);
+    const run = await measureCommandLatency(client, pair.paths, options.commands, () =>
+      threadsCpuNanos(grid.pid),
+    );
     const cpu = (await grid.cpuMicros()) - cpuBefore;
-    const perProcess = commandCpu(processesBefore, readCommandCpu(pair.pids), run.sent);
+    const perProcess = commandCpu(processesBefore, readCommandCpu(pair.pids), run.sent, run.gridgateTurnsCpu);
     await pair.close();
     commands = commandReport(run, options.commands, pair.flags, cpu, perProcess);
     console.log(`\n${formatCommandReport(commands)}`);

@@ -20,13 +20,15 @@ import {
 import { type RemoteEnd, startChromedriver } from '../scripts/wpt/remote-ends';
 import { loadNow } from './environment';
 import { GridgateServer } from './gridgate-server';
-import { cpuBetween, readTreeCpu } from './process-cpu';
 import { signalGroup } from './process-tree';
 import { track } from './teardown';
+import { type SampledCpu, TreeSampler } from './tree-sampler';
 
 const REPO = resolve(import.meta.dirname, '..');
 export const WPT = resolve(REPO, '../shared/wpt');
 const PYTHON = '/usr/bin/python3';
+// A session's browser lives seconds: one reading a second sees most of each process's life.
+const CPU_SAMPLE_MS = 1000;
 
 /**
  * Commands a suite sends most (navigate, find, read, click, type, script), none of gridgate's own
@@ -56,6 +58,8 @@ export interface SuiteRun {
   /** Remote end → seconds, CPU seconds of its own processes (gridgate: its process, all below it). */
   seconds: Record<RemoteEnd['name'], number>;
   cpuSeconds: Record<RemoteEnd['name'], number>;
+  /** The same CPU by program, as sampled (tree-sampler.ts). */
+  cpu: Record<RemoteEnd['name'], SampledCpu>;
   tests: number;
   passed: Record<RemoteEnd['name'], number>;
   workers: number;
@@ -89,7 +93,7 @@ async function runSuite(
   files: string[],
   workers: number,
   work: string,
-): Promise<{ seconds: number; cpuSeconds: number; results: Results }> {
+): Promise<{ seconds: number; cpu: SampledCpu; results: Results }> {
   const shards = Array.from({ length: workers }, (_, w) => files.filter((_, i) => i % workers === w));
   const remote = await start();
   const untrack = track({
@@ -109,10 +113,9 @@ async function timedRun(
   server: WebServer,
   shards: string[][],
   work: string,
-): Promise<{ seconds: number; cpuSeconds: number; results: Results }> {
+): Promise<{ seconds: number; cpu: SampledCpu; results: Results }> {
   if (remote.pid === undefined) throw new Error(`no process to read ${remote.name}'s CPU from`);
-  const root = remote.pid;
-  const before = readTreeCpu(root);
+  const sampler = new TreeSampler(remote.pid, CPU_SAMPLE_MS);
   const started = performance.now();
   const parts = await Promise.all(
     shards.map((shard, w) =>
@@ -128,8 +131,7 @@ async function timedRun(
     ),
   );
   const seconds = (performance.now() - started) / 1000;
-  const cpuSeconds = cpuBetween(before, readTreeCpu(root));
-  return { seconds, cpuSeconds, results: new Map(parts.flatMap((part) => [...part])) };
+  return { seconds, cpu: sampler.stop(), results: new Map(parts.flatMap((part) => [...part])) };
 }
 
 const passedCount = (results: Results) => [...results.values()].filter((r) => r.outcome === 'passed').length;
@@ -153,9 +155,10 @@ export async function measureSuite(plan: SuitePlan, log: (line: string) => void)
         const run: SuiteRun = {
           seconds: { chromedriver: measured.chromedriver.seconds, gridgate: measured.gridgate.seconds },
           cpuSeconds: {
-            chromedriver: measured.chromedriver.cpuSeconds,
-            gridgate: measured.gridgate.cpuSeconds,
+            chromedriver: measured.chromedriver.cpu.total,
+            gridgate: measured.gridgate.cpu.total,
           },
+          cpu: { chromedriver: measured.chromedriver.cpu, gridgate: measured.gridgate.cpu },
           tests: measured.chromedriver.results.size,
           passed: {
             chromedriver: passedCount(measured.chromedriver.results),

@@ -2,6 +2,7 @@
 
 import { type MedianInterval, medianInterval } from './stats';
 import type { SuiteMeasurement, SuitePlan, SuiteRun } from './suite-ratio';
+import type { SampledCpu } from './tree-sampler';
 
 export const SUITE_PLANS: Record<'default' | 'long', SuitePlan> = {
   default: { rounds: 2, workers: [1, 4] },
@@ -65,5 +66,21 @@ export function formatSuiteReport(report: SuiteReport): string {
       `    seconds chromedriver ${list(w.seconds.chromedriver)}; gridgate ${list(w.seconds.gridgate)}; load ${list(w.load1m)}`,
       `    CPU of each side's processes (gridgate: its process and all below it; chromedriver: its group) ratio ${w.cpuRatio.median.toFixed(3)} (${w.cpuRatio.low.toFixed(3)}–${w.cpuRatio.high.toFixed(3)})`,
     ]),
+    'CPU ms per test by program, each run (sampled once a second; "unsampled": processes that ended between readings):',
+    ...report.runs.flatMap((run, i) =>
+      (['chromedriver', 'gridgate'] as const).map(
+        (side) =>
+          `  run ${i + 1} (${run.workers} worker(s)) ${side.padEnd(12)} ${perTest(run.cpu[side], run.tests)}`,
+      ),
+    ),
   ].join('\n');
+}
+
+/** "total 812; chromium 640, chromedriver 41, …, unsampled 12", ms per test, the largest first. */
+function perTest(cpu: SampledCpu, tests: number): string {
+  const ms = (seconds: number) => ((seconds / tests) * 1000).toFixed(1);
+  const programs = Object.entries(cpu.byProgram)
+    .sort(([, a], [, b]) => b - a)
+    .map(([program, seconds]) => `${program} ${ms(seconds)}`);
+  return `total ${ms(cpu.total)}; ${[...programs, `unsampled ${ms(cpu.unsampled)}`].join(', ')}`;
 }

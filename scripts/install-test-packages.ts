@@ -1,7 +1,8 @@
 /**
  * Installs the Debian packages the tests need (scripts/test-packages.txt) that are missing, the way `npm start`
  * installs Chromium: as root, or through sudo, printing the command first; where it cannot, it stops with one
- * line naming the command to run. While every package's file is there it only looks at the files.
+ * line naming the command to run. While every package's file is there it only looks at the files. Then it
+ * fetches the npm packages the tests install from their loopback registry (scripts/test-npm-packages.ts).
  *
  * vitest's global setup (vitest.config.ts), so `npm test` brings what it needs, and .ci/run's install step:
  *
@@ -15,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { installPackages } from '../functions/pools/local/debian-install';
+import { fetchTestNpmPackages } from './test-npm-packages';
 
 export const TEST_PACKAGES = new URL('test-packages.txt', import.meta.url);
 export const BENCH_PACKAGES = new URL('bench-packages.txt', import.meta.url);
@@ -77,6 +79,7 @@ export async function installTestPackages(
 async function installedOrExit(): Promise<void> {
   try {
     await installTestPackages();
+    await fetchTestNpmPackages();
   } catch (error) {
     console.error((error as Error).message);
     process.exit(1);

@@ -351,6 +351,8 @@ export type LogEvent =
   | 'BROWSER_INSTALL'
   /** Local browsers share this machine's network: it cannot give each a namespace of its own (and why). */
   | 'ISOLATION_UNAVAILABLE'
+  /** A local pool's Chromium is Debian's wrapper but what it gives the browser could not be worked out (and why). */
+  | 'CHROMIUM_WRAPPER_KEPT'
   | 'SESSION_REQUESTED'
   | 'SESSION_QUEUED'
   | 'SESSION_CREATED'

@@ -1,18 +1,18 @@
 /**
- * Wires the router Lambda: its config, signing secret, EMF metrics, DynamoDB store, and where ecs sessions'
- * recordings are (ecs-recordings.ts), given to the one wiring (grid-wiring.ts). Built once per Lambda
+ * Wires the router Lambda: its config, signing secret, EMF metrics, DynamoDB store, and where the stack keeps
+ * sessions' recordings (GRIDGATE_DEPLOYMENT), given to the one wiring (grid-wiring.ts). Built once per Lambda
  * environment.
  */
 import type { Dispatcher } from 'undici';
 import { HtpasswdUserDirectory } from '../adapters/htpasswd/htpasswd-user-directory';
 import { JsonLogger } from '../adapters/stdout/json-logger';
 import { isHubOrigin } from '../core/browser-network';
-import { type GridDeps, sessionPool } from '../core/grid-deps';
+import type { GridDeps } from '../core/grid-deps';
 import { systemClock } from '../core/ports';
-import { ecsRecordings } from '../pools/ecs/ecs-recordings';
+import type { RuntimeMakers } from '../pools';
 import { createUpstreamAgent } from '../webdriver-client/upstream-client';
 import { type AwsAdapters, awsAdapters } from './aws-adapters';
-import { ecsRecordingPlaces, readDeployedConfig } from './deployed-config';
+import { readDeployedConfig } from './deployed-config';
 import { gridDeps, poolKindsOf } from './grid-wiring';
 import { signingSecret } from './signing-secret';
 
@@ -25,6 +25,8 @@ export interface AwsGrid {
 export async function awsGrid(
   env: NodeJS.ProcessEnv = process.env,
   adapters: AwsAdapters = awsAdapters,
+  /** Runtime makers in place of what pool kinds' `load()` answers; tests give their fakes. */
+  makers?: RuntimeMakers,
 ): Promise<AwsGrid> {
   const logger = new JsonLogger();
   const config = readDeployedConfig(env);
@@ -32,12 +34,7 @@ export async function awsGrid(
   const secret = await signingSecret(env, { fallback: 'none', read: adapters.secret });
   const agent = createUpstreamAgent((origin) => isHubOrigin(config.pools, origin));
   const metrics = await adapters.metrics();
-  const recordings = ecsRecordings(
-    ecsRecordingPlaces(env.GRIDGATE_DEPLOYMENT),
-    (session) => sessionPool(deps, session),
-    adapters.logsClient,
-  );
-  const deps: GridDeps = gridDeps({
+  const deps: GridDeps = await gridDeps({
     config,
     secret,
     logger,
@@ -45,10 +42,11 @@ export async function awsGrid(
     sessions: await adapters.sessionStore((config.store as { table: string }).table, logger),
     agent,
     aws: adapters,
+    // Where the stack keeps recordings: ecs sessions' videos and browser logs, eks pools' buckets.
+    deployment: env.GRIDGATE_DEPLOYMENT,
+    makers,
     // A Lambda environment's config never changes: only its pools' kinds get a launcher.
     kinds: poolKindsOf(config),
-    // ecs sessions' videos in the recordings bucket, their browser logs in the browsers' log group.
-    ...(recordings ? { ecsRecordings: recordings } : {}),
     // A Lambda environment serves one request at a time: a check on its event loop holds up nobody.
     users: config.usersFile
       ? HtpasswdUserDirectory.open(config.usersFile, { clock: systemClock, logger, threads: 0 })

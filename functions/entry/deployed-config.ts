@@ -15,20 +15,6 @@ export function withDeployment(raw: unknown, deployment: string | undefined): un
   return deployment ? applyDeployment(raw, parseDeployment(deployment)) : raw;
 }
 
-/**
- * Where the stack keeps ecs sessions' recordings, from GRIDGATE_DEPLOYMENT's text: the bucket of their
- * videos, when some pool records, and the log group of their browsers' logs. The router Lambda and the
- * Node server's heads (service and Web Function front doors) are given the same text.
- */
-export function ecsRecordingPlaces(deployment: string | undefined): { bucket?: string; logGroup?: string } {
-  if (!deployment) return {};
-  const { recordingsBucket, browserLogGroup } = parseDeployment(deployment);
-  return {
-    ...(recordingsBucket ? { bucket: recordingsBucket } : {}),
-    ...(browserLogGroup ? { logGroup: browserLogGroup } : {}),
-  };
-}
-
 export function readDeployedConfig(env: NodeJS.ProcessEnv): Config {
   const path = env.GRIDGATE_CONFIG;
   if (!path)

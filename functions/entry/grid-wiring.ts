@@ -7,34 +7,20 @@
 import type { Dispatcher } from 'undici';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { ArtifactSource } from '../core/artifact-ports';
-import type { Config, ContainerPoolConfig, LocalPoolConfig, PoolConfig } from '../core/config';
+import type { Config, ContainerPoolConfig, LocalPoolConfig } from '../core/config';
 import { EndedSessions } from '../core/ended-sessions';
 import { EndingSessions } from '../core/ending-sessions';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
+import { onFirstUse } from '../core/launcher-on-first-use';
+import { madeOnFirstUse } from '../core/made-on-first-use';
 import type { PoolRuntime, RuntimesByKind } from '../core/pool-runtime';
-import {
-  type Launcher,
-  type Logger,
-  type Metrics,
-  type SessionStore,
-  systemClock,
-  type UserDirectory,
-} from '../core/ports';
+import { type Logger, type Metrics, type SessionStore, systemClock, type UserDirectory } from '../core/ports';
 import { listedFromStore } from '../core/recorded-in-store';
 import type { RequestPricing } from '../core/session-cost';
 import { SessionTokens } from '../core/session-token';
 import { SlotQueue } from '../core/slot-queue';
-import { warmTaskTable } from '../core/warm-tasks';
-import { POOL_KINDS, POOL_TRAITS } from '../pools';
-import { ecsKept } from '../pools/ecs/ecs-recordings';
-import { eksLauncherByAuth } from '../pools/eks/eks-auth-launcher';
-import { type EksPodApisByAuth, eksKept, eksRecordings } from '../pools/eks/eks-recordings';
-import { podLogKeeper } from '../pools/eks/pod-log-keeper';
-import { HubArtifacts } from '../pools/hub/hub-artifacts';
-import { hubRuntime } from '../pools/hub/hub-pool-runtime';
-import { type AwsAdapters, ecsWarmCount, onFirstUse } from './aws-adapters';
-
-type PoolKind = PoolConfig['kind'];
+import { POOL_KINDS, POOL_TRAITS, type RuntimeMakers } from '../pools';
+import type { AwsPlatform, KindRuntime, PoolKindName, RuntimeContext } from '../pools/pool-kind';
 
 /** What every entry gives. */
 interface CommonParts {
@@ -49,7 +35,7 @@ interface CommonParts {
    * The pool kinds that get a launcher: every kind where a reload may add any (the Node server), the
    * config's own where the config never changes (a Lambda environment), the primary's (a worker process).
    */
-  kinds: ReadonlySet<PoolKind>;
+  kinds: ReadonlySet<PoolKindName>;
   /** Checks Basic-auth credentials; present exactly when the config names a usersFile. */
   users?: UserDirectory;
   /** The sessions ended lately; by default a new, empty memory. */
@@ -61,20 +47,16 @@ interface CommonParts {
 
 /** What an entry that starts its browsers itself gives (the Node server, its primary, the router Lambda). */
 export interface LaunchingParts extends CommonParts {
-  aws: AwsAdapters;
+  /** AWS as a platform, for the kinds whose browsers run there. */
+  aws: AwsPlatform;
+  /** GRIDGATE_DEPLOYMENT's text: where the stack keeps sessions' recordings. */
+  deployment?: string;
+  /** Runtime makers in place of what the kinds' `load()` answers (tests' fakes). */
+  makers?: RuntimeMakers;
   /** The runtime of local pools and where their recordings are kept (the Node server's); none: no local pools. */
   local?: { runtime: PoolRuntime<LocalPoolConfig>; recordings: ArtifactSource };
   /** The runtime of container pools and where their logs are (the Node server's); none: no container pools. */
   container?: { runtime: PoolRuntime<ContainerPoolConfig>; recordings?: ArtifactSource };
-  /**
-   * The launcher of eks pools that name a kubeconfig (the Node server's; given by the entry so the Kubernetes
-   * client stays out of the router Lambda's asset); none: every eks pool signs EKS tokens.
-   */
-  kubeconfigEks?: Launcher;
-  /** The pod API of eks pools that name a kubeconfig, shared with that launcher (their running pods' logs). */
-  kubeconfigPodApis?: EksPodApisByAuth['kubeconfig'];
-  /** Where ecs sessions' videos and browser logs are (pools/ecs/ecs-recordings.ts); none: not served. */
-  ecsRecordings?: ArtifactSource;
 }
 
 /**
@@ -82,12 +64,12 @@ export interface LaunchingParts extends CommonParts {
  * grid): each kind's launcher asks that process, which also serves the videos and logs (none here).
  */
 export interface RelayingParts extends CommonParts {
-  launchedElsewhere: (kind: PoolKind) => PoolRuntime;
+  launchedElsewhere: (kind: PoolKindName) => PoolRuntime;
 }
 
 export type GridParts = LaunchingParts | RelayingParts;
 
-export function gridDeps(parts: GridParts): GridDeps {
+export async function gridDeps(parts: GridParts): Promise<GridDeps> {
   const deps: GridDeps = {
     config: parts.config,
     runtimes: {},
@@ -110,9 +92,7 @@ export function gridDeps(parts: GridParts): GridDeps {
   if ('launchedElsewhere' in parts) {
     deps.runtimes = runtimesElsewhere(parts);
   } else {
-    deps.runtimes = runtimesHere(parts);
-    // Hub artifacts find a session's pool through deps, reloads included.
-    deps.artifacts = artifactsHere(parts, deps);
+    await wireKindsHere(parts, deps);
   }
   return deps;
 }
@@ -121,68 +101,72 @@ function runtimesElsewhere(parts: RelayingParts): RuntimesByKind {
   return Object.fromEntries([...parts.kinds].map((kind) => [kind, parts.launchedElsewhere(kind)]));
 }
 
-function runtimesHere(parts: LaunchingParts): RuntimesByKind {
-  const { config, logger, metrics, agent, aws, kinds } = parts;
-  const runtimes: RuntimesByKind = {};
-  if (parts.local && kinds.has('local')) runtimes.local = parts.local.runtime;
-  if (kinds.has('hub')) runtimes.hub = hubRuntime();
-  if (parts.container && kinds.has('container')) runtimes.container = parts.container.runtime;
-  // Heads sharing a DynamoDB table claim the warm tasks the cleanup keeps there.
-  const warmTable = warmTaskTable(config);
-  if (kinds.has('ecs')) {
-    runtimes.ecs = {
-      launcher: onFirstUse(() => aws.ecsLauncher({ agent, logger, metrics, warmTable })),
-      // /status counts warm tasks in the table, so answering it never loads the ECS SDK.
-      warm: { warmCount: ecsWarmCount(aws, warmTable) },
-    };
+/** Each kind's runtime and recordings, made here by the kind (its `load()`, or the maker given in its place). */
+async function wireKindsHere(parts: LaunchingParts, deps: GridDeps): Promise<void> {
+  const { config, logger, metrics, agent, aws, deployment, kinds } = parts;
+  const context: RuntimeContext = {
+    config,
+    logger,
+    metrics,
+    agent,
+    aws,
+    deployment,
+    // A session's pool, reloads and retired pools included.
+    poolOf: (session) => sessionPool(deps, session),
+  };
+  const runtimes: Partial<Record<PoolKindName, PoolRuntime>> = {};
+  const artifacts: NonNullable<GridDeps['artifacts']> = {};
+  if (parts.local && kinds.has('local')) {
+    runtimes.local = parts.local.runtime;
+    artifacts.local = parts.local.recordings;
   }
-  if (kinds.has('eks')) {
-    const keepLog = podLogKeeper(logger, aws.s3Client);
-    const withAws = onFirstUse(() => aws.eksLauncher({ agent, logger, metrics, keepLog }));
-    runtimes.eks = {
-      launcher: parts.kubeconfigEks
-        ? eksLauncherByAuth({ aws: withAws, kubeconfig: parts.kubeconfigEks })
-        : withAws,
-    };
+  if (parts.container && kinds.has('container')) {
+    runtimes.container = parts.container.runtime;
+    // A container session's log is its container's output, while it runs.
+    if (parts.container.recordings) artifacts.container = parts.container.recordings;
   }
-  return runtimes;
+  for (const kind of Object.values(POOL_KINDS)) {
+    if (!kinds.has(kind.name) || !kind.load) continue;
+    const load = kind.load.bind(kind);
+    const given = parts.makers?.[kind.name] as
+      | ((context: RuntimeContext) => Promise<KindRuntime>)
+      | undefined;
+    const made = await madeByKind(kind, context, async () => (given ?? (await load()))(context));
+    runtimes[kind.name] = made.runtime;
+    if (made.artifacts) {
+      // A kind whose recordings are in a bucket lists its ended sessions' from the store (recorded-in-store.ts).
+      artifacts[kind.name] = kind.kept
+        ? listedFromStore(made.artifacts, deps, kind.name, kind.kept)
+        : made.artifacts;
+    }
+  }
+  deps.runtimes = runtimes as RuntimesByKind;
+  deps.artifacts = artifacts;
 }
 
-function artifactsHere(parts: LaunchingParts, deps: GridDeps): GridDeps['artifacts'] {
-  const { kinds } = parts;
-  const poolOf = (session: { pool: string; address: string }) => sessionPool(deps, session);
+/**
+ * A kind's runtime: made now, or for a kind loaded with its pools' first browser (`beforeLoad`), its launcher
+ * made then and its other parts now.
+ */
+async function madeByKind(
+  kind: (typeof POOL_KINDS)[PoolKindName],
+  context: RuntimeContext,
+  make: () => Promise<KindRuntime>,
+): Promise<KindRuntime> {
+  if (!kind.beforeLoad) return make();
+  const loaded = madeOnFirstUse(make);
+  const before = kind.beforeLoad(context, loaded as never);
+  const launcher = onFirstUse(async () => (await loaded()).runtime.launcher);
   return {
-    ...(parts.local && kinds.has('local') ? { local: parts.local.recordings } : {}),
-    // A container session's log is its container's output, while it runs.
-    ...(parts.container?.recordings && kinds.has('container')
-      ? { container: parts.container.recordings }
-      : {}),
-    // ecs and eks sessions' recordings are listed, and their owners known, from the store (core/recorded-in-store.ts).
-    ...(parts.ecsRecordings ? { ecs: listedFromStore(parts.ecsRecordings, deps, 'ecs', ecsKept) } : {}),
-    // eks sessions' videos are in the bucket their pool's recorder names, wherever gridgate runs; their logs
-    // in their pods while they run, and kept in that bucket after.
-    ...(kinds.has('eks')
-      ? {
-          eks: listedFromStore(
-            eksRecordings(poolOf, {
-              s3Client: parts.aws.s3Client,
-              podApis: { aws: () => parts.aws.eksPodApis(), kubeconfig: parts.kubeconfigPodApis },
-            }),
-            deps,
-            'eks',
-            eksKept,
-          ),
-        }
-      : {}),
-    // Hub sessions' videos and logs come from their hubs.
-    ...(kinds.has('hub') ? { hub: new HubArtifacts(poolOf, parts.agent) } : {}),
+    runtime: { ...before.parts, launcher },
+    ...(before.artifacts ? { artifacts: before.artifacts } : {}),
   };
 }
 
 /** Every pool kind in the registry: what a server whose config may be reloaded gives launchers to. */
-export const EVERY_POOL_KIND: ReadonlySet<PoolKind> = new Set(Object.keys(POOL_KINDS) as PoolKind[]);
+export const EVERY_POOL_KIND: ReadonlySet<PoolKindName> = new Set(Object.keys(POOL_KINDS) as PoolKindName[]);
 
 /** The pool kinds a config uses. */
-export function poolKindsOf(config: Config): ReadonlySet<PoolKind> {
+export function poolKindsOf(config: Config): ReadonlySet<PoolKindName> {
   return new Set(Object.values(config.pools).map((pool) => pool.kind));
 }

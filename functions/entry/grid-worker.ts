@@ -75,7 +75,7 @@ export async function runWorker(logger: Logger): Promise<void> {
   // Read when a hub is first reached, so a hub a reload adds gets a hub's connections too.
   const agent = createUpstreamAgent((origin) => isHubOrigin(deps.config.pools, origin));
   const metrics = new PrometheusMetrics({ logger });
-  const deps = gridDeps({
+  const deps = await gridDeps({
     config,
     secret: Buffer.from(setup.secret, 'base64'),
     logger,

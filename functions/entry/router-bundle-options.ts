@@ -37,7 +37,9 @@ export function routerBundleOptions(outdir: string): BuildOptions & { outdir: st
     alias: { undici: fileURLToPath(new URL('./undici-lean.ts', import.meta.url)) },
     // Parses a browser's user agent for the SDK in browsers: never loaded under Node, yet esbuild
     // makes a chunk of every import() it sees, even in code it shakes out (35 KiB of the asset).
-    external: ['bowser'],
+    // The kubeconfig pod API (the Kubernetes client, megabytes) serves only eks pools that name a kubeconfig,
+    // which the Node server runs; behind the router an eks pool signs EKS tokens itself (pools/eks/eks-runtime.ts).
+    external: ['bowser', '*/eks-kubeconfig'],
     banner: { js: ESM_REQUIRE_BANNER },
     // No source map: under --enable-source-maps Node reads and parses it at import, which made init
     // about 80–120 ms slower in the benchmark. Infra that wants traces can ship a map without the flag.

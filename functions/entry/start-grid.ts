@@ -14,13 +14,14 @@ import { isHubOrigin } from '../core/browser-network';
 import type { Config } from '../core/config';
 import type { EndedSessions } from '../core/ended-sessions';
 import { STALE_SLOT_GRACE_MS } from '../core/free-stale-slots';
-import { type GridDeps, sessionPool } from '../core/grid-deps';
+import type { GridDeps } from '../core/grid-deps';
 import { reportGridGauges } from '../core/pool-gauges';
 import { type Logger, type Metrics, systemClock } from '../core/ports';
 import type { RequestPricing } from '../core/session-cost';
 import type { MetricsPage } from '../http/create-app';
 import { newRequestCounter, type RequestCounter } from '../http/grid-info';
 import { requireUserDirectory } from '../http/request-user';
+import type { RuntimeMakers } from '../pools';
 import type { ChromedriverLauncher } from '../pools/local/chromedriver-launcher';
 import { lazyAppListener } from '../servers/node/app-listener';
 import { answerClientErrors } from '../servers/node/client-errors';
@@ -69,8 +70,10 @@ export interface StartOptions {
    * False in a Lambda Web Function, reached only through its function URL, over TLS.
    */
   knownHostsOnly?: boolean;
-  /** The AWS adapters (DynamoDB store, ECS launcher); tests give their own. */
+  /** The AWS adapters (DynamoDB store, warm tasks, credentials); tests give their own. */
   aws?: AwsAdapters;
+  /** Runtime makers in place of what pool kinds' `load()` answers; tests give their fakes. */
+  makers?: RuntimeMakers;
   /** What each request passes through before this server (a Lambda Web Function's URL); none: nothing billed per request. */
   requestPricing?: RequestPricing;
   /** Where measurements go (EMF in a Lambda Web Function); by default Prometheus series at GET /metrics. */
@@ -125,13 +128,10 @@ export async function startGrid(
     logger,
     metrics,
     agent,
-    aws,
-    deployment: options.deployment,
-    poolOf: (session) => sessionPool(deps, session),
     onUnexpectedExit: (handle, exit) => endSessionOfExitedBrowser(deps, handle, exit),
   });
   prometheus?.onScrape((into) => reportGridGauges(deps, into));
-  const deps = gridDeps({
+  const deps: GridDeps = await gridDeps({
     config,
     secret,
     logger,
@@ -139,6 +139,10 @@ export async function startGrid(
     sessions,
     agent,
     aws,
+    // ecs sessions' recordings where the stack keeps them, as the router Lambda reads them: a head of the
+    // service or Web Function front door is given the same GRIDGATE_DEPLOYMENT and the same grants.
+    deployment: options.deployment,
+    makers: options.makers,
     // A reload may add a pool of any kind.
     kinds: EVERY_POOL_KIND,
     ...pools.parts,

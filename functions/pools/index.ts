@@ -10,15 +10,20 @@ import { ecsPoolKind } from './ecs/ecs-pool-kind';
 import { eksPoolKind } from './eks/eks-pool-kind';
 import { hubPoolKind } from './hub/hub-pool-kind';
 import { localPoolKind } from './local/local-pool-kind';
-import type { PoolConfigOf, PoolKind, PoolKindName } from './pool-kind';
+import type { PoolConfigOf, PoolKind, PoolKindName, RuntimeMakerOf } from './pool-kind';
 
-export const POOL_KINDS: { readonly [K in PoolKindName]: PoolKind<K> } = {
+const KINDS = {
   local: localPoolKind,
   hub: hubPoolKind,
   ecs: ecsPoolKind,
   eks: eksPoolKind,
   container: containerPoolKind,
 };
+
+export const POOL_KINDS: { readonly [K in PoolKindName]: PoolKind<K> } = KINDS;
+
+/** A runtime maker per kind, in place of what the kind's `load()` answers (tests give fakes through it). */
+export type RuntimeMakers = { [K in PoolKindName]?: RuntimeMakerOf<(typeof KINDS)[K]> };
 
 /** The definition of the pool's kind, typed for that pool. */
 export function poolKindOf<P extends PoolConfig>(pool: P): PoolKind<P['kind']> {

@@ -6,9 +6,11 @@
  */
 import { Agent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../functions/core/config';
 import { awsAdapters } from '../../functions/entry/aws-adapters';
 import { readSecretsManager } from '../../functions/entry/signing-secret';
 import { EcsLaunchFailure } from '../../functions/pools/ecs/ecs-launch-stage';
+import { ecsPoolKind } from '../../functions/pools/ecs/ecs-pool-kind';
 import { CollectingLogger, RecordingMetrics } from '../support/fakes';
 import { useHungAwsEndpoint } from '../support/hung-aws-endpoint';
 import { ecsPool } from '../support/one-pool-config';
@@ -22,11 +24,18 @@ afterAll(async () => {
 
 describe('the AWS clients on the request path', () => {
   it('end a new session whose RunTask never answers with a launch failure saying it timed out', async () => {
-    const launcher = await awsAdapters.ecsLauncher({
+    // The ecs kind's own runtime, as a head loads it with its first ecs session.
+    const makeRuntime = await ecsPoolKind.load?.();
+    const made = await makeRuntime?.({
+      config: parseConfig({}, { localBrowserVersion: '1' }),
       agent,
       logger: new CollectingLogger(),
       metrics: new RecordingMetrics(),
+      aws: awsAdapters,
+      poolOf: () => undefined,
     });
+    const launcher = made?.runtime.launcher;
+    if (!launcher) throw new Error('the ecs kind made no launcher');
     const pool = ecsPool({
       cluster: 'gridgate-browsers',
       taskDefinition: 'gridgate-chrome:7',

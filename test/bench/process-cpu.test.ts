@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cpuBetween, readTreeCpu } from '../../bench/process-cpu';
+import { cpuBetween, readTreeCpu, threadsCpuNanos } from '../../bench/process-cpu';
 import { until } from '../support/until';
 
 // Busy for 400 ms of its own CPU time (process.cpuUsage), however long the machine's load makes that take.
@@ -60,5 +60,24 @@ describe('readTreeCpu and cpuBetween', () => {
       intervalMs: 20,
     });
     expect(cpuBetween(before, readTreeCpu(root))).toBeGreaterThanOrEqual(0.38);
+  });
+});
+
+describe('threadsCpuNanos', () => {
+  it('counts what a process spends between two readings to the millisecond, and nothing while it waits', async () => {
+    const before = threadsCpuNanos(process.pid);
+    const spent = process.cpuUsage();
+    while (process.cpuUsage(spent).user + process.cpuUsage(spent).system < 30_000);
+    const busy = (threadsCpuNanos(process.pid) - before) / 1e6;
+    // 30 ms of its own CPU: at least that, and not the 10 ms steps of /proc/PID/stat's ticks plus whatever ran.
+    expect(busy).toBeGreaterThanOrEqual(29);
+    expect(busy).toBeLessThan(200);
+    const idle = threadsCpuNanos(process.pid);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((threadsCpuNanos(process.pid) - idle) / 1e6).toBeLessThan(30);
+  });
+
+  it('reads 0 for a process that is gone', () => {
+    expect(threadsCpuNanos(2 ** 22 + 1)).toBe(0);
   });
 });

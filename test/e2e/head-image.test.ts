@@ -149,6 +149,6 @@ describe('the head image (Dockerfile CMD, production build) behind a load balanc
     // Served by the playwright-core the image carries: nothing was installed into the empty cache.
     expect(readdirSync(playwrightCache)).toEqual([]);
     await eventually(async () => expect(await store.inUse()).toEqual({}), 30_000);
-    await eventually(() => expect(playwrightServers()).toEqual([]), 30_000);
+    await eventually(() => expect(playwrightServers(head.child.pid as number)).toEqual([]), 30_000);
   });
 });

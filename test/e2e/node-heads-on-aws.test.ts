@@ -11,6 +11,7 @@ import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-
 import type { Config } from '../../functions/core/config';
 import type { AwsAdapters } from '../../functions/entry/aws-adapters';
 import { type RunningGrid, startGrid } from '../../functions/entry/start-grid';
+import type { RuntimeMakers } from '../../functions/pools';
 import { EcsLauncher } from '../../functions/pools/ecs/ecs-launcher';
 import { chromeSession, headlessChromeOptions } from '../support/chrome-sessions';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
@@ -34,11 +35,7 @@ async function startHead(config: Config, secret: Buffer): Promise<RunningGrid> {
   const ecs = fake.client();
   const aws: AwsAdapters = {
     sessionStore: async (name) => new DynamoSessionStore({ client: dynamo.newClient(), table: name }),
-    ecsLauncher: async ({ agent, logger, metrics }) => new EcsLauncher({ ecs, agent, logger, metrics }),
-    eksLauncher: async () => {
-      throw new Error('no eks pools in this test');
-    },
-    eksPodApis: async () => {
+    identity: async () => {
       throw new Error('no eks pools in this test');
     },
     warmTasks: async () => {
@@ -51,7 +48,13 @@ async function startHead(config: Config, secret: Buffer): Promise<RunningGrid> {
       throw new Error('no secret ARN in this test');
     },
   };
-  const head = await startGrid(config, secret, new CollectingLogger(), { aws, reloadPollMs: 0 });
+  // The ecs runtime over the fake ECS API's client (the kind's own makes one for AWS's endpoint).
+  const makers: RuntimeMakers = {
+    ecs: async ({ agent, logger, metrics }) => ({
+      runtime: { launcher: new EcsLauncher({ ecs, agent, logger, metrics }) },
+    }),
+  };
+  const head = await startGrid(config, secret, new CollectingLogger(), { aws, makers, reloadPollMs: 0 });
   heads.push(head);
   return head;
 }

@@ -1,18 +1,21 @@
 /**
  * End to end on a local pool: Playwright's own protocol (`chromium.connect`) through the front door, a fresh
  * browser per connection served by a Playwright server of the client's own major.minor: gridgate's
- * playwright-core for 1.65, 1.64 installed from the npm registry on first use, both at once; a mismatch
- * between the URL's version and the client's refused with Playwright's 428; a killed client leaves nothing.
+ * playwright-core for 1.65, 1.64 installed on first use from the npm registry its npm config names (the tests'
+ * own, on loopback), both at once; a mismatch between the URL's version and the client's refused with
+ * Playwright's 428; a killed client leaves nothing.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { chromium as chromium164 } from 'playwright-core-1-64';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { sessionDirectoryOf } from '../../functions/pools/local/session-directories';
+import { type FakeNpmRegistry, startFakeNpmRegistry } from '../support/fake-npm-registry';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { freePortBelowEphemeral } from '../support/processes';
 import { killedMidRun, playwrightServers } from '../support/socket-session-clients';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { until } from '../support/until';
@@ -20,20 +23,35 @@ import { upgradeOutcome } from '../support/websocket-upgrade';
 
 let grid: TestGrid;
 let site: TestPageServer;
+let registry: FakeNpmRegistry;
 let cache: string;
 const wsUrl = () => grid.url.replace(/^http/, 'ws');
 
 beforeAll(async () => {
   cache = mkdtempSync(join(tmpdir(), 'gg-pw-cache-'));
+  registry = await startFakeNpmRegistry();
+  // The npm setting users have, which the grid's installs follow.
+  vi.stubEnv('npm_config_registry', registry.url);
   [grid, site] = await Promise.all([startTestGrid({ playwrightCache: cache }), startTestPageServer()]);
 });
 afterAll(async () => {
-  await Promise.all([grid?.close(), site?.close()]);
+  await Promise.all([grid?.close(), site?.close(), registry?.close()]);
+  vi.unstubAllEnvs();
   rmSync(cache, { recursive: true, force: true });
 });
 afterEach(async () => {
   await until(() => grid.launcher.running().length === 0, 'every session ended');
 });
+
+/** The grid's refusal of a Playwright client of `version` that asks for its own version: status and message. */
+async function upgradeRefused(version: string): Promise<{ status: number; message: string }> {
+  const socket = new WebSocket(`${wsUrl()}/playwright/chromium/playwright-${version}`, {
+    headers: { 'user-agent': `Playwright/${version}.0 (x64) node/20` },
+  });
+  const outcome = await upgradeOutcome(socket);
+  if (!('status' in outcome)) throw new Error('the socket opened');
+  return { status: outcome.status, message: JSON.parse(outcome.body).value.message };
+}
 
 /** How many sessions were asked of the grid so far. */
 const requestedSessions = () => grid.logger.lines.filter((line) => line.event === 'SESSION_REQUESTED').length;
@@ -65,7 +83,7 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
     } finally {
       await browser.close();
     }
-    await until(() => playwrightServers().length === 0, 'the Playwright server stopped');
+    await until(() => playwrightServers(process.pid).length === 0, 'the Playwright server stopped');
   });
 
   it('serves Playwright 1.64 and 1.65 clients at once, 1.64 installed on first use', async () => {
@@ -81,6 +99,7 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
       }
       expect(browser164.version()).toBe(browser165.version());
       expect(await grid.deps.sessions.running()).toHaveLength(2);
+      expect(registry.requests).toContain('/playwright-core');
     } finally {
       await Promise.all([browser165.close(), browser164.close()]);
     }
@@ -95,16 +114,31 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
 
   it('says clearly when a version cannot be had from the npm registry', async () => {
     const requested = requestedSessions();
-    const socket = new WebSocket(`${wsUrl()}/playwright/chromium/playwright-0.1`, {
-      headers: { 'user-agent': 'Playwright/0.1.0 (x64) node/20' },
-    });
-    const outcome = await upgradeOutcome(socket);
-    if (!('status' in outcome)) throw new Error('the socket opened');
-    expect(outcome.status).toBe(500);
-    expect(JSON.parse(outcome.body).value.message).toMatch(
-      /cannot install Playwright 0\.1 from the npm registry/,
+    const refused = await upgradeRefused('0.1');
+    expect(refused.status).toBe(500);
+    expect(refused.message).toMatch(
+      /cannot install Playwright 0\.1 from the npm registry: code ETARGET; notarget No matching version found for playwright-core@~0\.1\.0/,
     );
     // Refused before a slot is taken or a browser started.
+    expect(requestedSessions()).toBe(requested);
+  });
+
+  it('says clearly when the npm registry cannot be reached, naming its address', async () => {
+    const requested = requestedSessions();
+    // The user's npm setting, pointing where nothing listens; without npm's retries the outcome comes sooner.
+    const unreachable = `http://127.0.0.1:${await freePortBelowEphemeral()}/`;
+    vi.stubEnv('npm_config_registry', unreachable);
+    vi.stubEnv('npm_config_fetch_retries', '0');
+    try {
+      const refused = await upgradeRefused('1.63');
+      expect(refused.status).toBe(500);
+      expect(refused.message).toContain(
+        `cannot install Playwright 1.63 from the npm registry: code ECONNREFUSED; FetchError: request to ${unreachable}playwright-core failed`,
+      );
+    } finally {
+      vi.stubEnv('npm_config_registry', registry.url);
+      vi.stubEnv('npm_config_fetch_retries', undefined);
+    }
     expect(requestedSessions()).toBe(requested);
   });
 
@@ -115,11 +149,11 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
       const [session] = await grid.deps.sessions.running();
       handle = session?.handle as string;
       folder = sessionDirectoryOf(handle) as string;
-      expect(playwrightServers().length).toBeGreaterThan(0);
+      expect(playwrightServers(process.pid).length).toBeGreaterThan(0);
     });
     await until(async () => (await grid.deps.sessions.running()).length === 0, 'the session ended');
     await until(() => grid.launcher.running().length === 0, 'its browser stopped');
-    await until(() => playwrightServers().length === 0, 'its Playwright server stopped');
+    await until(() => playwrightServers(process.pid).length === 0, 'its Playwright server stopped');
     await grid.launcher.tornDown(handle);
     expect(existsSync(folder)).toBe(false);
   });

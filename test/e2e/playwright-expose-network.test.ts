@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 afterEach(async () => {
   await until(() => grid.launcher.running().length === 0, 'every session ended');
-  await until(() => playwrightServers().length === 0, 'no Playwright server left');
+  await until(() => playwrightServers(process.pid).length === 0, 'no Playwright server left');
 });
 
 /**

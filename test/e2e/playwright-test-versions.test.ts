@@ -1,38 +1,37 @@
 /**
- * End to end on a local pool: Playwright Test of two minor versions (1.65, the repository's, and 1.64, from
- * the npm registry into a cache of its own, as a user's second suite has it) at once against one grid, each
+ * End to end on a local pool: Playwright Test of two minor versions (1.65, the repository's, and 1.64, installed
+ * from an npm registry into a folder of its own, as a user's second suite has it) at once against one grid, each
  * with the `connectOptions.wsEndpoint` config of docs/playwright.md, running a small spec with a screenshot.
  * Each connection is served by a Playwright server of its client's own version (Playwright refuses any other
- * with 428), both sessions open together; nothing is left running after.
+ * with 428), the grid installing 1.64's from the npm registry its npm config names; both sessions open
+ * together; nothing is left running after. The registry is the tests' own, on loopback.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { OLDER_PLAYWRIGHT } from '../../scripts/test-npm-packages';
+import { type FakeNpmRegistry, startFakeNpmRegistry } from '../support/fake-npm-registry';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { playwrightServers } from '../support/socket-session-clients';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { until } from '../support/until';
 
 const run = promisify(execFile);
-const OLDER = '1.64.1';
-// Kept between runs: the registry is asked once per machine.
-const OLDER_RUNNER = join(homedir(), '.cache', 'gridgate-test', `playwright-test-${OLDER}`);
 const modules = join(import.meta.dirname, '..', '..', 'node_modules');
 
 let grid: TestGrid;
 let site: TestPageServer;
+let registry: FakeNpmRegistry;
 let cache: string;
 let barrier: string;
+let olderInstall: string;
 const projects: string[] = [];
 
-/** Playwright Test `version` from the npm registry, once, as a user's project installs it. */
+/** Playwright Test of the older version, installed from the registry as a user's project installs it. */
 async function olderRunner(): Promise<string> {
-  const cli = join(OLDER_RUNNER, 'node_modules', '@playwright', 'test', 'cli.js');
-  if (existsSync(cli)) return cli;
-  mkdirSync(OLDER_RUNNER, { recursive: true });
   await run(
     'npm',
     [
@@ -42,12 +41,12 @@ async function olderRunner(): Promise<string> {
       '--no-fund',
       '--ignore-scripts',
       '--prefix',
-      OLDER_RUNNER,
-      `@playwright/test@${OLDER}`,
+      olderInstall,
+      `@playwright/test@${OLDER_PLAYWRIGHT}`,
     ],
     { timeout: 300_000 },
   );
-  return cli;
+  return join(olderInstall, 'node_modules', '@playwright', 'test', 'cli.js');
 }
 
 /** A project folder with the docs' config (the grid's address, a test name) and the spec, under `root`. */
@@ -85,12 +84,18 @@ function runSuite(cli: string, folder: string) {
 beforeAll(async () => {
   cache = mkdtempSync(join(tmpdir(), 'gg-pw-versions-'));
   barrier = mkdtempSync(join(tmpdir(), 'gg-pw-barrier-'));
+  olderInstall = mkdtempSync(join(tmpdir(), 'gg-pw-older-'));
+  registry = await startFakeNpmRegistry();
+  // The npm setting users have: the grid's installs and the older suite's own install both go there.
+  vi.stubEnv('npm_config_registry', registry.url);
   [grid, site] = await Promise.all([startTestGrid({ playwrightCache: cache }), startTestPageServer()]);
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([grid?.close(), site?.close()]);
-  for (const folder of [cache, barrier, ...projects]) rmSync(folder, { recursive: true, force: true });
+  await Promise.all([grid?.close(), site?.close(), registry?.close()]);
+  vi.unstubAllEnvs();
+  for (const folder of [cache, barrier, olderInstall, ...projects])
+    rmSync(folder, { recursive: true, force: true });
 });
 
 describe('Playwright Test of two minor versions at once', { timeout: 600_000 }, () => {
@@ -99,7 +104,7 @@ describe('Playwright Test of two minor versions at once', { timeout: 600_000 }, 
     // Each project where its own @playwright/test resolves: the repository's, and the older install's.
     const [current, previous] = [
       project(join(import.meta.dirname, 'playwright'), 'pt-1-65'),
-      project(OLDER_RUNNER, 'pt-1-64'),
+      project(olderInstall, 'pt-1-64'),
     ];
     const [ran165, ran164] = await Promise.all([
       runSuite(join(modules, '@playwright', 'test', 'cli.js'), current),
@@ -109,9 +114,10 @@ describe('Playwright Test of two minor versions at once', { timeout: 600_000 }, 
     expect(ran164.stdout).toMatch(/1 passed/);
     const created = grid.logger.lines.filter((line) => line.event === 'SESSION_CREATED');
     expect(created).toHaveLength(2);
-    // 1.64's server was installed for it: the grid's own playwright-core is 1.65.
+    // 1.64's server was installed for it, from the registry npm is set to: the grid's own playwright-core is 1.65.
     expect(existsSync(join(cache, '1.64', 'node_modules', 'playwright-core', 'package.json'))).toBe(true);
+    expect(registry.requests).toContain('/playwright-core');
     await until(() => grid.launcher.running().length === 0, 'both sessions ended with their runs');
-    await until(() => playwrightServers().length === 0, 'no Playwright server left');
+    await until(() => playwrightServers(process.pid).length === 0, 'no Playwright server left');
   });
 });

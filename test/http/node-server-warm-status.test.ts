@@ -55,8 +55,8 @@ describe('Node server: /status and warm ecs tasks', () => {
       },
       { port: 0, host: '127.0.0.1', store: { kind: 'dynamodb', table: table.table } },
     );
-    const { aws, made } = adapters();
-    grid = await startGrid(config, randomBytes(32), new CollectingLogger(), { aws, reloadPollMs: 0 });
+    const { aws, made, makers } = adapters();
+    grid = await startGrid(config, randomBytes(32), new CollectingLogger(), { aws, makers, reloadPollMs: 0 });
 
     const status = await (await fetch(`${grid.url}/status`)).json();
     expect(status.value.pools).toEqual([expect.objectContaining({ name: 'fargate', kind: 'ecs', warm: 1 })]);

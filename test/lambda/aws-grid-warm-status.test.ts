@@ -87,8 +87,8 @@ describe('awsGrid: /status and warm ecs tasks', () => {
     // Past its retention: the cleanup never removed it, and DynamoDB's TTL deletes it late.
     await warm.register(idleTask('d'.repeat(32), Date.now() - RETENTION_MS - 60_000));
     await warm.claim('fargate', { key: 'a-session', at: Date.now() });
-    const { aws, made } = adapters();
-    const { deps } = await awsGrid(env({ min: 1, max: 3 }), aws);
+    const { aws, made, makers } = adapters();
+    const { deps } = await awsGrid(env({ min: 1, max: 3 }), aws, makers);
 
     expect((await gridStatus(deps)).value.pools).toEqual([
       { name: 'fargate', kind: 'ecs', maxSessions: 4, inUse: 0, waiting: 0, warm: 2 },
@@ -101,8 +101,8 @@ describe('awsGrid: /status and warm ecs tasks', () => {
   });
 
   it('still gives the launcher the table to claim warm tasks from when a session first needs it', async () => {
-    const { aws, made } = adapters();
-    const { deps } = await awsGrid(env({ min: 1, max: 2 }), aws);
+    const { aws, made, makers } = adapters();
+    const { deps } = await awsGrid(env({ min: 1, max: 2 }), aws, makers);
     expect((await gridStatus(deps)).value.pools[0]?.warm).toBe(0);
     expect(made.launchers).toEqual([]);
 
@@ -115,8 +115,8 @@ describe('awsGrid: /status and warm ecs tasks', () => {
   });
 
   it('leaves the count out, and the launcher unmade, when the table cannot be read', async () => {
-    const { aws, made } = adapters();
-    const { deps } = await awsGrid(env({ min: 1, max: 2 }, 'no-such-table'), aws);
+    const { aws, made, makers } = adapters();
+    const { deps } = await awsGrid(env({ min: 1, max: 2 }, 'no-such-table'), aws, makers);
     const logger = new CollectingLogger();
     deps.logger = logger;
 
@@ -134,8 +134,8 @@ describe('awsGrid: /status and warm ecs tasks', () => {
   });
 
   it('shows 0 for a pool without `warm`, without making the launcher or reading the table', async () => {
-    const { aws, made } = adapters();
-    const { deps } = await awsGrid(env(undefined), aws);
+    const { aws, made, makers } = adapters();
+    const { deps } = await awsGrid(env(undefined), aws, makers);
     expect((await gridStatus(deps)).value.pools[0]?.warm).toBe(0);
     expect(made).toEqual({ launchers: [], stores: [] });
   });

@@ -11,6 +11,7 @@ import { SessionTokens } from '../../functions/core/session-token';
 import type { AwsAdapters } from '../../functions/entry/aws-adapters';
 import { awsGrid } from '../../functions/entry/aws-grid';
 import { createApp } from '../../functions/http/create-app';
+import type { RuntimeMakers } from '../../functions/pools';
 import { FakeCloudWatchLogs } from '../support/fake-cloudwatch-logs';
 import { FakeLauncher } from '../support/fakes';
 
@@ -60,14 +61,7 @@ function testAdapters() {
       made.tables.push(table);
       return new MemorySessionStore();
     },
-    ecsLauncher: async () => {
-      made.launchers++;
-      return launcher;
-    },
-    eksLauncher: async () => {
-      throw new Error('no eks pools in this test');
-    },
-    eksPodApis: async () => {
+    identity: async () => {
       throw new Error('no eks pods in this test');
     },
     warmTasks: async () => {
@@ -80,15 +74,22 @@ function testAdapters() {
       return SECRET;
     },
   };
-  return { adapters, made, launcher };
+  const makers: RuntimeMakers = {
+    ecs: async () => {
+      made.launchers++;
+      return { runtime: { launcher } };
+    },
+  };
+  return { adapters, made, launcher, makers };
 }
 
 describe('awsGrid', () => {
   it('wires the store of the configured table and a launcher per pool kind', async () => {
-    const { adapters, made } = testAdapters();
+    const { adapters, made, makers } = testAdapters();
     const { deps } = await awsGrid(
       { GRIDGATE_CONFIG: configFile(GRID_CONFIG), GRIDGATE_DEPLOYMENT: DEPLOYMENT, GRIDGATE_SECRET: SECRET },
       adapters,
+      makers,
     );
     expect(made.tables).toEqual(['gridgate-sessions']);
     expect(Object.keys(deps.runtimes).sort()).toEqual(['ecs', 'hub']);
@@ -109,10 +110,11 @@ describe('awsGrid', () => {
   });
 
   it('makes the ECS launcher with the first browser it starts, once', async () => {
-    const { adapters, made, launcher } = testAdapters();
+    const { adapters, made, launcher, makers } = testAdapters();
     const { deps } = await awsGrid(
       { GRIDGATE_CONFIG: configFile(GRID_CONFIG), GRIDGATE_DEPLOYMENT: DEPLOYMENT, GRIDGATE_SECRET: SECRET },
       adapters,
+      makers,
     );
     expect(made.launchers).toBe(0);
     const ecs = deps.runtimes.ecs?.launcher as Launcher;
@@ -245,6 +247,11 @@ describe('awsGrid', () => {
     const logsAsked: string[] = [];
     const never = () => Promise.reject(new Error('not in this test'));
     const goneApi = { create: never, read: never, delete: never, list: never };
+    // The pods are gone: their logs are only what was kept in the bucket.
+    const podApis = async () => () => ({
+      ...goneApi,
+      log: async (_ns: string, name: string) => void logsAsked.push(name),
+    });
     const s3 = new S3Client({
       region: 'eu-west-1',
       credentials: {
@@ -266,8 +273,12 @@ describe('awsGrid', () => {
           regions.push(region);
           return s3;
         },
-        // The pods are gone: their logs are only what was kept in the bucket.
-        eksPodApis: async () => () => ({ ...goneApi, log: async (_ns, name) => void logsAsked.push(name) }),
+      },
+      {
+        eks: async () => ({
+          runtime: { launcher: new FakeLauncher() },
+          podApis: { aws: podApis, kubeconfig: podApis },
+        }),
       },
     );
     const idOf = (pool: string, key: string) =>

@@ -37,8 +37,6 @@ export interface HeadImages {
   heads: { child: ChildProcess; headUrl: string }[];
   /** The balancer's address: the config's publicUrl, the one clients know. */
   balancerUrl: string;
-  /** The folder the image's files are laid out in: what the heads run (their Playwright servers' scripts). */
-  root: string;
   /** Ends every head (SIGTERM, so each stops what it started), closes the balancer, removes the image's files. */
   close(): Promise<void>;
 }
@@ -145,7 +143,7 @@ export async function startHeadImages(
       children.map(async (child) => ({ child, headUrl: await followServer(child).url })),
     );
     ports.push(...heads.map(({ headUrl }) => Number(new URL(headUrl).port)));
-    return { heads, balancerUrl, root, close };
+    return { heads, balancerUrl, close };
   } catch (error) {
     await close();
     throw error;

@@ -28,7 +28,8 @@ function destination(args) {
 const connect = net.Socket.prototype.connect;
 net.Socket.prototype.connect = function guardedConnect(...args) {
   const to = destination(args);
-  const allowed = to.path !== undefined || LOOPBACK.test(String(to.host));
+  // A Unix socket's path is a string; TLS and HTTP agents pass `path: null` beside a host, still a TCP connection.
+  const allowed = typeof to.path === 'string' || LOOPBACK.test(String(to.host));
   record({ kind: 'connect', ...to, allowed });
   if (!allowed) {
     process.nextTick(() =>

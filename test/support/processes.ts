@@ -61,6 +61,33 @@ export function processGroupAlive(pid: number | undefined): boolean {
     });
 }
 
+/**
+ * The processes descending from `root` now (its children, theirs, …), with their command lines (arguments
+ * joined by spaces; empty for a zombie), read from /proc. A process whose parent ended is re-parented to
+ * PID 1 and is no longer anyone's descendant.
+ */
+export function descendantsOf(root: number): { pid: number; args: string }[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const parent = Number(procStatFields(entry)?.[1]);
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  for (let next = children.get(root) ?? []; next.length > 0; ) {
+    found.push(...next);
+    next = next.flatMap((pid) => children.get(pid) ?? []);
+  }
+  return found.flatMap((pid) => {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter(Boolean).join(' ');
+      return [{ pid, args }];
+    } catch {
+      return []; // gone meanwhile
+    }
+  });
+}
+
 /** A process's /proc stat fields after its name: state, ppid, pgrp, …; undefined once it is gone. */
 function procStatFields(pid: string): string[] | undefined {
   try {

@@ -1,9 +1,9 @@
 /**
  * What the socket-session tests do with each client on any pool: Puppeteer's `connect` and Playwright's
  * `chromium.connect` each open a page of the test site through the grid and read it, and what a session of
- * either may leave on this machine (a Playwright server, its folder) is found by name.
+ * either may leave on this machine (a Playwright server, its folder) is found by its grid and its name.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,8 +11,12 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { expect } from 'vitest';
+import { descendantsOf } from './processes';
 import { eventually } from './until';
 import { type ProbedVideo, probeVideo } from './video-probe';
+
+/** The scripts a grid's Playwright server runs (functions/servers/node/playwright/). */
+const PLAYWRIGHT_SERVER_SCRIPTS = ['attach-server.cjs', 'devtools-pipe.cjs'];
 
 /** Puppeteer's connect with browserWSEndpoint: the page's title, read while `during` runs; then disconnects. */
 export async function puppeteerVisit(
@@ -118,11 +122,15 @@ export async function recordedPlaywrightVisit(
   }
 }
 
-/** The Playwright servers (and their bridges) running on this machine now. */
-export function playwrightServers(): string[] {
-  return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' })
-    .split('\n')
-    .filter((line) => line.includes('attach-server.cjs') || line.includes('devtools-pipe.cjs'));
+/**
+ * The Playwright servers (and their bridges) that the grid running as process `grid` started and that run now,
+ * as "pid args" lines: its descendants running attach-server.cjs or devtools-pipe.cjs. Only the grid's own, so
+ * the servers of a grid another test file runs at the same time (vitest runs two at once) never count.
+ */
+export function playwrightServers(grid: number): string[] {
+  return descendantsOf(grid)
+    .filter(({ args }) => PLAYWRIGHT_SERVER_SCRIPTS.some((script) => args.includes(script)))
+    .map(({ pid, args }) => `${pid} ${args}`);
 }
 
 /** The folders this process's Playwright servers of browsers elsewhere (hub, container, ecs) keep now. */

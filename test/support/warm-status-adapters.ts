@@ -1,13 +1,15 @@
 /**
  * AWS adapters for the /status warm-count tests of both heads (router Lambda and Node server): the
- * warm-task store on the test's dynalite table, and an ECS launcher (a fake) that records being made, so a
- * test can show a count never made it.
+ * warm-task store on the test's dynalite table, and an ecs runtime maker (a fake launcher) that records
+ * being called, so a test can show a count never made the ecs runtime.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { noMetrics } from '../../functions/core/ports';
+import { warmTaskTable } from '../../functions/core/warm-tasks';
 import type { AwsAdapters } from '../../functions/entry/aws-adapters';
+import type { RuntimeMakers } from '../../functions/pools';
 import { FakeLauncher } from './fakes';
 
 /** `overrides`: adapters a head must not call here (one that throws says so). */
@@ -16,19 +18,12 @@ export function warmStatusAdapters(client: DynamoDBClient, overrides: Partial<Aw
   const aws: AwsAdapters = {
     // The quota store is not what these tests are about; the warm tasks' table is the dynamodb store's name.
     sessionStore: async () => new MemorySessionStore(),
-    ecsLauncher: async ({ warmTable }) => {
-      made.launchers.push({ warmTable });
-      return new FakeLauncher();
-    },
-    eksLauncher: async () => {
-      throw new Error('no eks pools in these tests');
-    },
-    eksPodApis: async () => {
-      throw new Error('no eks pools in these tests');
-    },
     warmTasks: async (table) => {
       made.stores.push(table);
       return new DynamoWarmTasks({ client, table });
+    },
+    identity: async () => {
+      throw new Error('no eks pools in these tests');
     },
     metrics: async () => noMetrics,
     secret: async () => {
@@ -36,5 +31,12 @@ export function warmStatusAdapters(client: DynamoDBClient, overrides: Partial<Aw
     },
     ...overrides,
   };
-  return { aws, made };
+  const makers: RuntimeMakers = {
+    // The table the real ecs runtime would claim warm tasks from, as the wiring's config says.
+    ecs: async ({ config }) => {
+      made.launchers.push({ warmTable: warmTaskTable(config) });
+      return { runtime: { launcher: new FakeLauncher() } };
+    },
+  };
+  return { aws, made, makers };
 }

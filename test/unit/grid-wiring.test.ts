@@ -5,7 +5,6 @@ import { MemorySessionStore } from '../../functions/adapters/memory/memory-sessi
 import { parseConfig } from '../../functions/core/config';
 import { EndedSessions } from '../../functions/core/ended-sessions';
 import { type Launcher, noMetrics } from '../../functions/core/ports';
-import type { AwsAdapters } from '../../functions/entry/aws-adapters';
 import {
   EVERY_POOL_KIND,
   gridDeps,
@@ -28,16 +27,7 @@ const config = parseConfig(
 function parts(rest: Partial<LaunchingParts> = {}) {
   const made = { ecs: 0, eks: 0 };
   const launcher = new FakeLauncher();
-  const aws = {
-    ecsLauncher: async () => {
-      made.ecs++;
-      return launcher;
-    },
-    eksLauncher: async () => {
-      made.eks++;
-      return launcher;
-    },
-  } as Partial<AwsAdapters> as AwsAdapters;
+  const never = () => Promise.reject(new Error('not in this test'));
   const given: LaunchingParts = {
     config,
     secret: Buffer.alloc(32, 7),
@@ -45,7 +35,17 @@ function parts(rest: Partial<LaunchingParts> = {}) {
     metrics: noMetrics,
     sessions: new MemorySessionStore(),
     agent,
-    aws,
+    aws: { warmTasks: never, identity: never },
+    makers: {
+      ecs: async () => {
+        made.ecs++;
+        return { runtime: { launcher } };
+      },
+      eks: async () => {
+        made.eks++;
+        return { runtime: { launcher }, podApis: { aws: never, kubeconfig: never } };
+      },
+    },
     kinds: poolKindsOf(config),
     ...rest,
   };
@@ -58,7 +58,7 @@ const recordings = { find: async () => undefined };
 describe('gridDeps', () => {
   it('gives launchers to the config’s pool kinds only, loading a cloud one with its first use', async () => {
     const { given, made } = parts();
-    const deps = gridDeps(given);
+    const deps = await gridDeps(given);
     expect(Object.keys(deps.runtimes).sort()).toEqual(['ecs', 'hub']);
     expect(Object.keys(deps.artifacts ?? {})).toEqual(['hub']);
     expect(made.ecs).toBe(0);
@@ -71,32 +71,31 @@ describe('gridDeps', () => {
     expect(made.ecs).toBe(1);
   });
 
-  it('gives every kind a launcher where a reload may add any, local ones the entry’s own', () => {
+  it('gives every kind a launcher where a reload may add any, local ones the entry’s own', async () => {
     const { given } = parts({ kinds: EVERY_POOL_KIND, local: { runtime: { launcher: local }, recordings } });
-    const deps = gridDeps(given);
+    const deps = await gridDeps(given);
     expect(Object.keys(deps.runtimes).sort()).toEqual(['ecs', 'eks', 'hub', 'local']);
     expect(deps.runtimes.local?.launcher).toBe(local);
     expect(deps.artifacts?.local).toBe(recordings);
   });
 
-  it('sends eks pools that name a kubeconfig to the launcher the entry gives for them', async () => {
-    const kubeconfig = new FakeLauncher();
-    const { given, made } = parts({ kinds: EVERY_POOL_KIND, kubeconfigEks: kubeconfig });
-    const eks = gridDeps(given).runtimes.eks?.launcher;
-    const pool = (auth: 'aws' | 'kubeconfig') =>
-      ({ kind: 'eks', name: auth, auth }) as unknown as Parameters<Launcher['stop']>[1]['pool'];
-    await eks?.stop('pod-1', { key: 'k', pool: pool('kubeconfig'), reason: 'deleted', upstreamId: '' });
-    expect(kubeconfig.stops).toEqual(['pod-1']);
+  it('loads the eks kind with its pools’ first browser, not at start', async () => {
+    const { given, made } = parts({ kinds: EVERY_POOL_KIND });
+    const eks = (await gridDeps(given)).runtimes.eks?.launcher;
     expect(made.eks).toBe(0);
-    await eks?.stop('pod-2', { key: 'k', pool: pool('aws'), reason: 'deleted', upstreamId: '' });
+    const pool = { kind: 'eks', name: 'pods', auth: 'aws' } as unknown as Parameters<
+      Launcher['stop']
+    >[1]['pool'];
+    await eks?.stop('pod-1', { key: 'k', pool, reason: 'deleted', upstreamId: '' });
+    await eks?.stop('pod-2', { key: 'k', pool, reason: 'deleted', upstreamId: '' });
     expect(made.eks).toBe(1);
   });
 
   it('gives a process whose browsers another starts one launcher per kind that asks it, and no artifacts', async () => {
     const { given, made } = parts();
-    const { aws: _aws, ...common } = given;
+    const { aws: _aws, makers: _makers, ...common } = given;
     const elsewhere = new Map<string, FakeLauncher>();
-    const deps = gridDeps({
+    const deps = await gridDeps({
       ...common,
       kinds: new Set(['hub', 'ecs'] as const),
       launchedElsewhere: (kind) => {
@@ -119,9 +118,10 @@ describe('gridDeps', () => {
 
   it('lists ended ecs sessions with recordings from the store, and only those, each once', async () => {
     const sessions = new MemorySessionStore();
-    const ecsRecordings = { find: async () => undefined };
-    const { given } = parts({ sessions, ecsRecordings, local: { runtime: { launcher: local }, recordings } });
-    const deps = gridDeps({ ...given, kinds: EVERY_POOL_KIND });
+    // A stack that keeps ecs sessions' browser logs in a log group (no video bucket).
+    const deployment = JSON.stringify({ browserLogGroup: 'Gridgate-BrowsersLogs-1AB' });
+    const { given } = parts({ sessions, deployment, local: { runtime: { launcher: local }, recordings } });
+    const deps = await gridDeps({ ...given, kinds: EVERY_POOL_KIND });
     const at = Date.now();
     const recording = { video: true, log: false, retentionMs: 60_000 };
     const record = (key: string, pool: string, more = {}) => ({
@@ -194,7 +194,7 @@ describe('gridDeps', () => {
     );
     const sessions = new MemorySessionStore();
     const { given } = parts({ sessions, config: eksConfig, kinds: poolKindsOf(eksConfig) });
-    const deps = gridDeps(given);
+    const deps = await gridDeps(given);
     const at = Date.now();
     for (const [key, pool] of [
       ['bb00000000000001', 'pods'],
@@ -227,10 +227,10 @@ describe('gridDeps', () => {
     ]);
   });
 
-  it('signs with the secret given and keeps the ended sessions given', () => {
+  it('signs with the secret given and keeps the ended sessions given', async () => {
     const ended = new EndedSessions();
     const { given } = parts({ ended });
-    const deps = gridDeps(given);
+    const deps = await gridDeps(given);
     expect(deps.ended).toBe(ended);
     const id = deps.tokens.sign(
       {
@@ -245,7 +245,9 @@ describe('gridDeps', () => {
       },
       'guest',
     );
-    expect(gridDeps(parts().given).tokens.verify(id, 'guest').ok).toBe(true);
-    expect(gridDeps(parts({ secret: Buffer.alloc(32, 8) }).given).tokens.verify(id, 'guest').ok).toBe(false);
+    expect((await gridDeps(parts().given)).tokens.verify(id, 'guest').ok).toBe(true);
+    expect((await gridDeps(parts({ secret: Buffer.alloc(32, 8) }).given)).tokens.verify(id, 'guest').ok).toBe(
+      false,
+    );
   });
 });

@@ -8,6 +8,7 @@ import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { ArtifactSession, ArtifactSource } from '../../core/artifact-ports';
 import { artifactsByKind } from '../../core/artifacts-by-kind';
 import type { PoolConfig } from '../../core/config';
+import { parseDeployment } from '../../core/deployment';
 import { madeOnFirstUse } from '../../core/made-on-first-use';
 import type { KeptRecordings } from '../../core/recorded-in-store';
 import type { VideoPlace, VideoPlaceOf } from '../../core/unkept-videos';
@@ -17,6 +18,20 @@ export interface EcsRecordingPlaces {
   bucket?: string;
   /** The browsers' log group (GRIDGATE_DEPLOYMENT's browserLogGroup). */
   logGroup?: string;
+}
+
+/**
+ * Where the stack keeps ecs sessions' recordings, from GRIDGATE_DEPLOYMENT's text: the bucket of their
+ * videos, when some pool records, and the log group of their browsers' logs. The router Lambda and the
+ * Node server's heads (service and Web Function front doors) are given the same text.
+ */
+export function ecsRecordingPlaces(deployment: string | undefined): EcsRecordingPlaces {
+  if (!deployment) return {};
+  const { recordingsBucket, browserLogGroup } = parseDeployment(deployment);
+  return {
+    ...(recordingsBucket ? { bucket: recordingsBucket } : {}),
+    ...(browserLogGroup ? { logGroup: browserLogGroup } : {}),
+  };
 }
 
 /** `poolOf`: the pool a session ran in, by its ID's claims. */

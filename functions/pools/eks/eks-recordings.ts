@@ -20,7 +20,7 @@ import type { DeployedEksPool } from './eks-pool-check';
 
 /** The pod API of an eks pool's cluster, for each way a pool authenticates (`auth`). */
 export interface EksPodApisByAuth {
-  /** EKS tokens signed with the process's AWS credentials (entry/aws-adapters.ts). */
+  /** EKS tokens signed with the process's AWS credentials (the platform's identity: eks-runtime.ts). */
   aws: () => Promise<(pool: DeployedEksPool) => EksPodApi>;
   /** A kubeconfig's credentials (the Node server's); none: such pools are not served here. */
   kubeconfig?: () => Promise<(pool: DeployedEksPool) => EksPodApi>;

@@ -7,4 +7,5 @@ export const hubPoolKind: PoolKind<'hub'> = {
   schema: hubPool,
   // Whether a session is recorded is the hub's to decide: the client's ask is passed to it.
   traits: { remoteEnd: 'hub', boundToItsHead: false, recordsVideo: () => true },
+  load: async () => (await import('./hub-pool-runtime')).makeHubRuntime,
 };

@@ -26,20 +26,6 @@ export function asBrowserUser(id: number, chromium: string, args: readonly strin
   return ['setpriv', [`--reuid=${id}`, `--regid=${id}`, '--clear-groups', '--', chromium, ...args]];
 }
 
-/**
- * The executable chromedriver is told is Chromium, inside its namespace already: it gives the browser's user
- * what chromedriver (root) wrote for Chromium (the profile, unpacked extensions in its home), then becomes it.
- */
-export function chromiumAsBrowserUser(id: number, chromium: string, owned: readonly string[]): string {
-  const [command, args] = asBrowserUser(id, chromium, []);
-  return [
-    '#!/bin/sh',
-    `chown -R -h ${id}:${id} -- ${owned.map(quote).join(' ')} || exit 1`,
-    `exec ${[command, ...args].map(quote).join(' ')} "$@"`,
-    '',
-  ].join('\n');
-}
-
 /** Gives `path`, and all under it when a folder, to the browser's user; links are changed, never followed. */
 export async function giveToBrowser(path: string, id: number): Promise<void> {
   await lchown(path, id, id);
@@ -57,5 +43,3 @@ export async function closedToBrowsers(dir: string): Promise<string | undefined>
     if (dirname(folder) === folder) return undefined;
   }
 }
-
-const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;

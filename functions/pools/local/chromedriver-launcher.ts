@@ -28,11 +28,14 @@ import {
   NAMESPACE_DRIVER_PORT,
   openBrowserNamespace,
 } from './browser-namespace';
-import { asBrowserUser, browserUserOf, chromiumAsBrowserUser, giveToBrowser } from './browser-user';
+import { asBrowserUser, browserUserOf, giveToBrowser } from './browser-user';
 import { BrowserWatch } from './browser-watch';
 import { PortRaceError, waitForPort } from './chromedriver-port';
 import { chromiumCapabilities, wantsDownloads } from './chromium-capabilities';
 import { launchChromium, warmChromiumArgs } from './chromium-process';
+import { chromiumStartScript } from './chromium-start-script';
+import { ChromiumStarts } from './chromium-starts';
+import { type ChromiumStart, wrapperStart } from './chromium-wrapper';
 import { LocalFileTransfer } from './local-file-transfer';
 import { ReadyChromedrivers } from './ready-chromedrivers';
 import { SessionDirectories, sessionDirectoryOf } from './session-directories';
@@ -141,6 +144,12 @@ export class ChromedriverLauncher
     this.partExited(handle, { process: 'chromium', code: null, signal: null }),
   );
 
+  /** How each pool's Chromium is started: Debian's wrapper worked out once, its real binary exec'd. */
+  private readonly starts = new ChromiumStarts(
+    (chromium) => findStart(chromium),
+    (chromium, reason) => this.options.logger?.log('CHROMIUM_WRAPPER_KEPT', { chromium, reason }),
+  );
+
   /** Set by stopAll (shutdown): a chromedriver started after it would outlive gridgate. */
   private stopped = false;
 
@@ -200,7 +209,7 @@ export class ChromedriverLauncher
       signal.throwIfAborted();
       if (wantsDownloads(capabilities))
         downloadDirectory = await this.directories.make(driver.handle, 'downloads');
-      if (running && namespace) binary = await chromiumAsItsUser(driver.handle, running, pool.chromium);
+      if (running) binary = await startScript(driver.handle, running, await this.starts.of(pool.chromium));
     } catch (error) {
       await this.stop(driver.handle);
       throw error;
@@ -212,7 +221,8 @@ export class ChromedriverLauncher
         userDataDir: driver.userDataDir,
         runningAsRoot,
         downloadDirectory,
-        ...(binary ? { binary, devtoolsPort: NAMESPACE_DEVTOOLS_PORT } : {}),
+        binary,
+        ...(namespace ? { devtoolsPort: NAMESPACE_DEVTOOLS_PORT } : {}),
       }),
       ...served(downloadDirectory),
     };
@@ -224,6 +234,8 @@ export class ChromedriverLauncher
    */
   keepWarm(pools: readonly PoolConfig[]): void {
     if (this.stopped) return;
+    // Worked out before the first session needs it (of() settles every failure itself).
+    for (const pool of pools) if (pool.kind === 'local') this.starts.of(pool.chromium).catch(() => undefined);
     this.warm.keep(pools);
     this.readyDrivers.keep(pools);
   }
@@ -260,10 +272,12 @@ export class ChromedriverLauncher
     // In a namespace, Chromium runs as the browser's user and listens where chromedriver (inside too)
     // attaches; gridgate reaches it forwarded.
     const user = namespace && browserUserOf(driver.handle);
+    const start = await this.starts.of(pool.chromium);
+    const startArgs = [...start.flags, ...args];
     const [binary, argv] =
       namespace && user
-        ? inNamespace(namespace.name, ...asBrowserUser(user, pool.chromium, args))
-        : [pool.chromium, args];
+        ? inNamespace(namespace.name, ...asBrowserUser(user, start.binary, startArgs))
+        : [start.binary, startArgs];
     try {
       if (user)
         for (const path of [driver.userDataDir, homeOf(running.scratchDir)]) await giveToBrowser(path, user);
@@ -271,7 +285,7 @@ export class ChromedriverLauncher
         binary,
         argv,
         driver.userDataDir,
-        browserEnvironment(homeOf(running.scratchDir)),
+        { ...browserEnvironment(homeOf(running.scratchDir)), ...start.env },
         signal,
         namespace?.devtools,
         (child, exited) => {
@@ -543,16 +557,28 @@ function served(downloadDirectory: string | undefined) {
 }
 
 /**
- * Where chromedriver starts Chromium from in a namespace: a script in the browser's own folder that gives the
- * browser's user its profile and home, then starts Chromium as it.
+ * What chromedriver is told is Chromium: the binary itself when its start adds nothing and the browser needs no
+ * user of its own (the configured binary, as before); else a start script in the browser's own folder.
  */
-async function chromiumAsItsUser(handle: string, driver: RunningDriver, chromium: string): Promise<string> {
-  const user = browserUserOf(handle);
-  if (user === undefined) throw new Error(`no user for browser ${handle}`);
-  const path = join(driver.scratchDir, 'chromium');
+async function startScript(handle: string, driver: RunningDriver, start: ChromiumStart): Promise<string> {
   const owned = [driver.userDataDir, homeOf(driver.scratchDir)];
-  await writeFile(path, chromiumAsBrowserUser(user, chromium, owned), { mode: 0o700 });
+  const id = driver.namespace && browserUserOf(handle);
+  if (driver.namespace && id === undefined) throw new Error(`no user for browser ${handle}`);
+  const user = id === undefined ? undefined : { id, owned };
+  if (!user && start.flags.length === 0 && Object.keys(start.env).length === 0) return start.binary;
+  const path = join(driver.scratchDir, 'chromium');
+  await writeFile(path, chromiumStartScript(start, user), { mode: 0o700 });
   return path;
+}
+
+/** Debian's wrapper run once in a browser's environment and folder, which go after. */
+async function findStart(chromium: string): Promise<ChromiumStart | string> {
+  const scratch = await newScratch();
+  try {
+    return await wrapperStart(chromium, { env: browserEnvironment(homeOf(scratch)), folder: scratch });
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
 
 const countsAsRunning = (driver: RunningDriver) => !driver.warm && !driver.outOfReach;

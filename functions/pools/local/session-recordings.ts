@@ -209,18 +209,24 @@ export class SessionRecordings {
       pending.recorder?.finish(this.options.settings().flushTimeout),
       pending.capture?.finish(),
     ]);
+    // No frame at all (the first attachment to the page had not come when the session ended): ffmpeg made no
+    // file, and the session says so rather than lose its video without a word.
+    const notKept = videoNotKept ?? (video?.written === 0 ? NOTHING_RECORDED : undefined);
     const ended = endedRecording(pending, pending.directory, {
       endedAt: Date.now(),
       reason,
-      video: pending.recorder !== undefined && videoNotKept === undefined,
+      video: pending.recorder !== undefined && notKept === undefined,
       screenshot: video?.lastFrame,
       console: captured?.console === true,
       har: captured?.har === true,
     });
-    if (pending.recorder && videoNotKept) ended.session.videoNotKept = videoNotKept;
+    if (pending.recorder && notKept) ended.session.videoNotKept = notKept;
     await this.options.store.keep(ended);
   }
 }
+
+/** Why a session has no video when its recorder never saw its screen, as the status page shows it. */
+export const NOTHING_RECORDED = 'not recorded: the session ended before its screen could be recorded';
 
 /** Whether the session captures its console or its network traffic. */
 const capturing = (wish: RecordingWish) => wish.console === true || wish.network === true;

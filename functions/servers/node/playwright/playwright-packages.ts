@@ -73,16 +73,25 @@ export class PlaywrightPackages {
     } catch (error) {
       await rm(scratch, { recursive: true, force: true });
       const output = String((error as { stderr?: string }).stderr ?? (error as Error).message);
-      const reason = output
-        .trim()
-        .split('\n')
-        .filter((line) => /npm (error|ERR!)/.test(line))
-        .slice(0, 2);
       throw sessionNotCreated(
-        `cannot install Playwright ${wanted} from the npm registry: ${reason.join(' ') || output.slice(0, 300)}`,
+        `cannot install Playwright ${wanted} from the npm registry: ${npmReason(output) || output.slice(0, 300)}`,
       );
     }
   }
+}
+
+/**
+ * npm's error code and its first line that says more (the registry's answer, or the address it could not
+ * reach), from npm's output: what a user needs to fix their registry setting.
+ */
+function npmReason(output: string): string {
+  const lines = output
+    .split('\n')
+    .filter((line) => /^npm (error|ERR!) /.test(line))
+    .map((line) => line.replace(/^npm (error|ERR!) /, '').trim());
+  const code = lines.find((line) => line.startsWith('code '));
+  const detail = lines.find((line) => line !== '' && !/^(code|syscall|errno) /.test(line));
+  return [code, detail].filter(Boolean).join('; ');
 }
 
 /** gridgate's own playwright-core, if it has one. */

@@ -48,7 +48,7 @@ afterAll(() => site?.close());
 async function nothingLeft(grid: TestGrid, pool: string): Promise<void> {
   await until(async () => (await grid.deps.sessions.running()).length === 0, 'every session ended');
   await until(() => containersOfPool(pool).length === 0, 'every container removed', { timeoutMs: 60_000 });
-  await until(() => playwrightServers().length === 0, 'no Playwright server left');
+  await until(() => playwrightServers(process.pid).length === 0, 'no Playwright server left');
   expect(playwrightFolders()).toEqual([]);
 }
 

@@ -98,9 +98,9 @@ afterEach(async () => {
   expect(headsPlaywrightFolders()).toEqual([]);
 });
 
-/** The Playwright servers the heads run now (their scripts are the image's). */
+/** The Playwright servers the heads run now. */
 function headsPlaywrightServers(): string[] {
-  return playwrightServers().filter((line) => line.includes(front.root));
+  return front.heads.flatMap(({ child }) => playwrightServers(child.pid as number));
 }
 
 /** The folders the heads' Playwright servers of the tasks' browsers keep now. */

@@ -46,7 +46,7 @@ afterEach(async () => {
     await until(() => !processGroupAlive(task.pid), `task ${task.id} stopped`, { timeoutMs: 60_000 });
   }
   await until(() => fake.callsOf('StopTask').length === fake.tasks.size, 'every task stopped by StopTask');
-  await until(() => playwrightServers().length === 0, 'no Playwright server left');
+  await until(() => playwrightServers(process.pid).length === 0, 'no Playwright server left');
   expect(playwrightFolders()).toEqual([]);
 });
 
@@ -114,7 +114,7 @@ describe('an ecs pool whose tasks run chromedriver alone', { timeout: TEST_MS },
       expect(drivers.fake.callsOf('RunTask')).toHaveLength(1);
       await until(async () => (await drivers.grid.deps.sessions.running()).length === 0, 'its session ended');
       await until(() => drivers.fake.callsOf('StopTask').length === 1, 'its task stopped');
-      expect(playwrightServers()).toEqual([]);
+      expect(playwrightServers(process.pid)).toEqual([]);
     } finally {
       await drivers.close();
     }

@@ -48,7 +48,7 @@ afterAll(async () => {
 afterEach(async () => {
   await until(async () => (await grid.deps.sessions.running()).length === 0, 'every session ended');
   await until(async () => (await hub.sessions()) === 0, "the hub's browser ended");
-  await until(() => playwrightServers().length === 0, 'no Playwright server left');
+  await until(() => playwrightServers(process.pid).length === 0, 'no Playwright server left');
   expect(playwrightFolders()).toEqual([]);
 });
 
@@ -132,7 +132,7 @@ describe('Playwright and CDP clients on a hub pool', { timeout: 150_000 }, () =>
   it('ends the session, its hub session and its Playwright server when the client is killed mid-run', async () => {
     await killedMidRun(`${wsUrl()}/playwright/chromium`, site.url, async () => {
       expect(await hub.sessions()).toBe(1);
-      expect(playwrightServers().length).toBeGreaterThan(0);
+      expect(playwrightServers(process.pid).length).toBeGreaterThan(0);
     });
     // afterEach: no session, hub session, Playwright server or folder left.
   });
