@@ -3,9 +3,12 @@
  * inward, as docs/architecture.md draws the layers: entry → servers → http → use-cases → core, with
  * adapters, pools and the WebDriver client beside the use cases implementing core's ports; each pool
  * kind (pools/<kind>/) kept to itself, only the parts ecs and eks share in between, and reached from outside
- * pools/ only by the composition root (entry/), everything else going through its runtime.
+ * pools/ only by the composition root (entry/), everything else going through its runtime; core reads each
+ * kind's config side (its schema and config-side traits), which is as pure as core itself.
  */
 const layer = (name) => `^functions/${name}/`;
+/** The kinds' config sides: each kind's pools/<kind>/<kind>-pool-config.ts and their list, pools/pool-configs.ts. */
+const POOL_CONFIGS = '^functions/pools/(pool-configs|[^/]+/[^/]+-pool-config)[.]ts$';
 
 module.exports = {
   forbidden: [
@@ -19,9 +22,26 @@ module.exports = {
     {
       name: 'core-is-pure',
       severity: 'error',
-      comment: 'core/ is the pure rules and the ports: it imports no other layer of gridgate.',
+      comment:
+        "core/ is the pure rules and the ports: it imports no other layer of gridgate, only the kinds' config " +
+        'sides (pools/pool-configs.ts, pools/<kind>/<kind>-pool-config.ts), which the config is built from.',
       from: { path: layer('core') },
-      to: { path: layer('(http|use-cases|adapters|pools|webdriver-client|servers|entry)') },
+      to: {
+        path: layer('(http|use-cases|adapters|pools|webdriver-client|servers|entry)'),
+        pathNot: POOL_CONFIGS,
+      },
+    },
+    {
+      name: 'pool-configs-are-pure',
+      severity: 'error',
+      comment:
+        "A kind's config side is read by core, so it is as pure as core: it imports only core/ (itself no other " +
+        "layer), zod, Node built-ins and other config sides (the list, its kinds'; ecs and eks, what they share).",
+      from: { path: POOL_CONFIGS },
+      to: {
+        pathNot: [layer('core'), '(^|/)node_modules/zod/', POOL_CONFIGS],
+        dependencyTypesNot: ['core'],
+      },
     },
     {
       name: 'use-cases-over-ports',
@@ -61,10 +81,11 @@ module.exports = {
       severity: 'error',
       comment:
         "A pool kind's folder (pools/<kind>/) is reached only through its runtime (core/pool-runtime.ts, " +
-        'runtimeOf) and its traits, which the composition root (entry/) wires in: the servers, HTTP, the use ' +
-        'cases and core import none. The registry (pools/index.ts, pools/pool-kind.ts) and what several kinds ' +
-        "share (pools/selenium-node/) are no kind; what is not one kind's goes to a neutral place (adapters/).",
-      from: { path: layer('(servers|http|use-cases|core)') },
+        'runtimeOf) and its traits, which the composition root (entry/) wires in: the servers, HTTP and the use ' +
+        'cases import none (core only its config side: core-is-pure). The registry (pools/index.ts, ' +
+        'pools/pool-kind.ts) and what several kinds share (pools/selenium-node/) are no kind; what is not one ' +
+        "kind's goes to a neutral place (adapters/).",
+      from: { path: layer('(servers|http|use-cases)') },
       to: { path: '^functions/pools/[^/]+/', pathNot: '^functions/pools/selenium-node/' },
     },
     {

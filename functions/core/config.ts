@@ -1,7 +1,8 @@
 /** The gridgate config file: one zod schema, parsed at start-up and on each reload, every problem reported with its path. */
 // A namespace import lets bundlers keep only what is used; `{ z }` keeps all of zod, every locale too.
 import * as z from 'zod';
-import { localPool, type PoolConfig, pool } from './config-pools';
+import { localPool } from '../pools/local/local-pool-config';
+import { type PoolConfig, pool } from './config-pools';
 import { checkReferences } from './config-references';
 import { configTraitsNamed } from './config-traits-by-kind';
 import { byteSize, DEFAULT_RESERVED_COLORS, duration, headerName, name } from './config-values';

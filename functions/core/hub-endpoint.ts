@@ -1,5 +1,4 @@
 /** Where a hub pool's sessions live: its address and the endpoint (origin, base path, credentials) they are reached at. */
-import type { PoolConfig } from './config-pools';
 
 /** How to reach a session's remote end: origin, base path, and the credentials it expects. */
 export interface UpstreamEndpoint {
@@ -11,7 +10,15 @@ export interface UpstreamEndpoint {
   authorization?: string;
 }
 
-export type HubPoolConfig = Extract<PoolConfig, { kind: 'hub' }>;
+/**
+ * What of a hub pool's config says where its hub is: its URL and the credentials sent there. Named by shape, not
+ * as the parsed pool, since the hub kind's config module (pools/hub/hub-pool-config.ts) builds on it.
+ */
+export interface HubAddressing {
+  url: string;
+  username?: string;
+  password?: string;
+}
 
 /** A hub's host:port and its endpoint. */
 export interface HubEndpoint {
@@ -21,8 +28,8 @@ export interface HubEndpoint {
 
 // Every command to a hub session needs its hub's address and endpoint: parsed once per pool object
 // (configs are replaced whole on reload, never edited).
-const hubEndpoints = new WeakMap<HubPoolConfig, HubEndpoint>();
-export function hubEndpointOf(pool: HubPoolConfig): HubEndpoint {
+const hubEndpoints = new WeakMap<HubAddressing, HubEndpoint>();
+export function hubEndpointOf(pool: HubAddressing): HubEndpoint {
   let known = hubEndpoints.get(pool);
   if (!known) {
     const url = new URL(pool.url);

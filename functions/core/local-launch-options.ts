@@ -7,7 +7,6 @@
  */
 import { type Capabilities, isObject } from './capabilities';
 import { parseSwitch, switchRefusal } from './chromium-switches';
-import type { PoolConfig } from './config-pools';
 
 /** chromedriver's goog:chromeOptions fields (chromedriver 156) that stay inside the session, checked or not. */
 const INSIDE_THE_SESSION = new Set([
@@ -41,6 +40,15 @@ const REFUSED_FIELDS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /**
+ * What of a local pool's config the judgement reads: its name and its own Chromium. Named by shape, not as the
+ * parsed pool, since the local kind's config module (pools/local/local-pool-config.ts) builds on it.
+ */
+interface LocalChromium {
+  name: string;
+  chromium: string;
+}
+
+/**
  * The chromedriver defaults a client may leave out (chromedriver's switches on Linux, as
  * pools/local/chromium-process.ts lists them): nothing gridgate adds itself, such as the profile.
  */
@@ -72,10 +80,7 @@ const PATH_PREFERENCE = /(directory|dir|path)$/i;
  * Why these capabilities may not start a browser in a local pool, or undefined when they may: its Chromium,
  * its binary and its switches are this machine's. Other kinds' browsers are judged by their own pools.
  */
-export function localLaunchRefusal(
-  capabilities: Capabilities,
-  pool: Extract<PoolConfig, { kind: 'local' }>,
-): string | undefined {
+export function localLaunchRefusal(capabilities: Capabilities, pool: LocalChromium): string | undefined {
   const options = capabilities['goog:chromeOptions'];
   if (!isObject(options)) return undefined;
   for (const [field, value] of Object.entries(options)) {
@@ -91,11 +96,7 @@ export function localLaunchRefusal(
   return undefined;
 }
 
-function fieldRefusal(
-  field: string,
-  value: unknown,
-  pool: Extract<PoolConfig, { kind: 'local' }>,
-): string | undefined {
+function fieldRefusal(field: string, value: unknown, pool: LocalChromium): string | undefined {
   const refused = REFUSED_FIELDS.get(field);
   if (refused) return `not allowed on local pools: ${refused}`;
   if (field.startsWith('android'))

@@ -1,10 +1,11 @@
 /**
  * What gridgate knows of a pool kind from its config alone, in place of comparing kinds: which addresses its
- * browsers may have, where their sessions are reached, how they start. Pure; one table of them per kind
- * (config-traits-by-kind.ts), read by the core, the use cases, HTTP and the entries alike.
+ * browsers may have, where their sessions are reached, how they start. Pure; each kind's are in its config
+ * module (pools/<kind>/<kind>-pool-config.ts), read through config-traits-by-kind.ts by the core, the use
+ * cases, HTTP and the entries alike.
  */
+import type * as z from 'zod';
 import type { Capabilities } from './capabilities';
-import type { PoolConfig } from './config-pools';
 import type { HubEndpoint, UpstreamEndpoint } from './hub-endpoint';
 
 /** A problem in a pool's config as written, before it is parsed: its path below the pool, and why. */
@@ -13,7 +14,8 @@ export interface PoolInputProblem {
   message: string;
 }
 
-export interface PoolConfigTraits<P extends PoolConfig = PoolConfig> {
+// P is the parsed pool of one kind; it is not bound to the config's union, which is built from these modules.
+export interface PoolConfigTraits<P> {
   /** Whether a decoded session address may be one of this pool's browsers (never contacted otherwise: no SSRF). */
   addressAllowed(pool: P, address: string): boolean;
   /** How to reach the remote end of a session whose browser is at `address`. */
@@ -47,4 +49,26 @@ export interface PoolConfigTraits<P extends PoolConfig = PoolConfig> {
     input: Record<string, unknown>,
     place: { bucket: string; region: string },
   ): Record<string, unknown>;
+}
+
+/** A pool as parsed from a kind's schema: the schema's output and the name it has in the config's `pools`. */
+export type NamedPool<S extends z.ZodType> = z.output<S> & { name: string };
+
+/** A kind's config side: its schema (one option of the config's `pools` union) and its traits over that pool. */
+export interface PoolConfigKind<S extends z.ZodType> {
+  readonly schema: S;
+  readonly traits: PoolConfigTraits<NamedPool<S>>;
+}
+
+/** A kind's config side, the traits typed by the schema's pool. */
+export function poolConfigKind<S extends z.ZodType>(
+  schema: S,
+  traits: PoolConfigTraits<NamedPool<S>>,
+): PoolConfigKind<S> {
+  return { schema, traits };
+}
+
+/** A browser reached at its own address, with no base path and no credentials of gridgate's. */
+export function directEndpoint(_pool: unknown, address: string): UpstreamEndpoint {
+  return { origin: `http://${address}`, basePath: '' };
 }

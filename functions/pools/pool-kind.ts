@@ -73,7 +73,7 @@ export interface PoolKind<
   R extends KindRuntime<PoolConfigOf<K>> = KindRuntime<PoolConfigOf<K>>,
 > {
   readonly name: K;
-  /** Its config's schema: one option of the config's `pools` union (core/config-pools.ts). */
+  /** Its config's schema (<kind>-pool-config.ts): one option of the config's `pools` union (pools/pool-configs.ts). */
   readonly schema: z.ZodType;
   /** What the use cases and servers know of it at run time (core/pool-traits.ts). */
   readonly traits: PoolTraits;

@@ -3,9 +3,10 @@
  * browser per connection served by a Playwright server of the client's own major.minor: gridgate's
  * playwright-core for 1.65, 1.64 installed on first use from the npm registry its npm config names (the tests'
  * own, on loopback), both at once; a mismatch between the URL's version and the client's refused with
- * Playwright's 428; a killed client leaves nothing.
+ * Playwright's 428; a server that cannot start refused without its output, which the log keeps; a killed
+ * client leaves nothing.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -15,6 +16,7 @@ import WebSocket from 'ws';
 import { sessionDirectoryOf } from '../../functions/pools/local/session-directories';
 import { type FakeNpmRegistry, startFakeNpmRegistry } from '../support/fake-npm-registry';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { type GuardedChildren, guardChildren } from '../support/guarded-children';
 import { freePortBelowEphemeral } from '../support/processes';
 import { killedMidRun, playwrightServers } from '../support/socket-session-clients';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
@@ -24,6 +26,7 @@ import { upgradeOutcome } from '../support/websocket-upgrade';
 let grid: TestGrid;
 let site: TestPageServer;
 let registry: FakeNpmRegistry;
+let guard: GuardedChildren;
 let cache: string;
 const wsUrl = () => grid.url.replace(/^http/, 'ws');
 
@@ -32,11 +35,13 @@ beforeAll(async () => {
   registry = await startFakeNpmRegistry();
   // The npm setting users have, which the grid's installs follow.
   vi.stubEnv('npm_config_registry', registry.url);
+  guard = guardChildren();
   [grid, site] = await Promise.all([startTestGrid({ playwrightCache: cache }), startTestPageServer()]);
 });
 afterAll(async () => {
   await Promise.all([grid?.close(), site?.close(), registry?.close()]);
   vi.unstubAllEnvs();
+  guard?.close();
   rmSync(cache, { recursive: true, force: true });
 });
 afterEach(async () => {
@@ -142,6 +147,26 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
     expect(requestedSessions()).toBe(requested);
   });
 
+  it("refuses plainly when the version's Playwright server cannot start, its output logged", async () => {
+    // A cache entry that lost its code (a disk cleaned up under it): its Playwright server dies on start with
+    // Node's stack and this machine's paths.
+    const broken = join(cache, '1.9', 'node_modules', 'playwright-core');
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(
+      join(broken, 'package.json'),
+      JSON.stringify({ name: 'playwright-core', version: '1.9.0' }),
+    );
+    const refused = await upgradeRefused('1.9');
+    expect(refused).toEqual({ status: 500, message: 'the Playwright server for the session exited' });
+    expect(grid.logger.fieldsOf('REQUEST_FAILED')).toContainEqual(
+      expect.objectContaining({
+        error: 'the Playwright server for the session exited',
+        session: expect.any(String),
+        cause: expect.stringMatching(new RegExp(`Cannot find module '${broken}'[\\s\\S]*\\n\\s+at `)),
+      }),
+    );
+  });
+
   it('leaves no browser, Playwright server or folder behind when the client is killed mid-run', async () => {
     let folder = '';
     let handle = '';
@@ -156,5 +181,10 @@ describe("Playwright's own protocol through the front door", { timeout: 300_000 
     await until(() => playwrightServers(process.pid).length === 0, 'its Playwright server stopped');
     await grid.launcher.tornDown(handle);
     expect(existsSync(folder)).toBe(false);
+  });
+
+  it('reached nothing off loopback: the npm installs and the Playwright servers the grid started', () => {
+    expect(guard.tried().length).toBeGreaterThan(0);
+    expect(guard.outside()).toEqual([]);
   });
 });

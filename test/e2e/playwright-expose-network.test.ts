@@ -17,6 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePortOn } from '../../functions/adapters/net/loopback-ports';
 import { type ClientNamespace, openClientNamespace } from '../support/client-namespace';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { processGroupAlive } from '../support/processes';
 import { playwrightServers } from '../support/socket-session-clients';
 import { until } from '../support/until';
 
@@ -138,6 +139,51 @@ describe("a Playwright client's exposeNetwork", { timeout: 300_000 }, () => {
       await browser.close();
       other.server.close();
       exposed.server.close();
+    }
+  });
+
+  it("refuses the session plainly when the browser's network cannot be opened, its details logged", async () => {
+    // The real listener, for a session whose browser ended just before: the namespace it names is gone.
+    const runtime = grid.deps.runtimes.local as NonNullable<typeof grid.deps.runtimes.local>;
+    const network = runtime.network as NonNullable<typeof runtime.network>;
+    let ended: { handle: string; key?: string } | undefined;
+    runtime.network = {
+      async listen(handle) {
+        const [session] = await grid.deps.sessions.running();
+        ended = { handle, ...(session ? { key: session.key } : {}) };
+        process.kill(-Number(handle), 'SIGKILL');
+        await until(() => !processGroupAlive(Number(handle)), 'the browser ended');
+        return network.listen(handle);
+      },
+    };
+    try {
+      const refusal = await chromium
+        .connect(`${wsUrl()}/playwright/chromium?name=expose-gone`, { exposeNetwork: '<loopback>' })
+        .then(
+          (browser) => browser.close().then(() => 'connected'),
+          (error: Error) => error.message,
+        );
+      const body = JSON.parse(/\{"value":.*\}/.exec(refusal)?.[0] ?? '{}') as unknown;
+      expect(body).toEqual({
+        value: {
+          error: 'session not created',
+          message:
+            "exposeNetwork: the client's network could not be opened to the session's browser; the grid's log says why",
+          stacktrace: '',
+        },
+      });
+      expect(refusal).not.toMatch(/\/proc\/|ENOENT|\.cjs|\.ts\b|^\s+at /m);
+      expect(ended?.key).toBeDefined();
+      expect(grid.logger.fieldsOf('REQUEST_FAILED')).toContainEqual(
+        expect.objectContaining({
+          path: '/playwright/chromium',
+          session: ended?.key,
+          pool: expect.any(String),
+          cause: expect.stringContaining(`/proc/${ended?.handle}/ns/net`),
+        }),
+      );
+    } finally {
+      runtime.network = network;
     }
   });
 });

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OLDER_PLAYWRIGHT } from '../../scripts/test-npm-packages';
 import { type FakeNpmRegistry, startFakeNpmRegistry } from '../support/fake-npm-registry';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
+import { type GuardedChildren, guardChildren } from '../support/guarded-children';
 import { playwrightServers } from '../support/socket-session-clients';
 import { startTestPageServer, type TestPageServer } from '../support/test-page-server';
 import { until } from '../support/until';
@@ -25,6 +26,7 @@ const modules = join(import.meta.dirname, '..', '..', 'node_modules');
 let grid: TestGrid;
 let site: TestPageServer;
 let registry: FakeNpmRegistry;
+let guard: GuardedChildren;
 let cache: string;
 let barrier: string;
 let olderInstall: string;
@@ -88,12 +90,14 @@ beforeAll(async () => {
   registry = await startFakeNpmRegistry();
   // The npm setting users have: the grid's installs and the older suite's own install both go there.
   vi.stubEnv('npm_config_registry', registry.url);
+  guard = guardChildren();
   [grid, site] = await Promise.all([startTestGrid({ playwrightCache: cache }), startTestPageServer()]);
 }, 60_000);
 
 afterAll(async () => {
   await Promise.all([grid?.close(), site?.close(), registry?.close()]);
   vi.unstubAllEnvs();
+  guard?.close();
   for (const folder of [cache, barrier, olderInstall, ...projects])
     rmSync(folder, { recursive: true, force: true });
 });

@@ -4,6 +4,7 @@ import { type PoolConfig, parseConfig } from '../../functions/core/config';
 import { pool as poolSchema } from '../../functions/core/config-pools';
 import { configTraitsOf } from '../../functions/core/config-traits-by-kind';
 import { hasPodPools, POOL_KINDS, POOL_TRAITS, poolKindOf, undeployedSettings } from '../../functions/pools';
+import { POOL_CONFIGS } from '../../functions/pools/pool-configs';
 
 const DEFAULTS = { localBrowserVersion: '1' };
 const configWith = (pools: Record<string, unknown>) =>
@@ -23,6 +24,16 @@ describe('the pool kind registry', () => {
       expect(kind.name).toBe(name);
       expect(poolSchema.options).toContain(kind.schema);
       expect(POOL_TRAITS[kind.name]).toBe(kind.traits);
+    }
+  });
+
+  it("finds each kind's config side in its own folder, listed once", async () => {
+    for (const kind of Object.values(POOL_KINDS)) {
+      const folder = `../../functions/pools/${kind.name}/${kind.name}-pool-config.ts`;
+      const exported: unknown[] = Object.values(await import(folder));
+      const listed = POOL_CONFIGS.filter((config) => config.schema === kind.schema);
+      expect(listed, kind.name).toHaveLength(1);
+      expect(exported, kind.name).toContain(listed[0]);
     }
   });
 

@@ -1,6 +1,6 @@
 /** The container pool kind: one browser container per session on this machine (podman or Docker). */
-import { containerPool } from '../../core/config-container-pool';
 import type { PoolKind } from '../pool-kind';
+import { containerPool } from './container-pool-config';
 
 export const containerPoolKind: PoolKind<'container'> = {
   name: 'container',

@@ -1,8 +1,8 @@
 /** The ecs pool kind: one Fargate (Spot) task per session, running a Selenium node. */
-import { ecsPool } from '../../core/config-ecs-pool';
 import { warmTaskTable } from '../../core/warm-tasks';
 import type { PoolKind } from '../pool-kind';
 import { checkEcsPool } from './ecs-pool-check';
+import { ecsPool } from './ecs-pool-config';
 import { ecsKept, ecsRecordingPlaces, ecsRecordings, ecsRecordsVideo } from './ecs-recordings';
 import { ecsStoredWarmCount } from './ecs-stored-warm-count';
 

@@ -8,7 +8,6 @@
 
 import { type Backoff, backoffMs, NEVER_ABORTED, type Sleep } from '../../adapters/aws/retry-pacing';
 import type { EksPoolConfig } from '../../core/config';
-import { fargatePodSize } from '../../core/eks-fargate-size';
 import type {
   Clock,
   LaunchedBrowser,
@@ -21,6 +20,7 @@ import type {
 import { type CloudBrowserFailures, cloudBrowserReady } from '../selenium-node/cloud-browser-ready';
 import { type CloudLauncherOptions, launcherDefaults } from '../selenium-node/cloud-launcher-options';
 import { recorderNodeCapabilities } from '../selenium-node/node-capabilities';
+import { fargatePodSize } from './eks-fargate-size';
 import { EksLaunchFailure } from './eks-launch-stage';
 import { type EksPodApi, KubernetesApiError } from './eks-pod-api';
 import { CONTAINER, POD_NAME, type Pod, podManifest, podNameFor } from './eks-pod-spec';

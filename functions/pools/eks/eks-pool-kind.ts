@@ -1,7 +1,7 @@
 /** The eks pool kind: one pod per session on an EKS (or any Kubernetes) cluster, running a Selenium node. */
-import { eksPool } from '../../core/config-eks-pool';
 import type { PoolKind } from '../pool-kind';
 import { checkEksPool } from './eks-pool-check';
+import { eksPool } from './eks-pool-config';
 import { eksKept, eksRecordings, eksVideoPlace } from './eks-recordings';
 import type { EksRuntime } from './eks-runtime';
 

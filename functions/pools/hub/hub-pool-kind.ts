@@ -1,6 +1,6 @@
 /** The hub pool kind: an existing WebDriver hub (Selenium Grid, Selenoid, ggr) that gridgate routes to. */
-import { hubPool } from '../../core/config-pools';
 import type { PoolKind } from '../pool-kind';
+import { hubPool } from './hub-pool-config';
 
 export const hubPoolKind: PoolKind<'hub'> = {
   name: 'hub',

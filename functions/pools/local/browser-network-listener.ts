@@ -3,7 +3,8 @@
  * address (browser-namespace.ts: nothing outside it, no other session and no page of one, can connect there),
  * or, for a browser that shares this machine's network, on loopback, where it reaches what any program of the
  * machine does. The namespace is the one of the browser's chromedriver (its handle is the pid), so every
- * process of the server, a worker too, finds it from the session ID.
+ * process of the server, a worker too, finds it from the session ID. Its errors say what failed on this machine
+ * (paths, a helper's output): they are for the grid's log, never a client's answer.
  */
 import { spawn } from 'node:child_process';
 import { readlink } from 'node:fs/promises';
@@ -65,6 +66,12 @@ function listenerFrom(browserPid: string): Promise<{ server: Server; port: numbe
       clearTimeout(timer);
       // After a message the promise is settled already and this changes nothing.
       reject(new Error(`no listener came from the browser's namespace (${code}): ${stderr.trim()}`));
+    });
+    // nsenter could not be started (not installed, no process left to spare): no 'exit' comes, and an
+    // 'error' nobody listens to would end the whole server.
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
     });
   });
 }

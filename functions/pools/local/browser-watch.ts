@@ -3,17 +3,20 @@
  * "invalid session id" and keeps its port, the profile and the session's slot, so the launcher would never
  * hear of it: the browser chromedriver started (its child, found in /proc once it runs) is checked every
  * tick, and once it is gone the session's handle is reported.
+ * /proc is read synchronously: a /proc file is made by the kernel at the read, in microseconds, where each
+ * read through fs/promises took five hops to the thread pool (open, fstat, read, read, close), each waking
+ * the event loop again, every second for every open session.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const TICK_MS = 1000;
 
 /** What the watch needs of the process table; /proc by default, a fake in tests. */
 export interface ProcessTable {
-  /** Parent pid of each process, by pid. */
-  parents(): Promise<Map<number, number>>;
+  /** The children of `pid` (none once it is gone). */
+  children(pid: number): number[];
   /** The parent of `pid` while it runs (not a zombie), undefined once it is gone. */
-  parentWhileRunning(pid: number): Promise<number | undefined>;
+  parentWhileRunning(pid: number): number | undefined;
 }
 
 interface Watched {
@@ -27,7 +30,6 @@ interface Watched {
 export class BrowserWatch {
   private readonly watched = new Map<string, Watched>();
   private timer: NodeJS.Timeout | undefined;
-  private ticking = false;
 
   constructor(
     private readonly onGone: (handle: string) => void,
@@ -38,10 +40,8 @@ export class BrowserWatch {
   /** Watches the browser chromedriver `driverPid` will start for the session `handle`. */
   watch(handle: string, driverPid: number): void {
     this.watched.set(handle, { driverPid });
-    // tick() settles every look itself and never rejects.
-    this.timer ??= setInterval(() => {
-      this.tick().catch(() => undefined);
-    }, this.tickMs).unref();
+    // tick() settles every look itself and never throws.
+    this.timer ??= setInterval(() => this.tick(), this.tickMs).unref();
   }
 
   unwatch(handle: string): void {
@@ -55,14 +55,12 @@ export class BrowserWatch {
   }
 
   /** One look at every watched browser; a failed look is tried again at the next tick. */
-  async tick(): Promise<void> {
-    if (this.ticking) return;
-    this.ticking = true;
+  tick(): void {
     try {
-      await this.findBrowsers();
+      this.findBrowsers();
       for (const [handle, entry] of this.watched) {
         if (entry.browserPid === undefined) continue;
-        if ((await this.table.parentWhileRunning(entry.browserPid)) === entry.driverPid) continue;
+        if (this.table.parentWhileRunning(entry.browserPid) === entry.driverPid) continue;
         // Gone at two looks in a row: a client's own DELETE closes the browser too, and the launcher's
         // stop() unwatches it right after chromedriver answers, well within one tick.
         if (!entry.missing) {
@@ -75,18 +73,13 @@ export class BrowserWatch {
       }
     } catch {
       // /proc could not be read this time; the browsers are still there to look at next time.
-    } finally {
-      this.ticking = false;
     }
   }
 
-  /** Browsers not seen yet: one pass over the process table for all of them. */
-  private async findBrowsers(): Promise<void> {
-    const unseen = [...this.watched.values()].filter((entry) => entry.browserPid === undefined);
-    if (unseen.length === 0) return;
-    const byParent = new Map<number, number>();
-    for (const [pid, parent] of await this.table.parents()) byParent.set(parent, pid);
-    for (const entry of unseen) entry.browserPid = byParent.get(entry.driverPid);
+  /** Browsers not seen yet: chromedriver's child, once it has started one. */
+  private findBrowsers(): void {
+    for (const entry of this.watched.values())
+      if (entry.browserPid === undefined) entry.browserPid = this.table.children(entry.driverPid)[0];
   }
 }
 
@@ -97,20 +90,24 @@ function statFields(stat: string): { state: string; parent: number } {
 }
 
 const procTable: ProcessTable = {
-  async parents() {
-    const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
-    const parents = new Map<number, number>();
-    await Promise.all(
-      pids.map(async (pid) => {
-        const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-        if (stat) parents.set(Number(pid), statFields(stat).parent);
-      }),
-    );
-    return parents;
+  // The kernel lists children by the thread that started them (Linux 3.5+, CONFIG_PROC_CHILDREN): chromedriver
+  // starts Chromium from a thread of its own.
+  children(pid) {
+    try {
+      return readdirSync(`/proc/${pid}/task`).flatMap((thread) =>
+        readFileSync(`/proc/${pid}/task/${thread}/children`, 'latin1').split(' ').filter(Boolean).map(Number),
+      );
+    } catch {
+      return [];
+    }
   },
-  async parentWhileRunning(pid) {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-    if (!stat) return undefined;
+  parentWhileRunning(pid) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    } catch {
+      return undefined;
+    }
     const { state, parent } = statFields(stat);
     return state === 'Z' || state === 'X' ? undefined : parent;
   },

@@ -1,7 +1,7 @@
 /** The local pool kind: Chromium started through chromedriver on this machine, one per session. */
-import { localPool } from '../../core/config-pools';
 import type { PoolKind } from '../pool-kind';
 import { ensureChromium } from './ensure-chromium';
+import { localPool } from './local-pool-config';
 
 export const localPoolKind: PoolKind<'local'> = {
   name: 'local',

@@ -26,6 +26,7 @@ import { type ExposedNetworkTunnel, openExposedNetworkTunnel } from './playwrigh
 import type { PlaywrightPackages } from './playwright/playwright-packages';
 import { sessionDevtoolsUrl } from './session-devtools';
 import { type ClientMessageCheck, openUpstream, relay, type Upstream } from './socket-relay';
+import { clientFacingFailure } from './socket-session-failure';
 
 export interface SocketSessionContext {
   deps: GridDeps;
@@ -60,16 +61,19 @@ export async function connectSocketSession(
     // for a colour in its subdomain (new-session.ts reads it so).
     ...(host ? { 'x-forwarded-host': host } : {}),
   };
-  // The client's Playwright before any slot or browser: a version that cannot be had is refused as such.
-  const playwrightCore =
-    asked.protocol === 'playwright' ? await context.packages.folderFor(asked.playwrightVersion) : undefined;
-  const created = await calls.create({ capabilities: asked.capabilities, headers, signal: clientGone });
-  const cleanups: (() => Promise<unknown>)[] = [() => calls.end(created.sessionId, authorization)];
+  const cleanups: (() => Promise<unknown>)[] = [];
   const end = once(() => Promise.allSettled(cleanups.reverse().map((cleanup) => cleanup())));
+  let session: SessionClaims | undefined;
   try {
+    // The client's Playwright before any slot or browser: a version that cannot be had is refused as such.
+    const playwrightCore =
+      asked.protocol === 'playwright' ? await context.packages.folderFor(asked.playwrightVersion) : undefined;
+    const created = await calls.create({ capabilities: asked.capabilities, headers, signal: clientGone });
+    cleanups.push(() => calls.end(created.sessionId, authorization));
     const check = deps.tokens.verify(created.sessionId, user);
     if (!check.ok) throw new WebDriverError('unknown error', 'the grid answered a session ID it cannot read');
     const { claims } = check;
+    session = claims;
     const devtools = sessionDevtoolsUrl(created, calls.origin(), {
       protocol: asked.protocol,
       pool: claims.pool,
@@ -100,7 +104,10 @@ export async function connectSocketSession(
     };
   } catch (error) {
     await end();
-    throw error;
+    throw clientFacingFailure(error, deps.logger, {
+      path: url.pathname,
+      ...(session ? { session: session.key, pool: session.pool } : {}),
+    });
   }
 }
 
@@ -176,7 +183,10 @@ async function exposeNetwork(
       `exposeNetwork is served for local pools' browsers; the pool ${claims.pool} runs its browsers elsewhere`,
     );
   }
-  return openExposedNetworkTunnel(network, browsers, claims.handle);
+  return openExposedNetworkTunnel(network, browsers, claims.handle).catch((error: unknown) => {
+    const what = "exposeNetwork: the client's network could not be opened to the session's browser";
+    throw sessionNotCreated(`${what}; the grid's log says why`, { cause: error });
+  });
 }
 
 /**

@@ -89,6 +89,19 @@ describe("the local kind's browser networks", () => {
     await until(() => connections() === 1, 'the connection from inside the namespace is accepted');
   });
 
+  it('rejects, the server carrying on, when nsenter cannot be started', async () => {
+    const namespace = await namespaceWithBrowserAddress();
+    const browser = await browserProcess(namespace);
+    // spawn finds nsenter on the PATH: with none, it cannot start, as where util-linux is missing.
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      await expect(localBrowserNetworks.listen(String(browser.pid))).rejects.toThrow(/spawn nsenter ENOENT/);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
   it('refuses a handle that names no local browser', async () => {
     await expect(localBrowserNetworks.listen('task/abc')).rejects.toThrow(/not a local browser's handle/);
   });

@@ -1,5 +1,9 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BrowserWatch, type ProcessTable } from '../../../functions/pools/local/browser-watch';
+import { until } from '../../support/until';
 
 /** A process table by hand: pid → parent; `zombies` have exited but are not reaped yet. */
 function table(
@@ -8,11 +12,11 @@ function table(
   failing = { now: false },
 ): ProcessTable {
   return {
-    async parents() {
+    children(pid) {
       if (failing.now) throw new Error('EACCES');
-      return new Map(processes);
+      return [...processes].filter(([, parent]) => parent === pid).map(([child]) => child);
     },
-    async parentWhileRunning(pid) {
+    parentWhileRunning(pid) {
       if (failing.now) throw new Error('EACCES');
       return zombies.has(pid) ? undefined : processes.get(pid);
     },
@@ -25,14 +29,14 @@ describe('BrowserWatch', () => {
     const gone: string[] = [];
     const watch = new BrowserWatch((handle) => gone.push(handle), table(processes), 60_000);
     watch.watch('10', 10);
-    await watch.tick();
+    watch.tick();
     processes.set(11, 10); // chromedriver starts Chromium at the new-session request
-    await watch.tick();
-    await watch.tick();
+    watch.tick();
+    watch.tick();
     expect(gone).toEqual([]);
     processes.delete(11);
-    await watch.tick();
-    await watch.tick();
+    watch.tick();
+    watch.tick();
     expect(gone).toEqual(['10']);
     watch.close();
   });
@@ -49,11 +53,11 @@ describe('BrowserWatch', () => {
     const watch = new BrowserWatch((handle) => gone.push(handle), table(processes, zombies), 60_000);
     watch.watch('10', 10);
     watch.watch('20', 20);
-    await watch.tick();
+    watch.tick();
     zombies.add(11);
     processes.set(21, 1);
-    await watch.tick();
-    await watch.tick();
+    watch.tick();
+    watch.tick();
     expect(gone.sort()).toEqual(['10', '20']);
     watch.close();
   });
@@ -74,17 +78,59 @@ describe('BrowserWatch', () => {
     );
     watch.watch('10', 10);
     watch.watch('20', 20);
-    await watch.tick();
+    watch.tick();
     failing.now = true;
     processes.delete(11);
     processes.delete(21);
-    await watch.tick();
+    watch.tick();
     expect(gone).toEqual([]);
     failing.now = false;
     watch.unwatch('20');
-    await watch.tick();
-    await watch.tick();
+    watch.tick();
+    watch.tick();
     expect(gone).toEqual(['10']);
     watch.close();
+  });
+
+  it("finds a real process's child in /proc, started by any of its threads, and reports it once it ended", async () => {
+    // The node process stands for chromedriver, which starts Chromium from a thread of its own: here a
+    // worker thread starts the sleep that stands for Chromium.
+    const starter = `const { Worker } = require('node:worker_threads');
+      new Worker("require('node:child_process').spawn('sleep', ['60'], { stdio: 'ignore' }); setInterval(() => {}, 1000)", { eval: true });`;
+    const driver = spawn(process.execPath, ['-e', starter], { stdio: 'ignore' });
+    const driverPid = driver.pid as number;
+    const childOf = () =>
+      readdirSync(`/proc/${driverPid}/task`).flatMap((thread) =>
+        readFileSync(`/proc/${driverPid}/task/${thread}/children`, 'utf8').split(' ').filter(Boolean),
+      );
+    try {
+      const gone: string[] = [];
+      const watch = new BrowserWatch((handle) => gone.push(handle), undefined, 60_000);
+      watch.watch('driver', driverPid);
+      await until(() => childOf().length > 0, 'the worker thread started its child');
+      watch.tick();
+      watch.tick();
+      expect(gone).toEqual([]);
+      // Not the main thread's: the look must read every thread's children.
+      expect(readFileSync(`/proc/${driverPid}/task/${driverPid}/children`, 'utf8').trim()).toBe('');
+      process.kill(Number(childOf()[0]), 'SIGKILL');
+      await until(() => {
+        watch.tick();
+        return gone.length > 0;
+      }, 'the ended child is reported');
+      expect(gone).toEqual(['driver']);
+      watch.close();
+    } finally {
+      for (const child of (() => {
+        try {
+          return childOf();
+        } catch {
+          return [];
+        }
+      })())
+        process.kill(Number(child), 'SIGKILL');
+      driver.kill('SIGKILL');
+      await once(driver, 'exit').catch(() => undefined);
+    }
   });
 });

@@ -112,7 +112,9 @@ function firstLine(
   });
 }
 
+/** Said without the server's output (a stack, paths of the grid's files): that is the log's, as the cause. */
 function failed(what: string, output: string) {
-  const last = output.trim().split('\n').slice(-3).join(' ');
-  return sessionNotCreated(`the Playwright server for the session ${what}${last ? `: ${last}` : ''}`);
+  return sessionNotCreated(`the Playwright server for the session ${what}`, {
+    cause: new Error(output.trim() || 'no output'),
+  });
 }

@@ -18,6 +18,8 @@ import { majorMinor } from '../../../core/socket-session-request';
 const run = promisify(execFile);
 const INSTALL_TIMEOUT_MS = 300_000;
 const MAJOR_MINOR = /^\d{1,3}\.\d{1,3}$/;
+// An absolute path ("A complete log … in: /root/.npm/_logs/…", "path /…"), not a URL's "//".
+const NAMES_A_PATH = /(?:^|[\s'"(=:])\/[\w.]/;
 
 /** Where installed versions are kept when the config names no folder. */
 export const DEFAULT_PLAYWRIGHT_CACHE = join(homedir(), '.cache', 'gridgate', 'playwright');
@@ -72,9 +74,11 @@ export class PlaywrightPackages {
       return folder;
     } catch (error) {
       await rm(scratch, { recursive: true, force: true });
-      const output = String((error as { stderr?: string }).stderr ?? (error as Error).message);
+      const reason = npmReason(String((error as { stderr?: string }).stderr ?? ''));
       throw sessionNotCreated(
-        `cannot install Playwright ${wanted} from the npm registry: ${npmReason(output) || output.slice(0, 300)}`,
+        `cannot install Playwright ${wanted} from the npm registry${reason ? `: ${reason}` : ''}`,
+        // npm's whole output, the command and the cache's paths: the grid's log's (socket-session-failure.ts).
+        { cause: error },
       );
     }
   }
@@ -82,12 +86,13 @@ export class PlaywrightPackages {
 
 /**
  * npm's error code and its first line that says more (the registry's answer, or the address it could not
- * reach), from npm's output: what a user needs to fix their registry setting.
+ * reach), from npm's output: what a user needs to fix their registry setting. Never a line naming a path of
+ * this machine (npm's log file, the cache folder).
  */
 function npmReason(output: string): string {
   const lines = output
     .split('\n')
-    .filter((line) => /^npm (error|ERR!) /.test(line))
+    .filter((line) => /^npm (error|ERR!) /.test(line) && !NAMES_A_PATH.test(line))
     .map((line) => line.replace(/^npm (error|ERR!) /, '').trim());
   const code = lines.find((line) => line.startsWith('code '));
   const detail = lines.find((line) => line !== '' && !/^(code|syscall|errno) /.test(line));

@@ -1,8 +1,13 @@
-/** The config of an eks pool: one Kubernetes pod per session on an EKS cluster. */
+/**
+ * The config of an eks pool: one Kubernetes pod per session on an EKS cluster; and what gridgate knows of eks
+ * pools from their config alone. Pure, so the config's `pools` union (core/config-pools.ts) is built from it.
+ */
 // A namespace import lets bundlers keep only what is used; `{ z }` keeps all of zod, every locale too.
 import * as z from 'zod';
-import { containerPorts, poolCommon, recorderImage } from './config-pool-common';
-import { cidr } from './config-values';
+import { containerPorts, poolCommon, recorderImage } from '../../core/config-pool-common';
+import { cidr } from '../../core/config-values';
+import { poolConfigKind } from '../../core/pool-config-traits';
+import { seleniumNodeConfigTraits } from '../selenium-node/selenium-node-pool-config';
 
 // Kubernetes names and label values (a DNS-1123 label; a label value may also hold "_" and ".").
 const dnsLabel = z
@@ -148,3 +153,17 @@ export const eksPool = z
     path: ['recorder'],
   })
   .meta({ description: 'One Kubernetes pod per session on an EKS cluster.' });
+
+export const eksPoolConfig = poolConfigKind(eksPool, {
+  ...seleniumNodeConfigTraits,
+  keepsWarm: () => false,
+  // Every eks pool keeps its ended sessions' pod logs there, recorder or not (unless the file names its own).
+  withRecordingsBucket: (input, place) => {
+    const { recorder, logBucket } = input;
+    return {
+      ...input,
+      ...(logBucket === undefined ? { logBucket: place } : {}),
+      ...(typeof recorder === 'object' && recorder !== null ? { recorder: { ...recorder, ...place } } : {}),
+    };
+  },
+});

@@ -1,8 +1,14 @@
-/** The config of an ecs pool: one Fargate task per session, and the warm tasks kept ahead of demand. */
+/**
+ * The config of an ecs pool: one Fargate task per session, and the warm tasks kept ahead of demand; and what
+ * gridgate knows of ecs pools from their config alone. Pure, so the config's `pools` union (core/config-pools.ts)
+ * is built from it.
+ */
 // A namespace import lets bundlers keep only what is used; `{ z }` keeps all of zod, every locale too.
 import * as z from 'zod';
-import { containerPorts, poolCommon, recorderImage } from './config-pool-common';
-import { cidr, duration } from './config-values';
+import { containerPorts, poolCommon, recorderImage } from '../../core/config-pool-common';
+import { cidr, duration } from '../../core/config-values';
+import { type NamedPool, poolConfigKind } from '../../core/pool-config-traits';
+import { seleniumNodeConfigTraits } from '../selenium-node/selenium-node-pool-config';
 
 const ecsWarm = z
   .strictObject({
@@ -86,3 +92,16 @@ export const ecsPool = z
     }),
   })
   .meta({ description: 'One AWS Fargate task per session (Spot first), started with ECS RunTask.' });
+
+/** An ecs pool whose `warm` has a max above 0: only those keep warm tasks, claimed and counted. */
+const warmTasks = (pool: NamedPool<typeof ecsPool>) => (pool.warm?.max ?? 0) > 0;
+
+export const ecsPoolConfig = poolConfigKind(ecsPool, {
+  ...seleniumNodeConfigTraits,
+  keepsWarm: warmTasks,
+  warmInStore: warmTasks,
+  inputProblems: (input) =>
+    input.architecture === 'arm64' && input.spot !== false
+      ? [{ path: ['spot'], message: 'Fargate Spot runs x86_64 only: set "spot": false for an arm64 pool' }]
+      : [],
+});

@@ -2,7 +2,8 @@
  * What a pod on an EKS Fargate profile is billed as: Fargate adds 256 MB to the pod's memory request for
  * Kubernetes' own components (kubelet, kube-proxy, containerd) and rounds the request up to the nearest of
  * its vCPU and memory combinations ("Understand Fargate Pod configuration details", Amazon EKS User
- * Guide). Pure: for the session's cost estimate (core/session-cost.ts).
+ * Guide). Pure: the billing the eks launcher puts in a Fargate pod's session record, which core/session-cost.ts
+ * prices.
  */
 
 /** Fargate's combinations: per vCPU, the memory (GB) from, to, in steps of. */

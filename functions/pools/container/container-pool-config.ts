@@ -1,10 +1,14 @@
 /**
  * The config of `container` pools: one container of the pool's image per session, run by podman or Docker on
- * gridgate's machine, each in a network namespace of its own (docs/container-pools.md; pools/container/).
+ * gridgate's machine, each in a network namespace of its own (docs/container-pools.md); and what gridgate knows
+ * of container pools from their config alone. Pure, so the config's `pools` union (core/config-pools.ts) is
+ * built from it.
  */
 // A namespace import lets bundlers keep only what is used; `{ z }` keeps all of zod, every locale too.
 import * as z from 'zod';
-import { containerPorts, poolCommon } from './config-pool-common';
+import { onLoopback } from '../../core/address-rules';
+import { containerPorts, poolCommon } from '../../core/config-pool-common';
+import { directEndpoint, poolConfigKind } from '../../core/pool-config-traits';
 
 /** A size as podman and Docker take it: a number and an optional unit b, k, m or g ("2g", "512m"). */
 const engineSize = z.string().regex(/^\d+[bkmg]?$/i, 'must be a size such as "2g" or "512m"');
@@ -52,3 +56,12 @@ export const containerPool = z
     description:
       'One container of an image per session on this machine (podman or Docker), in a network namespace of its own.',
   });
+
+export const containerPoolConfig = poolConfigKind(containerPool, {
+  // A container's WebDriver port is published on this machine's loopback (container-run-args.ts).
+  addressAllowed: (_pool, address) => onLoopback(address),
+  upstreamEndpoint: directEndpoint,
+  startsCold: false,
+  keepsWarm: (pool) => (pool.warm ?? 0) > 0,
+  notOnAws: 'container pools cannot run in Lambda (no podman or Docker there)',
+});

@@ -1,6 +1,6 @@
 /** EKS Fargate's billed pod size: request plus 256 MB, rounded up to the nearest combination (EKS User Guide). */
 import { describe, expect, it } from 'vitest';
-import { fargatePodSize } from '../../functions/core/eks-fargate-size';
+import { fargatePodSize } from '../../../functions/pools/eks/eks-fargate-size';
 
 describe('the size an EKS Fargate pod is billed as', () => {
   it.each([
