@@ -15,12 +15,16 @@ COPY functions functions
 COPY scripts/server-build.mjs scripts/
 RUN node scripts/server-build.mjs
 
-# The build is one self-contained bundle: no node_modules, no TypeScript loader, no browser in the image.
+# The build is one self-contained bundle (no TypeScript loader, no browser in the image) and the one package it
+# runs as it is, beside it.
 FROM node:22-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 ENV GRIDGATE_CONFIG=/etc/gridgate/gridgate.json
 COPY --from=build /app/dist/server dist/server
+# The playwright-core gridgate depends on, beside the bundle where the server finds its own: Playwright clients
+# of that major.minor are served with no install and no registry (other versions are installed on first use).
+COPY --from=build /app/node_modules/playwright-core dist/server/node_modules/playwright-core
 USER node
 EXPOSE 4444
 CMD ["node", "--max-semi-space-size=4", "dist/server/node-server.mjs"]

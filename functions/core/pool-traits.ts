@@ -17,6 +17,12 @@ export interface PoolTraits {
    * so the session is over.
    */
   readonly boundToItsHead: boolean;
+  /**
+   * A session of the pool that asks for its video can have one: gridgate's own recorder (local, container), a
+   * recorder beside the browser where the pool has one (ecs, eks), or the hub's, which the hub decides (Selenium
+   * Grid's nodes record when they run its video container).
+   */
+  readonly recordsVideo: (pool: PoolConfig) => boolean;
 }
 
 /** The traits of every pool kind, by kind. */

@@ -4,18 +4,17 @@
  * shared through DynamoDB (dynalite), the signing key given, real Chromium pools, and a proxy in front
  * whose URL is the config's publicUrl. WebdriverIO gets BiDi events and Playwright drives the browser over
  * se:cdp, both through the proxy; a CDP client's socket (Puppeteer's connect) and a Playwright client's
- * (`chromium.connect`, served by the Playwright server and the ws module the build lays out beside the entry)
- * are sessions of their own there.
+ * (`chromium.connect`, served by the Playwright server, the ws module the build lays out beside the entry and
+ * the playwright-core the image carries, with an empty version cache and no registry) are sessions of their
+ * own there.
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remote } from 'webdriverio';
 import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
-import { majorMinor } from '../../functions/core/socket-session-request';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { type HeadImage, startHeadImage } from '../support/head-image-process';
 import { playwrightServers, playwrightVisit, puppeteerVisit } from '../support/socket-session-clients';
@@ -30,19 +29,10 @@ let balancerUrl: string;
 let dynamo: DynaliteServer;
 let table: SessionTableUnderTest;
 let site: TestPageServer;
+// Empty: the image carries the playwright-core its clients of gridgate's own version need.
 const playwrightCache = mkdtempSync(join(tmpdir(), 'gg-head-playwright-'));
-const PLAYWRIGHT_VERSION = (
-  createRequire(import.meta.url)('playwright-core/package.json') as { version: string }
-).version;
 
 beforeAll(async () => {
-  // The image holds no playwright-core: a head installs its clients' versions from the npm registry on first
-  // use. Tests reach no registry: the cache is laid out as that install leaves it, with the repository's.
-  cpSync(
-    dirname(createRequire(import.meta.url).resolve('playwright-core/package.json')),
-    join(playwrightCache, majorMinor(PLAYWRIGHT_VERSION), 'node_modules', 'playwright-core'),
-    { recursive: true },
-  );
   [dynamo, site] = await Promise.all([startDynalite(), startTestPageServer()]);
   table = await dynamo.createSessionTable();
   head = await startHeadImage(
@@ -159,6 +149,8 @@ describe('the head image (Dockerfile CMD, production build) behind a load balanc
     );
     expect(title).toBe('gridgate test page');
     expect(screenshot.subarray(1, 4).toString()).toBe('PNG');
+    // Served by the playwright-core the image carries: nothing was installed into the empty cache.
+    expect(readdirSync(playwrightCache)).toEqual([]);
     await eventually(async () => expect(await store.inUse()).toEqual({}), 30_000);
     await eventually(() => expect(servers()).toEqual([]), 30_000);
   });

@@ -21,6 +21,8 @@ export interface SeleniumGrid {
   url: string;
   /** Sessions the hub's node runs now. */
   sessions(): Promise<number>;
+  /** The capabilities each session the hub's node runs now was asked for (Grid 4 lists them in /status). */
+  askedCapabilities(): Promise<Record<string, unknown>[]>;
   stop(): Promise<void>;
 }
 
@@ -45,7 +47,10 @@ export async function startSeleniumGrid(version: string): Promise<SeleniumGrid> 
   );
   const url = `http://127.0.0.1:${port}`;
   const auth = `Basic ${Buffer.from(`${HUB_USER}:${HUB_PASSWORD}`).toString('base64')}`;
-  const status = async (): Promise<{ ready: boolean; nodes: { slots: { session: unknown }[] }[] }> => {
+  const status = async (): Promise<{
+    ready: boolean;
+    nodes: { slots: { session: { capabilities: Record<string, unknown> } | null }[] }[];
+  }> => {
     const response = await fetch(`${url}/status`, { headers: { authorization: auth } });
     return ((await response.json()) as { value: never }).value;
   };
@@ -61,8 +66,11 @@ export async function startSeleniumGrid(version: string): Promise<SeleniumGrid> 
     }
     rmSync(dir, { recursive: true, force: true });
   };
-  const sessions = async () =>
-    (await status()).nodes.flatMap((node) => node.slots).filter((slot) => slot.session).length;
+  const askedCapabilities = async () =>
+    (await status()).nodes.flatMap((node) =>
+      node.slots.flatMap((slot) => (slot.session ? [slot.session.capabilities] : [])),
+    );
+  const sessions = async () => (await askedCapabilities()).length;
   // A status that cannot be fetched yet is one not listening yet.
   await until(async () => (await status()).ready, 'Selenium Grid is ready', {
     timeoutMs: START_MS,
@@ -71,7 +79,7 @@ export async function startSeleniumGrid(version: string): Promise<SeleniumGrid> 
     await stop();
     throw error;
   });
-  return { url, sessions, stop };
+  return { url, sessions, askedCapabilities, stop };
 }
 
 /** gridgate config keys for one hub pool `selenium` in front of `hub`, serving chrome `version`; `pool` adds to it. */

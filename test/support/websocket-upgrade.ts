@@ -20,3 +20,10 @@ export function upgradeOutcome(socket: WebSocket): Promise<UpgradeOutcome> {
     });
   });
 }
+
+/** The socket once open; a refused upgrade rejects with its status and body, which say why. */
+export async function opened(socket: WebSocket): Promise<WebSocket> {
+  const outcome = await upgradeOutcome(socket);
+  if ('socket' in outcome) return outcome.socket;
+  throw new Error(`the upgrade was refused: ${outcome.status} ${outcome.body}`);
+}

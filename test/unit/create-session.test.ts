@@ -49,7 +49,11 @@ const opened = async (request: UpstreamNewSession): Promise<CreatedSession> => (
   capabilities: { browserName: 'chrome', browserVersion: '156.0.1' },
 });
 
-function setup(upstream = new InMemoryUpstream(opened), pools = ['first']) {
+function setup(
+  upstream = new InMemoryUpstream(opened),
+  pools = ['first'],
+  pool: Record<string, unknown> = { kind: 'local', maxSessions: 2 },
+) {
   const launcher = new InMemoryLauncher();
   const sessions = new MemorySessionStore();
   const logger = new CollectingLogger();
@@ -59,13 +63,13 @@ function setup(upstream = new InMemoryUpstream(opened), pools = ['first']) {
   const config = parseConfig(
     {
       browsers: { chrome: { defaultVersion: '156', versions: { '156': { pools } } } },
-      pools: Object.fromEntries(pools.map((name) => [name, { kind: 'local', maxSessions: 2 }])),
+      pools: Object.fromEntries(pools.map((name) => [name, pool])),
     },
     { localBrowserVersion: 'unused' },
   );
   const deps: GridDeps = {
     config,
-    runtimes: { local: { launcher } },
+    runtimes: { local: { launcher }, ecs: { launcher } },
     poolTraits: POOL_TRAITS,
     sessions,
     queue: new SlotQueue(),
@@ -139,6 +143,30 @@ describe('createSession', () => {
     });
     const plain = await createSession(deps, upstream, request(W3C_CHROME));
     expect((await sessions.get(keyOf(plain.session.sessionId)))?.recording).toBeUndefined();
+  });
+
+  it("refuses a socket session's video in a pool that records none, before any browser starts", async () => {
+    const { deps, upstream, launcher, sessions, request } = setup(undefined, ['fargate'], {
+      kind: 'ecs',
+      cluster: 'gridgate-browsers',
+      taskDefinition: 'gridgate-chrome:1',
+      subnets: ['subnet-a'],
+      securityGroups: ['sg-browsers'],
+      networks: ['10.0.0.0/16'],
+    });
+    const asked = { browserName: 'chrome', 'se:recordVideo': true };
+    const playwright = { ...asked, 'gridgate:options': { protocol: 'playwright' } };
+    await expect(
+      createSession(deps, upstream, request({ capabilities: { alwaysMatch: playwright } })),
+    ).rejects.toMatchObject({
+      code: 'session not created',
+      message: expect.stringContaining('the pool fargate records no video'),
+    });
+    expect(launcher.started).toEqual([]);
+    expect(await sessions.inUse()).toEqual({});
+    // A WebDriver client's se:recordVideo is left as Selenium Grid's nodes leave it without a recorder.
+    await createSession(deps, upstream, request({ capabilities: { alwaysMatch: asked } }));
+    expect(launcher.started).toHaveLength(1);
   });
 
   it('starts a browser, opens its session, records it and hands back a signed ID', async () => {

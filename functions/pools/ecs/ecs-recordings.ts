@@ -70,9 +70,14 @@ export function ecsRecordings(
  * logs to the browsers' log group, which the stack makes with any ecs pool).
  */
 export const ecsKept: KeptRecordings = (record, pool) => ({
-  video: record.recording?.video === true && pool.kind === 'ecs' && pool.recorder !== undefined,
+  video: record.recording?.video === true && ecsRecordsVideo(pool),
   log: true,
 });
+
+/** An ecs pool records videos when its tasks run docker-selenium's recorder beside the browser. */
+export function ecsRecordsVideo(pool: PoolConfig): boolean {
+  return pool.kind === 'ecs' && pool.recorder !== undefined;
+}
 
 /** Where an ecs pool's recorder uploads: the stack's recordings bucket (`place`), for pools with a recorder. */
 export function ecsVideoPlace(place: VideoPlace): VideoPlaceOf {

@@ -2,13 +2,17 @@
 import type { PoolKind } from '../pool-kind';
 import { checkEksPool } from './eks-pool-check';
 import { eksPool } from './eks-pool-config';
-import { eksKept, eksRecordings } from './eks-recordings';
+import { eksKept, eksRecordings, eksVideoPlace } from './eks-recordings';
 import type { EksRuntime } from './eks-runtime';
 
 export const eksPoolKind: PoolKind<'eks', EksRuntime> = {
   name: 'eks',
   schema: eksPool,
-  traits: { remoteEnd: 'browser', boundToItsHead: false },
+  traits: {
+    remoteEnd: 'browser',
+    boundToItsHead: false,
+    recordsVideo: (pool) => eksVideoPlace(pool) !== undefined,
+  },
   // Loaded with the first session on an eks pool, like ecs: a router Lambda's cold start never signs a token.
   load: async () => (await import('./eks-runtime')).makeEksRuntime,
   beforeLoad: ({ aws, poolOf }, loaded) => ({

@@ -99,7 +99,7 @@ async function podApisOf(
  */
 export const eksKept: KeptRecordings = (record, pool) => {
   if (pool.kind !== 'eks') return { video: false, log: false };
-  const videos = !!pool.recorder?.bucket && !!pool.recorder.region;
+  const videos = eksVideoPlace(pool) !== undefined;
   return { video: videos && record.recording?.video === true, log: keptLogBucket(pool) !== undefined };
 };
 

@@ -5,6 +5,7 @@ import { hubPool } from './hub-pool-config';
 export const hubPoolKind: PoolKind<'hub'> = {
   name: 'hub',
   schema: hubPool,
-  traits: { remoteEnd: 'hub', boundToItsHead: false },
+  // Whether a session is recorded is the hub's to decide: the client's ask is passed to it.
+  traits: { remoteEnd: 'hub', boundToItsHead: false, recordsVideo: () => true },
   load: async () => (await import('./hub-pool-runtime')).makeHubRuntime,
 };

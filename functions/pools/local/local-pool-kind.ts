@@ -14,6 +14,7 @@ export const localPoolKind: PoolKind<'local'> = {
     remoteEnd: 'browser',
     // A chromedriver and its Chromium are child processes of the head that started them.
     boundToItsHead: true,
+    recordsVideo: () => true,
   },
   prepare: (pools, logger) => ensureChromium(pools, logger),
   builtInCatalog: {

@@ -2,8 +2,9 @@
  * End to end on an ecs pool (the fake ECS API, each task a real Selenium server as docker-selenium's images
  * run it): Puppeteer and Playwright clients, each a session of its own, reach the task's browser through the
  * session's se:cdp, and leave no task, Playwright server or folder behind, also when the client is killed
- * mid-run. Tasks of chromedriver alone offer
- * no se:cdp: a Playwright client is refused on the upgrade, its task stopped.
+ * mid-run. A client asking enableVideo=true is refused before any task starts: the pool's tasks run no
+ * recorder. Tasks of chromedriver alone offer no se:cdp: a Playwright client is refused on the upgrade, its
+ * task stopped.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -68,6 +69,22 @@ describe('Playwright and CDP clients on an ecs pool', { timeout: TEST_MS }, () =
     const { title, screenshot } = await playwrightVisit(`${wsUrl()}/playwright/chromium`, fargate.site.url);
     expect(title).toBe('gridgate test page');
     expect(screenshot.subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('refuses enableVideo=true on the upgrade, its tasks running no recorder, before any task starts', async () => {
+    const tasks = fargate.fake.callsOf('RunTask').length;
+    const outcome = await upgradeOutcome(
+      new WebSocket(`${wsUrl()}/playwright/chromium?enableVideo=true`, {
+        headers: { 'user-agent': 'Playwright/1.65.1 (x64; debian 12) node/20.19' },
+      }),
+    );
+    if (!('status' in outcome)) throw new Error('the socket opened');
+    expect(outcome.status).toBe(500);
+    expect(JSON.parse(outcome.body).value).toMatchObject({
+      error: 'session not created',
+      message: expect.stringContaining('the pool fargate records no video'),
+    });
+    expect(fargate.fake.callsOf('RunTask')).toHaveLength(tasks);
   });
 
   it('ends the session and stops its task when the client is killed mid-run', async () => {

@@ -2,11 +2,14 @@
  * End to end on a hub pool (a real Selenium Grid 4): a CDP client (Puppeteer) and a Playwright client, each a
  * session of its own, reach the hub's browser through the session's se:cdp, which gridgate relays to the hub
  * with the hub's credentials; the catalog's `chrome` serves Playwright's `chromium`. Each leaves nothing
- * behind (no hub session, no Playwright server, no folder), also when the client is killed mid-run. A client's
- * exposeNetwork is refused: the hub's browser is not on this machine.
+ * behind (no hub session, no Playwright server, no folder), also when the client is killed mid-run. A client
+ * asking enableVideo=true has the hub asked to record, as a WebDriver client's se:recordVideo asks it. With the
+ * pool full, a connection waits in the queue until one closes. A client's exposeNetwork is refused: the hub's
+ * browser is not on this machine.
  */
 import { chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { chromiumVersion } from '../../../../functions/pools/local/ensure-chromium';
 import { startTestGrid, type TestGrid } from '../../../support/grid-fixture';
 import {
@@ -24,6 +27,7 @@ import {
 } from '../../../support/socket-session-clients';
 import { startTestPageServer, type TestPageServer } from '../../../support/test-page-server';
 import { until } from '../../../support/until';
+import { opened } from '../../../support/websocket-upgrade';
 
 let hub: SeleniumGrid;
 let grid: TestGrid;
@@ -79,6 +83,50 @@ describe('Playwright and CDP clients on a hub pool', { timeout: 150_000 }, () =>
     );
     expect(title).toBe('gridgate test page');
     expect(screenshot.subarray(1, 4).toString()).toBe('PNG');
+  });
+
+  it('asks the hub to record a connection that asks enableVideo=true, as a WebDriver client asks it', async () => {
+    const { title } = await playwrightVisit(
+      `${wsUrl()}/playwright/chromium?enableVideo=true`,
+      site.url,
+      async () => {
+        // Selenium Grid's nodes record a session asked so when they run its video container; this one runs none.
+        expect(await hub.askedCapabilities()).toEqual([expect.objectContaining({ 'se:recordVideo': true })]);
+      },
+    );
+    expect(title).toBe('gridgate test page');
+  });
+
+  it('queues a connection while the hub pool is full, and serves it once one closes', async () => {
+    const two = ['/devtools/chrome?name=first', '/devtools/chrome?name=second'].map(
+      (path) => new WebSocket(`${wsUrl()}${path}`),
+    );
+    try {
+      await Promise.all(two.map(opened));
+      expect(await hub.sessions()).toBe(2);
+      let thirdOpen = false;
+      const third = chromium.connect(`${wsUrl()}/playwright/chromium?name=third`).then((browser) => {
+        thirdOpen = true;
+        return browser;
+      });
+      await until(() => grid.deps.queue.lengths().waiting === 1, 'the third connection waits in the queue');
+      expect(thirdOpen).toBe(false);
+      two[0]?.close();
+      const browser = await third;
+      try {
+        const page = await browser.newPage();
+        await page.goto(site.url);
+        expect(await page.title()).toBe('gridgate test page');
+        expect((await grid.deps.sessions.running()).map((session) => session.name).sort()).toEqual([
+          'second',
+          'third',
+        ]);
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      for (const socket of two) socket.close();
+    }
   });
 
   it('ends the session, its hub session and its Playwright server when the client is killed mid-run', async () => {
