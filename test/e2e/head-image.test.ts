@@ -150,13 +150,16 @@ describe('the head image (Dockerfile CMD, production build) behind a load balanc
   it("serves Playwright's connect as a session of its own through the balancer", async () => {
     const ws = balancerUrl.replace(/^http/, 'ws');
     const store = new DynamoSessionStore({ client: table.client, table: table.table });
+    // The head's own servers (its workers'), none of another test file's.
+    const servers = () => playwrightServers(head.child.pid as number);
     const { title, screenshot } = await playwrightVisit(
       `${ws}/playwright/chromium?name=head-playwright`,
       `${site.url}/`,
+      async () => expect(servers().length).toBeGreaterThan(0),
     );
     expect(title).toBe('gridgate test page');
     expect(screenshot.subarray(1, 4).toString()).toBe('PNG');
     await eventually(async () => expect(await store.inUse()).toEqual({}), 30_000);
-    await eventually(() => expect(playwrightServers(head.child.pid as number)).toEqual([]), 30_000);
+    await eventually(() => expect(servers()).toEqual([]), 30_000);
   });
 });
