@@ -66,7 +66,7 @@ export function formatSuiteReport(report: SuiteReport): string {
       `    seconds chromedriver ${list(w.seconds.chromedriver)}; gridgate ${list(w.seconds.gridgate)}; load ${list(w.load1m)}`,
       `    CPU of each side's processes (gridgate: its process and all below it; chromedriver: its group) ratio ${w.cpuRatio.median.toFixed(3)} (${w.cpuRatio.low.toFixed(3)}–${w.cpuRatio.high.toFixed(3)})`,
     ]),
-    'CPU ms per test by program, each run (sampled once a second; "unsampled": processes that ended between readings):',
+    'CPU ms per test by program, each run (sampled once a second; "tree": the total through waiting parents, tree-sampler.ts):',
     ...report.runs.flatMap((run, i) =>
       (['chromedriver', 'gridgate'] as const).map(
         (side) =>
@@ -76,11 +76,11 @@ export function formatSuiteReport(report: SuiteReport): string {
   ].join('\n');
 }
 
-/** "total 812; chromium 640, chromedriver 41, …, unsampled 12", ms per test, the largest first. */
+/** "sampled 812 (tree 700): chromium 640, chromedriver 41, …", ms per test, the largest first. */
 function perTest(cpu: SampledCpu, tests: number): string {
   const ms = (seconds: number) => ((seconds / tests) * 1000).toFixed(1);
   const programs = Object.entries(cpu.byProgram)
     .sort(([, a], [, b]) => b - a)
     .map(([program, seconds]) => `${program} ${ms(seconds)}`);
-  return `total ${ms(cpu.total)}; ${[...programs, `unsampled ${ms(cpu.unsampled)}`].join(', ')}`;
+  return `sampled ${ms(cpu.sampled)} (tree ${ms(cpu.total)}): ${programs.join(', ')}`;
 }

@@ -2,8 +2,9 @@
  * CPU by program of a process tree over a long run in which processes come and go (a suite: a chromedriver,
  * a Chromium, a pasta per session): the tree is read every `intervalMs` and each process's own CPU is kept as
  * last seen. A process that ended is counted up to its last reading, one born and ended between two readings
- * not at all: what the sampling missed is the tree's total (cpuBetween, which counts ended processes through
- * the parents that waited for them) less what it saw, reported as such, never spread over the programs.
+ * not at all. The tree's total (cpuBetween) has the opposite gaps: it counts an ended process only through a
+ * parent that waited for it, and misses one whose parent died first (a Chromium whose chromedriver was killed
+ * is reaped by init). Both are reported; neither is spread over the other.
  */
 import { cpuBetween, readTreeCpu, type TreeCpu } from './process-cpu';
 
@@ -19,8 +20,8 @@ export interface SampledCpu {
   total: number;
   /** Own CPU seconds by program (comm), as sampled. */
   byProgram: Record<string, number>;
-  /** total less the sampled: processes that ended between readings, and each one's last interval. */
-  unsampled: number;
+  /** What the sampling saw, all programs together. */
+  sampled: number;
 }
 
 export class TreeSampler {
@@ -50,7 +51,7 @@ export class TreeSampler {
       if (own > from) byProgram[program] = (byProgram[program] ?? 0) + own - from;
     const total = cpuBetween(this.first, last);
     const sampled = Object.values(byProgram).reduce((sum, seconds) => sum + seconds, 0);
-    return { total, byProgram, unsampled: total - sampled };
+    return { total, byProgram, sampled };
   }
 
   private sample(tree: TreeCpu): void {
