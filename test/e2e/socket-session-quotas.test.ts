@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestGrid, type TestGrid } from '../support/grid-fixture';
 import { until } from '../support/until';
+import { opened } from '../support/websocket-upgrade';
 
 let grid: TestGrid;
 const wsUrl = () => grid.url.replace(/^http/, 'ws');
@@ -19,21 +20,10 @@ afterAll(async () => {
   await grid?.close();
 });
 
-function openSocket(path: string): { socket: WebSocket; opened: Promise<void> } {
+function openSocket(path: string): { socket: WebSocket; opened: Promise<WebSocket> } {
   const socket = new WebSocket(`${wsUrl()}${path}`);
-  const opened = new Promise<void>((resolve, reject) => {
-    socket.once('open', () => resolve());
-    socket.once('error', reject);
-    // A refused upgrade says why in its body: the failure names it.
-    socket.once('unexpected-response', (_request, response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => {
-        body += chunk;
-      });
-      response.on('end', () => reject(new Error(`${path}: ${response.statusCode} ${body}`)));
-    });
-  });
-  return { socket, opened };
+  // A refused upgrade says why in its body: the failure names it.
+  return { socket, opened: opened(socket) };
 }
 
 describe('quotas for sessions that are WebSockets', { timeout: 240_000 }, () => {
