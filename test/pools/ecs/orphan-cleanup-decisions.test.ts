@@ -1,8 +1,8 @@
 /** The ECS orphan cleanup finding gridgate's tasks and deciding which stop: live, unrecorded, ended, too old. */
 import { DescribeTasksCommand, ListTasksCommand } from '@aws-sdk/client-ecs';
 import { describe, expect, it } from 'vitest';
-import { STARTED_BY } from '../../functions/pools/ecs/task-tags';
-import { ecs, GRACE, LISTING, MINUTE, SECOND, setup, stopped, T0 } from '../support/orphan-cleanup-world';
+import { STARTED_BY } from '../../../functions/pools/ecs/task-tags';
+import { ecs, GRACE, LISTING, MINUTE, SECOND, setup, stopped, T0 } from '../../support/orphan-cleanup-world';
 
 describe('runOrphanCleanup: finding tasks', () => {
   it('follows ListTasks past 100 tasks and describes them with their tags in batches of 100', async () => {
