@@ -18,6 +18,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct, IConstruct } from 'constructs';
 import { buildSync } from 'esbuild';
+import { JOB_LAMBDA_EXTERNALS } from '../functions/entry/lambda-bundle-externals';
 import { routerBundleOptions } from '../functions/entry/router-bundle-options';
 
 export const ROOT = join(import.meta.dirname, '..');
@@ -83,6 +84,7 @@ export function gridFunction(scope: Construct, id: string, props: GridFunctionPr
       minify: true,
       sourceMap: true,
       mainFields: ['module', 'main'],
+      externalModules: JOB_LAMBDA_EXTERNALS,
       // Some CommonJS dependencies call require(); an ESM bundle has none unless it makes one.
       banner:
         "import { createRequire as __gridgateRequire } from 'node:module'; const require = __gridgateRequire(import.meta.url);",

@@ -1,7 +1,8 @@
 /**
  * A pool kind as one plain object: its config's schema, its run-time traits, the parts the entries ask of it
- * before any browser starts, and `load()`, the one import of the code and SDKs its browsers run on. One per
- * kind (pools/<kind>/<kind>-pool-kind.ts), listed in pools/index.ts.
+ * before any browser starts, and `load()`, the one import of the code and SDKs its browsers run on (and, for
+ * a kind whose browsers outlive a router, `cleanup.load()`, that of its part of the scheduled cleanup). One
+ * per kind (pools/<kind>/<kind>-pool-kind.ts), listed in pools/index.ts.
  */
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { S3Client } from '@aws-sdk/client-s3';
