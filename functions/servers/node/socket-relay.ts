@@ -78,7 +78,7 @@ function refusal(refusedBy: 'browser' | 'hub', status: number | undefined): WebD
 
 /**
  * The upstream could not be reached (refused, reset, timed out). What the socket's error says names the
- * browser's address inside the grid's network: it stays in the cause, for the log.
+ * browser's or hub's address inside the grid's network: it stays in the cause, for the log.
  */
 function unreachable(remoteEnd: 'browser' | 'hub', cause: unknown): WebDriverError {
   return new WebDriverError('unknown error', `the ${remoteEnd} cannot be reached; the grid’s log says why`, {
