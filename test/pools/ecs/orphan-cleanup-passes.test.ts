@@ -14,7 +14,7 @@ async function mixedWorld(world: ReturnType<typeof setup>) {
   await session('vanished', 'feedfacefeedfacefeedfacefeedface');
 }
 
-describe('runOrphanCleanup: passes', () => {
+describe('the cleanup over ecs tasks: passes', () => {
   it('in a dry run decides and reports the same, but stops nothing and writes nothing', async () => {
     const dry = setup();
     await mixedWorld(dry);
