@@ -10,7 +10,7 @@ import { vi } from 'vitest';
 import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
 import type { DynaliteServer, SessionTableUnderTest } from './dynalite';
 
-/** One ecs pool, as the cleanup-lambda and interruption tests have always deployed. */
+/** One ecs pool with its deployed settings (cluster, task definition, subnets, security groups). */
 export const ECS_POOL = {
   kind: 'ecs',
   cluster: 'gridgate-browsers',
