@@ -22,7 +22,7 @@ export function readDeployedConfig(env: NodeJS.ProcessEnv): Config {
   // No local pools run on AWS, so the built-in catalog's Chromium version is never needed.
   const config = parseConfig(
     withDeployment(readConfigFile(path), env.GRIDGATE_DEPLOYMENT),
-    { localBrowserVersion: 'stable' },
+    { builtInBrowserVersion: 'stable' },
     path,
   );
   const problems: string[] = [];

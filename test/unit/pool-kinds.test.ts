@@ -6,7 +6,7 @@ import { configTraitsOf } from '../../functions/core/config-traits-by-kind';
 import { hasPodPools, POOL_KINDS, POOL_TRAITS, poolKindOf, undeployedSettings } from '../../functions/pools';
 import { POOL_CONFIGS } from '../../functions/pools/pool-configs';
 
-const DEFAULTS = { localBrowserVersion: '1' };
+const DEFAULTS = { builtInBrowserVersion: '1' };
 const configWith = (pools: Record<string, unknown>) =>
   parseConfig(
     {

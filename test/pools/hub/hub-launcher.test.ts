@@ -10,7 +10,7 @@ function hubPool(extra: Record<string, unknown>): HubPoolConfig {
       browsers: { chrome: { versions: { '1': { pools: ['hub'] } } } },
       pools: { hub: { kind: 'hub', ...extra } },
     },
-    { localBrowserVersion: 'unused' },
+    { builtInBrowserVersion: 'unused' },
   );
   return config.pools.hub as HubPoolConfig;
 }
