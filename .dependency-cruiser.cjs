@@ -9,6 +9,9 @@
 const layer = (name) => `^functions/${name}/`;
 /** The kinds' config sides: each kind's pools/<kind>/<kind>-pool-config.ts and their list, pools/pool-configs.ts. */
 const POOL_CONFIGS = '^functions/pools/(pool-configs|[^/]+/[^/]+-pool-config)[.]ts$';
+/** The pure rules a kind's config side is built on, in its own folder: named one by one, each as pure as it. */
+const POOL_CONFIG_PARTS =
+  '^functions/pools/(local/(local-launch-options|chromium-switches)|hub/hub-endpoint)[.]ts$';
 
 // The AWS jobs still wired kind by kind (the cleanup's ECS and EKS fleets, the Spot interruption handler):
 // until a PoolKind gives its fleet, these entries import the ecs and eks folders themselves.
@@ -41,10 +44,11 @@ module.exports = {
       severity: 'error',
       comment:
         "A kind's config side is read by core, so it is as pure as core: it imports only core/ (itself no other " +
-        "layer), zod, Node built-ins and other config sides (the list, its kinds'; ecs and eks, what they share).",
-      from: { path: POOL_CONFIGS },
+        "layer), zod, Node built-ins, other config sides (the list, its kinds'; ecs and eks, what they share) " +
+        'and the pure rules beside it named in POOL_CONFIG_PARTS, which are held to the same.',
+      from: { path: [POOL_CONFIGS, POOL_CONFIG_PARTS] },
       to: {
-        pathNot: [layer('core'), '(^|/)node_modules/zod/', POOL_CONFIGS],
+        pathNot: [layer('core'), '(^|/)node_modules/zod/', POOL_CONFIGS, POOL_CONFIG_PARTS],
         dependencyTypesNot: ['core'],
       },
     },

@@ -6,7 +6,7 @@
  */
 import type * as z from 'zod';
 import type { Capabilities } from './capabilities';
-import type { HubEndpoint, UpstreamEndpoint } from './hub-endpoint';
+import type { SharedEndpoint, UpstreamEndpoint } from './upstream-endpoint';
 
 /** A problem in a pool's config as written, before it is parsed: its path below the pool, and why. */
 export interface PoolInputProblem {
@@ -24,7 +24,7 @@ export interface PoolConfigTraits<P> {
    * The one remote end every session of the pool shares (a hub): a hub that failed is not tried again through
    * another pool naming it, and requests it makes of gridgate are known as its. None: each browser its own.
    */
-  sharedEndpoint?(pool: P): HubEndpoint;
+  sharedEndpoint?(pool: P): SharedEndpoint;
   /** Whether its browsers start cold on AWS (an image pulled per session), which lengthens the default wait. */
   readonly startsCold: boolean;
   /** Whether it keeps browsers ready ahead of demand, whose count the status shows. */

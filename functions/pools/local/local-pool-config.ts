@@ -7,8 +7,8 @@
 import * as z from 'zod';
 import { onLoopback } from '../../core/address-rules';
 import { poolCommon } from '../../core/config-pool-common';
-import { localLaunchRefusal } from '../../core/local-launch-options';
 import { directEndpoint, poolConfigKind } from '../../core/pool-config-traits';
+import { localLaunchRefusal } from './local-launch-options';
 
 export const localPool = z
   .strictObject({

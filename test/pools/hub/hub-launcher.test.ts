@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { addressAllowed, hubAddress, upstreamEndpoint } from '../../../functions/core/browser-network';
+import { addressAllowed, upstreamEndpoint } from '../../../functions/core/browser-network';
 import { type HubPoolConfig, parseConfig } from '../../../functions/core/config';
 import { SessionTokens } from '../../../functions/core/session-token';
+import { hubAddress } from '../../../functions/pools/hub/hub-endpoint';
 import { HubLauncher, hubCapabilities } from '../../../functions/pools/hub/hub-launcher';
 
 function hubPool(extra: Record<string, unknown>): HubPoolConfig {
