@@ -40,8 +40,11 @@ export interface PoolConfigTraits<P> {
   vncBesideBrowser?(pool: P): { port: number; password: string } | undefined;
   /** Why these capabilities may not start a browser in this pool (its browsers are this machine's), or undefined. */
   launchRefusal?(capabilities: Capabilities, pool: P): string | undefined;
-  /** Why the pool cannot run in gridgate's functions on AWS; absent: it can. */
-  readonly notOnAws?: string;
+  /**
+   * What keeps the pool from running in gridgate's functions on AWS, each problem naming its key (checked before
+   * any session, there and by the CDK app); none, or absent: it can.
+   */
+  notOnAws?(pool: P): string[];
   /** Problems of the pool's config as written that its schema alone does not see. */
   inputProblems?(input: Record<string, unknown>): PoolInputProblem[];
   /** The pool as written, with the deployment's recordings bucket laid in where the kind keeps things there. */

@@ -37,5 +37,5 @@ export const localPoolConfig = poolConfigKind(localPool, {
   keepsWarm: (pool) => (pool.warm ?? 0) > 0,
   // Its Chromium, its binary and its switches are this machine's (DESIGN invariant 7).
   launchRefusal: localLaunchRefusal,
-  notOnAws: 'local pools cannot run in Lambda (no Chromium there)',
+  notOnAws: (pool) => [`pools.${pool.name}: local pools cannot run in Lambda (no Chromium there)`],
 });
