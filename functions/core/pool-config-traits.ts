@@ -29,8 +29,6 @@ export interface PoolConfigTraits<P> {
   readonly startsCold: boolean;
   /** Whether it keeps browsers ready ahead of demand, whose count the status shows. */
   keepsWarm(pool: P): boolean;
-  /** Whether its warm browsers are tasks kept in the shared store (claimed and counted there). */
-  warmInStore?(pool: P): boolean;
   /**
    * Longest one new-session attempt may take here before the next pool is tried, given the share of
    * timeouts.newSession an attempt gets (`share`). Absent: an attempt is bounded by the request only.

@@ -1,9 +1,10 @@
 /** The ecs pool kind: one Fargate (Spot) task per session, running a Selenium node. */
-import { warmTaskTable } from '../../core/warm-tasks';
+
 import type { PoolKind } from '../pool-kind';
 import { checkEcsPool } from './ecs-pool-check';
 import { ecsKept, ecsRecordingPlaces, ecsRecordings, ecsRecordsVideo } from './ecs-recordings';
 import { ecsStoredWarmCount } from './ecs-stored-warm-count';
+import { warmTaskTable } from './warm-task-table';
 
 export const ecsPoolKind: PoolKind<'ecs'> = {
   name: 'ecs',
