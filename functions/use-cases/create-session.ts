@@ -19,7 +19,7 @@ import {
 import type { PoolConfig } from '../core/config';
 import { configTraitsOf } from '../core/config-traits-by-kind';
 import { invalidArgument, sessionNotCreated, WebDriverError } from '../core/errors';
-import type { GridDeps } from '../core/grid-deps';
+import { type GridDeps, traitsOf } from '../core/grid-deps';
 import { hubAttemptShare } from '../core/host-choice';
 import { recordingAsk } from '../core/recording-wish';
 import { screenResolution, sessionTimeZone } from '../core/screen-and-zone';
@@ -29,6 +29,7 @@ import { releaseSlot, type SlotRequest, takeSlot } from '../core/slots';
 import { groupingAsked } from '../core/test-grouping';
 import type { CreatedSession, UpstreamWebDriver } from '../core/upstream-webdriver';
 import { matchForUser, userRule } from '../core/user-rules';
+import { poolsThatRecord } from '../core/video-pools';
 import { CreationReport } from './creation-report';
 import { endSession } from './end-session';
 import { launchInPools, type TimeLimit } from './launch-in-pools';
@@ -94,11 +95,11 @@ export async function createSession(
     host: request.host,
   })?.color;
   const choice = choosePools(deps.config.colors, color, match.pools, label);
+  // Before the queue: a socket session's video waits only for pools that record it, or is refused at once.
+  const pools = poolsThatRecord(choice.pools, { protocol, recording }, (pool) => traitsOf(deps, pool));
   // Refused whichever pool would serve: a request that may reach beyond its session on this machine never
   // waits for one.
-  const refusal = choice.pools
-    .map((pool) => configTraitsOf(pool).launchRefusal?.(capabilities, pool))
-    .find(Boolean);
+  const refusal = pools.map((pool) => configTraitsOf(pool).launchRefusal?.(capabilities, pool)).find(Boolean);
   if (refusal) throw invalidArgument(refusal);
   const key = randomBytes(8).toString('hex');
   const report = new CreationReport(deps, {
@@ -117,7 +118,7 @@ export async function createSession(
     userLimit: userRule(deps.config, user).maxSessions,
     // Only the pools the colour allows: the queue and every retry stay among them, so a coloured
     // request whose pools cannot serve never falls back to other ones.
-    pools: orderByWeight(choice.pools),
+    pools: orderByWeight(pools),
   };
   let pool: PoolConfig;
   try {

@@ -11,7 +11,6 @@ import type { PoolConfig } from '../core/config';
 import { configTraitsOf } from '../core/config-traits-by-kind';
 import { stageRank } from '../core/creation-stages';
 import { withDevtoolsAt } from '../core/devtools-address';
-import { sessionNotCreated } from '../core/errors';
 import { type GridDeps, runtimeOf, traitsOf } from '../core/grid-deps';
 import type { CreationStage, SessionRecord } from '../core/ports';
 import { type RecordingAsk, recordingWish } from '../core/recording-wish';
@@ -66,7 +65,6 @@ export async function launchSession(
   const runtime = runtimeOf(deps, pool);
   if (!runtime) throw new Error(`no launcher for ${pool.kind} pools`);
   const { launcher } = runtime;
-  refuseUnrecordedVideo(deps, pool, attempt);
   const onStage = stageMarker(deps, attempt.key);
   onStage('launch');
   const recording = recordingWish(deps.config, pool, attempt.recording ?? {});
@@ -170,20 +168,6 @@ export async function launchSession(
     await launcher.stop(browser.handle, { key: attempt.key, pool, reason: 'creation failed', upstreamId });
     throw error;
   }
-}
-
-/**
- * A socket session's client asked `enableVideo=true` (Moon's option) and names no other way to be recorded:
- * a pool that records no video (an ecs or eks pool without a recorder) refuses it before any browser starts,
- * rather than hand back a session whose video will never be there. A WebDriver session's
- * `se:recordVideo` is an ask Selenium Grid's own nodes ignore without a recorder, and is left as it is.
- */
-function refuseUnrecordedVideo(deps: GridDeps, pool: PoolConfig, attempt: LaunchAttempt): void {
-  if (!attempt.protocol || attempt.recording?.video !== true || traitsOf(deps, pool).recordsVideo(pool))
-    return;
-  throw sessionNotCreated(
-    `the pool ${pool.name} records no video: its browsers run without a video recorder, so enableVideo cannot be served there`,
-  );
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * A hub that refuses a WebSocket upgrade is a gateway failing: 502 with a W3C body, not `invalid session id`
- * for a session the hub may still run (the client would drop a live session).
+ * for a session the hub may still run (the client would drop a live session). So is one that cannot be
+ * reached, whose address stays in the grid's log.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -67,6 +68,30 @@ describe('a hub refusing a WebSocket', () => {
       expect(Object.keys(value).sort()).toEqual(['error', 'message', 'stacktrace']);
       expect(value).toMatchObject({ error: 'unknown error', message: 'the hub refused the WebSocket (403)' });
       expect(upgrades).toHaveLength(1);
+    },
+  );
+});
+
+describe('a hub that cannot be reached', () => {
+  it.each(['/session/{id}/se/bidi', '/devtools/{id}/page'])(
+    'answers 502 at %s without its address, which the log keeps',
+    async (path) => {
+      const id = await newSession(grid);
+      const { port } = hub.address() as AddressInfo;
+      hub.closeAllConnections();
+      await new Promise((resolve) => hub.close(resolve));
+      const base = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const outcome = await upgradeOutcome(new WebSocket(`${base}${path.replace('{id}', id)}`));
+      expect(outcome).toMatchObject({ status: 502 });
+      const { value } = JSON.parse((outcome as { body: string }).body) as { value: Record<string, string> };
+      expect(value).toEqual({
+        error: 'unknown error',
+        message: 'the hub cannot be reached; the grid’s log says why',
+        stacktrace: '',
+      });
+      expect(grid.logger.fieldsOf('REQUEST_FAILED')).toEqual([
+        expect.objectContaining({ pool: 'hub', cause: expect.stringContaining(`127.0.0.1:${port}`) }),
+      ]);
     },
   );
 });

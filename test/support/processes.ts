@@ -78,14 +78,23 @@ export function descendantsOf(root: number): { pid: number; args: string }[] {
     found.push(...next);
     next = next.flatMap((pid) => children.get(pid) ?? []);
   }
-  return found.flatMap((pid) => {
-    try {
-      const args = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter(Boolean).join(' ');
-      return [{ pid, args }];
-    } catch {
-      return []; // gone meanwhile
-    }
-  });
+  return found.flatMap(withArgs);
+}
+
+/** Every process running now, with its command line as descendantsOf gives it. */
+export function processesNow(): { pid: number; args: string }[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => withArgs(Number(entry)));
+}
+
+function withArgs(pid: number): { pid: number; args: string }[] {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter(Boolean).join(' ');
+    return [{ pid, args }];
+  } catch {
+    return []; // gone meanwhile
+  }
 }
 
 /** A process's /proc stat fields after its name: state, ppid, pgrp, …; undefined once it is gone. */

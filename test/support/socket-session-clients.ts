@@ -5,13 +5,15 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { expect } from 'vitest';
-import { descendantsOf } from './processes';
+import { SESSION_DIRECTORY_PREFIX } from '../../functions/adapters/fs/session-folder-names';
+import { LAUNCHED_BY_ENV } from '../../functions/adapters/process/browser-environment';
+import { descendantsOf, processesNow } from './processes';
 import { eventually } from './until';
 import { type ProbedVideo, probeVideo } from './video-probe';
 
@@ -124,13 +126,32 @@ export async function recordedPlaywrightVisit(
 
 /**
  * The Playwright servers (and their bridges) that the grid running as process `grid` started and that run now,
- * as "pid args" lines: its descendants running attach-server.cjs or devtools-pipe.cjs. Only the grid's own, so
- * the servers of a grid another test file runs at the same time (vitest runs two at once) never count.
+ * as "pid args" lines: processes running attach-server.cjs or devtools-pipe.cjs that descend from the grid or
+ * that gridgate marked as the grid's, which a server re-parented to PID 1 by a killed grid still is. Only the
+ * grid's own, so the servers of a grid another test file runs at the same time (vitest runs two at once) never
+ * count.
  */
 export function playwrightServers(grid: number): string[] {
-  return descendantsOf(grid)
+  const descendants = new Set(descendantsOf(grid).map(({ pid }) => pid));
+  return processesNow()
     .filter(({ args }) => PLAYWRIGHT_SERVER_SCRIPTS.some((script) => args.includes(script)))
+    .filter(({ pid }) => descendants.has(pid) || markedAsGrids(pid, grid))
     .map(({ pid, args }) => `${pid} ${args}`);
+}
+
+/**
+ * Whether gridgate marked the process as the grid's: its working folder is a session folder named after the
+ * grid (session-folder-names.ts: a server's and so its bridge's), or its environment carries the grid's pid as
+ * the launched-by mark (browser-environment.ts: a server's, when the grid serves sockets itself).
+ */
+function markedAsGrids(pid: number, grid: number): boolean {
+  try {
+    if (basename(readlinkSync(`/proc/${pid}/cwd`)).startsWith(`${SESSION_DIRECTORY_PREFIX}${grid}-`))
+      return true;
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`${LAUNCHED_BY_ENV}=${grid}`);
+  } catch {
+    return false; // gone meanwhile, or another user's
+  }
 }
 
 /** The folders this process's Playwright servers of browsers elsewhere (hub, container, ecs) keep now. */

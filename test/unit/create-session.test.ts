@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { parseConfig } from '../../functions/core/config';
 import { EndedSessions } from '../../functions/core/ended-sessions';
@@ -166,6 +166,39 @@ describe('createSession', () => {
     expect(await sessions.inUse()).toEqual({});
     // A WebDriver client's se:recordVideo is left as Selenium Grid's nodes leave it without a recorder.
     await createSession(deps, upstream, request({ capabilities: { alwaysMatch: asked } }));
+    expect(launcher.started).toHaveLength(1);
+  });
+
+  it("refuses a socket session's video in a full pool that records none at once, not once a slot frees", async () => {
+    const { deps, upstream, launcher, request } = setup(undefined, ['fargate'], {
+      kind: 'ecs',
+      maxSessions: 1,
+      cluster: 'gridgate-browsers',
+      taskDefinition: 'gridgate-chrome:1',
+      subnets: ['subnet-a'],
+      securityGroups: ['sg-browsers'],
+      networks: ['10.0.0.0/16'],
+    });
+    await createSession(deps, upstream, request(W3C_CHROME)); // holds the pool's one slot
+    const playwright = {
+      browserName: 'chrome',
+      'se:recordVideo': true,
+      'gridgate:options': { protocol: 'playwright' },
+    };
+    const answer = createSession(deps, upstream, request({ capabilities: { alwaysMatch: playwright } })).then(
+      () => 'created',
+      (error: unknown) => error,
+    );
+    // Waiting in line would end only when the slot frees, which nothing here does.
+    const queued = vi.waitFor(() => {
+      if (deps.queue.lengths().waiting === 0) throw new Error('not in the queue yet');
+      return 'waited in the queue';
+    });
+    await expect(Promise.race([answer, queued])).resolves.toMatchObject({
+      code: 'session not created',
+      message: expect.stringContaining('the pool fargate records no video'),
+    });
+    expect(deps.queue.lengths().waiting).toBe(0);
     expect(launcher.started).toHaveLength(1);
   });
 

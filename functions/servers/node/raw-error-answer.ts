@@ -3,7 +3,7 @@
  * refused WebSocket upgrade, a request the HTTP parser could not read. The connection closes after it.
  */
 import type { Duplex } from 'node:stream';
-import { WebDriverError } from '../../core/errors';
+import type { WebDriverError } from '../../core/errors';
 import { WEBDRIVER_HEADERS } from '../../http/webdriver-json';
 
 export function writeRawError(socket: Duplex, wire: WebDriverError): void {
@@ -15,13 +15,4 @@ export function writeRawError(socket: Duplex, wire: WebDriverError): void {
     `HTTP/1.1 ${wire.status} ${wire.code}\r\n${headers}` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
-}
-
-/** An error that is not a WebDriverError, as the 502 of an upstream that could not be reached. */
-export function asUpstreamError(error: unknown): WebDriverError {
-  return error instanceof WebDriverError
-    ? error
-    : new WebDriverError('unknown error', `cannot reach the browser: ${(error as Error).message}`, {
-        status: 502,
-      });
 }

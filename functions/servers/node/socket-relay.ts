@@ -58,7 +58,7 @@ export async function openUpstream(
       socket.pause();
       resolve();
     });
-    socket.once('error', reject);
+    socket.once('error', (error) => reject(unreachable(refusedBy, error)));
     socket.once('unexpected-response', (_req, res) => reject(refusal(refusedBy, res.statusCode)));
   });
   return socket;
@@ -76,10 +76,26 @@ function refusal(refusedBy: 'browser' | 'hub', status: number | undefined): WebD
   return new WebDriverError('unknown error', `the hub refused the WebSocket (${status})`, { status: 502 });
 }
 
+/**
+ * The upstream could not be reached (refused, reset, timed out). What the socket's error says names the
+ * browser's or hub's address inside the grid's network: it stays in the cause, for the log.
+ */
+function unreachable(remoteEnd: 'browser' | 'hub', cause: unknown): WebDriverError {
+  return new WebDriverError('unknown error', `the ${remoteEnd} cannot be reached; the grid’s log says why`, {
+    status: 502,
+    cause,
+  });
+}
+
 /** Chromium's browser-wide DevTools socket, found the way CDP clients find it. */
 export async function browserDevtoolsUrl(devtools: string): Promise<string> {
-  const response = await request(`http://${devtools}/json/version`, { headersTimeout: CONNECT_TIMEOUT_MS });
-  const { webSocketDebuggerUrl } = (await response.body.json()) as { webSocketDebuggerUrl?: string };
+  const { webSocketDebuggerUrl } = await request(`http://${devtools}/json/version`, {
+    headersTimeout: CONNECT_TIMEOUT_MS,
+  })
+    .then((response) => response.body.json() as Promise<{ webSocketDebuggerUrl?: string }>)
+    .catch((error: unknown) => {
+      throw unreachable('browser', error);
+    });
   if (!webSocketDebuggerUrl)
     throw new WebDriverError('unknown error', 'the browser offers no DevTools endpoint');
   return webSocketDebuggerUrl;

@@ -1,5 +1,6 @@
 /**
- * What a socket session's client is told when its session cannot be opened, and what the grid's log is told.
+ * What a WebSocket's client is told when its socket cannot be opened (a socket session's, a WebDriver session's
+ * BiDi, CDP or VNC socket), and what the grid's log is told.
  * The client gets a W3C error that says what failed, never what only concerns this machine: a program's output
  * (the Playwright server's, a helper's in a browser's namespace), a stack, a path of the grid's files. Those go
  * to the log with the session (STYLE: internal errors never exposed to clients).
@@ -12,6 +13,14 @@ export interface SocketSessionFacts {
   path: string;
   session?: string;
   pool?: string;
+}
+
+/** The facts of the session once it is known: its key and pool. */
+export function sessionFacts(session: {
+  key: string;
+  pool: string;
+}): Pick<SocketSessionFacts, 'session' | 'pool'> {
+  return { session: session.key, pool: session.pool };
 }
 
 /**

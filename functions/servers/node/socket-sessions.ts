@@ -26,7 +26,7 @@ import { type ExposedNetworkTunnel, openExposedNetworkTunnel } from './playwrigh
 import type { PlaywrightPackages } from './playwright/playwright-packages';
 import { sessionDevtoolsUrl } from './session-devtools';
 import { type ClientMessageCheck, openUpstream, relay, type Upstream } from './socket-relay';
-import { clientFacingFailure } from './socket-session-failure';
+import { type SocketSessionFacts, sessionFacts } from './socket-session-failure';
 
 export interface SocketSessionContext {
   deps: GridDeps;
@@ -39,7 +39,8 @@ const PLAYWRIGHT_HEADERS = ['user-agent', 'x-playwright-browser'];
 
 /**
  * Makes the session, then opens what the client's socket is relayed to. `clientGone` aborts when the client's
- * connection closes: waiting in the queue and starting stop, and a session made meanwhile ends.
+ * connection closes: waiting in the queue and starting stop, and a session made meanwhile ends. `facts` learns
+ * the session once made, for the log of a failure (socket-session-failure.ts tells the client).
  */
 export async function connectSocketSession(
   req: IncomingMessage,
@@ -47,6 +48,7 @@ export async function connectSocketSession(
   asked: SocketSessionRequest,
   context: SocketSessionContext,
   clientGone: AbortSignal,
+  facts: SocketSessionFacts,
 ): Promise<Upstream> {
   const { deps, calls } = context;
   const authorization = authorizationOf(req, url);
@@ -63,7 +65,6 @@ export async function connectSocketSession(
   };
   const cleanups: (() => Promise<unknown>)[] = [];
   const end = once(() => Promise.allSettled(cleanups.reverse().map((cleanup) => cleanup())));
-  let session: SessionClaims | undefined;
   try {
     // The client's Playwright before any slot or browser: a version that cannot be had is refused as such.
     const playwrightCore =
@@ -73,7 +74,7 @@ export async function connectSocketSession(
     const check = deps.tokens.verify(created.sessionId, user);
     if (!check.ok) throw new WebDriverError('unknown error', 'the grid answered a session ID it cannot read');
     const { claims } = check;
-    session = claims;
+    Object.assign(facts, sessionFacts(claims));
     const devtools = sessionDevtoolsUrl(created, calls.origin(), {
       protocol: asked.protocol,
       pool: claims.pool,
@@ -104,10 +105,7 @@ export async function connectSocketSession(
     };
   } catch (error) {
     await end();
-    throw clientFacingFailure(error, deps.logger, {
-      path: url.pathname,
-      ...(session ? { session: session.key, pool: session.pool } : {}),
-    });
+    throw error;
   }
 }
 

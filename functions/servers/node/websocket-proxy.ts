@@ -28,8 +28,9 @@ import { crossSiteRefusal, originPolicy, signalsOf } from '../../http/web-page-r
 import { GridSessionCalls } from './grid-session-calls';
 import { isWebSocketUpgrade, serveAsHttp } from './non-websocket-upgrade';
 import { PlaywrightPackages } from './playwright/playwright-packages';
-import { asUpstreamError, writeRawError } from './raw-error-answer';
+import { writeRawError } from './raw-error-answer';
 import { browserDevtoolsUrl, openUpstream, relay, type Upstream } from './socket-relay';
+import { clientFacingFailure, type SocketSessionFacts, sessionFacts } from './socket-session-failure';
 import { connectSocketSession, type SocketSessionContext } from './socket-sessions';
 
 const SESSION_PATH = /^(?:\/wd\/hub)?\/session\/([A-Za-z0-9_-]+)(\/[^?]*)?$/;
@@ -59,6 +60,9 @@ export function attachWebSocketProxy(
     if (!isWebSocketUpgrade(req)) return serveAsHttp(server, req, socket, head);
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://gridgate');
+    // Filled in as the socket's session becomes known: what the log says of a failure to open it.
+    const facts: SocketSessionFacts = { path: url.pathname };
+    const refuse = (error: unknown) => writeRawError(socket, clientFacingFailure(error, deps.logger, facts));
     // A browser opens WebSockets to any site with the user's saved credentials and no CORS check
     // (cross-site WebSocket hijacking): another site's page must not reach a session's BiDi, CDP or VNC.
     const header = (name: string) => [req.headers[name] ?? []].flat()[0];
@@ -66,7 +70,7 @@ export function attachWebSocketProxy(
       signalsOf(req.method ?? 'GET', url, header),
       originPolicy(deps.config, options.knownHostsOnly ?? true),
     );
-    if (refusal) return refuse(socket, refusal);
+    if (refusal) return refuse(refusal);
     let asked: SocketSessionRequest | undefined;
     try {
       asked = socketSessionRequest({ pathname: url.pathname, query: url.searchParams, header }, (name) =>
@@ -74,7 +78,7 @@ export function attachWebSocketProxy(
       );
       if (asked) asked = withCatalogBrowser(asked, deps.config.browsers);
     } catch (error) {
-      return refuse(socket, error);
+      return refuse(error);
     }
     const clientGone = new AbortController();
     socket.once('close', () => clientGone.abort());
@@ -83,12 +87,12 @@ export function attachWebSocketProxy(
     const early = asked ? readWhileWaiting(socket) : undefined;
     const vnc = VNC_PATH.exec(url.pathname);
     const connecting = asked
-      ? connectSocketSession(req, url, asked, { deps, ...socketSessions }, clientGone.signal)
+      ? connectSocketSession(req, url, asked, { deps, ...socketSessions }, clientGone.signal, facts)
       : vnc
-        ? connectVnc(req, deps, vnc[1] as string)
+        ? connectVnc(req, deps, vnc[1] as string, facts)
         : SELENOID_SOCKET.test(url.pathname)
-          ? connectHub(req, url, deps)
-          : connect(req, url, deps);
+          ? connectHub(req, url, deps, facts)
+          : connect(req, url, deps, facts);
     Promise.all([connecting, import('ws')])
       .then(([upstream, { WebSocketServer }]) => {
         if (socket.destroyed) {
@@ -100,15 +104,21 @@ export function attachWebSocketProxy(
           relay(client, upstream),
         );
       })
-      .catch((error: unknown) => refuse(socket, error));
+      .catch(refuse);
   });
 }
 
-async function connect(req: IncomingMessage, url: URL, deps: GridDeps): Promise<Upstream> {
+async function connect(
+  req: IncomingMessage,
+  url: URL,
+  deps: GridDeps,
+  facts: SocketSessionFacts,
+): Promise<Upstream> {
   const match = SESSION_PATH.exec(url.pathname);
   if (!match) throw new WebDriverError('unknown command', `no WebSocket endpoint at ${url.pathname}`);
   const user = await requestUser(deps, req.headers.authorization, req.socket.remoteAddress);
   const claims = verifySession(deps, match[1] as string, user);
+  Object.assign(facts, sessionFacts(claims));
   const rest = match[2] ?? '';
   // A hub's WebSockets want its credentials, never the client's, and live under its base path less
   // "/wd/hub", Selenium's alias of the root for HTTP only (Grid 4 refuses WebSockets under it).
@@ -138,9 +148,15 @@ async function connect(req: IncomingMessage, url: URL, deps: GridDeps): Promise<
 }
 
 /** A hub session's DevTools or VNC socket at its hub, with the hub's credentials. */
-async function connectHub(req: IncomingMessage, url: URL, deps: GridDeps): Promise<Upstream> {
+async function connectHub(
+  req: IncomingMessage,
+  url: URL,
+  deps: GridDeps,
+  facts: SocketSessionFacts,
+): Promise<Upstream> {
   const user = await requestUser(deps, req.headers.authorization, req.socket.remoteAddress);
   const { path, claims } = selenoidRequest(deps, url.pathname, user);
+  Object.assign(facts, sessionFacts(claims));
   const target = hubTarget(deps, path, claims);
   const wsOrigin = target.endpoint.origin.replace(/^http/, 'ws');
   // Selenoid and ggr take these with golang.org/x/net/websocket's Handler, which refuses a handshake
@@ -160,9 +176,15 @@ async function connectHub(req: IncomingMessage, url: URL, deps: GridDeps): Promi
 }
 
 /** The session's noVNC socket, for its owner or an admin (the page's origin was checked on upgrade). */
-async function connectVnc(req: IncomingMessage, deps: GridDeps, key: string): Promise<Upstream> {
+async function connectVnc(
+  req: IncomingMessage,
+  deps: GridDeps,
+  key: string,
+  facts: SocketSessionFacts,
+): Promise<Upstream> {
   const user = await requestUser(deps, req.headers.authorization, req.socket.remoteAddress);
   const record = await visibleSession(deps, { user, admin: deps.config.admins.includes(user) }, key);
+  Object.assign(facts, sessionFacts(record));
   const target = requireVncTarget(deps, record, true);
   return { socket: await openUpstream(`${target.origin.replace(/^http/, 'ws')}/websockify`, req) };
 }
@@ -199,8 +221,4 @@ function ownOrigin(server: Server): string {
   const host =
     address.address === '::' ? '::1' : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-}
-
-function refuse(socket: Duplex, error: unknown): void {
-  writeRawError(socket, asUpstreamError(error));
 }
