@@ -3,7 +3,6 @@
  * exchange, and making the browser send its session's colour. webdriver-client/upstream-new-session.ts speaks it on the
  * wire.
  */
-
 import type { Capabilities } from './capabilities';
 import type { UpstreamEndpoint } from './upstream-endpoint';
 

@@ -1,5 +1,4 @@
 /** The ecs pool kind: one Fargate (Spot) task per session, running a Selenium node. */
-
 import type { PoolKind } from '../pool-kind';
 import { checkEcsPool } from './ecs-pool-check';
 import { ecsKept, ecsRecordingPlaces, ecsRecordings, ecsRecordsVideo } from './ecs-recordings';
