@@ -13,10 +13,8 @@ const POOL_CONFIGS = '^functions/pools/(pool-configs|[^/]+/[^/]+-pool-config)[.]
 const POOL_CONFIG_PARTS =
   '^functions/pools/(local/(local-launch-options|chromium-switches)|hub/hub-endpoint)[.]ts$';
 
-// The AWS jobs still wired kind by kind (the cleanup's ECS and EKS fleets, the Spot interruption handler):
-// until a PoolKind gives its fleet, these entries import the ecs and eks folders themselves.
-const AWS_JOBS_NOT_YET_BY_KIND =
-  '^functions/entry/(aws-cleanup|aws-job-wiring|cleanup-lambda|interruption-lambda)[.]ts$';
+/** A kind's own Lambda entry (pools/<kind>/<name>-lambda.ts: ecs's Spot interruption handler), a composition root. */
+const KIND_LAMBDA = '^functions/pools/[^/]+/[^/]+-lambda[.]ts$';
 
 module.exports = {
   forbidden: [
@@ -72,9 +70,22 @@ module.exports = {
       severity: 'error',
       comment:
         'A pool kind implements the ports of core/ over its platform (adapters/aws for ecs and eks); it knows ' +
-        'neither the use cases, HTTP nor the wiring.',
+        "neither the use cases, HTTP nor the wiring. A kind's own Lambda entry is wired as the other background " +
+        "Lambdas are, by the jobs' wiring (entry/aws-job-wiring.ts), and by nothing else of entry/.",
       from: { path: layer('pools') },
-      to: { path: layer('(http|use-cases|servers|entry)') },
+      to: {
+        path: layer('(http|use-cases|servers|entry)'),
+        pathNot: '^functions/entry/aws-job-wiring[.]ts$',
+      },
+    },
+    {
+      name: 'only-kind-lambdas-use-the-job-wiring',
+      severity: 'error',
+      comment:
+        "Within pools/, only a kind's own Lambda entry (pools/<kind>/<name>-lambda.ts) is a composition root: it " +
+        "alone takes the background Lambdas' wiring (entry/aws-job-wiring.ts).",
+      from: { path: layer('pools'), pathNot: KIND_LAMBDA },
+      to: { path: '^functions/entry/aws-job-wiring[.]ts$' },
     },
     {
       name: 'pool-kinds-apart',
@@ -94,7 +105,7 @@ module.exports = {
         '(core/pool-runtime.ts, runtimeOf), which the wiring (entry/grid-wiring.ts) loops over. The servers, HTTP, ' +
         'the use cases and the entries import none (core only its config side: core-is-pure). What several kinds ' +
         "share (pools/selenium-node/) is no kind; what is not one kind's goes to a neutral place (adapters/).",
-      from: { path: layer('(servers|http|use-cases|entry)'), pathNot: AWS_JOBS_NOT_YET_BY_KIND },
+      from: { path: layer('(servers|http|use-cases|entry)') },
       to: { path: '^functions/pools/[^/]+/', pathNot: '^functions/pools/selenium-node/' },
     },
     {

@@ -56,11 +56,14 @@ export interface CommandLatencyRun {
   /** Commands sent through gridgate, warm-up included. */
   sent: number;
   /**
-   * CPU seconds gridgate's Node process spent during its own turns (warm-up included), when a meter was given:
-   * the command path, apart from its background work while the other paths take their turns.
+   * CPU seconds each metered process spent during its path's own turns (warm-up included): a proxy's command
+   * path, apart from its background work while the other paths take their turns.
    */
-  gridgateTurnsCpu?: number;
+  turnsCpu: Partial<Record<CommandPathName, number>>;
 }
+
+/** A process's CPU so far, in ns (process-cpu.ts threadsCpuNanos), read around each of its path's turns. */
+export type TurnMeters = Partial<Record<CommandPathName, () => number>>;
 
 export type CommandLatencyPlan = BenchOptions['commands'];
 
@@ -79,15 +82,15 @@ export async function measureCommandLatency(
   client: WebDriverClient,
   paths: Record<CommandPathName, SessionPath>,
   plan: CommandLatencyPlan,
-  /** gridgate's Node CPU so far, in ns (process-cpu.ts threadsCpuNanos): read around each of its turns. */
-  gridgateCpuNanos?: () => number,
+  meters: TurnMeters = {},
 ): Promise<CommandLatencyRun> {
-  let turnsNanos = 0;
+  const turnsNanos: Partial<Record<CommandPathName, number>> = {};
   const runTurn = async (name: CommandPathName, into: Samples) => {
-    if (name !== 'gridgate' || !gridgateCpuNanos) return runMix(client, paths[name], into);
-    const before = gridgateCpuNanos();
+    const meter = meters[name];
+    if (!meter) return runMix(client, paths[name], into);
+    const before = meter();
     await runMix(client, paths[name], into);
-    turnsNanos += gridgateCpuNanos() - before;
+    turnsNanos[name] = (turnsNanos[name] ?? 0) + meter() - before;
   };
   for (let i = 0; i < plan.warmup; i++) {
     for (const name of turnOrder(i)) await runTurn(name, emptySamples());
@@ -108,7 +111,7 @@ export async function measureCommandLatency(
     samples,
     rounds,
     sent: (plan.warmup + rounds.length * plan.iterations) * COMMANDS.length,
-    ...(gridgateCpuNanos ? { gridgateTurnsCpu: turnsNanos / 1e9 } : {}),
+    turnsCpu: Object.fromEntries(Object.entries(turnsNanos).map(([name, nanos]) => [name, nanos / 1e9])),
   };
 }
 

@@ -1,7 +1,10 @@
 /**
  * The baseline: a bare chromedriver started the way a client without a grid starts one
- * (`chromedriver --port=0`, in its own process group), asked for Chromium with exactly the
- * capabilities gridgate's local pool would send, so both paths drive identically flagged browsers.
+ * (`chromedriver --port=0`, in its own process group), asked for Chromium with the capabilities gridgate's
+ * local pool would send but for the profile, so both paths drive identically flagged browsers. Like a client
+ * without a grid it names no profile: chromedriver makes a fresh one for every session and opens `data:,` in
+ * it (given one, it opens nothing and Chromium starts on its New Tab page), in a temporary folder of its own
+ * that goes when it stops.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -32,14 +35,16 @@ export class DirectChromedriver {
   ) {}
 
   static async start(pool: LocalPool): Promise<DirectChromedriver> {
-    const userDataDir = await mkdtemp(join(tmpdir(), 'gridgate-bench-chromium-'));
+    // chromedriver makes each session's profile in TMPDIR: this folder, so what a killed one leaves goes too.
+    const temporary = await mkdtemp(join(tmpdir(), 'gridgate-bench-chromedriver-'));
     const child = spawn(pool.chromedriver, ['--port=0'], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TMPDIR: temporary },
     });
     const pid = child.pid;
     if (pid === undefined) {
-      await rm(userDataDir, { recursive: true, force: true });
+      await rm(temporary, { recursive: true, force: true });
       throw new Error(`cannot start ${pool.chromedriver}`);
     }
     // Registered before it is ready, so an interrupted start is stopped too.
@@ -47,22 +52,17 @@ export class DirectChromedriver {
       stop: () => stop(),
       kill: () => {
         signalGroup(pid, 'SIGKILL');
-        rmSync(userDataDir, { recursive: true, force: true });
+        rmSync(temporary, { recursive: true, force: true });
       },
     });
     let stopping: Promise<void> | undefined;
     const stop = () => {
-      stopping ??= stopGroup(pid, userDataDir).finally(untrack);
+      stopping ??= stopGroup(pid, temporary).finally(untrack);
       return stopping;
     };
     try {
       const port = await readyPort(child);
-      const capabilities = chromiumCapabilities(
-        pool,
-        { browserName: 'chrome' },
-        { userDataDir, runningAsRoot: process.getuid?.() === 0 },
-      );
-      return new DirectChromedriver(pid, `http://127.0.0.1:${port}`, capabilities, stop);
+      return new DirectChromedriver(pid, `http://127.0.0.1:${port}`, withoutProfile(pool), stop);
     } catch (error) {
       await stop();
       throw error;
@@ -70,12 +70,24 @@ export class DirectChromedriver {
   }
 }
 
-async function stopGroup(pid: number, userDataDir: string): Promise<void> {
+/** The local pool's capabilities for chromedriver, with no --user-data-dir: chromedriver makes the profile. */
+function withoutProfile(pool: LocalPool): Capabilities {
+  const built = chromiumCapabilities(
+    pool,
+    { browserName: 'chrome' },
+    { userDataDir: '', runningAsRoot: process.getuid?.() === 0 },
+  );
+  const options = built['goog:chromeOptions'] as { args: string[] };
+  const args = options.args.filter((arg) => !arg.startsWith('--user-data-dir='));
+  return { ...built, 'goog:chromeOptions': { ...options, args } };
+}
+
+async function stopGroup(pid: number, temporary: string): Promise<void> {
   signalGroup(pid, 'SIGTERM');
   // Chromium outlives a chromedriver that is killed, so whatever is left of the group goes too.
   if (!(await groupGone(pid, STOP_GRACE_MS))) signalGroup(pid, 'SIGKILL');
   await groupGone(pid, STOP_GRACE_MS);
-  await rm(userDataDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
+  await rm(temporary, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
 }
 
 function readyPort(child: ChildProcess): Promise<number> {

@@ -111,6 +111,11 @@ export function formatCommandReport(report: CommandReport): string {
       : [
           `  gridgate's Node, of its ${cpu.gridgateNode.toFixed(2)}: ${cpu.gridgateNodeTurns.toFixed(2)} during its own turns (the command path), ${cpu.gridgateNodeBetweenTurns.toFixed(2)} between them (background work while the other paths take theirs)`,
         ]),
+    ...(cpu.plainNodeTurns === undefined || cpu.plainNodeBetweenTurns === undefined
+      ? []
+      : [
+          `  plain Node proxy, of its ${cpu.plainNode.toFixed(2)}: ${cpu.plainNodeTurns.toFixed(2)} during its own turns, ${cpu.plainNodeBetweenTurns.toFixed(2)} between them`,
+        ]),
     `Chromium flags identical for direct and gridgate: ${report.flags.identical ? 'yes' : 'NO'}`,
     `=> per-command ratio of medians ${ratio(report.ratio.median)}  ${target}  ${report.verdict}   (same browser: ${ratio(report.sameBrowserRatio.median)} ${report.sameBrowserVerdict})`,
   ].join('\n');

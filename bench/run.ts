@@ -90,11 +90,13 @@ try {
     await warmRuntimes(client, pair.paths, options.commands.runtimeWarmup);
     const cpuBefore = await grid.cpuMicros();
     const processesBefore = readCommandCpu(pair.pids);
-    const run = await measureCommandLatency(client, pair.paths, options.commands, () =>
-      threadsCpuNanos(grid.pid),
-    );
+    // Both Node proxies counted alike: over their own turns, and between them.
+    const run = await measureCommandLatency(client, pair.paths, options.commands, {
+      gridgate: () => threadsCpuNanos(grid.pid),
+      plainNode: () => threadsCpuNanos(pair.pids.plainNode),
+    });
     const cpu = (await grid.cpuMicros()) - cpuBefore;
-    const perProcess = commandCpu(processesBefore, readCommandCpu(pair.pids), run.sent, run.gridgateTurnsCpu);
+    const perProcess = commandCpu(processesBefore, readCommandCpu(pair.pids), run.sent, run.turnsCpu);
     await pair.close();
     commands = commandReport(run, options.commands, pair.flags, cpu, perProcess);
     console.log(`\n${formatCommandReport(commands)}`);

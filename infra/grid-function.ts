@@ -1,5 +1,5 @@
 /**
- * A gridgate Lambda function: an entry in functions/entry bundled by esbuild (never Docker) for Node 22
+ * A gridgate Lambda function: an entry under functions/ bundled by esbuild (never Docker) for Node 22
  * on arm64, with the gridgate config file copied into the bundle so the function reads exactly the file
  * the stack was built from.
  */
@@ -18,6 +18,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct, IConstruct } from 'constructs';
 import { buildSync } from 'esbuild';
+import { JOB_LAMBDA_EXTERNALS } from '../functions/entry/lambda-bundle-externals';
 import { routerBundleOptions } from '../functions/entry/router-bundle-options';
 
 export const ROOT = join(import.meta.dirname, '..');
@@ -28,7 +29,7 @@ export const BUNDLED_CONFIG_PATH = `/var/task/${BUNDLED_CONFIG}`;
 export const BUILT_IN_CONFIG = join(import.meta.dirname, 'builtin-config.json');
 
 export interface GridFunctionProps {
-  /** The entry file under functions/entry, e.g. 'router-lambda.ts'. */
+  /** The entry file under functions/, e.g. 'entry/cleanup-lambda.ts' (a kind's own: 'pools/<kind>/…-lambda.ts'). */
   entry: string;
   description: string;
   /** The gridgate config file to bundle. @default the built-in defaults */
@@ -54,7 +55,7 @@ export function gridFunction(scope: Construct, id: string, props: GridFunctionPr
   const configFile = props.configFile ?? BUILT_IN_CONFIG;
   const copies = [[configFile, BUNDLED_CONFIG], ...bundledUsersFile(configFile, props.usersFile)];
   const fn = new NodejsFunction(scope, id, {
-    entry: join(ROOT, 'functions/entry', props.entry),
+    entry: join(ROOT, 'functions', props.entry),
     handler: 'handler',
     description: props.description,
     runtime: Runtime.NODEJS_22_X,
@@ -83,6 +84,7 @@ export function gridFunction(scope: Construct, id: string, props: GridFunctionPr
       minify: true,
       sourceMap: true,
       mainFields: ['module', 'main'],
+      externalModules: JOB_LAMBDA_EXTERNALS,
       // Some CommonJS dependencies call require(); an ESM bundle has none unless it makes one.
       banner:
         "import { createRequire as __gridgateRequire } from 'node:module'; const require = __gridgateRequire(import.meta.url);",

@@ -45,7 +45,7 @@ export class OrphanCleanup extends Construct {
       allowAllOutbound: true,
     });
     this.function = gridFunction(this, 'Function', {
-      entry: 'cleanup-lambda.ts',
+      entry: 'entry/cleanup-lambda.ts',
       description: 'gridgate cleanup: stops orphaned browser tasks, ends records of vanished browsers',
       configFile: props.configFile,
       environment: {

@@ -1,7 +1,7 @@
 /**
  * Spot reclaim notices: an EventBridge rule sends the grid cluster's "ECS Task State Change" events
- * with stopCode SpotInterruption or TerminationNotice to the interruption Lambda
- * (functions/entry/interruption-lambda.ts), which marks the session so its next command says
+ * with stopCode SpotInterruption or TerminationNotice to the interruption Lambda (the ecs kind's own,
+ * functions/pools/ecs/spot-interruption-lambda.ts), which marks the session so its next command says
  * "browser was reclaimed" instead of timing out.
  */
 import { Duration } from 'aws-cdk-lib';
@@ -39,7 +39,7 @@ export class SpotInterruptions extends Construct {
       allowAllOutbound: true,
     });
     this.function = gridFunction(this, 'Function', {
-      entry: 'interruption-lambda.ts',
+      entry: 'pools/ecs/spot-interruption-lambda.ts',
       description: 'gridgate: marks sessions whose Spot browser AWS reclaims',
       configFile: props.configFile,
       environment: props.environment,

@@ -1,73 +1,72 @@
 /**
- * The cleanup pass over AWS's browser fleets: the ECS tasks of every ecs pool and, given their API, the
- * pods of every eks pool; then, given a deleter, the videos their recorders uploaded that sessions were not
- * to keep (use-cases/delete-unkept-videos.ts). The cleanup Lambda runs it on its schedule; tests run it with
- * their own fakes.
+ * The scheduled cleanup over the browser fleets of every kind whose browsers outlive a router (ecs tasks, eks
+ * pods): each kind the config has pools of gives its fleet and where its recorders upload (its `cleanup`,
+ * loaded only then); every pass sweeps the fleets, then, given a deleter, deletes the videos sessions were not
+ * to keep (use-cases/delete-unkept-videos.ts). The cleanup Lambda runs it on its schedule; tests give their
+ * own fakes through `makers`.
  */
-import type { ECSClient } from '@aws-sdk/client-ecs';
-import type { BrowserFleet } from '../core/browser-fleet';
-import type { VideoDeleter, VideoPlace, VideoPlaceOf } from '../core/unkept-videos';
-import { EcsFleet } from '../pools/ecs/ecs-fleet';
-import { ecsVideoPlace } from '../pools/ecs/ecs-recordings';
-import { DEFAULT_INTERVAL_MS, type WarmPoolDeps } from '../pools/ecs/ecs-warm-pool';
-import { EksFleet } from '../pools/eks/eks-fleet';
-import type { EksPodApi } from '../pools/eks/eks-pod-api';
-import type { DeployedEksPool } from '../pools/eks/eks-pool-check';
-import { eksVideoPlace } from '../pools/eks/eks-recordings';
-import type { KeepPodLog } from '../pools/eks/pod-log-keeper';
+import type { Config } from '../core/config';
+import type { VideoDeleter, VideoPlaceOf } from '../core/unkept-videos';
+import { DEFAULT_CLEANUP_INTERVAL_MS } from '../core/warm-demand';
+import { type CleanupMakers, POOL_KINDS } from '../pools';
+import type { CleanupContext, KindCleanup, PoolKindName } from '../pools/pool-kind';
 import { type CleanupPassDeps, type CleanupPassOptions, runCleanupPass } from '../use-cases/cleanup-pass';
 import type { CleanupReport } from '../use-cases/cleanup-report';
 import { deleteUnkeptVideos } from '../use-cases/delete-unkept-videos';
 
-export interface OrphanCleanupDeps extends CleanupPassDeps {
-  ecs: ECSClient;
-  /** Waits between StopTask calls (rate bound); tests pass one that only records. */
-  sleep?: (ms: number) => Promise<void>;
-  /**
-   * The pod API of an eks pool's cluster, and how a session's pod's browser log is kept before the pod is
-   * deleted (pools/eks/pod-log-keeper.ts); without them eks pools are not swept.
-   */
-  pods?: { api: (pool: DeployedEksPool) => EksPodApi; keepLog: KeepPodLog };
-  /** The warm pool store and demand; without it warm tasks are neither started nor registered. */
-  warm?: WarmPoolDeps;
-  /**
-   * What deletes the videos sessions were not to keep, and the stack's recordings bucket (where ecs pools'
-   * recorders upload; eks pools name theirs); without it none are deleted.
-   */
-  videos?: { deleter: VideoDeleter; recordings?: VideoPlace };
+export interface OrphanCleanupDeps extends CleanupPassDeps, CleanupContext {
+  /** What deletes the videos sessions were not to keep; without it none are deleted. */
+  videoDeleter?: VideoDeleter;
+  /** Cleanup makers in place of what the kinds' `cleanup.load()` answers (tests' fakes). */
+  makers?: CleanupMakers;
 }
 
-export interface OrphanCleanupOptions extends CleanupPassOptions {
-  /** At most this many StopTask calls per second, over all clusters. */
-  stopsPerSecond?: number;
-}
+/** One pass of the cleanup. */
+export type OrphanCleanup = (options?: CleanupPassOptions) => Promise<CleanupReport>;
 
 export type { CleanupReport };
 
-export async function runOrphanCleanup(
-  deps: OrphanCleanupDeps,
-  { stopsPerSecond, ...options }: OrphanCleanupOptions = {},
-): Promise<CleanupReport> {
-  const { ecs, sessions, config, clock, sleep, warm, pods, videos } = deps;
-  const fleets: BrowserFleet[] = [
-    new EcsFleet({ ecs, sessions, config, clock, sleep, stopsPerSecond, warm }),
-  ];
-  if (pods) fleets.push(new EksFleet(pods.api, pods.keepLog));
-  const report = await runCleanupPass(deps, fleets, options);
-  const ecsPlace = videos?.recordings ? ecsVideoPlace(videos.recordings) : () => undefined;
-  const placeOf: VideoPlaceOf = (pool) => ecsPlace(pool) ?? eksVideoPlace(pool);
+/** Makes the cleanup part of every kind the config has pools of, once; answers what runs a pass. */
+export async function orphanCleanup(deps: OrphanCleanupDeps): Promise<OrphanCleanup> {
+  const kinds = await cleanupsOfKinds(deps);
+  const byKind: Partial<Record<PoolKindName, KindCleanup>> = Object.fromEntries(kinds);
+  const placeOf: VideoPlaceOf = (pool) => byKind[pool.kind]?.videoPlace?.(pool);
+  const { config, sessions, clock } = deps;
   // No read of the store for videos when no pool's recorder uploads any.
-  if (videos && Object.values(config.pools).some(placeOf)) {
-    await deleteUnkeptVideos(
-      { sessions, pools: config.pools, logger: deps.logger, clock },
-      {
-        placeOf,
-        deleter: videos.deleter,
-        intervalMs: warm?.intervalMs ?? DEFAULT_INTERVAL_MS,
-        dryRun: options.dryRun,
-        deadline: options.deadline,
-      },
+  const deleter = Object.values(config.pools).some(placeOf) ? deps.videoDeleter : undefined;
+  return async (options = {}) => {
+    const report = await runCleanupPass(
+      deps,
+      kinds.map(([, kind]) => kind.fleet()),
+      options,
     );
+    if (deleter) {
+      await deleteUnkeptVideos(
+        { sessions, pools: config.pools, logger: deps.logger, clock },
+        {
+          placeOf,
+          deleter,
+          intervalMs: deps.warm?.intervalMs ?? DEFAULT_CLEANUP_INTERVAL_MS,
+          dryRun: options.dryRun,
+          deadline: options.deadline,
+        },
+      );
+    }
+    return report;
+  };
+}
+
+/** Each kind's part of the cleanup, in the registry's order, for the kinds the config has pools of. */
+async function cleanupsOfKinds(deps: OrphanCleanupDeps): Promise<[PoolKindName, KindCleanup][]> {
+  const made: [PoolKindName, KindCleanup][] = [];
+  for (const kind of Object.values(POOL_KINDS)) {
+    if (!kind.cleanup || !hasPoolsOf(deps.config, kind.name)) continue;
+    const make = deps.makers?.[kind.name] ?? (await kind.cleanup.load());
+    made.push([kind.name, await make(deps)]);
   }
-  return report;
+  return made;
+}
+
+function hasPoolsOf(config: Config, kind: PoolKindName): boolean {
+  return Object.values(config.pools).some((pool) => pool.kind === kind);
 }

@@ -16,7 +16,8 @@ import { parseDeployment } from '../core/deployment';
 import { parseDuration } from '../core/duration';
 import type { Logger, Metrics, SessionStore } from '../core/ports';
 import type { VideoPlace } from '../core/unkept-videos';
-import type { WarmPoolDeps } from '../pools/ecs/ecs-warm-pool';
+import type { WarmPoolDeps } from '../core/warm-demand';
+import type { AwsPlatform } from '../pools/pool-kind';
 import { readDeployedConfig } from './deployed-config';
 
 export interface JobWiring {
@@ -26,10 +27,12 @@ export interface JobWiring {
   metrics: Metrics;
   /** DRY_RUN=true: the cleanup decides and reports but changes nothing. */
   dryRun: boolean;
-  /** The ecs warm pools' store and demand, with the cleanup's schedule interval (CLEANUP_INTERVAL). */
+  /** The warm pools' store and demand, with the cleanup's schedule interval (CLEANUP_INTERVAL). */
   warm: WarmPoolDeps;
   /** The stack's recordings bucket and its Region (GRIDGATE_DEPLOYMENT), where ecs pools' videos go. */
   recordings?: VideoPlace;
+  /** The function's AWS credentials and Region (the role's), which eks pools' EKS tokens are signed with. */
+  aws: Pick<AwsPlatform, 'identity'>;
 }
 
 export function jobWiring(
@@ -57,6 +60,13 @@ export function jobWiring(
       warm: new DynamoWarmTasks({ client, table: config.store.table }),
       starts: new DynamoSessionStarts(client, config.store.table),
       intervalMs: interval(env, 'CLEANUP_INTERVAL'),
+    },
+    // The DynamoDB client's credential chain, refreshed as it expires: the one every SDK client here uses.
+    aws: {
+      identity: async () => ({
+        credentials: () => client.config.credentials(),
+        region: await client.config.region(),
+      }),
     },
     ...recordingsOf(env.GRIDGATE_DEPLOYMENT),
   };

@@ -7,6 +7,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { BuildOptions } from 'esbuild';
+import { NOT_IN_LAMBDAS } from './lambda-bundle-externals';
 
 /**
  * CJS dependencies (undici, the SDK's) call require() on Node built-ins; an ESM bundle has no
@@ -37,11 +38,8 @@ export function routerBundleOptions(outdir: string): BuildOptions & { outdir: st
     alias: { undici: fileURLToPath(new URL('./undici-lean.ts', import.meta.url)) },
     // Parses a browser's user agent for the SDK in browsers: never loaded under Node, yet esbuild
     // makes a chunk of every import() it sees, even in code it shakes out (35 KiB of the asset).
-    // Runtimes the router never loads, left out of its asset: the kubeconfig pod API (the Kubernetes client,
-    // megabytes) serves only eks pools that name a kubeconfig, which the Node server runs (behind the router an
-    // eks pool signs EKS tokens itself); local and container pools run on the Node server only, and the
-    // router's config refuses them (deployed-config.ts), so their kinds' load() is never called there.
-    external: ['bowser', '*/eks-kubeconfig', '*/local-pool-runtime', '*/container-pool-runtime'],
+    // And the runtimes no Lambda loads (lambda-bundle-externals.ts).
+    external: ['bowser', ...NOT_IN_LAMBDAS],
     banner: { js: ESM_REQUIRE_BANNER },
     // No source map: under --enable-source-maps Node reads and parses it at import, which made init
     // about 80–120 ms slower in the benchmark. Infra that wants traces can ship a map without the flag.

@@ -10,7 +10,7 @@ import { ecsPoolKind } from './ecs/ecs-pool-kind';
 import { eksPoolKind } from './eks/eks-pool-kind';
 import { hubPoolKind } from './hub/hub-pool-kind';
 import { localPoolKind } from './local/local-pool-kind';
-import type { PoolConfigOf, PoolKind, PoolKindName, RuntimeMakerOf } from './pool-kind';
+import type { CleanupMaker, PoolConfigOf, PoolKind, PoolKindName, RuntimeMakerOf } from './pool-kind';
 
 const KINDS = {
   local: localPoolKind,
@@ -24,6 +24,9 @@ export const POOL_KINDS: { readonly [K in PoolKindName]: PoolKind<K> } = KINDS;
 
 /** A runtime maker per kind, in place of what the kind's `load()` answers (tests give fakes through it). */
 export type RuntimeMakers = { [K in PoolKindName]?: RuntimeMakerOf<(typeof KINDS)[K]> };
+
+/** A cleanup maker per kind, in place of what the kind's `cleanup.load()` answers (tests give fakes through it). */
+export type CleanupMakers = { [K in PoolKindName]?: CleanupMaker };
 
 /** The definition of the pool's kind, typed for that pool. */
 export function poolKindOf<P extends PoolConfig>(pool: P): PoolKind<P['kind']> {
@@ -55,9 +58,4 @@ export async function prepareForPools(config: Config, logger: Logger): Promise<v
 /** What the config's pools still lack to start browsers (the cloud pools' deployed settings), each naming its key. */
 export function undeployedSettings(config: Config): string[] {
   return Object.values(config.pools).flatMap((pool) => poolKindOf(pool).undeployedSettings?.(pool) ?? []);
-}
-
-/** Whether some pool's browsers are Kubernetes pods (the cleanup then needs a pod API). */
-export function hasPodPools(config: Config): boolean {
-  return Object.values(config.pools).some((pool) => poolKindOf(pool).browsersArePods === true);
 }

@@ -1,6 +1,7 @@
 /**
  * A pool kind as one plain object: its run-time traits, the parts the entries ask of it before any browser
- * starts, and `load()`, the one import of the code and SDKs its browsers run on. One per kind
+ * starts, and `load()`, the one import of the code and SDKs its browsers run on (and, for a kind whose browsers
+ * outlive a router, `cleanup.load()`, that of its part of the scheduled cleanup). One per kind
  * (pools/<kind>/<kind>-pool-kind.ts), listed in pools/index.ts. Its config's schema and config-side traits are
  * not here but in its config side (<kind>-pool-config.ts), listed once, in pools/pool-configs.ts, for core to
  * read without reaching the kind's runtime; the kind's pool type (PoolConfigOf) is derived from that list.
@@ -10,13 +11,16 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import type { Dispatcher } from 'undici';
 import type { ArtifactSession, ArtifactSource } from '../core/artifact-ports';
+import type { BrowserFleet } from '../core/browser-fleet';
 import type { Config, PoolConfig } from '../core/config';
 import type { PeriodicTask } from '../core/periodic-task';
 import type { PoolRuntime } from '../core/pool-runtime';
 import type { PoolTraits } from '../core/pool-traits';
-import type { Logger, Metrics } from '../core/ports';
+import type { Clock, Logger, Metrics, SessionStore } from '../core/ports';
 import type { KeptRecordings } from '../core/recorded-in-store';
 import type { SessionRecorder } from '../core/session-recorder';
+import type { VideoPlace, VideoPlaceOf } from '../core/unkept-videos';
+import type { WarmPoolDeps } from '../core/warm-demand';
 import type { WarmTaskStore } from '../core/warm-task-store';
 
 export type PoolKindName = PoolConfig['kind'];
@@ -104,6 +108,39 @@ export interface BeforeLoad<P extends PoolConfig> {
   artifacts?: ArtifactSource;
 }
 
+/**
+ * What a kind's part of the scheduled cleanup is made with, once per process (the cleanup Lambda's
+ * environment): AWS as a platform, as the cleanup Lambda has it (entry/aws-job-wiring.ts).
+ */
+export interface CleanupContext {
+  /** The config, which does not change in the cleanup's process. */
+  config: Config;
+  sessions: SessionStore;
+  logger: Logger;
+  clock: Clock;
+  /** The process's AWS credentials and Region (an eks pool's EKS tokens are signed with them). */
+  aws: Pick<AwsPlatform, 'identity'>;
+  /** The stack's recordings bucket and its Region (an ecs pool's recorder uploads there); none: no such bucket. */
+  recordings?: VideoPlace;
+  /** The warm browsers' store and recent demand; none: warm browsers are neither started nor registered. */
+  warm?: WarmPoolDeps;
+  /** Waits between stop calls (their rate bound); tests pass one that only records. */
+  sleep?: (ms: number) => Promise<void>;
+  /** At most this many stop calls per second, over all of a kind's places. @default the kind's own */
+  stopsPerSecond?: number;
+}
+
+/** What a kind gives the scheduled cleanup, whose pass decides for every kind alike (use-cases/cleanup-pass.ts). */
+export interface KindCleanup {
+  /** Its browsers as a fleet, made for one pass (a fleet paces its own pass's stop calls). */
+  fleet(): BrowserFleet;
+  /** Where its pools' recorders upload sessions' videos, which the cleanup deletes when not kept; none: nowhere. */
+  videoPlace?: VideoPlaceOf;
+}
+
+/** What makes a kind's part of the scheduled cleanup: what its `cleanup.load()` answers. */
+export type CleanupMaker = (context: CleanupContext) => Promise<KindCleanup>;
+
 /** `R`: what its runtime maker makes, when it is more than a KindRuntime (eks: the pod APIs its logs are read with). */
 export interface PoolKind<
   K extends PoolKindName = PoolKindName,
@@ -145,6 +182,10 @@ export interface PoolKind<
    * starting the browsers; every other part, and the launcher, ask the primary.
    */
   servedByWorkers?(primaryPid: number): Omit<PoolRuntime<PoolConfigOf<K>>, 'launcher'>;
-  /** Its browsers are Kubernetes pods: the scheduled cleanup needs a pod API to find and end them. */
-  readonly browsersArePods?: boolean;
+  /**
+   * Present for a kind whose browsers can outlive the process that started them (a task, a pod): its part of
+   * the scheduled cleanup. `load()` is the only import of the code and SDK that part runs on, called only
+   * where the config has pools of the kind.
+   */
+  readonly cleanup?: { load(): Promise<CleanupMaker> };
 }

@@ -1,23 +1,48 @@
 /**
  * The background Lambdas' wiring (aws-job-wiring.ts), and one cleanup pass as the cleanup Lambda runs it:
- * the DynamoDB session store on dynalite, ECS on aws-sdk-client-mock.
+ * the DynamoDB session store on dynalite, ECS on aws-sdk-client-mock; its entry loads a kind's part of the
+ * cleanup only for a config with pools of that kind.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StopTaskCommand } from '@aws-sdk/client-ecs';
 import type { Context } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DynamoSessionStore } from '../../functions/adapters/aws/dynamo-session-store';
 import { ConfigError } from '../../functions/core/config';
 import { noMetrics } from '../../functions/core/ports';
-import { runOrphanCleanup } from '../../functions/entry/aws-cleanup';
+import { orphanCleanup } from '../../functions/entry/aws-cleanup';
 import { jobWiring } from '../../functions/entry/aws-job-wiring';
+import { makeEcsCleanup } from '../../functions/pools/ecs/ecs-cleanup';
 import { STARTED_BY } from '../../functions/pools/ecs/task-tags';
 import { sampleRecord } from '../contract/store-samples';
+import { NO_AWS_IDENTITY } from '../support/cleanup-runs';
+import { deployJob, ECS_POOL, jobConfigFile } from '../support/deployed-job';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../support/dynalite';
 import { EcsTasksMock, gridgateTags } from '../support/ecs-tasks-mock';
 import { CollectingLogger, FixedClock } from '../support/fakes';
+
+// Which kinds' parts of the cleanup were made, in order: each kind's maker, which only its `cleanup.load()`
+// imports, recording its calls.
+const made = vi.hoisted(() => [] as string[]);
+vi.mock('../../functions/pools/ecs/ecs-cleanup', async (original) => {
+  const real = await original<typeof import('../../functions/pools/ecs/ecs-cleanup')>();
+  return {
+    makeEcsCleanup: (...args: Parameters<typeof real.makeEcsCleanup>) => {
+      made.push('ecs');
+      return real.makeEcsCleanup(...args);
+    },
+  };
+});
+vi.mock('../../functions/pools/eks/eks-cleanup', async (original) => {
+  const real = await original<typeof import('../../functions/pools/eks/eks-cleanup')>();
+  return {
+    makeEksCleanup: (...args: Parameters<typeof real.makeEksCleanup>) => {
+      made.push('eks');
+      return real.makeEksCleanup(...args);
+    },
+  };
+});
 
 const MINUTE = 60_000;
 let directory: string;
@@ -32,27 +57,7 @@ afterAll(async () => {
   await dynamo.close();
 });
 
-function configFile(store: object, name = 'gridgate.json'): string {
-  const path = join(directory, name);
-  writeFileSync(
-    path,
-    JSON.stringify({
-      browsers: { chrome: { versions: { '156': { pools: ['chrome'] } } } },
-      pools: {
-        chrome: {
-          kind: 'ecs',
-          cluster: 'gridgate-browsers',
-          taskDefinition: 'gridgate-chrome',
-          subnets: ['subnet-1'],
-          securityGroups: ['sg-1'],
-          networks: ['10.0.0.0/16'],
-        },
-      },
-      store,
-    }),
-  );
-  return path;
-}
+const configFile = (store: object, name?: string) => jobConfigFile(directory, store, name);
 
 describe('jobWiring', () => {
   const unused = () => dynamo.newClient();
@@ -140,28 +145,30 @@ describe('a cleanup pass with the DynamoDB session store', () => {
       }),
     );
 
-    const deps = {
-      ecs: ecs.client(),
+    const client = ecs.client();
+    const run = await orphanCleanup({
       sessions,
       config,
       logger: new CollectingLogger(),
       metrics: noMetrics,
       clock,
-    };
-    const report = await runOrphanCleanup(deps);
+      aws: NO_AWS_IDENTITY,
+      makers: { ecs: (context) => makeEcsCleanup(context, client) },
+    });
+    const report = await run();
     expect(report.reaped).toEqual({ 'no session': 1, 'browser exited': 1 });
     expect(ecs.inputs(StopTaskCommand).map((input) => input.task)).toEqual([halfMade.id]);
     expect(await sessions.get('vanished')).toMatchObject({ endReason: 'browser exited', endedAt: now });
     expect((await sessions.running()).map((record) => record.key)).toEqual(['live']);
     expect(await sessions.inUse()).toEqual({ chrome: 1 });
 
-    const again = await runOrphanCleanup(deps);
+    const again = await run();
     expect(again.total).toBe(0);
     expect(ecs.inputs(StopTaskCommand)).toHaveLength(1);
   });
 });
 
-describe('the Lambda entries', () => {
+describe('the cleanup Lambda', () => {
   let table: SessionTableUnderTest;
   let ecs: EcsTasksMock;
   afterEach(async () => {
@@ -170,21 +177,10 @@ describe('the Lambda entries', () => {
     await table.close();
   });
 
-  /** The environment a deployed function has, its DynamoDB endpoint on the loopback dynalite. */
-  async function deployed() {
-    table = await dynamo.createSessionTable();
+  it("runs a dry pass when the event asks for one, having made the ecs kind's part alone", async () => {
+    table = (await deployJob(dynamo, directory)).table;
     ecs = new EcsTasksMock();
-    vi.stubEnv('GRIDGATE_CONFIG', configFile({ kind: 'dynamodb', table: table.table }, 'deployed.json'));
-    vi.stubEnv('AWS_REGION', 'us-east-1');
-    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIAFAKEFAKEFAKEFAKE');
-    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'fake-secret');
-    vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', dynamo.endpoint);
-    vi.resetModules();
-    return new DynamoSessionStore({ client: table.client, table: table.table });
-  }
-
-  it('the cleanup handler runs a dry pass when the event asks for one', async () => {
-    await deployed();
+    made.length = 0;
     const orphan = ecs.add({
       cluster: 'gridgate-browsers',
       createdAt: Date.now() - 5 * MINUTE,
@@ -197,24 +193,27 @@ describe('the Lambda entries', () => {
     expect(report).toMatchObject({ dryRun: true, reaped: { 'no session': 1 }, deferred: 0 });
     expect(report.items).toEqual([expect.objectContaining({ task: orphan.id })]);
     expect(ecs.inputs(StopTaskCommand)).toEqual([]);
+    // An ecs-only config: the eks kind's pod API, token signer and log keeper are never made.
+    expect(made).toEqual(['ecs']);
   });
 
-  it('the interruption handler marks the browser reclaimed in the table', async () => {
-    const store = await deployed();
-    const event = JSON.parse(
-      readFileSync(new URL('../pools/ecs/events/ecs-task-state-change-spot.json', import.meta.url), 'utf8'),
-    );
-    // Delivered now: the store forgets reclaims after an hour, as it does ended sessions.
-    const stoppingAt = new Date(Math.floor(Date.now() / 1000) * 1000);
-    event.detail.stoppingAt = stoppingAt.toISOString();
-    const { handler } = await import('../../functions/entry/interruption-lambda');
-    expect(await handler(event)).toMatchObject({
-      outcome: 'marked',
-      handle: '5d8c2f0e9a7b4c3d8e1f2a3b4c5d6e7f',
-    });
-    expect(await store.reclaimed('5d8c2f0e9a7b4c3d8e1f2a3b4c5d6e7f')).toEqual({
-      at: stoppingAt.getTime(),
-      reason: 'SpotInterruption',
-    });
+  it("makes the eks kind's part too for a config with an eks pool, and sweeps its namespace", async () => {
+    // The cluster's API on a loopback port nothing listens on: the listing fails, and the report says so.
+    const pods = {
+      kind: 'eks',
+      cluster: 'browsers',
+      endpoint: 'https://127.0.0.1:9',
+      networks: ['10.1.0.0/16'],
+    };
+    table = (await deployJob(dynamo, directory, { chrome: ECS_POOL, pods })).table;
+    ecs = new EcsTasksMock();
+    made.length = 0;
+    const { handler } = await import('../../functions/entry/cleanup-lambda');
+    const report = await handler({ dryRun: true });
+    expect(made).toEqual(['ecs', 'eks']);
+    expect(report.clusters).toEqual([
+      expect.objectContaining({ cluster: 'gridgate-browsers', status: 'done' }),
+      expect.objectContaining({ cluster: 'browsers/gridgate', status: 'failed' }),
+    ]);
   });
 });

@@ -62,12 +62,13 @@ function recordService(source: ts.SourceFile, node: ts.NewExpression, found: Emi
   }
 }
 
-/** The service names the job entries pass to `jobWiring('…')`, in the entry folder of `source`. */
+/**
+ * The service names the job entries pass to `jobWiring('…')`, anywhere in the functions folder `source` is
+ * in (entry/ and a kind's own, e.g. pools/ecs/).
+ */
 function jobServices(source: ts.SourceFile): string[] {
-  const folder = join(source.fileName, '..');
-  return readdirSync(folder)
-    .filter((name) => name.endsWith('.ts'))
-    .flatMap((name) => [...readFileSync(join(folder, name), 'utf8').matchAll(/jobWiring\('([^']+)'\)/g)])
+  return sourceFiles(join(source.fileName, '../..'))
+    .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/jobWiring\('([^']+)'\)/g)])
     .map((match) => match[1] as string);
 }
 

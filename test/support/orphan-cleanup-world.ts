@@ -1,16 +1,18 @@
 /**
  * What the ECS orphan cleanup tests share: a world of ECS tasks (ecs-tasks-mock.ts) in two clusters of
  * ecs pools beside a hub pool, a memory session store and a fake clock at T0, and the cleanup run over
- * them, with helpers for a task gridgate started and a running session's record.
+ * them (the ecs kind's part given the world's ECS client), with helpers for a task gridgate started and a running session's record.
  */
 import { StopTaskCommand } from '@aws-sdk/client-ecs';
 import { afterEach, expect } from 'vitest';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { parseConfig } from '../../functions/core/config';
 import type { SessionRecord } from '../../functions/core/ports';
-import { type OrphanCleanupOptions, runOrphanCleanup } from '../../functions/entry/aws-cleanup';
+import { makeEcsCleanup } from '../../functions/pools/ecs/ecs-cleanup';
 import { STARTED_BY } from '../../functions/pools/ecs/task-tags';
+import type { CleanupContext } from '../../functions/pools/pool-kind';
 import { sampleRecord } from '../contract/store-samples';
+import { cleanupRuns, NO_AWS_IDENTITY } from './cleanup-runs';
 import { EcsTasksMock, gridgateTags, type ModelTask } from './ecs-tasks-mock';
 import { CollectingLogger, FixedClock, RecordingMetrics } from './fakes';
 
@@ -37,15 +39,16 @@ export const LISTING = { startedBy: STARTED_BY, maxResults: 100 };
 export let ecs: EcsTasksMock;
 afterEach(() => ecs?.restore());
 
-export function setup() {
+/** `stopsPerSecond`: the cleanup's bound on StopTask calls; none: the fleet's own. */
+export function setup({ stopsPerSecond }: { stopsPerSecond?: number } = {}) {
   ecs = new EcsTasksMock();
   const clock = new FixedClock(T0);
   const sessions = new MemorySessionStore(clock);
   const logger = new CollectingLogger();
   const metrics = new RecordingMetrics();
   const sleeps: number[] = [];
+  const client = ecs.client();
   const deps = {
-    ecs: ecs.client(),
     sessions,
     config,
     logger,
@@ -55,8 +58,11 @@ export function setup() {
       sleeps.push(ms);
       ecs.timeline.push(`sleep ${ms}`);
     },
+    stopsPerSecond,
+    aws: NO_AWS_IDENTITY,
+    makers: { ecs: (context: CleanupContext) => makeEcsCleanup(context, client) },
   };
-  const run = (options: OrphanCleanupOptions = {}) => runOrphanCleanup(deps, options);
+  const run = cleanupRuns(deps);
 
   /** A task gridgate's launcher started `ageMs` ago for session `key` of an ecs pool. */
   function task(key: string, ageMs: number, pool = 'spot-a'): ModelTask {

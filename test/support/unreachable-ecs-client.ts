@@ -1,7 +1,7 @@
 /**
- * An ECS client for code that must not call ECS in the test at hand (a warm count reads the store only, a
- * cleanup without ecs pools lists no tasks): loopback port 9 (discard) and fake credentials, so a call
- * that does go out fails instead of reaching AWS. Destroy it after the test.
+ * An ECS client for code that must not call ECS in the test at hand (a warm count reads the store only):
+ * loopback port 9 (discard) and fake credentials, so a call that does go out fails instead of reaching AWS.
+ * Destroy it after the test.
  */
 import { ECSClient } from '@aws-sdk/client-ecs';
 

@@ -1,5 +1,5 @@
 /**
- * What the cleanup's warm pool tests share (ecs-warm-pool.ts through runOrphanCleanup): a mocked ECS API
+ * What the cleanup's warm pool tests share (ecs-warm-pool.ts through the cleanup as its Lambda runs it): a mocked ECS API
  * whose tasks the test sets, each call checked against what ECS takes, an in-memory warm store, a real
  * /status endpoint on 127.0.0.1 standing in for a warm task's browser node, and a fixed clock the test
  * moves.
@@ -22,8 +22,10 @@ import { beforeEach } from 'vitest';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import type { SessionStart } from '../../functions/core/warm-demand';
 import type { WarmTask } from '../../functions/core/warm-task-store';
-import { type OrphanCleanupOptions, runOrphanCleanup } from '../../functions/entry/aws-cleanup';
+import { makeEcsCleanup } from '../../functions/pools/ecs/ecs-cleanup';
+import type { CleanupContext } from '../../functions/pools/pool-kind';
 import { useBrowserNodeStatus } from './browser-node-status';
+import { cleanupRuns, NO_AWS_IDENTITY } from './cleanup-runs';
 import {
   refuseDescribeTasks,
   refusedAsSdk,
@@ -138,11 +140,11 @@ export function setup(config = gridConfig()) {
   const warm = new MemoryWarmTasks();
   const starts: SessionStart[] = [];
   const metrics = new RecordingMetrics();
+  const ecs = new ECSClient({
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' },
+  });
   const deps = {
-    ecs: new ECSClient({
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' },
-    }),
     sessions,
     config,
     logger: new CollectingLogger(),
@@ -155,8 +157,10 @@ export function setup(config = gridConfig()) {
       intervalMs: MINUTE,
       random: () => 0.5,
     },
+    aws: NO_AWS_IDENTITY,
+    makers: { ecs: (context: CleanupContext) => makeEcsCleanup(context, ecs) },
   };
-  const run = (options: OrphanCleanupOptions = {}) => runOrphanCleanup(deps, options);
+  const run = cleanupRuns(deps);
   const idleEntry = (task: Task, readyAt: number): WarmTask => ({
     pool: 'fargate',
     taskId: idOf(task),

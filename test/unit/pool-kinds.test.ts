@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { type PoolConfig, parseConfig } from '../../functions/core/config';
 import { pool as poolSchema } from '../../functions/core/config-pools';
 import { configTraitsOf } from '../../functions/core/config-traits-by-kind';
-import { hasPodPools, POOL_KINDS, POOL_TRAITS, poolKindOf, undeployedSettings } from '../../functions/pools';
+import { POOL_KINDS, POOL_TRAITS, poolKindOf, undeployedSettings } from '../../functions/pools';
 import { POOL_CONFIGS } from '../../functions/pools/pool-configs';
 
 const DEFAULTS = { builtInBrowserVersion: '1' };
@@ -53,7 +53,7 @@ describe('the pool kind registry', () => {
     expect(configTraitsOf(grid).sharedEndpoint?.(grid).address).toBe('hub.test:4444');
   });
 
-  it("asks each cloud pool's kind what it still lacks, and knows pods need a pod API", () => {
+  it("asks each cloud pool's kind what it still lacks", () => {
     const config = configWith({
       fargate: {
         kind: 'ecs',
@@ -65,7 +65,11 @@ describe('the pool kind registry', () => {
     });
     expect(undeployedSettings(config).length).toBeGreaterThan(0);
     expect(undeployedSettings(config).every((problem) => problem.startsWith('pools.fargate'))).toBe(true);
-    expect(hasPodPools(config)).toBe(false);
+  });
+
+  it('has the kinds whose browsers outlive a router, and only those, give the scheduled cleanup a part', () => {
+    const cleaned = Object.values(POOL_KINDS).filter((kind) => kind.cleanup !== undefined);
+    expect(cleaned.map((kind) => kind.name)).toEqual(['ecs', 'eks']);
   });
 
   it('has every kind run the Launcher contract from its own test folder', () => {

@@ -8,9 +8,10 @@ import type { BrowserFleet, FleetPlace, WarmPassOptions } from '../../core/brows
 import type { Config } from '../../core/config';
 import type { StopReason, TaskFate, WarmStopReason } from '../../core/orphan-decisions';
 import type { Clock, SessionStore } from '../../core/ports';
+import type { WarmPoolDeps } from '../../core/warm-demand';
 import { isTaskGone, isThrottling } from './ecs-retry';
 import { EcsTaskLister, type ListedTask } from './ecs-task-lister';
-import { type WarmPoolDeps, WarmPoolPass } from './ecs-warm-pool';
+import { WarmPoolPass } from './ecs-warm-pool';
 
 // Well under ECS's per-action token buckets (aws-constraints 5.2), leaving room for the routers' own StopTask calls.
 const DEFAULT_STOPS_PER_SECOND = 5;

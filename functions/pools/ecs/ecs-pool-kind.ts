@@ -22,4 +22,6 @@ export const ecsPoolKind: PoolKind<'ecs'> = {
   },
   kept: ecsKept,
   undeployedSettings: checkEcsPool,
+  // Tasks outlive the router that started them: the cleanup stops those no session holds, and keeps warm ones.
+  cleanup: { load: async () => (await import('./ecs-cleanup')).makeEcsCleanup },
 };

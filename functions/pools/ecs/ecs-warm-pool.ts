@@ -8,33 +8,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ECSClient } from '@aws-sdk/client-ecs';
-import type { Dispatcher } from 'undici';
 import { abortAfter } from '../../core/abort-after';
 import type { FleetWarmPass, WarmJudgement, WarmPoolReport } from '../../core/browser-fleet';
 import { addressAllowed } from '../../core/browser-network';
 import type { Config, EcsPoolConfig } from '../../core/config';
 import { judgeWarmTask, type WarmStopReason } from '../../core/orphan-decisions';
 import { type Clock, type LaunchRequest, noMetrics, type SessionStore } from '../../core/ports';
-import type { SessionStarts } from '../../core/warm-demand';
-import type { WarmTask, WarmTaskStore } from '../../core/warm-task-store';
+import { DEFAULT_CLEANUP_INTERVAL_MS, type WarmPoolDeps } from '../../core/warm-demand';
+import type { WarmTask } from '../../core/warm-task-store';
 import { driverStatus } from '../selenium-node/driver-ready';
 import { isDeployed } from './ecs-pool-check';
 import { runTask } from './ecs-run-task';
 import type { ListedTask } from './ecs-task-lister';
 import { warmPoolTarget, warmTasksToStart } from './warm-pool-size';
-
-/** What the cleanup needs for warm pools; absent, warm tasks are neither started nor registered. */
-export interface WarmPoolDeps {
-  warm: WarmTaskStore;
-  starts: SessionStarts;
-  /** The cleanup's schedule interval: demand is counted per interval. @default 60 s */
-  intervalMs?: number;
-  /** How many intervals back demand is looked for (≤ the ended records' retention, 1 h). @default 10 */
-  intervals?: number;
-  /** The HTTP client for /status checks (default: undici's global one). */
-  agent?: Dispatcher;
-  random?: () => number;
-}
 
 interface PassContext {
   ecs: ECSClient;
@@ -47,8 +33,6 @@ interface PassContext {
   deadline: number | undefined;
 }
 
-/** The cleanup's schedule when CLEANUP_INTERVAL does not say (infra/orphan-cleanup.ts: every minute). */
-export const DEFAULT_INTERVAL_MS = 60_000;
 const DEFAULT_INTERVALS = 10;
 // At most this many RunTask calls per pool and pass: RunTask's bucket is 20 per second per account and
 // Region (aws-constraints 5.1), shared with the routers' own launches.
@@ -137,7 +121,7 @@ export class WarmPoolPass implements FleetWarmPass<ListedTask> {
     const pools = ecsPools(this.context.config).filter((pool) => warmMax(pool) > 0 && isDeployed(pool));
     if (pools.length === 0) return;
     const now = this.context.clock.now();
-    const intervalMs = this.deps.intervalMs ?? DEFAULT_INTERVAL_MS;
+    const intervalMs = this.deps.intervalMs ?? DEFAULT_CLEANUP_INTERVAL_MS;
     const intervals = this.deps.intervals ?? DEFAULT_INTERVALS;
     const [starts, inUse] = await Promise.all([
       this.deps.starts.startedSince(now - intervalMs * intervals),
@@ -219,7 +203,6 @@ export class WarmPoolPass implements FleetWarmPass<ListedTask> {
     const status = await driverStatus({
       address,
       signal: AbortSignal.timeout(STATUS_TIMEOUT_MS),
-      agent: this.deps.agent,
     }).catch(() => 'no answer');
     if (status !== 'ready') return false;
     if (this.context.dryRun) return true;

@@ -26,5 +26,6 @@ export const eksPoolKind: PoolKind<'eks', EksRuntime> = {
   }),
   kept: eksKept,
   undeployedSettings: checkEksPool,
-  browsersArePods: true,
+  // Pods outlive the router that started them: the cleanup deletes those no session holds.
+  cleanup: { load: async () => (await import('./eks-cleanup')).makeEksCleanup },
 };

@@ -557,15 +557,14 @@ function served(downloadDirectory: string | undefined) {
 }
 
 /**
- * What chromedriver is told is Chromium: the binary itself when its start adds nothing and the browser needs no
- * user of its own (the configured binary, as before); else a start script in the browser's own folder.
+ * What chromedriver is told is Chromium: a start script in the browser's own folder, which also opens the first
+ * page chromedriver would have (chromium-start-script.ts).
  */
 async function startScript(handle: string, driver: RunningDriver, start: ChromiumStart): Promise<string> {
   const owned = [driver.userDataDir, homeOf(driver.scratchDir)];
   const id = driver.namespace && browserUserOf(handle);
   if (driver.namespace && id === undefined) throw new Error(`no user for browser ${handle}`);
   const user = id === undefined ? undefined : { id, owned };
-  if (!user && start.flags.length === 0 && Object.keys(start.env).length === 0) return start.binary;
   const path = join(driver.scratchDir, 'chromium');
   await writeFile(path, chromiumStartScript(start, user), { mode: 0o700 });
   return path;

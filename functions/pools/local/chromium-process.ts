@@ -36,6 +36,11 @@ export const CHROMEDRIVER_SWITCHES: readonly string[] = [
   '--test-type=webdriver',
   '--use-mock-keychain',
 ];
+/**
+ * The page chromedriver opens first in a profile it makes itself (the last argument of its launch); given a
+ * profile, it opens none and Chromium shows its New Tab page, a WebUI page far costlier to start.
+ */
+export const CHROMEDRIVER_FIRST_PAGE = 'data:,';
 const PORT_FILE = 'DevToolsActivePort';
 const POLL_MS = 20;
 const PROBE_TIMEOUT_MS = 5000;

@@ -4,8 +4,13 @@
  * arguments, which is what Debian's wrapper ends with (chromium-wrapper.ts), without the wrapper's programs.
  * For a browser in a namespace of its own it first gives the browser's user what chromedriver (root) wrote for
  * Chromium (the profile, unpacked extensions in its home), then becomes it (browser-user.ts).
+ * Last comes the page Chromium opens first, `data:,`, which chromedriver adds only to a profile it makes itself:
+ * told gridgate's profile, it adds none, and Chromium opens its New Tab page (chrome://new-tab-page-third-party,
+ * a WebUI page), which costs every session's start 0.2–0.4 s of CPU that a bare chromedriver's does not pay
+ * (bench/README.md) and shows the client another first URL than a bare chromedriver's.
  */
 import { asBrowserUser } from './browser-user';
+import { CHROMEDRIVER_FIRST_PAGE } from './chromium-process';
 import type { ChromiumStart } from './chromium-wrapper';
 
 /** The browser's own user, and the folders chromedriver made that it must own. */
@@ -22,7 +27,7 @@ export function chromiumStartScript(start: ChromiumStart, user?: BrowserUser): s
     '#!/bin/sh',
     ...(user ? [`chown -R -h ${user.id}:${user.id} -- ${user.owned.map(quote).join(' ')} || exit 1`] : []),
     ...Object.entries(start.env).map(([name, value]) => `export ${quote(`${name}=${value}`)}`),
-    `exec ${[command, ...args].map(quote).join(' ')} "$@"`,
+    `exec ${[command, ...args].map(quote).join(' ')} "$@" ${quote(CHROMEDRIVER_FIRST_PAGE)}`,
     '',
   ].join('\n');
 }

@@ -44,16 +44,16 @@ describe('groupRuns', () => {
       'line',
     )) as [string];
     const child = Number(line);
-    expect(await groupRuns(child)).toBe(true);
+    expect(groupRuns(child)).toBe(true);
 
     parent.stdin?.end();
     await until(() => state(child) === 'Z', 'the child is a zombie');
     // What the stop used to ask: the zombie still answers a signal to its group.
     expect(() => process.kill(-child, 0)).not.toThrow();
-    expect(await groupRuns(child)).toBe(false);
+    expect(groupRuns(child)).toBe(false);
   });
 
   it('counts a group that is gone as not running', async () => {
-    expect(await groupRuns(2 ** 22 + 12_345)).toBe(false);
+    expect(groupRuns(2 ** 22 + 12_345)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemorySessionStore } from '../../../functions/adapters/memory/memory-session-store';
 import type { SessionRecord } from '../../../functions/core/ports';
-import { runOrphanCleanup } from '../../../functions/entry/aws-cleanup';
+import { makeEksCleanup } from '../../../functions/pools/eks/eks-cleanup';
 import { EksFleet } from '../../../functions/pools/eks/eks-fleet';
 import { type EksPodApi, KubernetesApiError } from '../../../functions/pools/eks/eks-pod-api';
 import { podManifest } from '../../../functions/pools/eks/eks-pod-spec';
@@ -9,10 +9,10 @@ import type { DeployedEksPool } from '../../../functions/pools/eks/eks-pool-chec
 import type { PodLogToKeep } from '../../../functions/pools/eks/pod-log-archive';
 import { type CleanupPassOptions, runCleanupPass } from '../../../functions/use-cases/cleanup-pass';
 import { sampleRecord } from '../../contract/store-samples';
+import { cleanupRuns, NO_AWS_IDENTITY } from '../../support/cleanup-runs';
 import { FakeKubernetesApi } from '../../support/fake-kubernetes-api';
 import { CollectingLogger, FixedClock, RecordingMetrics } from '../../support/fakes';
 import { configWithOnePool } from '../../support/one-pool-config';
-import { unreachableEcsClient } from '../../support/unreachable-ecs-client';
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 const SECOND = 1000;
@@ -230,14 +230,29 @@ describe('the cleanup pass over EKS pods', () => {
   });
 });
 
-describe('runOrphanCleanup with eks pools', () => {
-  it('sweeps the pods too when given their API, and counts them in its report and metrics', async () => {
+describe('the scheduled cleanup with eks pools', () => {
+  it('sweeps the pods through the eks kind, and counts them in its report and metrics', async () => {
     const { deps, pod } = setup();
     await pod('nosession', 3 * MINUTE);
-    // No ecs pool in this config: the ECS client is never called.
-    const ecs = unreachableEcsClient();
     const metrics = new RecordingMetrics();
-    const report = await runOrphanCleanup({ ...deps, ecs, metrics });
+    // No ecs pool in this config: the ecs kind's part is never made, so ECS is never called.
+    const made: string[] = [];
+    const run = cleanupRuns({
+      ...deps,
+      metrics,
+      aws: NO_AWS_IDENTITY,
+      makers: {
+        ecs: async () => {
+          made.push('ecs');
+          throw new Error('the ecs kind was loaded for a config without ecs pools');
+        },
+        eks: (context) => {
+          made.push('eks');
+          return makeEksCleanup(context, deps.pods);
+        },
+      },
+    });
+    const report = await run();
     expect(report.reaped).toEqual({ 'no session': 1 });
     expect(names()).toEqual([]);
     expect(metrics.counts).toContainEqual({
@@ -245,5 +260,8 @@ describe('runOrphanCleanup with eks pools', () => {
       dimensions: { reason: 'no session' },
       value: 1,
     });
+    // Made once, for every pass of the process.
+    await run();
+    expect(made).toEqual(['eks']);
   });
 });

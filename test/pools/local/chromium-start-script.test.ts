@@ -37,12 +37,13 @@ it("execs the binary with the start's flags before chromedriver's arguments and 
     flags: ['--first', "--with-'quote' and space", '--load-extension='],
     env: { GOOGLE_API_KEY: "it's a key", CHROMIUM_FLAGS: ' --first $HOME' },
   });
-  const got = runScript(script, ['--user-data-dir=/p', 'data:,']);
+  const got = runScript(script, ['--user-data-dir=/p', '--remote-debugging-port=0']);
   expect(got.argv).toEqual([
     '--first',
     "--with-'quote' and space",
     '--load-extension=',
     '--user-data-dir=/p',
+    '--remote-debugging-port=0',
     'data:,',
   ]);
   expect(got.env).toMatchObject({
@@ -50,6 +51,11 @@ it("execs the binary with the start's flags before chromedriver's arguments and 
     CHROMIUM_FLAGS: ' --first $HOME',
     KEPT: 'as given',
   });
+});
+
+it('opens data:, first, as chromedriver does in a profile it makes itself, with no flags to add', () => {
+  const got = runScript(chromiumStartScript({ binary, flags: [], env: {} }), ['--user-data-dir=/p']);
+  expect(got.argv).toEqual(['--user-data-dir=/p', 'data:,']);
 });
 
 it('runs the browser as its own user after giving it the folders chromedriver made', () => {
@@ -60,7 +66,7 @@ it('runs the browser as its own user after giving it the folders chromedriver ma
   expect(script.split('\n')).toEqual([
     '#!/bin/sh',
     `chown -R -h 1073741900:1073741900 -- '/tmp/profile' '/tmp/it'\\''s home' || exit 1`,
-    `exec 'setpriv' '--reuid=1073741900' '--regid=1073741900' '--clear-groups' '--' '/usr/lib/chromium/chromium' '--a' "$@"`,
+    `exec 'setpriv' '--reuid=1073741900' '--regid=1073741900' '--clear-groups' '--' '/usr/lib/chromium/chromium' '--a' "$@" 'data:,'`,
     '',
   ]);
 });

@@ -11,12 +11,14 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listedFromStore } from '../../../../functions/core/recorded-in-store';
 import { UPLOAD_SETTLED_MS } from '../../../../functions/core/unkept-videos';
-import { runOrphanCleanup } from '../../../../functions/entry/aws-cleanup';
+import { orphanCleanup } from '../../../../functions/entry/aws-cleanup';
 import type { RecordingView } from '../../../../functions/http/ui/ui-views';
+import { makeEcsCleanup } from '../../../../functions/pools/ecs/ecs-cleanup';
 import { ecsKept } from '../../../../functions/pools/ecs/ecs-recordings';
 import { artifactsByKind } from '../../../../functions/pools/selenium-node/artifacts-by-kind';
 import { S3Recordings, videoKey } from '../../../../functions/pools/selenium-node/s3-recordings';
 import { S3VideoDeleter } from '../../../../functions/pools/selenium-node/s3-video-deleter';
+import { NO_AWS_IDENTITY } from '../../../support/cleanup-runs';
 import type { FakeTask } from '../../../support/fake-ecs-api';
 import { type FakeFargateGrid, startFakeFargateGrid } from '../../../support/fake-fargate-grid';
 import { FAKE_S3_CREDENTIALS, FAKE_S3_REGION, FakeS3 } from '../../../support/fake-s3';
@@ -99,21 +101,21 @@ async function markedSession(
 }
 
 /** The cleanup Lambda's pass, on a clock `ahead` ms past the real one. */
-function cleanupPass(ahead: number) {
+async function cleanupPass(ahead: number) {
   const { config, sessions, logger } = fargate.grid.deps;
-  return runOrphanCleanup({
-    ecs: fargate.fake.client(),
+  const cleanup = await orphanCleanup({
     sessions,
     config,
     logger,
     metrics: new RecordingMetrics(),
     clock: { now: () => Date.now() + ahead },
     sleep: async () => {},
-    videos: {
-      deleter: new S3VideoDeleter(async () => s3Client),
-      recordings: { bucket: BUCKET, region: FAKE_S3_REGION },
-    },
+    aws: NO_AWS_IDENTITY,
+    recordings: { bucket: BUCKET, region: FAKE_S3_REGION },
+    videoDeleter: new S3VideoDeleter(async () => s3Client),
+    makers: { ecs: (context) => makeEcsCleanup(context, fargate.fake.client()) },
   });
+  return cleanup();
 }
 
 async function listed(): Promise<Map<string, RecordingView>> {

@@ -11,8 +11,10 @@ import { DynamoSessionStore } from '../../../../functions/adapters/aws/dynamo-se
 import { DynamoSessionStarts } from '../../../../functions/adapters/aws/dynamo-warm-demand';
 import { DynamoWarmTasks } from '../../../../functions/adapters/aws/dynamo-warm-tasks';
 import { noMetrics, systemClock } from '../../../../functions/core/ports';
-import { type CleanupReport, runOrphanCleanup } from '../../../../functions/entry/aws-cleanup';
+import type { OrphanCleanup } from '../../../../functions/entry/aws-cleanup';
+import { makeEcsCleanup } from '../../../../functions/pools/ecs/ecs-cleanup';
 import { chromeSession, headlessChromeOptions } from '../../../support/chrome-sessions';
+import { cleanupRuns, NO_AWS_IDENTITY } from '../../../support/cleanup-runs';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../../../support/dynalite';
 import type { FakeEcsApi, FakeTask } from '../../../support/fake-ecs-api';
 import { type FakeFargateGrid, startFakeFargateGrid } from '../../../support/fake-fargate-grid';
@@ -29,7 +31,7 @@ let site: TestPageServer;
 let dynamo: DynaliteServer;
 let table: SessionTableUnderTest;
 let grid: ServedApp;
-let cleanup: () => Promise<CleanupReport>;
+let cleanup: OrphanCleanup;
 let warm: DynamoWarmTasks;
 
 beforeAll(async () => {
@@ -45,16 +47,16 @@ beforeAll(async () => {
   ({ fake, site, grid } = fargate);
   const { config, logger } = fargate;
   const ecs = fake.client();
-  cleanup = () =>
-    runOrphanCleanup({
-      ecs,
-      sessions,
-      config,
-      logger,
-      metrics: noMetrics,
-      clock: systemClock,
-      warm: { warm, starts: new DynamoSessionStarts(table.client, table.table), intervalMs: 60_000 },
-    });
+  cleanup = cleanupRuns({
+    sessions,
+    config,
+    logger,
+    metrics: noMetrics,
+    clock: systemClock,
+    warm: { warm, starts: new DynamoSessionStarts(table.client, table.table), intervalMs: 60_000 },
+    aws: NO_AWS_IDENTITY,
+    makers: { ecs: (context) => makeEcsCleanup(context, ecs) },
+  });
 });
 
 afterAll(async () => {

@@ -12,13 +12,15 @@ import { MemorySessionStore } from '../../../../functions/adapters/memory/memory
 import { sessionPool } from '../../../../functions/core/grid-deps';
 import { listedFromStore } from '../../../../functions/core/recorded-in-store';
 import { UPLOAD_SETTLED_MS } from '../../../../functions/core/unkept-videos';
-import { runOrphanCleanup } from '../../../../functions/entry/aws-cleanup';
+import { orphanCleanup } from '../../../../functions/entry/aws-cleanup';
 import type { RecordingView } from '../../../../functions/http/ui/ui-views';
+import { makeEksCleanup } from '../../../../functions/pools/eks/eks-cleanup';
 import { EksLauncher } from '../../../../functions/pools/eks/eks-launcher';
 import { eksKept, eksRecordings } from '../../../../functions/pools/eks/eks-recordings';
 import { PodLogArchive } from '../../../../functions/pools/eks/pod-log-archive';
 import { videoKey } from '../../../../functions/pools/selenium-node/s3-recordings';
 import { S3VideoDeleter } from '../../../../functions/pools/selenium-node/s3-video-deleter';
+import { NO_AWS_IDENTITY } from '../../../support/cleanup-runs';
 import { FakeKubernetesApi } from '../../../support/fake-kubernetes-api';
 import { FAKE_S3_CREDENTIALS, FAKE_S3_REGION, FakeS3 } from '../../../support/fake-s3';
 import { CollectingLogger, RecordingMetrics } from '../../../support/fakes';
@@ -26,7 +28,6 @@ import { LoopbackChromedrivers } from '../../../support/loopback-chromedrivers';
 import { configWithOnePool } from '../../../support/one-pool-config';
 import { freePort, processGroupAlive } from '../../../support/processes';
 import { type ServedApp, serveApp } from '../../../support/served-app';
-import { unreachableEcsClient } from '../../../support/unreachable-ecs-client';
 
 const TEST_MS = 90_000;
 const TOKEN = 'k8s-aws-v1.e2e-unkept';
@@ -39,7 +40,6 @@ let s3Client: S3Client;
 let containers: LoopbackChromedrivers;
 let grid: ServedApp;
 const logger = new CollectingLogger();
-const ecs = unreachableEcsClient();
 
 beforeAll(async () => {
   const port = await freePort();
@@ -97,7 +97,6 @@ afterAll(async () => {
   await grid?.close();
   await kube?.close();
   await s3?.close();
-  ecs.destroy();
   for (const container of containers?.containers.values() ?? [])
     expect(processGroupAlive(container.pid)).toBe(false);
 });
@@ -133,18 +132,21 @@ async function recordedSession(test: (id: string) => Promise<void>): Promise<str
 }
 
 /** The cleanup Lambda's pass over eks pools, on a clock `ahead` ms past the real one. */
-function cleanupPass(ahead: number) {
+async function cleanupPass(ahead: number) {
   const { config, sessions } = grid.deps;
-  return runOrphanCleanup({
-    ecs,
-    pods: { api: () => kube.podApi(), keepLog: async () => {} },
+  const cleanup = await orphanCleanup({
     sessions,
     config,
     logger,
     metrics: new RecordingMetrics(),
     clock: { now: () => Date.now() + ahead },
-    videos: { deleter: new S3VideoDeleter(async () => s3Client) },
+    aws: NO_AWS_IDENTITY,
+    videoDeleter: new S3VideoDeleter(async () => s3Client),
+    makers: {
+      eks: (context) => makeEksCleanup(context, { api: () => kube.podApi(), keepLog: async () => {} }),
+    },
   });
+  return cleanup();
 }
 
 describe('recording.keep "failed" on an eks pool whose recorder uploads to S3', { timeout: TEST_MS }, () => {

@@ -9,12 +9,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { WebDriver } from 'selenium-webdriver';
-import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
+import { Builder, type WebDriver } from 'selenium-webdriver';
+import { Options as ChromeOptions, ServiceBuilder } from 'selenium-webdriver/chrome';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LAUNCHED_BY_ENV } from '../../../../functions/pools/local/chromedriver-launcher';
 import { DEBIAN_LAYOUT } from '../../../../functions/pools/local/chromium-wrapper';
-import { chromeSession } from '../../../support/chrome-sessions';
+import { chromeSession, headlessChromeOptions } from '../../../support/chrome-sessions';
 import { startTestGrid, type TestGrid } from '../../../support/grid-fixture';
 import { chromiumWithProfile } from '../../../support/launched-processes';
 
@@ -133,5 +133,25 @@ it("starts the real binary with the wrapper's flags and environment, and no wrap
     expect(await direct.driver.getTitle()).toBe('started');
   } finally {
     await Promise.all([wrapped.driver.quit(), direct.driver.quit()]);
+  }
+});
+
+it('opens the first page a bare chromedriver opens, not Chromium’s New Tab page', {
+  timeout: TEST_MS,
+}, async () => {
+  // A client without a grid: chromedriver makes the profile and tells Chromium which page to open first.
+  const bare = await new Builder()
+    .forBrowser('chrome')
+    .setChromeOptions(headlessChromeOptions())
+    .setChromeService(new ServiceBuilder('/usr/bin/chromedriver'))
+    .build();
+  const { driver } = await startSession('direct');
+  try {
+    const first = await bare.getCurrentUrl();
+    expect(first).not.toMatch(/^chrome:/);
+    expect(await driver.getCurrentUrl()).toBe(first);
+    expect(await driver.getAllWindowHandles()).toHaveLength(1);
+  } finally {
+    await Promise.all([bare.quit(), driver.quit()]);
   }
 });

@@ -1,10 +1,10 @@
 /** The ECS orphan cleanup bringing the session store in line with ECS: records whose tasks are gone end. */
 import { DescribeTasksCommand } from '@aws-sdk/client-ecs';
 import { describe, expect, it } from 'vitest';
-import { STARTED_BY } from '../../functions/pools/ecs/task-tags';
-import { ecs, MINUTE, SECOND, setup, stopped, T0 } from '../support/orphan-cleanup-world';
+import { STARTED_BY } from '../../../functions/pools/ecs/task-tags';
+import { ecs, MINUTE, SECOND, setup, stopped, T0 } from '../../support/orphan-cleanup-world';
 
-describe('runOrphanCleanup: reconciling the store', () => {
+describe('the cleanup over ecs tasks: reconciling the store', () => {
   it('ends a running record whose task no longer exists as "browser exited" and frees its slot', async () => {
     const { run, session, sessions, logger } = setup();
     const gone = 'feedfacefeedfacefeedfacefeedface';

@@ -1,10 +1,10 @@
 /** The ECS orphan cleanup finding gridgate's tasks and deciding which stop: live, unrecorded, ended, too old. */
 import { DescribeTasksCommand, ListTasksCommand } from '@aws-sdk/client-ecs';
 import { describe, expect, it } from 'vitest';
-import { STARTED_BY } from '../../functions/pools/ecs/task-tags';
-import { ecs, GRACE, LISTING, MINUTE, SECOND, setup, stopped, T0 } from '../support/orphan-cleanup-world';
+import { STARTED_BY } from '../../../functions/pools/ecs/task-tags';
+import { ecs, GRACE, LISTING, MINUTE, SECOND, setup, stopped, T0 } from '../../support/orphan-cleanup-world';
 
-describe('runOrphanCleanup: finding tasks', () => {
+describe('the cleanup over ecs tasks: finding tasks', () => {
   it('follows ListTasks past 100 tasks and describes them with their tags in batches of 100', async () => {
     const { run, task } = setup();
     // 250 launches 10 s old, except two on the last page that never got a session.
@@ -41,7 +41,7 @@ describe('runOrphanCleanup: finding tasks', () => {
   });
 });
 
-describe('runOrphanCleanup: which tasks stop', () => {
+describe('the cleanup over ecs tasks: which tasks stop', () => {
   it('keeps the task of a live session', async () => {
     const { run, task, session } = setup();
     await session('live', task('live', 5 * MINUTE).id);

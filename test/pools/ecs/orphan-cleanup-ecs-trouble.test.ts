@@ -1,9 +1,9 @@
 /** The ECS orphan cleanup when ECS throttles or fails: the other clusters go on, nothing is decided blind. */
 import { describe, expect, it } from 'vitest';
-import { ecsError } from '../support/ecs-tasks-mock';
-import { ecs, MINUTE, setup, stopped } from '../support/orphan-cleanup-world';
+import { ecsError } from '../../support/ecs-tasks-mock';
+import { ecs, MINUTE, setup, stopped } from '../../support/orphan-cleanup-world';
 
-describe('runOrphanCleanup: ECS trouble', () => {
+describe('the cleanup over ecs tasks: ECS trouble', () => {
   it('carries on with the other clusters when one is throttled, and leaves that cluster’s records alone', async () => {
     const { run, task, session, sessions } = setup();
     ecs.fail('ListTasks', 'browsers-a', ecsError('ThrottlingException', 'Rate exceeded'));

@@ -1,6 +1,6 @@
 /** One ECS orphan cleanup pass as a whole: dry runs, repeated passes, what it logs and counts, pacing, deadlines. */
 import { describe, expect, it } from 'vitest';
-import { ecs, GRACE, MINUTE, SECOND, setup, stopped, T0 } from '../support/orphan-cleanup-world';
+import { ecs, GRACE, MINUTE, SECOND, setup, stopped, T0 } from '../../support/orphan-cleanup-world';
 
 async function mixedWorld(world: ReturnType<typeof setup>) {
   const { task, session, sessions } = world;
@@ -14,7 +14,7 @@ async function mixedWorld(world: ReturnType<typeof setup>) {
   await session('vanished', 'feedfacefeedfacefeedfacefeedface');
 }
 
-describe('runOrphanCleanup: passes', () => {
+describe('the cleanup over ecs tasks: passes', () => {
   it('in a dry run decides and reports the same, but stops nothing and writes nothing', async () => {
     const dry = setup();
     await mixedWorld(dry);
@@ -116,9 +116,9 @@ describe('runOrphanCleanup: passes', () => {
   });
 
   it('paces StopTask: waits between stops, never before the first', async () => {
-    const { run, task } = setup();
+    const { run, task } = setup({ stopsPerSecond: 4 });
     const orphans = [task('a', 5 * MINUTE), task('b', 5 * MINUTE), task('c', 5 * MINUTE)];
-    await run({ stopsPerSecond: 4 });
+    await run();
     expect(ecs.timeline).toEqual([
       `stop ${orphans[0]?.id}`,
       'sleep 250',
