@@ -1,7 +1,7 @@
 /**
  * The router bundle as deployed, under the real Lambda runtime interface client, given an eks pool with
- * `auth: "kubeconfig"`. The kubeconfig client (@kubernetes/client-node) is left out of the router's asset
- * (entry/router-bundle-options.ts), so such a pool could never start a pod there: the environment refuses the
+ * `auth: "kubeconfig"`. The kubeconfig client (@kubernetes/client-node) is left out of the Lambdas' assets
+ * (entry/lambda-bundle-externals.ts), so such a pool could never start a pod there: the environment refuses the
  * config at init, naming the key and the auth that works on AWS, instead of failing the first session with a
  * missing module. The store is dynalite, so a session that got as far as a pod would have reached the launcher.
  */

@@ -157,8 +157,8 @@ export const eksPool = z
 export const eksPoolConfig = poolConfigKind(eksPool, {
   ...seleniumNodeConfigTraits,
   keepsWarm: () => false,
-  // The kubeconfig client (@kubernetes/client-node, megabytes) is left out of the router Lambda's asset
-  // (entry/router-bundle-options.ts): refused before any session rather than a pod failing on a missing module.
+  // The kubeconfig client (@kubernetes/client-node, megabytes) is left out of every Lambda's asset
+  // (entry/lambda-bundle-externals.ts): refused before any session rather than a pod failing on a missing module.
   notOnAws: (pool) =>
     pool.auth === 'aws'
       ? []
