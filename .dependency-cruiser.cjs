@@ -9,6 +9,9 @@
 const layer = (name) => `^functions/${name}/`;
 /** The kinds' config sides: each kind's pools/<kind>/<kind>-pool-config.ts and their list, pools/pool-configs.ts. */
 const POOL_CONFIGS = '^functions/pools/(pool-configs|[^/]+/[^/]+-pool-config)[.]ts$';
+/** The pure rules a kind's config side is built on, in its own folder: named one by one, each as pure as it. */
+const POOL_CONFIG_PARTS =
+  '^functions/pools/(local/(local-launch-options|chromium-switches)|hub/hub-endpoint)[.]ts$';
 
 /** A kind's own Lambda entry (pools/<kind>/<name>-lambda.ts: ecs's Spot interruption handler), a composition root. */
 const KIND_LAMBDA = '^functions/pools/[^/]+/[^/]+-lambda[.]ts$';
@@ -39,10 +42,11 @@ module.exports = {
       severity: 'error',
       comment:
         "A kind's config side is read by core, so it is as pure as core: it imports only core/ (itself no other " +
-        "layer), zod, Node built-ins and other config sides (the list, its kinds'; ecs and eks, what they share).",
-      from: { path: POOL_CONFIGS },
+        "layer), zod, Node built-ins, other config sides (the list, its kinds'; ecs and eks, what they share) " +
+        'and the pure rules beside it named in POOL_CONFIG_PARTS, which are held to the same.',
+      from: { path: [POOL_CONFIGS, POOL_CONFIG_PARTS] },
       to: {
-        pathNot: [layer('core'), '(^|/)node_modules/zod/', POOL_CONFIGS],
+        pathNot: [layer('core'), '(^|/)node_modules/zod/', POOL_CONFIGS, POOL_CONFIG_PARTS],
         dependencyTypesNot: ['core'],
       },
     },

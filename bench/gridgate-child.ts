@@ -37,7 +37,7 @@ const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
 const recordings = await mkdtemp(join(tmpdir(), 'gridgate-bench-recordings-'));
 const config = parseConfig(
   { port: 0, host: '127.0.0.1', recording: { directory: recordings } },
-  { localBrowserVersion: version },
+  { builtInBrowserVersion: version },
 );
 const warm = Number(process.argv[2] ?? 0);
 // The built-in pool with only `warm` changed, so both variants ask for Chromium the same way.

@@ -42,7 +42,7 @@ const config = parseConfig(
     browsers: { chrome: { defaultVersion: '1.0', versions: { '1.0': { pools: ['fake'] } } } },
     pools: { fake: { kind: 'hub', url: upstream, maxSessions } },
   },
-  { localBrowserVersion: 'unused' },
+  { builtInBrowserVersion: 'unused' },
 );
 const grid = await startGrid(config, randomBytes(32), logger);
 

@@ -76,7 +76,7 @@ try {
   // `--only proxy` and `--only scale` need no browser: no gridgate with a local pool, no Chromium version.
   const grid = browserless ? undefined : await GridgateServer.start(options.cpuProfDir, options.warm);
   // The pool gridgate serves by default: the baseline is asked for Chromium exactly as gridgate asks.
-  const pool = parseConfig({}, { localBrowserVersion: grid?.chromiumVersion ?? 'unused' }).pools
+  const pool = parseConfig({}, { builtInBrowserVersion: grid?.chromiumVersion ?? 'unused' }).pools
     .local as LocalPool;
   const environment: Environment = {
     ...describeEnvironment(pool.chromedriver),

@@ -34,14 +34,14 @@ const silent: Logger = { log: () => {} };
 const grids = await Promise.all(
   (['namespace', 'none'] as const).map((isolation) =>
     startGrid(
-      parseConfig({ port: 0, host: '127.0.0.1', isolation }, { localBrowserVersion: version }),
+      parseConfig({ port: 0, host: '127.0.0.1', isolation }, { builtInBrowserVersion: version }),
       randomBytes(32),
       silent,
     ),
   ),
 );
 const driver = await DirectChromedriver.start(
-  parseConfig({}, { localBrowserVersion: version }).pools.local as LocalPool,
+  parseConfig({}, { builtInBrowserVersion: version }).pools.local as LocalPool,
 );
 const client = new WebDriverClient();
 const times = () => ({ navigate: [], title: [], create: [], delete: [] });

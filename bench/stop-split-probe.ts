@@ -15,7 +15,7 @@ import { WebDriverClient } from './webdriver-client';
 
 const sessions = Number(process.argv[2] ?? 8);
 const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
-const pool = parseConfig({}, { localBrowserVersion: version }).pools.local as LocalPool;
+const pool = parseConfig({}, { builtInBrowserVersion: version }).pools.local as LocalPool;
 const isolated = (await namespacesUnavailable()) === undefined;
 const launcher = new ChromedriverLauncher(isolated ? { isolation: { gridPorts: [] } } : {});
 const client = new WebDriverClient();

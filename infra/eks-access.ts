@@ -10,6 +10,7 @@ import { CfnAccessEntry } from 'aws-cdk-lib/aws-eks';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { ConfigError, type EksPoolConfig } from '../functions/core/config';
+import { configTraitsOf } from '../functions/core/config-traits-by-kind';
 
 /** A gridgate function that calls the pods: its role (for the access entry) and its security group. */
 export interface EksClient {
@@ -127,9 +128,8 @@ export class EksClusterAccess extends Construct {
 export function undeployableSettings(pool: EksPoolConfig): string[] {
   const at = `pools.${pool.name}`;
   const problems: string[] = [];
-  if (pool.auth !== 'aws') {
-    problems.push(`${at}.auth: must be "aws" on AWS (the functions sign EKS tokens with their roles)`);
-  }
+  // The functions' own refusal (deployed-config.ts), in the same words.
+  problems.push(...(configTraitsOf(pool).notOnAws?.(pool) ?? []));
   const describe = `aws eks describe-cluster --name ${pool.cluster}`;
   const needed: [keyof EksPoolConfig, string][] = [
     ['endpoint', `the cluster's API URL (${describe} --query cluster.endpoint)`],

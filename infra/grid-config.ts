@@ -3,7 +3,7 @@ import { type Config, ConfigError, parseConfig } from '../functions/core/config'
 import { readConfigFile } from '../functions/entry/config-file';
 
 // The router names the built-in catalog after the installed Chromium; a cloud build has none to ask.
-const DEFAULTS = { localBrowserVersion: 'stable' };
+const DEFAULTS = { builtInBrowserVersion: 'stable' };
 
 /** `path` is the CDK context value `config` (`-c config=gridgate.json`); without it, the built-in defaults. */
 export function readGridConfig(path: unknown): Config {

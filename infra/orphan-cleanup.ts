@@ -51,7 +51,7 @@ export class OrphanCleanup extends Construct {
       environment: {
         ...props.environment,
         DRY_RUN: String(props.dryRun ?? false),
-        // Warm pools are sized from demand per interval (functions/core/warm-pool-size.ts); a cron schedule
+        // Warm pools are sized from demand per interval (functions/pools/ecs/warm-pool-size.ts); a cron schedule
         // has no one interval, so the function's default holds.
         ...(this.interval ? { CLEANUP_INTERVAL: `${this.interval.toMinutes()}m` } : {}),
       },

@@ -1,9 +1,7 @@
 /** Where a pool's browsers may live: a decoded session address outside it is never contacted (no SSRF). */
 import type { PoolConfig } from './config';
 import { configTraitsOf } from './config-traits-by-kind';
-import type { UpstreamEndpoint } from './hub-endpoint';
-
-export { hubAddress, type UpstreamEndpoint } from './hub-endpoint';
+import type { UpstreamEndpoint } from './upstream-endpoint';
 
 export function addressAllowed(pool: PoolConfig, address: string): boolean {
   return configTraitsOf(pool).addressAllowed(pool, address);

@@ -330,8 +330,8 @@ export class ConfigError extends Error {
 }
 
 export interface ConfigDefaults {
-  /** The version of the local Chromium, which names the built-in catalog's one version. */
-  localBrowserVersion: string;
+  /** The version of the built-in catalog's browser here (PoolKind.builtInCatalog), which names its one version. */
+  builtInBrowserVersion: string;
 }
 
 /**
@@ -353,8 +353,8 @@ export function parseConfig(input: unknown, defaults: ConfigDefaults, source = '
   const browsers = parsed.browsers ?? {
     chrome: browser.parse({
       aliases: ['chromium'],
-      defaultVersion: defaults.localBrowserVersion,
-      versions: { [defaults.localBrowserVersion]: { pools: ['local'] } },
+      defaultVersion: defaults.builtInBrowserVersion,
+      versions: { [defaults.builtInBrowserVersion]: { pools: ['local'] } },
     }),
   };
   const cold = Object.values(pools).some(startsCold);

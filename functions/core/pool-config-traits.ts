@@ -6,7 +6,7 @@
  */
 import type * as z from 'zod';
 import type { Capabilities } from './capabilities';
-import type { HubEndpoint, UpstreamEndpoint } from './hub-endpoint';
+import type { SharedEndpoint, UpstreamEndpoint } from './upstream-endpoint';
 
 /** A problem in a pool's config as written, before it is parsed: its path below the pool, and why. */
 export interface PoolInputProblem {
@@ -24,13 +24,11 @@ export interface PoolConfigTraits<P> {
    * The one remote end every session of the pool shares (a hub): a hub that failed is not tried again through
    * another pool naming it, and requests it makes of gridgate are known as its. None: each browser its own.
    */
-  sharedEndpoint?(pool: P): HubEndpoint;
+  sharedEndpoint?(pool: P): SharedEndpoint;
   /** Whether its browsers start cold on AWS (an image pulled per session), which lengthens the default wait. */
   readonly startsCold: boolean;
   /** Whether it keeps browsers ready ahead of demand, whose count the status shows. */
   keepsWarm(pool: P): boolean;
-  /** Whether its warm browsers are tasks kept in the shared store (claimed and counted there). */
-  warmInStore?(pool: P): boolean;
   /**
    * Longest one new-session attempt may take here before the next pool is tried, given the share of
    * timeouts.newSession an attempt gets (`share`). Absent: an attempt is bounded by the request only.
@@ -40,8 +38,11 @@ export interface PoolConfigTraits<P> {
   vncBesideBrowser?(pool: P): { port: number; password: string } | undefined;
   /** Why these capabilities may not start a browser in this pool (its browsers are this machine's), or undefined. */
   launchRefusal?(capabilities: Capabilities, pool: P): string | undefined;
-  /** Why the pool cannot run in gridgate's functions on AWS; absent: it can. */
-  readonly notOnAws?: string;
+  /**
+   * What keeps the pool from running in gridgate's functions on AWS, each problem naming its key (checked before
+   * any session, there and by the CDK app); none, or absent: it can.
+   */
+  notOnAws?(pool: P): string[];
   /** Problems of the pool's config as written that its schema alone does not see. */
   inputProblems?(input: Record<string, unknown>): PoolInputProblem[];
   /** The pool as written, with the deployment's recordings bucket laid in where the kind keeps things there. */

@@ -3,8 +3,8 @@
  * exchange, and making the browser send its session's colour. webdriver-client/upstream-new-session.ts speaks it on the
  * wire.
  */
-import type { UpstreamEndpoint } from './browser-network';
 import type { Capabilities } from './capabilities';
+import type { UpstreamEndpoint } from './upstream-endpoint';
 
 /** A browser's answer to the new-session request: its session ID and capabilities, and whatever else it sent. */
 export interface CreatedSession {

@@ -1,7 +1,7 @@
 /**
  * The config of gridgate's functions on AWS: the file bundled with them (GRIDGATE_CONFIG) with what the
- * stack knows laid over it (GRIDGATE_DEPLOYMENT), checked for what runs there: no local browsers,
- * quotas shared through DynamoDB, every ecs pool complete.
+ * stack knows laid over it (GRIDGATE_DEPLOYMENT), checked for what runs there: no local browsers, no
+ * kubeconfig, quotas shared through DynamoDB, every cloud pool complete.
  */
 import { dirname, resolve } from 'node:path';
 import { type Config, ConfigError, parseConfig } from '../core/config';
@@ -22,14 +22,10 @@ export function readDeployedConfig(env: NodeJS.ProcessEnv): Config {
   // No local pools run on AWS, so the built-in catalog's Chromium version is never needed.
   const config = parseConfig(
     withDeployment(readConfigFile(path), env.GRIDGATE_DEPLOYMENT),
-    { localBrowserVersion: 'stable' },
+    { builtInBrowserVersion: 'stable' },
     path,
   );
-  const problems: string[] = [];
-  for (const pool of Object.values(config.pools)) {
-    const reason = configTraitsOf(pool).notOnAws;
-    if (reason) problems.push(`pools.${pool.name}: ${reason}`);
-  }
+  const problems = Object.values(config.pools).flatMap((pool) => configTraitsOf(pool).notOnAws?.(pool) ?? []);
   problems.push(...undeployedSettings(config));
   if (config.store.kind !== 'dynamodb') {
     problems.push('store: functions on AWS share quotas only through "kind": "dynamodb"');

@@ -70,8 +70,8 @@ export async function readGridConfig(
   // The built-in catalog is named after the installed Chromium's version, so Chromium comes first.
   const builtIn = Object.values(POOL_KINDS).find((kind) => kind.builtInCatalog)?.builtInCatalog;
   if (usesDefaultCatalog) await builtIn?.prepare(logger);
-  const localBrowserVersion = usesDefaultCatalog ? ((await builtIn?.version()) ?? 'stable') : 'stable';
-  const parsed = parseConfig(raw, { localBrowserVersion }, source);
+  const builtInBrowserVersion = usesDefaultCatalog ? ((await builtIn?.version()) ?? 'stable') : 'stable';
+  const parsed = parseConfig(raw, { builtInBrowserVersion }, source);
   // A relative usersFile sits next to the config file, whichever directory the server starts in.
   const config =
     path && parsed.usersFile ? { ...parsed, usersFile: resolve(dirname(path), parsed.usersFile) } : parsed;

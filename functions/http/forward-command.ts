@@ -7,11 +7,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline, Readable } from 'node:stream';
 import type { Context } from 'hono';
 import type { Dispatcher } from 'undici';
-import { type UpstreamEndpoint, upstreamEndpoint } from '../core/browser-network';
+import { upstreamEndpoint } from '../core/browser-network';
 import { carriesCdpCommand } from '../core/cdp-over-http';
 import { WebDriverError } from '../core/errors';
 import { type GridDeps, sessionPool } from '../core/grid-deps';
 import type { SessionClaims } from '../core/session-token';
+import type { UpstreamEndpoint } from '../core/upstream-endpoint';
 import {
   clientResponseHeaders,
   upstreamRequestHeaders,

@@ -1,14 +1,15 @@
 /**
- * A pool kind as one plain object: its config's schema, its run-time traits, the parts the entries ask of it
- * before any browser starts, and `load()`, the one import of the code and SDKs its browsers run on (and, for
- * a kind whose browsers outlive a router, `cleanup.load()`, that of its part of the scheduled cleanup). One
- * per kind (pools/<kind>/<kind>-pool-kind.ts), listed in pools/index.ts.
+ * A pool kind as one plain object: its run-time traits, the parts the entries ask of it before any browser
+ * starts, and `load()`, the one import of the code and SDKs its browsers run on (and, for a kind whose browsers
+ * outlive a router, `cleanup.load()`, that of its part of the scheduled cleanup). One per kind
+ * (pools/<kind>/<kind>-pool-kind.ts), listed in pools/index.ts. Its config's schema and config-side traits are
+ * not here but in its config side (<kind>-pool-config.ts), listed once, in pools/pool-configs.ts, for core to
+ * read without reaching the kind's runtime; the kind's pool type (PoolConfigOf) is derived from that list.
  */
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import type { Dispatcher } from 'undici';
-import type * as z from 'zod';
 import type { ArtifactSession, ArtifactSource } from '../core/artifact-ports';
 import type { BrowserFleet } from '../core/browser-fleet';
 import type { Config, PoolConfig } from '../core/config';
@@ -146,8 +147,6 @@ export interface PoolKind<
   R extends KindRuntime<PoolConfigOf<K>> = KindRuntime<PoolConfigOf<K>>,
 > {
   readonly name: K;
-  /** Its config's schema (<kind>-pool-config.ts): one option of the config's `pools` union (pools/pool-configs.ts). */
-  readonly schema: z.ZodType;
   /** What the use cases and servers know of it at run time (core/pool-traits.ts). */
   readonly traits: PoolTraits;
   /**

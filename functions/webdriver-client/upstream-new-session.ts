@@ -7,10 +7,10 @@
 
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
-import type { UpstreamEndpoint } from '../core/browser-network';
 import { isObject } from '../core/capabilities';
 import { invalidArgument, WebDriverError } from '../core/errors';
 import { LaunchFailure } from '../core/host-choice';
+import type { UpstreamEndpoint } from '../core/upstream-endpoint';
 import type { CreatedSession, UpstreamNewSession, UpstreamWebDriver } from '../core/upstream-webdriver';
 import { sendColorHeader } from './color-header';
 

@@ -29,7 +29,7 @@ const STOP_GRACE_MS = 3000;
 /** gridgate with no config file, as `npm start` runs it, on a free port instead of 4444. */
 export async function startGridgate(logger: Logger): Promise<RemoteEnd> {
   const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
-  const config = parseConfig({ port: 0, host: '127.0.0.1' }, { localBrowserVersion: version });
+  const config = parseConfig({ port: 0, host: '127.0.0.1' }, { builtInBrowserVersion: version });
   const grid = await startGrid(config, randomBytes(32), logger);
   // A grid fills in the browser itself: the tests send nothing of their own.
   return { name: 'gridgate', host: '127.0.0.1', port: grid.port, capabilities: {}, stop: () => grid.close() };
@@ -42,7 +42,7 @@ export async function startGridgate(logger: Logger): Promise<RemoteEnd> {
  */
 export async function startChromedriver(): Promise<RemoteEnd> {
   const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
-  const pool = parseConfig({}, { localBrowserVersion: version }).pools.local;
+  const pool = parseConfig({}, { builtInBrowserVersion: version }).pools.local;
   if (pool?.kind !== 'local') throw new Error('the built-in config has no local pool');
   const child = spawn(pool.chromedriver, ['--port=0'], {
     detached: true,

@@ -25,7 +25,7 @@ afterAll(async () => {
 describe('the AWS clients on the request path', () => {
   it('end a new session whose RunTask never answers with a launch failure saying it timed out', async () => {
     // The ecs kind's own runtime, as a head loads it with its first ecs session.
-    const config = parseConfig({}, { localBrowserVersion: '1' });
+    const config = parseConfig({}, { builtInBrowserVersion: '1' });
     const makeRuntime = await ecsPoolKind.load();
     const made = await makeRuntime({
       config,

@@ -54,7 +54,7 @@ function rebindingSite(gridPort: number): Server {
 beforeAll(async () => {
   logger = new CollectingLogger();
   grid = await startGrid(
-    parseConfig({ port: 0, host: '0.0.0.0' }, { localBrowserVersion: 'stable' }),
+    parseConfig({ port: 0, host: '0.0.0.0' }, { builtInBrowserVersion: 'stable' }),
     randomBytes(32),
     logger,
     { reloadPollMs: 0 },

@@ -43,7 +43,7 @@ beforeAll(async () => {
       browsers: { chrome: { versions: { '156': { pools: ['hub'] } } } },
       pools: { hub: { kind: 'hub', url: `http://${hub.address}`, maxSessions: SESSIONS } },
     },
-    { localBrowserVersion: 'unused' },
+    { builtInBrowserVersion: 'unused' },
   );
   grid = await startGrid(config, Buffer.alloc(32, 7), new CollectingLogger());
   vi.unstubAllEnvs();

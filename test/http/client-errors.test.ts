@@ -37,7 +37,7 @@ function w3cAnswer(raw: string) {
 let logger: CollectingLogger;
 
 async function start(): Promise<number> {
-  const config = parseConfig({ port: 0, host: '127.0.0.1' }, { localBrowserVersion: '1' });
+  const config = parseConfig({ port: 0, host: '127.0.0.1' }, { builtInBrowserVersion: '1' });
   logger = new CollectingLogger();
   grid = await startGrid(config, randomBytes(32), logger, { reloadPollMs: 0 });
   return grid.port;

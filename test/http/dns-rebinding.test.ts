@@ -23,7 +23,7 @@ afterEach(async () => {
 async function start(config: Record<string, unknown> = {}): Promise<number> {
   logger = new CollectingLogger();
   grid = await startGrid(
-    parseConfig({ port: 0, host: '0.0.0.0', ...config }, { localBrowserVersion: '1' }),
+    parseConfig({ port: 0, host: '0.0.0.0', ...config }, { builtInBrowserVersion: '1' }),
     randomBytes(32),
     logger,
     { reloadPollMs: 0 },

@@ -5,10 +5,10 @@
  * a throttled service, or a router whose share of GetLogEvents calls is taken, a W3C 503.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { artifactsByKind } from '../../functions/core/artifacts-by-kind';
 import { sessionPool } from '../../functions/core/grid-deps';
 import type { UserDirectory } from '../../functions/core/ports';
 import { CloudWatchBrowserLogs, LOG_READ_TRIES } from '../../functions/pools/ecs/cloudwatch-browser-logs';
+import { artifactsByKind } from '../../functions/pools/selenium-node/artifacts-by-kind';
 import { FakeCloudWatchLogs } from '../support/fake-cloudwatch-logs';
 import { expectW3cError, type FakeGrid, startFakeGrid } from '../support/fake-grid';
 

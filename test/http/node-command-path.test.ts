@@ -29,7 +29,7 @@ async function startHubGrid(hubUrl: string): Promise<RunningGrid> {
       browsers: { chrome: { defaultVersion: '1.0', versions: { '1.0': { pools: ['hub'] } } } },
       pools: { hub: { kind: 'hub', url: hubUrl, maxSessions: 4, username: 'hub-user', password: 'hub-pw' } },
     },
-    { localBrowserVersion: 'unused' },
+    { builtInBrowserVersion: 'unused' },
   );
   return startGrid(config, randomBytes(32), logger, { reloadPollMs: 0 });
 }

@@ -24,7 +24,7 @@ afterEach(async () => {
 async function start(): Promise<number> {
   const config = parseConfig(
     { port: 0, host: '127.0.0.1', timeouts: { request: '1s' } },
-    { localBrowserVersion: '1' },
+    { builtInBrowserVersion: '1' },
   );
   logger = new CollectingLogger();
   grid = await startGrid(config, randomBytes(32), logger, { reloadPollMs: 0 });

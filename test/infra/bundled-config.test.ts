@@ -75,7 +75,7 @@ describe('the router bundle built from the multi-pool example (esbuild, for real
     const deployment = parseDeployment(resolveAsDeployed(routerEnvironment().GRIDGATE_DEPLOYMENT));
     expect(Object.keys(deployment.pools).sort()).toEqual(['chrome-spot', 'chromium-arm']);
     const bundled = JSON.parse(readFileSync(join(bundle, 'gridgate.config.json'), 'utf8'));
-    const config = parseConfig(applyDeployment(bundled, deployment), { localBrowserVersion: 'stable' });
+    const config = parseConfig(applyDeployment(bundled, deployment), { builtInBrowserVersion: 'stable' });
     const table = logicalId(template, 'AWS::DynamoDB::Table', 'Sessions');
     expect(config.store).toEqual({ kind: 'dynamodb', table: `deployed-${table}` });
     for (const [pool, prefix] of [

@@ -40,7 +40,7 @@ describe('docs/front-doors.md', () => {
     writeFileSync(path, block('json'));
     // The users file the example names, beside it (its content is the team's own).
     writeFileSync(join(dir, 'users.htpasswd'), 'alice:{SHA}W6ph5Mm5Pz8GgiULbPgzG37mj9g=\n');
-    const config = parseConfig(JSON.parse(block('json')), { localBrowserVersion: 'stable' });
+    const config = parseConfig(JSON.parse(block('json')), { builtInBrowserVersion: 'stable' });
     expect(serviceFrontDoorProblems(config)).toEqual([]);
     expect(block('sh').trim()).toBe('npx cdk deploy -c config=gridgate.json -c frontDoor=service');
     const stack = gridStack({ configFile: path, frontDoor: { kind: 'service' } });
@@ -62,7 +62,7 @@ describe('docs/front-doors.md', () => {
     const configPath = stage.env.GRIDGATE_CONFIG as string;
 
     const config = parseConfig(JSON.parse(configMap.data[basename(configPath)]), {
-      localBrowserVersion: 'stable',
+      builtInBrowserVersion: 'stable',
     });
     expect(undeployedSettings(config)).toEqual([]);
     expect(config.store.kind).toBe('dynamodb');

@@ -310,6 +310,6 @@ describe('a config for the service front door', () => {
     ],
     [{ min: 1, max: 2, cpu: 300 }, /heads\.cpu/],
   ])('refuses heads %j', (heads, message) => {
-    expect(() => parseConfig({ heads }, { localBrowserVersion: 'stable' })).toThrow(message);
+    expect(() => parseConfig({ heads }, { builtInBrowserVersion: 'stable' })).toThrow(message);
   });
 });

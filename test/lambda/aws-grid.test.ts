@@ -355,4 +355,19 @@ describe('awsGrid', () => {
     );
     await expect(failure).rejects.toThrow(/pools\.boxes: container pools cannot run in Lambda/);
   });
+
+  it('refuses an eks pool with kubeconfig auth, whose client the Lambda asset leaves out', async () => {
+    const config = {
+      ...GRID_CONFIG,
+      browsers: { chrome: { versions: { stable: { pools: ['pods', 'signed'] } } } },
+      pools: { pods: { ...EKS_POOL, auth: 'kubeconfig' }, signed: EKS_POOL },
+    };
+    const { adapters, made } = testAdapters();
+    const failure = awsGrid({ GRIDGATE_CONFIG: configFile(config), GRIDGATE_SECRET: SECRET }, adapters);
+    await expect(failure).rejects.toThrow(
+      'pools.pods.auth: must be "aws" on AWS (the functions sign EKS tokens with their roles; "kubeconfig" is for the Node server)',
+    );
+    await expect(failure).rejects.not.toThrow(/pools\.signed/);
+    expect(made.tables).toEqual([]);
+  });
 });

@@ -14,7 +14,7 @@ import { launchedProcesses } from '../support/launched-processes';
 import { processGroupAlive } from '../support/processes';
 
 const TEST_MS = 90_000;
-const LOCAL = parseConfig({}, { localBrowserVersion: '1' }).pools.local as Extract<
+const LOCAL = parseConfig({}, { builtInBrowserVersion: '1' }).pools.local as Extract<
   PoolConfig,
   { kind: 'local' }
 >;

@@ -38,7 +38,7 @@ describe('a slow-loris client', () => {
         // One slot: if the slow client held it, nobody else could get a session.
         pools: { hub: { kind: 'hub', url: `http://${hub.address}`, maxSessions: 1 } },
       },
-      { localBrowserVersion: 'unused' },
+      { builtInBrowserVersion: 'unused' },
     );
     grid = await startGrid(config, randomBytes(32), new CollectingLogger());
     const { port } = grid;

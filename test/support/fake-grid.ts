@@ -57,7 +57,7 @@ export interface FakeGridOptions {
 }
 
 export function startFakeGrid(options: FakeGridOptions = {}): FakeGrid {
-  const config = parseConfig({ ...BASE_CONFIG, ...options.config }, { localBrowserVersion: 'unused' });
+  const config = parseConfig({ ...BASE_CONFIG, ...options.config }, { builtInBrowserVersion: 'unused' });
   const launcher = new FakeLauncher(options.launcher);
   const clock = new FixedClock();
   const logger = new CollectingLogger();

@@ -19,7 +19,10 @@ export interface TestGrid extends RunningGrid {
 /** Config keys to override (JSON as a user would write it); port 0 and loopback are always used. */
 export async function startTestGrid(overrides: Record<string, unknown> = {}): Promise<TestGrid> {
   const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
-  const config = parseConfig({ ...overrides, port: 0, host: '127.0.0.1' }, { localBrowserVersion: version });
+  const config = parseConfig(
+    { ...overrides, port: 0, host: '127.0.0.1' },
+    { builtInBrowserVersion: version },
+  );
   const logger = new CollectingLogger();
   const grid = await startGrid(config, randomBytes(32), logger);
   return { ...grid, launcher: localLauncherOf(grid.deps), logger, chromiumVersion: version };

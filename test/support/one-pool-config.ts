@@ -24,7 +24,7 @@ export function configWithOnePool(
       browsers: { chrome: { defaultVersion: '156', versions: { '156': { pools: [name] } } } },
       pools: { [name]: pool },
     },
-    { localBrowserVersion: 'unused' },
+    { builtInBrowserVersion: 'unused' },
   );
 }
 

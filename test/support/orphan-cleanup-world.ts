@@ -30,7 +30,7 @@ export const config = parseConfig(
     },
     timeouts: { newSession: '60s', maxAge: '1h' },
   },
-  { localBrowserVersion: 'stable' },
+  { builtInBrowserVersion: 'stable' },
 );
 export const GRACE = 60 * SECOND; // the cleanup's default
 export const LISTING = { startedBy: STARTED_BY, maxResults: 100 };

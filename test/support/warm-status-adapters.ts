@@ -7,9 +7,9 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoWarmTasks } from '../../functions/adapters/aws/dynamo-warm-tasks';
 import { MemorySessionStore } from '../../functions/adapters/memory/memory-session-store';
 import { noMetrics } from '../../functions/core/ports';
-import { warmTaskTable } from '../../functions/core/warm-tasks';
 import type { AwsAdapters } from '../../functions/entry/aws-adapters';
 import type { RuntimeMakers } from '../../functions/pools';
+import { warmTaskTable } from '../../functions/pools/ecs/warm-task-table';
 import { FakeLauncher } from './fakes';
 
 /** `overrides`: adapters a head must not call here (one that throws says so). */

@@ -7,7 +7,7 @@ const config = parseConfig(
     browsers: { chrome: { versions: { '131': { pools: ['fargate'] } } } },
     pools: { fargate: { kind: 'ecs', networks: ['10.20.0.0/16', '192.168.7.0/24'] } },
   },
-  { localBrowserVersion: 'stable' },
+  { builtInBrowserVersion: 'stable' },
 );
 const fargate = config.pools.fargate as (typeof config.pools)[string];
 
@@ -47,7 +47,7 @@ describe('isHubOrigin', () => {
         local: { kind: 'local' },
       },
     },
-    { localBrowserVersion: '131' },
+    { builtInBrowserVersion: '131' },
   ).pools;
 
   it.each([

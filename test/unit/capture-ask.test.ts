@@ -12,7 +12,7 @@ const config = (recording: Record<string, unknown> = {}, pool: Record<string, un
       browsers: { chrome: { versions: { '1': { pools: ['local'] } } } },
       pools: { local: { kind: 'local', ...pool } },
     },
-    { localBrowserVersion: '1' },
+    { builtInBrowserVersion: '1' },
   );
 const wish = (capabilities: Record<string, unknown>, options?: unknown, given = config()) =>
   recordingWish(given, given.pools.local as never, recordingAsk(capabilities, options));

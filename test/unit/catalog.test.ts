@@ -3,7 +3,7 @@ import { describeCatalog, matchCatalog, orderByWeight, resolveVersion } from '..
 import { type Config, type PoolConfig, parseConfig } from '../../functions/core/config';
 
 function catalog(input: Record<string, unknown>): Config {
-  return parseConfig(input, { localBrowserVersion: 'unused' });
+  return parseConfig(input, { builtInBrowserVersion: 'unused' });
 }
 
 const config = catalog({

@@ -65,7 +65,7 @@ function setup(
       browsers: { chrome: { defaultVersion: '156', versions: { '156': { pools } } } },
       pools: Object.fromEntries(pools.map((name) => [name, pool])),
     },
-    { localBrowserVersion: 'unused' },
+    { builtInBrowserVersion: 'unused' },
   );
   const deps: GridDeps = {
     config,

@@ -22,7 +22,7 @@ const DEPLOYED = {
 describe('applyDeployment', () => {
   it('gives each deployed pool its cluster, task definition and network, and the store its table', () => {
     const config = parseConfig(applyDeployment(FILE, parseDeployment(JSON.stringify(DEPLOYED))), {
-      localBrowserVersion: 'stable',
+      builtInBrowserVersion: 'stable',
     });
     expect(config.pools.fargate).toMatchObject({ kind: 'ecs', maxSessions: 20, ...DEPLOYED.pools.fargate });
     expect(config.store).toEqual({ kind: 'dynamodb', table: DEPLOYED.table });
@@ -38,10 +38,10 @@ describe('applyDeployment', () => {
   it('makes a head in a container listen where its deployment says, over the file and the loopback default', () => {
     const deployment = parseDeployment(JSON.stringify({ host: '0.0.0.0' }));
     const parse = (file: object) =>
-      parseConfig(applyDeployment(file, deployment), { localBrowserVersion: 'stable' }).host;
+      parseConfig(applyDeployment(file, deployment), { builtInBrowserVersion: 'stable' }).host;
     expect(parse(FILE)).toBe('0.0.0.0');
     expect(parse({ ...FILE, host: '127.0.0.1' })).toBe('0.0.0.0');
-    expect(parseConfig(FILE, { localBrowserVersion: 'stable' }).host).toBe('127.0.0.1');
+    expect(parseConfig(FILE, { builtInBrowserVersion: 'stable' }).host).toBe('127.0.0.1');
   });
 
   it('tells each eks pool’s recorder the recordings bucket and its Region, and leaves pools without one alone', () => {
@@ -54,7 +54,7 @@ describe('applyDeployment', () => {
     };
     const deployment = { recordingsBucket: 'gridgate-recordingsbucket-1a2b', region: 'eu-west-1' };
     const config = parseConfig(applyDeployment(file, parseDeployment(JSON.stringify(deployment))), {
-      localBrowserVersion: 'stable',
+      builtInBrowserVersion: 'stable',
     });
     expect(config.pools.pods).toMatchObject({
       recorder: {
@@ -77,13 +77,15 @@ describe('applyDeployment', () => {
     };
     const deployment = { recordingsBucket: 'gridgate-recordingsbucket-1a2b', region: 'eu-west-1' };
     const config = parseConfig(applyDeployment(file, parseDeployment(JSON.stringify(deployment))), {
-      localBrowserVersion: 'stable',
+      builtInBrowserVersion: 'stable',
     });
     const stack = { bucket: 'gridgate-recordingsbucket-1a2b', region: 'eu-west-1' };
     expect(config.pools.pods).toMatchObject({ logBucket: stack });
     expect(config.pools.plain).toMatchObject({ logBucket: stack });
     expect(config.pools.own).toMatchObject({ logBucket: { bucket: 'team-logs', region: 'us-east-2' } });
-    expect(parseConfig(file, { localBrowserVersion: 'stable' }).pools.plain).not.toHaveProperty('logBucket');
+    expect(parseConfig(file, { builtInBrowserVersion: 'stable' }).pools.plain).not.toHaveProperty(
+      'logBucket',
+    );
   });
 
   it('leaves a config alone when nothing is deployed', () => {

@@ -3,7 +3,7 @@ import { addressAllowed } from '../../functions/core/browser-network';
 import { ConfigError, type PoolConfig, parseConfig } from '../../functions/core/config';
 import { checkEksPool } from '../../functions/pools/eks/eks-pool-check';
 
-const DEFAULTS = { localBrowserVersion: '156.0.7000.1' };
+const DEFAULTS = { builtInBrowserVersion: '156.0.7000.1' };
 
 function withPool(pool: Record<string, unknown>) {
   return {

@@ -15,7 +15,7 @@ function setup(sessions = new MemorySessionStore()) {
   const launcher = new FakeLauncher();
   const logger = new CollectingLogger();
   const deps: GridDeps = {
-    config: parseConfig({}, { localBrowserVersion: '156.0' }),
+    config: parseConfig({}, { builtInBrowserVersion: '156.0' }),
     runtimes: { local: { launcher } },
     poolTraits: POOL_TRAITS,
     sessions,

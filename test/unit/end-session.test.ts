@@ -18,7 +18,7 @@ function setup() {
   const sessions = new MemorySessionStore();
   const logger = new CollectingLogger();
   const deps: GridDeps = {
-    config: parseConfig({}, { localBrowserVersion: '156.0' }),
+    config: parseConfig({}, { builtInBrowserVersion: '156.0' }),
     runtimes: { local: { launcher } },
     poolTraits: POOL_TRAITS,
     sessions,

@@ -22,7 +22,7 @@ const config = parseConfig(
     browsers: { chrome: { versions: { stable: { pools: ['fargate', 'hub'] } } } },
     pools: { fargate: { kind: 'ecs' }, hub: { kind: 'hub', url: 'http://127.0.0.1:4444/wd/hub' } },
   },
-  { localBrowserVersion: 'unused' },
+  { builtInBrowserVersion: 'unused' },
 );
 
 /** The entry's parts; `here`: fakes of the kinds on this machine (local, container), for every kind. */
@@ -198,7 +198,7 @@ describe('gridDeps', () => {
           plain: { kind: 'eks', cluster: 'platform' },
         },
       },
-      { localBrowserVersion: 'unused' },
+      { builtInBrowserVersion: 'unused' },
     );
     const sessions = new MemorySessionStore();
     const { given } = parts({ sessions, config: eksConfig, kinds: poolKindsOf(eksConfig) });

@@ -18,7 +18,7 @@ function pools(spec: Record<string, { region?: string; hub?: string }>): PoolCon
         ]),
       ),
     },
-    { localBrowserVersion: 'unused' },
+    { builtInBrowserVersion: 'unused' },
   );
   return Object.values(config.pools);
 }

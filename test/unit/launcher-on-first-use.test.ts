@@ -6,7 +6,7 @@ import type { Launcher, StopContext } from '../../functions/core/ports';
 
 const STOPPING: StopContext = {
   key: 'k',
-  pool: Object.values(parseConfig({}, { localBrowserVersion: '1' }).pools)[0] as StopContext['pool'],
+  pool: Object.values(parseConfig({}, { builtInBrowserVersion: '1' }).pools)[0] as StopContext['pool'],
   reason: 'deleted',
   upstreamId: '',
 };

@@ -36,7 +36,7 @@ describe('the keep policy of a session', () => {
       browsers: { chrome: { versions: { '1': { pools: ['a', 'b'] } } } },
       pools: { a: { kind: 'local' }, b: { kind: 'local', keep: 'all' } },
     },
-    { localBrowserVersion: '1' },
+    { builtInBrowserVersion: '1' },
   );
   const pool = (name: 'a' | 'b') => config.pools[name] as NonNullable<(typeof config.pools)[string]>;
 

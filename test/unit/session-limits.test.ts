@@ -4,7 +4,7 @@ import { WebDriverError } from '../../functions/core/errors';
 import { queueTimeout, sessionLimits } from '../../functions/core/session-limits';
 
 // idle 5m, max age 1h
-const config = parseConfig({ timeouts: { idle: '5m', maxAge: '1h' } }, { localBrowserVersion: '1' });
+const config = parseConfig({ timeouts: { idle: '5m', maxAge: '1h' } }, { builtInBrowserVersion: '1' });
 
 function refused(options: unknown): string {
   try {
@@ -74,7 +74,7 @@ describe('sessionLimits', () => {
 });
 
 describe('queueTimeout', () => {
-  const grid = parseConfig({ timeouts: { queue: '60s' } }, { localBrowserVersion: '1' });
+  const grid = parseConfig({ timeouts: { queue: '60s' } }, { builtInBrowserVersion: '1' });
 
   function refusedWait(options: unknown): string {
     try {

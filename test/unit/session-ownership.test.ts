@@ -25,7 +25,7 @@ function setup(running: readonly string[] = []) {
           boxes: { kind: 'container', image: 'localhost/chromium:test' },
         },
       },
-      { localBrowserVersion: '156' },
+      { builtInBrowserVersion: '156' },
     ),
     runtimes: {},
     poolTraits: POOL_TRAITS,

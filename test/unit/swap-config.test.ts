@@ -10,7 +10,7 @@ function configWith(pools: Record<string, object>, extra: Record<string, unknown
   const [first] = Object.keys(pools);
   return parseConfig(
     { browsers: { chrome: { versions: { '1': { pools: [first] } } } }, pools, ...extra },
-    { localBrowserVersion: 'unused' },
+    { builtInBrowserVersion: 'unused' },
   );
 }
 

@@ -3,7 +3,7 @@ import { ConfigError, parseConfig } from '../../functions/core/config';
 import { WebDriverError } from '../../functions/core/errors';
 import { matchForUser, ruleFilter, userRule } from '../../functions/core/user-rules';
 
-const DEFAULTS = { localBrowserVersion: '156.0.7000.1' };
+const DEFAULTS = { builtInBrowserVersion: '156.0.7000.1' };
 
 const CATALOG = {
   browsers: {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../functions/core/config';
 
-const DEFAULTS = { localBrowserVersion: '156.0.7000.1' };
+const DEFAULTS = { builtInBrowserVersion: '156.0.7000.1' };
 const POOLS: Record<string, Record<string, unknown>> = {
   ecs: { kind: 'ecs' },
   eks: { kind: 'eks', cluster: 'browsers' },

@@ -63,5 +63,7 @@ export const containerPoolConfig = poolConfigKind(containerPool, {
   upstreamEndpoint: directEndpoint,
   startsCold: false,
   keepsWarm: (pool) => (pool.warm ?? 0) > 0,
-  notOnAws: 'container pools cannot run in Lambda (no podman or Docker there)',
+  notOnAws: (pool) => [
+    `pools.${pool.name}: container pools cannot run in Lambda (no podman or Docker there)`,
+  ],
 });

@@ -29,11 +29,11 @@ import type {
   ArtifactSource,
 } from '../../core/artifact-ports';
 import type { Backoff } from '../../core/backoff';
-import { CallPacer, type CallPacing } from '../../core/call-pacer';
 import type { PoolConfig } from '../../core/config';
 import { WebDriverError } from '../../core/errors';
-import { RecentResults } from '../../core/recent-results';
+import { RecentResults } from '../selenium-node/recent-results';
 import { browserLogStream } from './browser-log-stream';
+import { CallPacer, type CallPacing } from './call-pacer';
 import { isThrottling } from './ecs-retry';
 
 /**

@@ -21,12 +21,12 @@ import type {
 } from '../../core/ports';
 import { screenAndZoneEnvironment } from '../../core/screen-and-zone';
 import { idleWarmTasks, type WarmTaskStore } from '../../core/warm-task-store';
-import { keepsWarmTasks } from '../../core/warm-tasks';
 import { type CloudBrowserFailures, cloudBrowserReady } from '../selenium-node/cloud-browser-ready';
 import { type CloudLauncherOptions, launcherDefaults } from '../selenium-node/cloud-launcher-options';
 import { recorderNodeCapabilities } from '../selenium-node/node-capabilities';
 import { EcsLaunchFailure } from './ecs-launch-stage';
 import { checkEcsPool, type DeployedEcsPool, isDeployed } from './ecs-pool-check';
+import { keepsWarmTasks } from './ecs-pool-config';
 import { isTaskGone, isThrottling } from './ecs-retry';
 import { runTask, type SpotFallback } from './ecs-run-task';
 import { isSpotStalled, SpotStalled } from './ecs-spot-stall';

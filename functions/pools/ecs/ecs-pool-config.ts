@@ -93,13 +93,12 @@ export const ecsPool = z
   })
   .meta({ description: 'One AWS Fargate task per session (Spot first), started with ECS RunTask.' });
 
-/** An ecs pool whose `warm` has a max above 0: only those keep warm tasks, claimed and counted. */
-const warmTasks = (pool: NamedPool<typeof ecsPool>) => (pool.warm?.max ?? 0) > 0;
+/** An ecs pool whose `warm` has a max above 0: only those keep warm tasks, in the store, claimed and counted. */
+export const keepsWarmTasks = (pool: NamedPool<typeof ecsPool>) => (pool.warm?.max ?? 0) > 0;
 
 export const ecsPoolConfig = poolConfigKind(ecsPool, {
   ...seleniumNodeConfigTraits,
-  keepsWarm: warmTasks,
-  warmInStore: warmTasks,
+  keepsWarm: keepsWarmTasks,
   inputProblems: (input) =>
     input.architecture === 'arm64' && input.spot !== false
       ? [{ path: ['spot'], message: 'Fargate Spot runs x86_64 only: set "spot": false for an arm64 pool' }]

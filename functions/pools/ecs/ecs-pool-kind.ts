@@ -1,14 +1,12 @@
 /** The ecs pool kind: one Fargate (Spot) task per session, running a Selenium node. */
-import { warmTaskTable } from '../../core/warm-tasks';
 import type { PoolKind } from '../pool-kind';
 import { checkEcsPool } from './ecs-pool-check';
-import { ecsPool } from './ecs-pool-config';
 import { ecsKept, ecsRecordingPlaces, ecsRecordings, ecsRecordsVideo } from './ecs-recordings';
 import { ecsStoredWarmCount } from './ecs-stored-warm-count';
+import { warmTaskTable } from './warm-task-table';
 
 export const ecsPoolKind: PoolKind<'ecs'> = {
   name: 'ecs',
-  schema: ecsPool,
   traits: { remoteEnd: 'browser', boundToItsHead: false, recordsVideo: ecsRecordsVideo },
   // Most of a router Lambda's invocations are commands, which never need ECS, and evaluating the SDK is a
   // large part of a cold start (bench/README.md, router Lambda): it loads with the first new session.

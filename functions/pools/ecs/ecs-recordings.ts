@@ -6,12 +6,12 @@
  */
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { ArtifactSession, ArtifactSource } from '../../core/artifact-ports';
-import { artifactsByKind } from '../../core/artifacts-by-kind';
 import type { PoolConfig } from '../../core/config';
 import { parseDeployment } from '../../core/deployment';
 import { madeOnFirstUse } from '../../core/made-on-first-use';
 import type { KeptRecordings } from '../../core/recorded-in-store';
 import type { VideoPlace, VideoPlaceOf } from '../../core/unkept-videos';
+import { artifactsByKind } from '../selenium-node/artifacts-by-kind';
 
 export interface EcsRecordingPlaces {
   /** The recordings bucket (GRIDGATE_DEPLOYMENT's recordingsBucket). */

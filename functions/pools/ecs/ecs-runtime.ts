@@ -5,9 +5,9 @@
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { boundedRequests } from '../../adapters/aws/request-bounds';
 import type { EcsPoolConfig } from '../../core/config';
-import { warmTaskTable } from '../../core/warm-tasks';
 import type { KindRuntime, RuntimeContext } from '../pool-kind';
 import { EcsLauncher } from './ecs-launcher';
+import { warmTaskTable } from './warm-task-table';
 
 export async function makeEcsRuntime(context: RuntimeContext): Promise<KindRuntime<EcsPoolConfig>> {
   const { agent, logger, metrics, aws } = context;

@@ -1,7 +1,7 @@
 /**
  * The cleanup's work on ecs warm pools, one pass at a time: registers warm tasks that became RUNNING and
  * driver-ready, stops those idle past their TTL or never ready, forgets store entries of tasks that are
- * gone, and tops each pool up to a target sized from recent demand (core/warm-pool-size.ts).
+ * gone, and tops each pool up to a target sized from recent demand (warm-pool-size.ts).
  *
  * Warm tasks are started here rather than by a router because only the cleanup runs on a schedule; a task
  * it starts is registered on a later pass, once ready, so no pass waits out a cold start.
@@ -15,12 +15,12 @@ import type { Config, EcsPoolConfig } from '../../core/config';
 import { judgeWarmTask, type WarmStopReason } from '../../core/orphan-decisions';
 import { type Clock, type LaunchRequest, noMetrics, type SessionStore } from '../../core/ports';
 import { DEFAULT_CLEANUP_INTERVAL_MS, type WarmPoolDeps } from '../../core/warm-demand';
-import { warmPoolTarget, warmTasksToStart } from '../../core/warm-pool-size';
 import type { WarmTask } from '../../core/warm-task-store';
 import { driverStatus } from '../selenium-node/driver-ready';
 import { isDeployed } from './ecs-pool-check';
 import { runTask } from './ecs-run-task';
 import type { ListedTask } from './ecs-task-lister';
+import { warmPoolTarget, warmTasksToStart } from './warm-pool-size';
 
 interface PassContext {
   ecs: ECSClient;

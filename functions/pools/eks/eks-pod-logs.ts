@@ -21,7 +21,7 @@ import type {
 } from '../../core/artifact-ports';
 import type { PoolConfig } from '../../core/config';
 import { WebDriverError } from '../../core/errors';
-import { RecentResults } from '../../core/recent-results';
+import { RecentResults } from '../selenium-node/recent-results';
 import { type EksPodApi, KubernetesApiError } from './eks-pod-api';
 import { CONTAINER, POD_NAME } from './eks-pod-spec';
 import { type DeployedEksPool, isDeployedEks } from './eks-pool-check';

@@ -157,6 +157,15 @@ export const eksPool = z
 export const eksPoolConfig = poolConfigKind(eksPool, {
   ...seleniumNodeConfigTraits,
   keepsWarm: () => false,
+  // The kubeconfig client (@kubernetes/client-node, megabytes) is left out of every Lambda's asset
+  // (entry/lambda-bundle-externals.ts): refused before any session rather than a pod failing on a missing module.
+  notOnAws: (pool) =>
+    pool.auth === 'aws'
+      ? []
+      : [
+          `pools.${pool.name}.auth: must be "aws" on AWS (the functions sign EKS tokens with their roles; ` +
+            '"kubeconfig" is for the Node server)',
+        ],
   // Every eks pool keeps its ended sessions' pod logs there, recorder or not (unless the file names its own).
   withRecordingsBucket: (input, place) => {
     const { recorder, logBucket } = input;

@@ -1,13 +1,11 @@
 /** The eks pool kind: one pod per session on an EKS (or any Kubernetes) cluster, running a Selenium node. */
 import type { PoolKind } from '../pool-kind';
 import { checkEksPool } from './eks-pool-check';
-import { eksPool } from './eks-pool-config';
 import { eksKept, eksRecordings, eksVideoPlace } from './eks-recordings';
 import type { EksRuntime } from './eks-runtime';
 
 export const eksPoolKind: PoolKind<'eks', EksRuntime> = {
   name: 'eks',
-  schema: eksPool,
   traits: {
     remoteEnd: 'browser',
     boundToItsHead: false,

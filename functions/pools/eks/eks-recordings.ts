@@ -9,11 +9,11 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { ArtifactSession, ArtifactSource } from '../../core/artifact-ports';
-import { artifactsByKind } from '../../core/artifacts-by-kind';
 import type { EksPoolConfig, PoolConfig } from '../../core/config';
 import { madeOnFirstUse, madeOnFirstUsePer } from '../../core/made-on-first-use';
 import type { KeptRecordings } from '../../core/recorded-in-store';
 import type { VideoPlaceOf } from '../../core/unkept-videos';
+import { artifactsByKind } from '../selenium-node/artifacts-by-kind';
 import { keptLogBucket } from '../selenium-node/pod-log-keys';
 import type { EksPodApi } from './eks-pod-api';
 import type { DeployedEksPool } from './eks-pool-check';

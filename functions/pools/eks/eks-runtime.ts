@@ -3,7 +3,7 @@
  * authenticates, sharing one pod API per cluster with the reads of running pods' logs. EKS tokens are signed
  * with the process's AWS credentials, made with the first such pool's pod; a kubeconfig's client (the
  * Kubernetes client, megabytes) loads with the first pod of a pool that names one, which only the Node server
- * serves: the router Lambda's asset leaves it out (router-bundle-options.ts).
+ * serves: the Lambdas' assets leave it out (entry/lambda-bundle-externals.ts), and their config refuses it.
  */
 import type { EksPoolConfig } from '../../core/config';
 import { onFirstUse } from '../../core/launcher-on-first-use';

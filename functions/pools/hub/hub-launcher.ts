@@ -5,12 +5,13 @@
  */
 
 import { request } from 'undici';
-import { hubAddress, upstreamEndpoint } from '../../core/browser-network';
+import { upstreamEndpoint } from '../../core/browser-network';
 import type { Capabilities } from '../../core/capabilities';
 import type { HubPoolConfig, PoolConfig } from '../../core/config';
 import type { AbandonedSessions } from '../../core/pool-runtime';
 import type { LaunchedBrowser, Launcher, LaunchRequest, StopContext } from '../../core/ports';
 import { abandonedSessions, CREATION_TAG } from './abandoned-hub-sessions';
+import { hubAddress } from './hub-endpoint';
 
 const STOP_TIMEOUT_MS = 10_000;
 

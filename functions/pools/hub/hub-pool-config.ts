@@ -7,8 +7,8 @@
 import * as z from 'zod';
 import { poolCommon } from '../../core/config-pool-common';
 import { duration } from '../../core/config-values';
-import { hubEndpointOf } from '../../core/hub-endpoint';
 import { poolConfigKind } from '../../core/pool-config-traits';
+import { hubEndpointOf } from './hub-endpoint';
 
 export const hubPool = z
   .strictObject({

@@ -1,10 +1,8 @@
 /** The hub pool kind: an existing WebDriver hub (Selenium Grid, Selenoid, ggr) that gridgate routes to. */
 import type { PoolKind } from '../pool-kind';
-import { hubPool } from './hub-pool-config';
 
 export const hubPoolKind: PoolKind<'hub'> = {
   name: 'hub',
-  schema: hubPool,
   // Whether a session is recorded is the hub's to decide: the client's ask is passed to it.
   traits: { remoteEnd: 'hub', boundToItsHead: false, recordsVideo: () => true },
   load: async () => (await import('./hub-pool-runtime')).makeHubRuntime,

@@ -1,8 +1,8 @@
 /** The capabilities a local pool sends to chromedriver: the pool's Chromium and safe defaults, the client's choices kept. */
 import { type Capabilities, isObject } from '../../core/capabilities';
-import { droppedQuietly, switchRefusal } from '../../core/chromium-switches';
 import type { PoolConfig } from '../../core/config';
 import { screenResolution, screenSwitches } from '../../core/screen-and-zone';
+import { droppedQuietly, switchRefusal } from './chromium-switches';
 
 type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
 

@@ -7,8 +7,8 @@
 import * as z from 'zod';
 import { onLoopback } from '../../core/address-rules';
 import { poolCommon } from '../../core/config-pool-common';
-import { localLaunchRefusal } from '../../core/local-launch-options';
 import { directEndpoint, poolConfigKind } from '../../core/pool-config-traits';
+import { localLaunchRefusal } from './local-launch-options';
 
 export const localPool = z
   .strictObject({
@@ -37,5 +37,5 @@ export const localPoolConfig = poolConfigKind(localPool, {
   keepsWarm: (pool) => (pool.warm ?? 0) > 0,
   // Its Chromium, its binary and its switches are this machine's (DESIGN invariant 7).
   launchRefusal: localLaunchRefusal,
-  notOnAws: 'local pools cannot run in Lambda (no Chromium there)',
+  notOnAws: (pool) => [`pools.${pool.name}: local pools cannot run in Lambda (no Chromium there)`],
 });

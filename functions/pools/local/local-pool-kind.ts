@@ -1,7 +1,6 @@
 /** The local pool kind: Chromium started through chromedriver on this machine, one per session. */
 import type { PoolKind } from '../pool-kind';
 import { chromiumVersion, ensureChromium } from './ensure-chromium';
-import { localPool } from './local-pool-config';
 import { localWorkerParts } from './local-worker-parts';
 
 // The built-in catalog's pool: Debian's Chromium and chromedriver, where its packages put them.
@@ -9,7 +8,6 @@ const DEBIAN_CHROMIUM = { chromium: '/usr/bin/chromium', chromedriver: '/usr/bin
 
 export const localPoolKind: PoolKind<'local'> = {
   name: 'local',
-  schema: localPool,
   traits: {
     remoteEnd: 'browser',
     // A chromedriver and its Chromium are child processes of the head that started them.

@@ -30,7 +30,7 @@ const config = parseConfig(
       hub: { kind: 'hub', url: 'http://127.0.0.1:4444/wd/hub' },
     },
   },
-  { localBrowserVersion: 'stable' },
+  { builtInBrowserVersion: 'stable' },
 );
 const session: ArtifactSession = {
   key: '0011223344556677',

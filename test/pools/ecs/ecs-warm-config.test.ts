@@ -7,7 +7,7 @@ function fargate(warm: unknown) {
       browsers: { chrome: { versions: { '156': { pools: ['fargate'] } } } },
       pools: { fargate: { kind: 'ecs', warm } },
     },
-    { localBrowserVersion: 'unused' },
+    { builtInBrowserVersion: 'unused' },
   ).pools.fargate as EcsPoolConfig;
 }
 

@@ -32,7 +32,7 @@ const config = parseConfig(
       },
     },
   },
-  { localBrowserVersion: 'stable' },
+  { builtInBrowserVersion: 'stable' },
 );
 
 class RecordingMetrics implements Metrics {

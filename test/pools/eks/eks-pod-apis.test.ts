@@ -24,7 +24,7 @@ function pool(endpoint: string): DeployedEksPool {
       browsers: { chrome: { versions: { '156': { pools: ['pods'] } } } },
       pools: { pods: { kind: 'eks', cluster: 'browsers', networks: ['10.0.0.0/8'] } },
     },
-    { localBrowserVersion: '1' },
+    { builtInBrowserVersion: '1' },
   );
   // The schema takes https only; the fake speaks plain http on loopback.
   return { ...(config.pools.pods as DeployedEksPool), endpoint };

@@ -8,7 +8,7 @@ const config = parseConfig(
     browsers: { chrome: { versions: { '1': { pools: ['hub'] } } } },
     pools: { hub: { kind: 'hub', url: 'http://127.0.0.1:4444/wd/hub' } },
   },
-  { localBrowserVersion: '1' },
+  { builtInBrowserVersion: '1' },
 );
 
 // A stop without the hub's session ID sends nothing.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { addressAllowed, hubAddress, upstreamEndpoint } from '../../../functions/core/browser-network';
+import { addressAllowed, upstreamEndpoint } from '../../../functions/core/browser-network';
 import { type HubPoolConfig, parseConfig } from '../../../functions/core/config';
 import { SessionTokens } from '../../../functions/core/session-token';
+import { hubAddress } from '../../../functions/pools/hub/hub-endpoint';
 import { HubLauncher, hubCapabilities } from '../../../functions/pools/hub/hub-launcher';
 
 function hubPool(extra: Record<string, unknown>): HubPoolConfig {
@@ -10,7 +11,7 @@ function hubPool(extra: Record<string, unknown>): HubPoolConfig {
       browsers: { chrome: { versions: { '1': { pools: ['hub'] } } } },
       pools: { hub: { kind: 'hub', ...extra } },
     },
-    { localBrowserVersion: 'unused' },
+    { builtInBrowserVersion: 'unused' },
   );
   return config.pools.hub as HubPoolConfig;
 }

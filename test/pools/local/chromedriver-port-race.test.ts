@@ -12,7 +12,7 @@ import { type PoolConfig, parseConfig } from '../../../functions/core/config';
 import { ChromedriverLauncher } from '../../../functions/pools/local/chromedriver-launcher';
 
 type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
-const BUILT_IN = parseConfig({}, { localBrowserVersion: '1' }).pools.local as LocalPool;
+const BUILT_IN = parseConfig({}, { builtInBrowserVersion: '1' }).pools.local as LocalPool;
 
 // chromedriver's own words when the IPv4 bind loses the race.
 const PORT_TAKEN =

@@ -32,7 +32,7 @@ beforeEach(() => {
   mkdirSync(temporary);
   settings = parseConfig(
     { recording: { directory: join(scratch, 'kept'), retention: '2h' } },
-    { localBrowserVersion: '1' },
+    { builtInBrowserVersion: '1' },
   ).recording;
   store = new LocalRecordings(() => settings);
   // A pid that no process has any more: a child that already exited.

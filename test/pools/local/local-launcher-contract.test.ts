@@ -5,7 +5,7 @@ import { launcherContract } from '../../contract/launcher.contract';
 
 const config = parseConfig(
   { browsers: { chrome: { versions: { '1': { pools: ['local'] } } } }, pools: { local: { kind: 'local' } } },
-  { localBrowserVersion: '1' },
+  { builtInBrowserVersion: '1' },
 );
 
 launcherContract('ChromedriverLauncher', () => {

@@ -16,7 +16,7 @@ beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'gridgate-recordings-'));
   settings = parseConfig(
     { recording: { directory: join(root, 'kept'), retention: '2h', maxDiskSize: '3000B' } },
-    { localBrowserVersion: '1' },
+    { builtInBrowserVersion: '1' },
   ).recording;
   recordings = new LocalRecordings(() => settings);
 });

@@ -9,7 +9,7 @@ import { type DriverProcesses, ReadyChromedrivers } from '../../../functions/poo
 
 type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
 
-const POOL = parseConfig({}, { localBrowserVersion: '1' }).pools.local as LocalPool;
+const POOL = parseConfig({}, { builtInBrowserVersion: '1' }).pools.local as LocalPool;
 
 /** Starts "chromedrivers" named 1, 2, … at once; counts starts and stops. */
 function fakeProcesses() {

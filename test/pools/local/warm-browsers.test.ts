@@ -18,7 +18,7 @@ const TEST_MS = 150_000;
 type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
 
 // The built-in local pool as parsing fills it in; tests vary only its name, `warm` and `args`.
-const BUILT_IN = parseConfig({}, { localBrowserVersion: '1' }).pools.local as LocalPool;
+const BUILT_IN = parseConfig({}, { builtInBrowserVersion: '1' }).pools.local as LocalPool;
 
 function localPool(warm: number, name = 'local', args: string[] = []): LocalPool {
   return { ...BUILT_IN, name, warm, args };

@@ -9,7 +9,7 @@ function cloudPool(kind: 'ecs' | 'eks', extra: Record<string, unknown> = {}): Ec
       browsers: { chrome: { versions: { '1': { pools: ['p'] } } } },
       pools: { p: { kind, ...(kind === 'eks' ? { cluster: 'c' } : {}), ...extra } },
     },
-    { localBrowserVersion: 'unused' },
+    { builtInBrowserVersion: 'unused' },
   );
   return config.pools.p as EcsPoolConfig | EksPoolConfig;
 }

@@ -68,7 +68,7 @@ const local = (text: string) =>
 
 describe('docs/container-pools.md', { timeout: 150_000 }, () => {
   it('shows a config gridgate takes', () => {
-    const config = parseConfig(JSON.parse(firstConfig), { localBrowserVersion: '156' });
+    const config = parseConfig(JSON.parse(firstConfig), { builtInBrowserVersion: '156' });
     expect(Object.values(config.pools).map((pool) => pool.kind)).toEqual(['container', 'container']);
   });
 

@@ -8,13 +8,13 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoSessionStore } from '../../../../functions/adapters/aws/dynamo-session-store';
-import { artifactsByKind } from '../../../../functions/core/artifacts-by-kind';
 import { sessionPool } from '../../../../functions/core/grid-deps';
 import { listedFromStore } from '../../../../functions/core/recorded-in-store';
 import type { RecordingView } from '../../../../functions/http/ui/ui-views';
 import { browserLogStreamPrefix } from '../../../../functions/pools/ecs/browser-log-stream';
 import { CloudWatchBrowserLogs } from '../../../../functions/pools/ecs/cloudwatch-browser-logs';
 import { ecsKept } from '../../../../functions/pools/ecs/ecs-recordings';
+import { artifactsByKind } from '../../../../functions/pools/selenium-node/artifacts-by-kind';
 import { S3Recordings, videoKey } from '../../../../functions/pools/selenium-node/s3-recordings';
 import { type DynaliteServer, type SessionTableUnderTest, startDynalite } from '../../../support/dynalite';
 import { FakeCloudWatchLogs } from '../../../support/fake-cloudwatch-logs';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifactsByKind } from '../../../../functions/core/artifacts-by-kind';
+import { artifactsByKind } from '../../../../functions/pools/selenium-node/artifacts-by-kind';
 import { S3Recordings, videoKey } from '../../../../functions/pools/selenium-node/s3-recordings';
 import { endAllSessions } from '../../../../functions/use-cases/expire-sessions';
 import type { FakeTask } from '../../../support/fake-ecs-api';

@@ -9,13 +9,13 @@
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifactsByKind } from '../../../../functions/core/artifacts-by-kind';
 import { listedFromStore } from '../../../../functions/core/recorded-in-store';
 import { UPLOAD_SETTLED_MS } from '../../../../functions/core/unkept-videos';
 import { orphanCleanup } from '../../../../functions/entry/aws-cleanup';
 import type { RecordingView } from '../../../../functions/http/ui/ui-views';
 import { makeEcsCleanup } from '../../../../functions/pools/ecs/ecs-cleanup';
 import { ecsKept } from '../../../../functions/pools/ecs/ecs-recordings';
+import { artifactsByKind } from '../../../../functions/pools/selenium-node/artifacts-by-kind';
 import { S3Recordings, videoKey } from '../../../../functions/pools/selenium-node/s3-recordings';
 import { S3VideoDeleter } from '../../../../functions/pools/selenium-node/s3-video-deleter';
 import { NO_AWS_IDENTITY } from '../../../support/cleanup-runs';

@@ -5,7 +5,7 @@
  * program or a browser left running would reach beyond the session. Browsers in containers (ecs, eks
  * pools) and behind hubs are not this machine's: their options pass through.
  */
-import { type Capabilities, isObject } from './capabilities';
+import { type Capabilities, isObject } from '../../core/capabilities';
 import { parseSwitch, switchRefusal } from './chromium-switches';
 
 /** chromedriver's goog:chromeOptions fields (chromedriver 156) that stay inside the session, checked or not. */

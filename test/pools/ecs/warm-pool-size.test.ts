@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { judgeWarmTask, type WarmPolicy } from '../../functions/core/orphan-decisions';
-import { warmPoolTarget, warmTasksToStart } from '../../functions/core/warm-pool-size';
+import { judgeWarmTask, type WarmPolicy } from '../../../functions/core/orphan-decisions';
+import { warmPoolTarget, warmTasksToStart } from '../../../functions/pools/ecs/warm-pool-size';
 
 const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
 const MINUTE = 60_000;

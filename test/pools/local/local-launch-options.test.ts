@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Capabilities } from '../../functions/core/capabilities';
-import { allowedSwitches, droppedQuietly, switchRefusal } from '../../functions/core/chromium-switches';
-import type { PoolConfig } from '../../functions/core/config';
-import { configTraitsOf } from '../../functions/core/config-traits-by-kind';
+import type { Capabilities } from '../../../functions/core/capabilities';
+import type { PoolConfig } from '../../../functions/core/config';
+import { configTraitsOf } from '../../../functions/core/config-traits-by-kind';
+import {
+  allowedSwitches,
+  droppedQuietly,
+  switchRefusal,
+} from '../../../functions/pools/local/chromium-switches';
 
 const LOCAL = { kind: 'local', name: 'local', chromium: '/usr/bin/chromium' } as PoolConfig;
 const ECS = { kind: 'ecs', name: 'fargate' } as PoolConfig;

@@ -1,18 +1,12 @@
-/** Where a hub pool's sessions live: its address and the endpoint (origin, base path, credentials) they are reached at. */
-
-/** How to reach a session's remote end: origin, base path, and the credentials it expects. */
-export interface UpstreamEndpoint {
-  /** scheme://host:port */
-  origin: string;
-  /** Prefix before /session, e.g. "/wd/hub", or "". */
-  basePath: string;
-  /** The Authorization header for this upstream; never the client's. */
-  authorization?: string;
-}
+/**
+ * Where a hub pool's sessions live: its address and the endpoint (origin, base path, credentials) they are
+ * reached at. Pure: the hub kind's config side (hub-pool-config.ts), which core reads, is built on it.
+ */
+import type { SharedEndpoint, UpstreamEndpoint } from '../../core/upstream-endpoint';
 
 /**
  * What of a hub pool's config says where its hub is: its URL and the credentials sent there. Named by shape, not
- * as the parsed pool, since the hub kind's config module (pools/hub/hub-pool-config.ts) builds on it.
+ * as the parsed pool, since the hub kind's config module (hub-pool-config.ts) builds on it.
  */
 export interface HubAddressing {
   url: string;
@@ -20,16 +14,10 @@ export interface HubAddressing {
   password?: string;
 }
 
-/** A hub's host:port and its endpoint. */
-export interface HubEndpoint {
-  address: string;
-  endpoint: UpstreamEndpoint;
-}
-
 // Every command to a hub session needs its hub's address and endpoint: parsed once per pool object
 // (configs are replaced whole on reload, never edited).
-const hubEndpoints = new WeakMap<HubAddressing, HubEndpoint>();
-export function hubEndpointOf(pool: HubAddressing): HubEndpoint {
+const hubEndpoints = new WeakMap<HubAddressing, SharedEndpoint>();
+export function hubEndpointOf(pool: HubAddressing): SharedEndpoint {
   let known = hubEndpoints.get(pool);
   if (!known) {
     const url = new URL(pool.url);

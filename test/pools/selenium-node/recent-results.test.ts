@@ -3,7 +3,7 @@
  * after it settles, and neither a result that may not be shared nor a failure is given to anyone else.
  */
 import { describe, expect, it } from 'vitest';
-import { RecentResults } from '../../functions/core/recent-results';
+import { RecentResults } from '../../../functions/pools/selenium-node/recent-results';
 
 describe('RecentResults', () => {
   it('shares one piece of work among callers at once, and its result for keepMs after it settles', async () => {

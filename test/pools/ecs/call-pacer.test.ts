@@ -1,6 +1,6 @@
 /** CallPacer: evenly spaced turns at the rate asked, and a refusal, not a longer queue, past the longest wait. */
 import { describe, expect, it } from 'vitest';
-import { CallPacer } from '../../functions/core/call-pacer';
+import { CallPacer } from '../../../functions/pools/ecs/call-pacer';
 
 describe('CallPacer', () => {
   it('gives turns evenly spaced at the rate, counting from now once it has been idle', () => {
