@@ -35,13 +35,10 @@ export function poolKindOf<P extends PoolConfig>(pool: P): PoolKind<P['kind']> {
 }
 
 /** Every kind's run-time traits, for GridDeps.poolTraits. */
-export const POOL_TRAITS: PoolTraitsByKind = {
-  local: localPoolKind.traits,
-  hub: hubPoolKind.traits,
-  ecs: ecsPoolKind.traits,
-  eks: eksPoolKind.traits,
-  container: containerPoolKind.traits,
-};
+export const POOL_TRAITS = Object.fromEntries(
+  (Object.values(POOL_KINDS) as PoolKind[]).map((kind) => [kind.name, kind.traits]),
+  // Keyed by each kind's own name: every kind of the registry, so every key of the table.
+) as PoolTraitsByKind;
 
 /** The config's pools of one kind. */
 function poolsOfKind<K extends PoolKindName>(config: Config, kind: K): PoolConfigOf<K>[] {
