@@ -20,11 +20,14 @@ export interface WebDriverErrorOptions {
   status?: number;
   /** Extra response headers, e.g. Retry-After. */
   headers?: Record<string, string>;
+  /** The session the failure concerns: named in the grid's log beside the cause, never sent to the client. */
+  session?: { key: string; pool: string };
 }
 
 export class WebDriverError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
+  readonly session: { key: string; pool: string } | undefined;
 
   constructor(
     readonly code: WebDriverErrorCode,
@@ -35,6 +38,7 @@ export class WebDriverError extends Error {
     this.name = 'WebDriverError';
     this.status = options.status ?? STATUS_BY_CODE[code];
     this.headers = options.headers ?? {};
+    this.session = options.session && { key: options.session.key, pool: options.session.pool };
   }
 
   /** The W3C error body: {"value":{"error","message","stacktrace"}}. */

@@ -156,17 +156,17 @@ export async function translateUpstreamError(deps: GridDeps, claims: SessionClai
   if (isUnreachable(error)) return sessionGone(deps, claims);
   const code = (error as { code?: string }).code;
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return new WebDriverError('timeout', 'the browser did not answer in time', { cause: error });
+    return new WebDriverError('timeout', 'the browser did not answer in time', {
+      cause: error,
+      session: claims,
+    });
   }
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof WebDriverError) return cause;
-  deps.logger.log('UPSTREAM_ERROR', { session: claims.key, pool: claims.pool, error: String(error) });
-  return new WebDriverError(
-    'unknown error',
-    `the browser could not be reached: ${(error as Error).message}`,
-    {
-      status: 502,
-      cause: error,
-    },
-  );
+  // What undici says names the browser's address inside the grid's network: it stays in the cause, for the log.
+  return new WebDriverError('unknown error', 'the browser could not be reached; the grid’s log says why', {
+    status: 502,
+    cause: error,
+    session: claims,
+  });
 }

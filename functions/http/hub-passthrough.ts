@@ -82,10 +82,12 @@ export async function passToHub(
     });
   } catch (error) {
     if (error instanceof WebDriverError) throw error;
-    // ggr answers 502 here too, with an empty body; ours is a W3C error like every other.
-    throw new WebDriverError('unknown error', `the hub could not be reached: ${(error as Error).message}`, {
+    // ggr answers 502 here too, with an empty body; ours is a W3C error like every other. What undici says
+    // names the hub's address: it stays in the cause, for the log.
+    throw new WebDriverError('unknown error', 'the hub could not be reached; the grid’s log says why', {
       status: 502,
       cause: error,
+      session: selenoid.claims,
     });
   }
   const empty = response.statusCode === 204 || response.statusCode === 304 || request.method === 'HEAD';

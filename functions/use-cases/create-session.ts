@@ -176,7 +176,7 @@ export async function createSession(
     report.failed(created.stage);
     report.logFailure(created.failure);
     throw sessionNotCreated(
-      unservedMessage(choice, created.message ?? `cannot create a ${label} session: ${created.failure}`),
+      unservedMessage(choice, created.message ?? `cannot create a ${label} session: ${created.told}`),
     );
   }
   report.created(created.pool.name, waitedMs);

@@ -13,12 +13,13 @@ import type { CreatedSession, UpstreamWebDriver } from '../core/upstream-webdriv
 import { type LaunchAttempt, launchSession } from './launch-session';
 
 /**
- * A session, or why none: `failure` for the log, `message` for the client when it is not the usual one,
- * `stage` for the metrics (where the last attempt failed).
+ * A session, or why none: `failure` for the log, `told` for the client (the failure without the causes only
+ * the log keeps), `message` for the client when it is not the usual one, `stage` for the metrics (where the
+ * last attempt failed).
  */
 export type Launched =
   | { pool: PoolConfig; session: CreatedSession }
-  | { failure: string; message?: string; stage: string };
+  | { failure: string; told: string; message?: string; stage: string };
 
 /**
  * Launches in the pool whose slot is held; when that fails, frees the slot and tries the next pool the
@@ -33,7 +34,9 @@ export async function launchInPools(
   attempt: LaunchAttempt,
   limit: TimeLimit,
 ): Promise<Launched> {
+  // What the log says of each pool's failure, and what the client is told: the same but for the causes.
   const failures: string[] = [];
+  const told: string[] = [];
   let hostError = '';
   let refusal = '';
   let attempts = 0;
@@ -57,15 +60,17 @@ export async function launchInPools(
         });
         throw error;
       }
-      failures.push(`pool ${pool.name}: ${(error as Error).message}`);
       const failure = error instanceof LaunchFailure ? error : undefined;
+      told.push(`pool ${pool.name}: ${(error as Error).message}`);
+      failures.push(`pool ${pool.name}: ${(error as Error).message}${causeOf(failure)}`);
       stage = failureStage(error);
       hostError = failure?.hostError ?? '';
       state = recordFailure(state, pool, failure?.outcome ?? 'refused');
     }
     if (attempt.signal.aborted) {
       const timedOut = (attempt.signal.reason as Error)?.name === 'TimeoutError';
-      return { failure: abortReason(attempt.signal, limit), stage: timedOut ? 'timeout' : 'client gone' };
+      const reason = abortReason(attempt.signal, limit);
+      return { failure: reason, told: reason, stage: timedOut ? 'timeout' : 'client gone' };
     }
     const remaining = nextCandidates(slots.pools, state);
     if (remaining.length === 0) break;
@@ -74,17 +79,21 @@ export async function launchInPools(
     pool = 'taken' in next ? next.taken : undefined;
     if ('refused' in next) {
       failures.push(next.refused);
+      told.push(next.refused);
       refusal = `; ${next.refused}`;
     }
   }
   const failure = failures.join('; ');
-  if (!slots.pools.some((p) => traitsOf(deps, p).remoteEnd === 'hub')) return { failure, stage };
+  const reasons = told.join('; ');
+  if (!slots.pools.some((p) => traitsOf(deps, p).remoteEnd === 'hub'))
+    return { failure, told: reasons, stage };
   // ggr's wording, which its users search their logs for (ggr #307); it never names a hub.
   const { browserName, browserVersion } = attempt;
   const what = browserVersion ? `${browserName}-${browserVersion}` : browserName;
   const last = hostError ? `, last host error was: ${hostError}` : '';
   return {
     failure,
+    told: reasons,
     message: `cannot create session ${what} on any hosts after ${attempts} attempt(s)${last}${refusal}`,
     stage,
   };
@@ -111,6 +120,11 @@ function failureStage(error: unknown): string {
   const stage = (error as { stage?: unknown } | undefined)?.stage;
   if (typeof stage === 'string') return stage;
   return error instanceof LaunchFailure || error instanceof WebDriverError ? 'session' : 'launch';
+}
+
+/** What a failed attempt's cause adds in the log: what the upstream's socket said, its address with it. */
+function causeOf(failure: LaunchFailure | undefined): string {
+  return failure?.cause === undefined ? '' : ` (${String(failure.cause)})`;
 }
 
 /** How long starting may take, and what set that: the config, or the runtime's deadline (a Lambda's). */

@@ -56,7 +56,10 @@ export async function requestNewSession(
     });
     text = decode(Buffer.from(await response.body.arrayBuffer()), response.headers['content-encoding']);
   } catch (error) {
-    throw new LaunchFailure('unreachable', (error as Error).message, '', { cause: error });
+    // What undici says names the upstream's address inside the grid's network: it stays in the cause, for the log.
+    throw new LaunchFailure('unreachable', `the ${hub ? 'hub' : 'browser'} could not be reached`, '', {
+      cause: error,
+    });
   }
   // Old hubs may answer with only a redirect to the new session (as ggr accepts).
   const located = hub ? locatedSession(response) : undefined;

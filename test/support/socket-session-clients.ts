@@ -13,12 +13,10 @@ import puppeteer from 'puppeteer-core';
 import { expect } from 'vitest';
 import { SESSION_DIRECTORY_PREFIX } from '../../functions/adapters/fs/session-folder-names';
 import { LAUNCHED_BY_ENV } from '../../functions/adapters/process/browser-environment';
+import { PLAYWRIGHT_SERVER_SCRIPTS } from '../../functions/adapters/process/playwright-server-scripts';
 import { descendantsOf, processesNow } from './processes';
 import { eventually } from './until';
 import { type ProbedVideo, probeVideo } from './video-probe';
-
-/** The scripts a grid's Playwright server runs (functions/servers/node/playwright/). */
-const PLAYWRIGHT_SERVER_SCRIPTS = ['attach-server.cjs', 'devtools-pipe.cjs'];
 
 /** Puppeteer's connect with browserWSEndpoint: the page's title, read while `during` runs; then disconnects. */
 export async function puppeteerVisit(

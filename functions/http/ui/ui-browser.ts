@@ -52,10 +52,16 @@ export async function takeScreenshot(
     status = response.statusCode;
     text = await response.body.text();
   } catch (error) {
-    throw new WebDriverError('unknown error', `the browser did not give a screenshot: ${String(error)}`, {
-      cause: error,
-      status: 502,
-    });
+    // What undici says names the browser's address inside the grid's network: it stays in the cause, for the log.
+    throw new WebDriverError(
+      'unknown error',
+      'the browser did not give a screenshot; the grid’s log says why',
+      {
+        cause: error,
+        status: 502,
+        session: record,
+      },
+    );
   }
   const value = parseValue(text);
   if (status !== 200 || typeof value !== 'string') {

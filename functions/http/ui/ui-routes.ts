@@ -96,7 +96,7 @@ export function registerUiRoutes(app: Hono<UiEnv>, deps: GridDeps, options: UiOp
     const record = await visibleSession(deps, viewer(c), c.req.param('key'));
     const target = requireVncTarget(deps, record, options.webSockets ?? false);
     const file = c.req.path.slice(`/ui/api/sessions/${record.key}/vnc`.length);
-    return vncFile(options.agent, target, file, new URL(c.req.url).search);
+    return vncFile(options.agent, target, file, new URL(c.req.url).search, record);
   });
   app.get(`${SESSION_API}/screenshot`, async (c) => {
     const record = await visibleSession(deps, viewer(c), c.req.param('key'));

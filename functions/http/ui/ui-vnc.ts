@@ -63,6 +63,7 @@ export async function vncFile(
   target: VncTarget,
   path: string,
   search: string,
+  session: SessionRecord,
 ): Promise<Response> {
   if (!VNC_FILE.test(path)) throw new WebDriverError('invalid argument', 'not a file of the VNC viewer');
   let response: Dispatcher.ResponseData;
@@ -75,10 +76,16 @@ export async function vncFile(
       bodyTimeout: VNC_TIMEOUT_MS,
     });
   } catch (error) {
-    throw new WebDriverError('unknown error', `the browser's VNC viewer did not answer: ${String(error)}`, {
-      cause: error,
-      status: 502,
-    });
+    // What undici says names the viewer's address inside the grid's network: it stays in the cause, for the log.
+    throw new WebDriverError(
+      'unknown error',
+      'the browser’s VNC viewer did not answer; the grid’s log says why',
+      {
+        cause: error,
+        status: 502,
+        session,
+      },
+    );
   }
   const headers = new Headers(VNC_HEADERS);
   for (const name of PASSED_HEADERS) {

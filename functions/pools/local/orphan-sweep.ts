@@ -2,13 +2,16 @@
  * The local backstop of DESIGN invariant 4: browsers and profiles left behind by a gridgate process
  * that died without cleaning up (SIGKILL, out of memory) are found at the next start and removed.
  * Browsers are recognised by LAUNCHED_BY_ENV in their environment, profiles and session directories by
- * the owner's pid in their directory name; anything whose owner still runs is left alone.
+ * the owner's pid in their directory name, Playwright servers and their bridges by their script and either
+ * mark (a bridge's environment is Playwright's choice, its working folder the server's session folder);
+ * anything whose owner still runs is left alone.
  */
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { PRIMARY_DIRECTORY_PREFIX } from '../../adapters/cluster/primary-directory';
 import { SESSION_DIRECTORY_PREFIX } from '../../adapters/fs/session-folder-names';
+import { PLAYWRIGHT_SERVER_SCRIPTS } from '../../adapters/process/playwright-server-scripts';
 import { deleteNamespace, NAMESPACE_PREFIX } from './browser-namespace';
 import { LAUNCHED_BY_ENV, PROFILE_PREFIX, SCRATCH_PREFIX } from './chromedriver-launcher';
 
@@ -63,19 +66,37 @@ async function killOrphanedBrowsers(): Promise<number> {
   return killed;
 }
 
-/** The pid of the gridgate process that launched this browser process, if it is one. */
+/** The pid of the gridgate process that launched this browser or Playwright server process, if it is one. */
 async function browserOwner(pid: string): Promise<number | undefined> {
   try {
     const name = (await readFile(`/proc/${pid}/comm`, 'utf8')).trim();
-    if (!BROWSER_NAMES.has(name)) return undefined;
-    const environ = (await readFile(`/proc/${pid}/environ`, 'latin1')).split('\0');
-    const entry = environ.find((variable) => variable.startsWith(`${LAUNCHED_BY_ENV}=`));
-    const owner = entry?.slice(LAUNCHED_BY_ENV.length + 1) ?? '';
-    // Only a pid is gridgate's mark; anything else is somebody else's process, never killed.
-    return /^\d+$/.test(owner) ? Number(owner) : undefined;
+    if (BROWSER_NAMES.has(name)) return launchedBy(pid);
+    if (!(await runsPlaywrightServerScript(pid))) return undefined;
+    return (await launchedBy(pid)) ?? (await sessionFolderOwner(pid));
   } catch {
     return undefined; // gone, or not ours to read
   }
+}
+
+/** The pid in the process's launched-by mark. Only a pid is gridgate's mark: anything else is somebody else's. */
+async function launchedBy(pid: string): Promise<number | undefined> {
+  const environ = (await readFile(`/proc/${pid}/environ`, 'latin1')).split('\0');
+  const entry = environ.find((variable) => variable.startsWith(`${LAUNCHED_BY_ENV}=`));
+  const owner = entry?.slice(LAUNCHED_BY_ENV.length + 1) ?? '';
+  return /^\d+$/.test(owner) ? Number(owner) : undefined;
+}
+
+/** Whether the process runs a Playwright server's script (its first argument is one, as node runs it). */
+async function runsPlaywrightServerScript(pid: string): Promise<boolean> {
+  const script = (await readFile(`/proc/${pid}/cmdline`, 'latin1')).split('\0')[1] ?? '';
+  return PLAYWRIGHT_SERVER_SCRIPTS.some((name) => basename(script) === name);
+}
+
+/** The pid a session folder that is the process's working folder is named after (gridgate-session-<pid>-…). */
+async function sessionFolderOwner(pid: string): Promise<number | undefined> {
+  const folder = basename(await readlink(`/proc/${pid}/cwd`));
+  const owner = new RegExp(`^${SESSION_DIRECTORY_PREFIX}(\\d+)-`).exec(folder)?.[1];
+  return owner === undefined ? undefined : Number(owner);
 }
 
 async function removeOrphanedProfiles(directory: string): Promise<number> {

@@ -7,21 +7,10 @@
  */
 import { WebDriverError } from '../../core/errors';
 import type { Logger } from '../../core/ports';
+import { type FailureFacts, logFailure } from '../../http/failure-log';
 
 /** What the log says of the failed session: the socket's path, and the session once it was made. */
-export interface SocketSessionFacts {
-  path: string;
-  session?: string;
-  pool?: string;
-}
-
-/** The facts of the session once it is known: its key and pool. */
-export function sessionFacts(session: {
-  key: string;
-  pool: string;
-}): Pick<SocketSessionFacts, 'session' | 'pool'> {
-  return { session: session.key, pool: session.pool };
-}
+export type SocketSessionFacts = Omit<FailureFacts, 'method'>;
 
 /**
  * The error for the client. A WebDriverError is gridgate's own answer and goes as it is; its cause, if any, is
@@ -33,24 +22,10 @@ export function clientFacingFailure(
   logger: Logger,
   facts: SocketSessionFacts,
 ): WebDriverError {
-  if (error instanceof WebDriverError) {
-    if (error.cause !== undefined) {
-      logger.log('REQUEST_FAILED', {
-        ...facts,
-        error: error.message,
-        cause: String(error.cause),
-        ...stackOf(error.cause),
-      });
-    }
-    return error;
-  }
-  logger.log('REQUEST_FAILED', { ...facts, error: String(error), ...stackOf(error) });
+  logFailure(logger, facts, error);
+  if (error instanceof WebDriverError) return error;
   return new WebDriverError(
     'unknown error',
     'gridgate failed to open this session’s socket; its log says why',
   );
-}
-
-function stackOf(error: unknown): { stack?: string } {
-  return error instanceof Error && error.stack ? { stack: error.stack } : {};
 }

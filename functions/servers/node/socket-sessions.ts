@@ -19,6 +19,7 @@ import type { ExposedNetwork } from '../../core/exposed-network';
 import { type GridDeps, runtimeOf, sessionPool } from '../../core/grid-deps';
 import type { SessionClaims } from '../../core/session-token';
 import type { SocketSessionRequest } from '../../core/socket-session-request';
+import { sessionFacts } from '../../http/failure-log';
 import { basicCredentials, requestUser } from '../../http/request-user';
 import type { GridSessionCalls } from './grid-session-calls';
 import { startAttachedPlaywrightServer } from './playwright/attached-playwright-server';
@@ -26,7 +27,7 @@ import { type ExposedNetworkTunnel, openExposedNetworkTunnel } from './playwrigh
 import type { PlaywrightPackages } from './playwright/playwright-packages';
 import { sessionDevtoolsUrl } from './session-devtools';
 import { type ClientMessageCheck, openUpstream, relay, type Upstream } from './socket-relay';
-import { type SocketSessionFacts, sessionFacts } from './socket-session-failure';
+import type { SocketSessionFacts } from './socket-session-failure';
 
 export interface SocketSessionContext {
   deps: GridDeps;

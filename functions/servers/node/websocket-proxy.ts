@@ -18,6 +18,7 @@ import {
   socketSessionRequest,
   withCatalogBrowser,
 } from '../../core/socket-session-request';
+import { sessionFacts } from '../../http/failure-log';
 import { sessionEndpoint } from '../../http/forward-command';
 import { hubTarget, selenoidRequest } from '../../http/hub-passthrough';
 import { requestUser } from '../../http/request-user';
@@ -30,7 +31,7 @@ import { isWebSocketUpgrade, serveAsHttp } from './non-websocket-upgrade';
 import { PlaywrightPackages } from './playwright/playwright-packages';
 import { writeRawError } from './raw-error-answer';
 import { browserDevtoolsUrl, openUpstream, relay, type Upstream } from './socket-relay';
-import { clientFacingFailure, type SocketSessionFacts, sessionFacts } from './socket-session-failure';
+import { clientFacingFailure, type SocketSessionFacts } from './socket-session-failure';
 import { connectSocketSession, type SocketSessionContext } from './socket-sessions';
 
 const SESSION_PATH = /^(?:\/wd\/hub)?\/session\/([A-Za-z0-9_-]+)(\/[^?]*)?$/;

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PRIMARY_DIRECTORY_PREFIX } from '../../../functions/adapters/cluster/primary-directory';
 import { SESSION_DIRECTORY_PREFIX } from '../../../functions/adapters/fs/session-folder-names';
@@ -103,6 +103,82 @@ describe('sweepOrphans', () => {
       orphan.kill('SIGKILL');
       live.kill('SIGKILL');
       foreign.kill('SIGKILL');
+    }
+  });
+});
+
+describe('sweepOrphans and Playwright servers', () => {
+  /** A stand-in for a server or bridge script: a node program by that name that only waits to be killed. */
+  function scriptNamed(name: string): string {
+    const folder = mkdtempSync(join(tmpdir(), 'gridgate-sweep-scripts-'));
+    directories.push(folder);
+    const script = join(folder, name);
+    writeFileSync(script, 'setInterval(() => {}, 60_000);\n');
+    return script;
+  }
+
+  /** A session folder named after `owner`, as a server's working folder is. */
+  function sessionFolder(owner: number): string {
+    const folder = join(
+      mkdtempSync(join(tmpdir(), 'gridgate-sweep-test-')),
+      `${SESSION_DIRECTORY_PREFIX}${owner}-abc`,
+    );
+    directories.push(dirname(folder));
+    mkdirSync(folder);
+    return folder;
+  }
+
+  it('kills servers and bridges whose grid is gone, by either mark, and leaves live grids’ and other programs alone', async () => {
+    const dead = deadPid();
+    const server = scriptNamed('attach-server.cjs');
+    const bridge = scriptNamed('devtools-pipe.cjs');
+    const other = scriptNamed('other-server.cjs');
+    const run = (script: string, cwd: string, mark?: string) => {
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH };
+      if (mark !== undefined) env[LAUNCHED_BY_ENV] = mark;
+      return spawn(process.execPath, [script], { detached: true, stdio: 'ignore', cwd, env });
+    };
+    const elsewhere = dirname(server);
+    const children = {
+      // A server marked by its dead grid's pid; a bridge known only by its dead grid's session folder.
+      orphanServer: run(server, elsewhere, String(dead)),
+      orphanBridge: run(bridge, sessionFolder(dead)),
+      // The same of a grid still running.
+      liveServer: run(server, elsewhere, String(process.pid)),
+      liveBridge: run(bridge, sessionFolder(process.pid)),
+      // Not gridgate's: unmarked, a mark that is not a pid, another script in a dead grid's folder with its mark.
+      unmarked: run(server, elsewhere),
+      foreignMark: run(bridge, elsewhere, `someone-else-${dead}`),
+      otherScript: run(other, sessionFolder(dead), String(dead)),
+    };
+    const all = Object.values(children);
+    const exited = (child: (typeof all)[number]) => new Promise((resolve) => child.once('exit', resolve));
+    const orphansExited = Promise.all([exited(children.orphanServer), exited(children.orphanBridge)]);
+    try {
+      await Promise.all(
+        all.map((child) =>
+          until(() => readFileSync(`/proc/${child.pid}/cmdline`, 'latin1').includes('.cjs'), 'started'),
+        ),
+      );
+
+      const empty = mkdtempSync(join(tmpdir(), 'gridgate-sweep-empty-'));
+      directories.push(empty);
+      const result = await sweepOrphans(empty);
+
+      expect(result.processes).toBeGreaterThanOrEqual(2);
+      await orphansExited;
+      // A fixed window on purpose: nothing happens to the others, so there is no event to wait for; a wrongly
+      // killed one would be reported within it.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (const name of ['liveServer', 'liveBridge', 'unmarked', 'foreignMark', 'otherScript'] as const) {
+        expect({ name, exitCode: children[name].exitCode, signal: children[name].signalCode }).toEqual({
+          name,
+          exitCode: null,
+          signal: null,
+        });
+      }
+    } finally {
+      for (const child of all) child.kill('SIGKILL');
     }
   });
 });

@@ -10,6 +10,10 @@ import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { plainScript } from '../../../adapters/fs/plain-script';
 import { browserEnvironment } from '../../../adapters/process/browser-environment';
+import {
+  ATTACH_SERVER_SCRIPT,
+  DEVTOOLS_PIPE_SCRIPT,
+} from '../../../adapters/process/playwright-server-scripts';
 import { type Group, stopGroup } from '../../../adapters/process/process-group';
 import { sessionNotCreated } from '../../../core/errors';
 
@@ -40,7 +44,7 @@ export async function startAttachedPlaywrightServer(
 ): Promise<AttachedPlaywrightServer> {
   const child = spawn(
     process.execPath,
-    [playwrightScript('attach-server.cjs'), options.playwrightCore, SERVER_HOST],
+    [playwrightScript(ATTACH_SERVER_SCRIPT), options.playwrightCore, SERVER_HOST],
     {
       detached: true,
       cwd: options.folder,
@@ -49,7 +53,7 @@ export async function startAttachedPlaywrightServer(
         ...browserEnvironment(options.folder),
         GRIDGATE_DEVTOOLS_SOCKET: options.devtoolsSocket,
         // Resolved from the scripts' folder: the repository's ws, or the one a build puts beside them.
-        GRIDGATE_WS_MODULE: createRequire(playwrightScript('devtools-pipe.cjs')).resolve('ws'),
+        GRIDGATE_WS_MODULE: createRequire(playwrightScript(DEVTOOLS_PIPE_SCRIPT)).resolve('ws'),
       },
     },
   );
