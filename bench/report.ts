@@ -12,10 +12,10 @@ import {
 import type { NewSessionPlan, NewSessionRun, SessionCpu } from './new-session-latency';
 import { type MedianInterval, medianInterval, type Summary, summarize } from './stats';
 
-/** The issue's targets: gridgate's median over the direct median. */
+/** The targets: gridgate's median over the direct median (a suite's wall time is held to the same 1.05). */
 export const TARGETS = {
-  commandMedianRatio: 1.1,
-  newSessionMedianRatio: 1.1,
+  commandMedianRatio: 1.05,
+  newSessionMedianRatio: 1.05,
   /** With chromedrivers started ahead of demand (`--warm N`). */
   newSessionWarmMedianRatio: 0.7,
 } as const;
