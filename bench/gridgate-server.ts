@@ -36,6 +36,10 @@ export class GridgateServer {
     const child = fork(new URL('./gridgate-child.ts', import.meta.url), [String(warm)], {
       execArgv: [...process.execArgv, ...profiling],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // A session of its own, as every other server measured (proxy-processes.ts, direct-chromedriver.ts):
+      // with the kernel's autogroup scheduling a child in the benchmark's session shares one CPU share with
+      // the benchmark's client (and the suite's pytest), which the bare chromedriver has to itself.
+      detached: true,
     });
     const pid = child.pid;
     if (pid === undefined) throw new Error('cannot start the gridgate process');

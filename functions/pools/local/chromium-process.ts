@@ -57,12 +57,18 @@ export interface LaunchedChromium {
 
 /**
  * The full command line arguments of a warm browser: chromedriver's switches, then the pool's (which win),
- * then its DevTools port (0: any free one; in a namespace of its own, the one pasta forwards to).
+ * then its DevTools port (0: any free one; in a namespace of its own, the one pasta forwards to), and last the
+ * page chromedriver opens first.
  */
 export function warmChromiumArgs(poolArgs: readonly string[], devtoolsPort = 0): string[] {
   const names = new Set(poolArgs.map((arg) => arg.split('=', 1)[0]));
   const fromChromedriver = CHROMEDRIVER_SWITCHES.filter((arg) => !names.has(arg.split('=', 1)[0]));
-  return [...fromChromedriver, ...poolArgs, `--remote-debugging-port=${devtoolsPort}`];
+  return [
+    ...fromChromedriver,
+    ...poolArgs,
+    `--remote-debugging-port=${devtoolsPort}`,
+    CHROMEDRIVER_FIRST_PAGE,
+  ];
 }
 
 /**

@@ -11,6 +11,7 @@ import { By, until, type WebDriver } from 'selenium-webdriver';
 import { Options as ChromeOptions } from 'selenium-webdriver/chrome';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { remote } from 'webdriverio';
+import { CHROMEDRIVER_FIRST_PAGE } from '../../../../functions/pools/local/chromium-process';
 import { chromiumVersion } from '../../../../functions/pools/local/ensure-chromium';
 import { expectSessionEnded, sessionClaims } from '../../../e2e/session-ended';
 import { chromeSession } from '../../../support/chrome-sessions';
@@ -207,6 +208,8 @@ describe('a local pool with warm: 1', { timeout: TEST_MS }, () => {
           expect(capabilities.get('unhandledPromptBehavior')).toBe('ignore');
         }
         seen.push(warm.chromium.pid.toString());
+        // On the page chromedriver opens first when it launches Chromium, not on Chromium's New Tab page.
+        expect(await driver.getCurrentUrl()).toBe(CHROMEDRIVER_FIRST_PAGE);
         await driveEverything(driver, sessionId);
         // The replacement starts once this one is handed over.
         await untilWarm(1);
