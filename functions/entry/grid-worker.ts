@@ -136,6 +136,8 @@ export async function runWorker(logger: Logger): Promise<void> {
   limitRequestArrival(server, () => deps.config.timeouts.request, logger);
   attachWebSocketProxy(server, deps, {
     ...(config.playwrightCache ? { playwrightCache: config.playwrightCache } : {}),
+    // The servers of sockets served here are the grid's: marked with the primary's pid, as its folders are.
+    gridPid: setup.sessionOwner,
   });
   answerClientErrors(server);
 

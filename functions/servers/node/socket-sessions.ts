@@ -33,6 +33,8 @@ export interface SocketSessionContext {
   deps: GridDeps;
   calls: GridSessionCalls;
   packages: PlaywrightPackages;
+  /** The grid's pid, which marks its Playwright servers and their folders (WebSocketProxyOptions.gridPid). */
+  gridPid: number;
 }
 
 /** Client headers Playwright's server reads (its version check, the browser asked). */
@@ -151,7 +153,13 @@ async function openPlaywright(
     () => closeServer(relayed),
     () => rm(devtoolsSocket, { force: true }),
   );
-  const server = await startAttachedPlaywrightServer({ playwrightCore, devtoolsSocket, folder, signal });
+  const server = await startAttachedPlaywrightServer({
+    playwrightCore,
+    devtoolsSocket,
+    folder,
+    launchedBy: context.gridPid,
+    signal,
+  });
   cleanups.push(server.stop);
   const headers = Object.fromEntries(
     PLAYWRIGHT_HEADERS.flatMap((name) => {
@@ -207,7 +215,7 @@ async function playwrightFolder(
     await mkdir(sessionFolder, { recursive: true, mode: 0o700 });
     return sessionFolder;
   }
-  const folder = await mkdtemp(join(tmpdir(), `${SESSION_DIRECTORY_PREFIX}${process.pid}-playwright-`));
+  const folder = await mkdtemp(join(tmpdir(), `${SESSION_DIRECTORY_PREFIX}${context.gridPid}-playwright-`));
   cleanups.push(() => rm(folder, { recursive: true, force: true }));
   return folder;
 }

@@ -45,6 +45,11 @@ export interface WebSocketProxyOptions {
   knownHostsOnly?: boolean;
   /** Where installed Playwright versions are kept (socket sessions); default in playwright-packages.ts. */
   playwrightCache?: string;
+  /**
+   * The pid of the grid's own process, which its Playwright servers are marked with so the start-up sweep
+   * knows them as the grid's: the primary's in a server with workers; default this process's.
+   */
+  gridPid?: number;
 }
 
 export function attachWebSocketProxy(
@@ -56,6 +61,7 @@ export function attachWebSocketProxy(
   const socketSessions: Omit<SocketSessionContext, 'deps'> = {
     calls: new GridSessionCalls(() => ownOrigin(server)),
     packages: new PlaywrightPackages(options.playwrightCache),
+    gridPid: options.gridPid ?? process.pid,
   };
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (!isWebSocketUpgrade(req)) return serveAsHttp(server, req, socket, head);

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { plainScript } from '../../../adapters/fs/plain-script';
-import { browserEnvironment } from '../../../adapters/process/browser-environment';
+import { browserEnvironment, LAUNCHED_BY_ENV } from '../../../adapters/process/browser-environment';
 import {
   ATTACH_SERVER_SCRIPT,
   DEVTOOLS_PIPE_SCRIPT,
@@ -36,6 +36,8 @@ export interface AttachOptions {
   devtoolsSocket: string;
   /** The session's folder: the server's HOME and TMPDIR. */
   folder: string;
+  /** The grid's pid, the server's launched-by mark (a worker's server is the primary's grid's). */
+  launchedBy: number;
   signal: AbortSignal;
 }
 
@@ -51,6 +53,7 @@ export async function startAttachedPlaywrightServer(
       stdio: ['pipe', 'pipe', 'pipe'],
       env: {
         ...browserEnvironment(options.folder),
+        [LAUNCHED_BY_ENV]: String(options.launchedBy),
         GRIDGATE_DEVTOOLS_SOCKET: options.devtoolsSocket,
         // Resolved from the scripts' folder: the repository's ws, or the one a build puts beside them.
         GRIDGATE_WS_MODULE: createRequire(playwrightScript(DEVTOOLS_PIPE_SCRIPT)).resolve('ws'),
