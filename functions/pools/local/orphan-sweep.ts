@@ -70,7 +70,8 @@ async function killOrphanedBrowsers(): Promise<number> {
 async function browserOwner(pid: string): Promise<number | undefined> {
   try {
     const name = (await readFile(`/proc/${pid}/comm`, 'utf8')).trim();
-    if (BROWSER_NAMES.has(name)) return launchedBy(pid);
+    // Awaited here, so a process that ends between the listing and the read is caught below.
+    if (BROWSER_NAMES.has(name)) return await launchedBy(pid);
     if (!(await runsPlaywrightServerScript(pid))) return undefined;
     return (await launchedBy(pid)) ?? (await sessionFolderOwner(pid));
   } catch {
