@@ -58,6 +58,18 @@ it('opens data:, first, as chromedriver does in a profile it makes itself, with 
   expect(got.argv).toEqual(['--user-data-dir=/p', 'data:,']);
 });
 
+it('adds no page when chromedriver gave one, as it does to a BiDi session', () => {
+  const got = runScript(chromiumStartScript({ binary, flags: ['--first'], env: {} }), [
+    '--user-data-dir=/p',
+    'data:,',
+  ]);
+  expect(got.argv).toEqual(['--first', '--user-data-dir=/p', 'data:,']);
+});
+
+it('opens data:, when chromedriver gives no argument at all', () => {
+  expect(runScript(chromiumStartScript({ binary, flags: [], env: {} }), []).argv).toEqual(['data:,']);
+});
+
 it('runs the browser as its own user after giving it the folders chromedriver made', () => {
   const script = chromiumStartScript(
     { binary: '/usr/lib/chromium/chromium', flags: ['--a'], env: {} },
@@ -66,7 +78,9 @@ it('runs the browser as its own user after giving it the folders chromedriver ma
   expect(script.split('\n')).toEqual([
     '#!/bin/sh',
     `chown -R -h 1073741900:1073741900 -- '/tmp/profile' '/tmp/it'\\''s home' || exit 1`,
-    `exec 'setpriv' '--reuid=1073741900' '--regid=1073741900' '--clear-groups' '--' '/usr/lib/chromium/chromium' '--a' "$@" 'data:,'`,
+    'for last; do :; done',
+    `case "$last" in -*|'') set -- "$@" 'data:,';; esac`,
+    `exec 'setpriv' '--reuid=1073741900' '--regid=1073741900' '--clear-groups' '--' '/usr/lib/chromium/chromium' '--a' "$@"`,
     '',
   ]);
 });
