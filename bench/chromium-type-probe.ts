@@ -10,15 +10,9 @@
  *
  *   npx tsx bench/chromium-type-probe.ts [sessions per path, default 6]
  */
-import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { parseConfig } from '../functions/core/config';
-import type { Logger } from '../functions/core/ports';
-import { startGrid } from '../functions/entry/start-grid';
-import { chromiumVersion } from '../functions/pools/local/ensure-chromium';
-import { DirectChromedriver, type LocalPool } from './direct-chromedriver';
 import { medianInterval } from './stats';
+import { startSessionPaths } from './three-session-paths';
 import { WebDriverClient } from './webdriver-client';
 
 const SAMPLE_MS = 20;
@@ -34,34 +28,10 @@ interface Seen {
 }
 
 const sessions = Number(process.argv[2] ?? 6);
-const page = createServer((_request, response) => {
-  response.setHeader('content-type', 'text/html');
-  response.end('<!doctype html><title>p</title><p>page</p>');
-});
-await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
-const pageUrl = `http://127.0.0.1:${(page.address() as { port: number }).port}/`;
-const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
-const silent: Logger = { log: () => {} };
-const grids = await Promise.all(
-  (['namespace', 'none'] as const).map((isolation) =>
-    startGrid(
-      parseConfig({ port: 0, host: '127.0.0.1', isolation }, { builtInBrowserVersion: version }),
-      randomBytes(32),
-      silent,
-    ),
-  ),
+const { paths, pagePort, close } = await startSessionPaths(
+  () => '<!doctype html><title>p</title><p>page</p>',
 );
-const driver = await DirectChromedriver.start(
-  parseConfig({}, { builtInBrowserVersion: version }).pools.local as LocalPool,
-);
-const paths = [
-  { name: 'direct', origin: driver.origin, capabilities: driver.capabilities },
-  ...grids.map((grid, index) => ({
-    name: `gridgate ${index === 0 ? 'namespace' : 'none'}`,
-    origin: grid.url,
-    capabilities: { browserName: 'chrome' },
-  })),
-];
+const pageUrl = `http://127.0.0.1:${pagePort}/`;
 const client = new WebDriverClient();
 const seen = new Map<number, Seen>();
 /** Path name → kind → CPU seconds. */
@@ -158,10 +128,8 @@ try {
   }
 } finally {
   clearInterval(timer);
-  await driver.stop();
-  await Promise.all(grids.map((grid) => grid.close()));
+  await close();
   await client.close();
-  page.close();
 }
 
 const ms = (samples: number[]) => {

@@ -5,55 +5,23 @@
  *
  *   npx tsx bench/session-cycle-probe.ts [page loads, default 40] [sessions, default 8]
  */
-import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import { parseConfig } from '../functions/core/config';
-import type { Logger } from '../functions/core/ports';
-import { startGrid } from '../functions/entry/start-grid';
-import { chromiumVersion } from '../functions/pools/local/ensure-chromium';
-import { DirectChromedriver, type LocalPool } from './direct-chromedriver';
 import { medianInterval } from './stats';
+import { type SessionPath, startSessionPaths } from './three-session-paths';
 import { WebDriverClient } from './webdriver-client';
 
-interface Path {
-  name: string;
-  origin: string;
-  capabilities: Record<string, unknown>;
+interface Path extends SessionPath {
   times: Record<'navigate' | 'title' | 'create' | 'delete', number[]>;
 }
 
 const [pageLoads, sessions] = [Number(process.argv[2] ?? 40), Number(process.argv[3] ?? 8)];
-const page = createServer((request, response) => {
-  response.setHeader('content-type', 'text/html');
-  response.end(`<!doctype html><title>p</title><p>${request.url}</p>`);
-});
-await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
-const pagePort = (page.address() as { port: number }).port;
-const version = (await chromiumVersion('/usr/bin/chromium')) ?? 'stable';
-const silent: Logger = { log: () => {} };
-const grids = await Promise.all(
-  (['namespace', 'none'] as const).map((isolation) =>
-    startGrid(
-      parseConfig({ port: 0, host: '127.0.0.1', isolation }, { builtInBrowserVersion: version }),
-      randomBytes(32),
-      silent,
-    ),
-  ),
-);
-const driver = await DirectChromedriver.start(
-  parseConfig({}, { builtInBrowserVersion: version }).pools.local as LocalPool,
-);
+const {
+  paths: sessionPaths,
+  pagePort,
+  close,
+} = await startSessionPaths((request) => `<!doctype html><title>p</title><p>${request.url}</p>`);
 const client = new WebDriverClient();
 const times = () => ({ navigate: [], title: [], create: [], delete: [] });
-const paths: Path[] = [
-  { name: 'direct', origin: driver.origin, capabilities: driver.capabilities, times: times() },
-  ...grids.map((grid, index) => ({
-    name: `gridgate ${index === 0 ? 'namespace' : 'none'}`,
-    origin: grid.url,
-    capabilities: { browserName: 'chrome' },
-    times: times(),
-  })),
-];
+const paths: Path[] = sessionPaths.map((path) => ({ ...path, times: times() }));
 const timed = async (samples: number[], work: () => Promise<unknown>) => {
   const started = performance.now();
   const result = await work();
@@ -92,8 +60,6 @@ try {
     console.log(`${path.name.padEnd(18)} ms p50 (interval): ${line.join('  ')}`);
   }
 } finally {
-  await driver.stop();
-  await Promise.all(grids.map((grid) => grid.close()));
+  await close();
   await client.close();
-  page.close();
 }
