@@ -191,13 +191,20 @@ export async function runThroughOutage(
 ): Promise<{ answers: SessionAnswers; faults: Record<string, number> }> {
   proxy.fault = outage(seeded(16));
   const answers: SessionAnswers = { newSession: [], command: [], delete: [] };
-  await runSessions(clients, sessions, () => oneSession(grid.url, payload, answers));
+  // The faults are seeded but which request meets one depends on timing: a round in which no new session met
+  // a failed store (1 to 4 of 20 do here) runs again, at most twice, before the test says none was seen.
+  let rounds = 0;
+  do {
+    await runSessions(clients, sessions, () => oneSession(grid.url, payload, answers));
+    rounds++;
+  } while (rounds < 3 && !answers.newSession.some((answer) => answer.status === 503));
   const faults = { ...proxy.injected };
   proxy.fault = () => 'pass';
 
-  expect(answers.newSession).toHaveLength(sessions);
+  expect(answers.newSession).toHaveLength(sessions * rounds);
   expectFailuresSayWhenToRetry(answers.newSession);
-  expect(answers.newSession.filter((answer) => answer.status === 503).length).toBeGreaterThan(0);
+  const storeFailures = answers.newSession.filter((answer) => answer.status === 503).length;
+  expect(storeFailures, JSON.stringify(tally(answers.newSession))).toBeGreaterThan(0);
   // (How many sessions were created depends on the machine's load: attempts also time out on their own.)
   for (const answer of answers.command) expect(answer.status, JSON.stringify(answer)).toBe(200);
   for (const answer of answers.delete) expect([200, 503]).toContain(answer.status);
