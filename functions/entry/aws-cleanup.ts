@@ -5,10 +5,9 @@
  * to keep (use-cases/delete-unkept-videos.ts). The cleanup Lambda runs it on its schedule; tests give their
  * own fakes through `makers`.
  */
-import type { Config } from '../core/config';
 import type { VideoDeleter, VideoPlaceOf } from '../core/unkept-videos';
 import { DEFAULT_CLEANUP_INTERVAL_MS } from '../core/warm-demand';
-import { type CleanupMakers, POOL_KINDS } from '../pools';
+import { type CleanupMakers, POOL_KINDS, poolsOfKind } from '../pools';
 import type { CleanupContext, KindCleanup, PoolKindName } from '../pools/pool-kind';
 import { type CleanupPassDeps, type CleanupPassOptions, runCleanupPass } from '../use-cases/cleanup-pass';
 import type { CleanupReport } from '../use-cases/cleanup-report';
@@ -60,13 +59,9 @@ export async function orphanCleanup(deps: OrphanCleanupDeps): Promise<OrphanClea
 async function cleanupsOfKinds(deps: OrphanCleanupDeps): Promise<[PoolKindName, KindCleanup][]> {
   const made: [PoolKindName, KindCleanup][] = [];
   for (const kind of Object.values(POOL_KINDS)) {
-    if (!kind.cleanup || !hasPoolsOf(deps.config, kind.name)) continue;
+    if (!kind.cleanup || poolsOfKind(deps.config, kind.name).length === 0) continue;
     const make = deps.makers?.[kind.name] ?? (await kind.cleanup.load());
     made.push([kind.name, await make(deps)]);
   }
   return made;
-}
-
-function hasPoolsOf(config: Config, kind: PoolKindName): boolean {
-  return Object.values(config.pools).some((pool) => pool.kind === kind);
 }

@@ -41,7 +41,7 @@ export const POOL_TRAITS = Object.fromEntries(
 ) as PoolTraitsByKind;
 
 /** The config's pools of one kind. */
-function poolsOfKind<K extends PoolKindName>(config: Config, kind: K): PoolConfigOf<K>[] {
+export function poolsOfKind<K extends PoolKindName>(config: Config, kind: K): PoolConfigOf<K>[] {
   return Object.values(config.pools).filter((pool): pool is PoolConfigOf<K> => pool.kind === kind);
 }
 
