@@ -58,12 +58,26 @@ describe('a stop racing another', { timeout: TEST_MS }, () => {
     const { sessionId } = ((await created.json()) as { value: { sessionId: string } }).value;
     // The session's profile, and the one made for the chromedriver kept ready for the next session.
     expect(profiles().length).toBeGreaterThanOrEqual(1);
+    // Every stop is held until the shutdown has begun, so the race is made rather than left to timing: a
+    // stop quicker than the loop below would end before the shutdown arrives.
+    const running = grid;
+    const { launcher } = running;
+    const stopNow = launcher.stop.bind(launcher);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    launcher.stop = async (handle, context) => {
+      await held;
+      return stopNow(handle, context);
+    };
     const deleting = fetch(`${grid.url}/session/${sessionId}`, { method: 'DELETE' }).catch(() => undefined);
     // The shutdown comes once the DELETE has ended the record and is stopping the browser.
-    const running = grid;
     while ((await running.deps.sessions.running()).length > 0) await new Promise(setImmediate);
-    expect(running.launcher.running()).toHaveLength(1);
-    await grid.close();
+    expect(launcher.running()).toHaveLength(1);
+    const closing = grid.close();
+    release();
+    await closing;
     grid = undefined;
     expect(profiles()).toEqual([]);
     expect(launchedProcesses()).toEqual([]);
