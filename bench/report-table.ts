@@ -73,7 +73,7 @@ export function formatEnvironment(preset: string, env: Environment): string {
 
 export function formatCommandReport(report: CommandReport): string {
   const target = `target ≤ ${TARGETS.commandMedianRatio.toFixed(2)}`;
-  const { direct, gridgate, sameBrowser, nginx, plainNode } = report.paths;
+  const { direct, gridgate, sameBrowser, nginx, plainNode, ggr } = report.paths;
   const cpu = report.cpuPer10k;
   return [
     `Per-command latency, ms: ${report.roundsRun} rounds × ${report.plan.iterations} turns of the ${COMMANDS.length}-command mix (direct four times a turn)`,
@@ -94,6 +94,7 @@ export function formatCommandReport(report: CommandReport): string {
           ["same browser: gridgate's chromedriver, straight", sameBrowser],
           ['nginx in front of the same browser', nginx],
           ['plain Node proxy in front of the same browser', plainNode],
+          ...(ggr ? [['ggr in front of its own chromedriver and Chromium', ggr] as const] : []),
         ] as const
       ).map(([name, s]) => [name, String(s.count), ...[s.median, s.p90, s.p99].map((v) => ms(v))]),
     ),
@@ -103,6 +104,12 @@ export function formatCommandReport(report: CommandReport): string {
     ratioLine('nginx ÷ direct (a proxy that costs ~nothing):', report.reference.nginx),
     ratioLine('plain Node proxy ÷ direct (the Node floor):  ', report.reference.plainNode),
     ratioLine('gridgate ÷ plain Node proxy (its own share): ', report.reference.gridgateOverPlainNode),
+    ...('skipped' in report.ggr
+      ? [`ggr: not measured (${report.ggr.skipped})`]
+      : [
+          ratioLine('ggr ÷ direct (the router it replaces):       ', report.ggr.overDirect),
+          ratioLine('gridgate ÷ ggr:                              ', report.ggr.gridgateOverGgr),
+        ]),
     `per-round ratio of medians: vs direct ${spread(report.roundRatios.direct)}; vs same browser ${spread(report.roundRatios.sameBrowser)}`,
     `gridgate CPU per proxied command (user + system): ${report.gridgateCpuMicrosPerCommand.toFixed(0)} µs`,
     `CPU seconds per 10,000 commands (/proc, user + system): gridgate's Node ${cpu.gridgateNode.toFixed(2)}, the pasta into its browser's namespace ${cpu.pasta.toFixed(2)}, plain Node proxy ${cpu.plainNode.toFixed(2)}, nginx ${cpu.nginx.toFixed(2)}; browser (chromedriver + Chromium) direct ${cpu.directBrowser.toFixed(2)}, behind gridgate ${cpu.gridgateBrowser.toFixed(2)}`,
@@ -116,9 +123,26 @@ export function formatCommandReport(report: CommandReport): string {
       : [
           `  plain Node proxy, of its ${cpu.plainNode.toFixed(2)}: ${cpu.plainNodeTurns.toFixed(2)} during its own turns, ${cpu.plainNodeBetweenTurns.toFixed(2)} between them`,
         ]),
+    ...ggrCpuLines(cpu),
     `Chromium flags identical for direct and gridgate: ${report.flags.identical ? 'yes' : 'NO'}`,
+    ...(report.ggrFlags
+      ? [`Chromium flags identical for direct and ggr: ${report.ggrFlags.identical ? 'yes' : 'NO'}`]
+      : []),
     `=> per-command ratio of medians ${ratio(report.ratio.median)}  ${target}  ${report.verdict}   (same browser: ${ratio(report.sameBrowserRatio.median)} ${report.sameBrowserVerdict})`,
   ].join('\n');
+}
+
+/** ggr's CPU per 10,000 commands beside gridgate's (its process and its split; its browser), when measured. */
+function ggrCpuLines(cpu: CommandReport['cpuPer10k']): string[] {
+  if (cpu.ggr === undefined || cpu.ggrBrowser === undefined) return [];
+  const split =
+    cpu.ggrTurns === undefined || cpu.ggrBetweenTurns === undefined
+      ? ''
+      : ` (${cpu.ggrTurns.toFixed(2)} during its own turns, ${cpu.ggrBetweenTurns.toFixed(2)} between them)`;
+  return [
+    `  ggr's process ${cpu.ggr.toFixed(2)}${split}; its browser (chromedriver + Chromium) ${cpu.ggrBrowser.toFixed(2)}`,
+    `  gridgate's Node ÷ ggr's process: ${ratio(cpu.gridgateNode / cpu.ggr)} in all${cpu.gridgateNodeTurns !== undefined && cpu.ggrTurns ? `, ${ratio(cpu.gridgateNodeTurns / cpu.ggrTurns)} over their own turns` : ''}`,
+  ];
 }
 
 /** "low–high, NN.N %": a median's confidence interval. */

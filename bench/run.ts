@@ -87,18 +87,22 @@ try {
   let commands: CommandReport | undefined;
   if (grid && (options.only === 'all' || options.only === 'commands')) {
     const pair = await openSessionPair(client, grid, pool);
+    if (pair.ggrSkipped) console.log(`  ggr: skipped (${pair.ggrSkipped})`);
     await warmRuntimes(client, pair.paths, options.commands.runtimeWarmup);
     const cpuBefore = await grid.cpuMicros();
     const processesBefore = readCommandCpu(pair.pids);
-    // Both Node proxies counted alike: over their own turns, and between them.
+    // Both Node proxies and ggr counted alike: over their own turns, and between them.
+    const ggrPid = pair.pids.ggr;
     const run = await measureCommandLatency(client, pair.paths, options.commands, {
       gridgate: () => threadsCpuNanos(grid.pid),
       plainNode: () => threadsCpuNanos(pair.pids.plainNode),
+      ...(ggrPid === undefined ? {} : { ggr: () => threadsCpuNanos(ggrPid) }),
     });
     const cpu = (await grid.cpuMicros()) - cpuBefore;
     const perProcess = commandCpu(processesBefore, readCommandCpu(pair.pids), run.sent, run.turnsCpu);
     await pair.close();
-    commands = commandReport(run, options.commands, pair.flags, cpu, perProcess);
+    const ggrPath = pair.ggrFlags ? { flags: pair.ggrFlags } : { skipped: pair.ggrSkipped ?? 'not started' };
+    commands = commandReport(run, options.commands, pair.flags, cpu, perProcess, ggrPath);
     console.log(`\n${formatCommandReport(commands)}`);
   }
   let newSession: NewSessionReport | undefined;
