@@ -2,7 +2,13 @@
 import { COMMANDS } from './command-latency';
 import type { Environment } from './environment';
 import { AFTERMATH_MS } from './new-session-latency';
-import { type CommandReport, type NewSessionReport, type Ratios, TARGETS } from './report';
+import {
+  type CommandReport,
+  type NewSessionReport,
+  type PathSessionCpu,
+  type Ratios,
+  TARGETS,
+} from './report';
 import { type MedianInterval, median, type Summary } from './stats';
 
 const ms = (value: number, digits = 2) => value.toFixed(digits);
@@ -151,21 +157,31 @@ const interval = (value: MedianInterval, format: (n: number) => string) =>
 
 export function formatNewSessionReport(report: NewSessionReport): string {
   const { direct, gridgate } = report.paths;
+  const ggr = 'skipped' in report.ggr ? undefined : report.ggr;
+  const cpuPaths = (['direct', 'gridgate', 'ggr'] as const).filter((path) => report.cpu[path] !== undefined);
+  const cpuOf = (path: (typeof cpuPaths)[number]) => report.cpu[path] as PathSessionCpu;
+  const whole = (value: number) => ms(value, 0);
   return [
     `New-session latency, ms: ${report.roundsRun} rounds, alternating (direct = POST /session to a running chromedriver), gridgate warm: ${report.warm}`,
     table(COMPARISON_HEADER, [comparisonRow('new session', direct, gridgate, report.ratio, 0)]),
-    `each round, direct/gridgate: ${report.rounds.map((r) => `${ms(r.ms.direct, 0)}/${ms(r.ms.gridgate, 0)}`).join('  ')}`,
+    `each round, direct/gridgate${ggr ? '/ggr' : ''}: ${report.rounds.map((r) => [r.ms.direct, r.ms.gridgate, ...(ggr ? [r.ms.ggr ?? Number.NaN] : [])].map(whole).join('/')).join('  ')}`,
     `=> new-session ratio of medians ${ratio(report.ratio.median)}  target ≤ ${report.target.toFixed(2)}  ${report.verdict}`,
     `   per-round ratios: median ${ratio(report.roundRatio.median)}, ${interval(report.roundRatio, ratio)}`,
-    `CPU seconds per new session (user + system of each path's process tree: gridgate and all below it; the direct chromedriver and its Chromium), median (interval):`,
-    ...(['direct', 'gridgate'] as const).map((path) => {
-      const cpu = report.cpu[path];
+    ...(ggr
+      ? [
+          `ggr (in front of its own running chromedriver) p50 ${whole(ggr.median.median)} ms (${interval(ggr.median, whole)}), p90 ${whole(ggr.summary.p90)}; direct p50 ${whole(direct.median)}, gridgate p50 ${whole(gridgate.median)}`,
+          `=> gridgate ÷ ggr, ratio of medians ${ratio(ggr.gridgateOverGgr.median)} (p90 ${ratio(ggr.gridgateOverGgr.p90)}); per-round ratios: median ${ratio(ggr.roundRatio.median)}, ${interval(ggr.roundRatio, ratio)}`,
+        ]
+      : [`ggr: not measured (${(report.ggr as { skipped: string }).skipped})`]),
+    `CPU seconds per new session (user + system of each path's process tree: gridgate and all below it; the direct chromedriver and its Chromium${ggr ? "; ggr's process and its chromedriver's tree" : ''}), median (interval):`,
+    ...cpuPaths.map((path) => {
+      const cpu = cpuOf(path);
       const s = (value: number) => value.toFixed(3);
       return `  ${path.padEnd(8)}  to the answer ${s(cpu.toAnswer.median)} (${interval(cpu.toAnswer, s)})   with the ${AFTERMATH_MS} ms after it ${s(cpu.withAftermath.median)} (${interval(cpu.withAftermath, s)})`;
     }),
     'mean CPU seconds per new session by program (to the answer / with the aftermath):',
-    ...(['direct', 'gridgate'] as const).map((path) => {
-      const { toAnswer, withAftermath } = report.cpu[path].byProgram;
+    ...cpuPaths.map((path) => {
+      const { toAnswer, withAftermath } = cpuOf(path).byProgram;
       const programs = Object.keys(withAftermath).sort(
         (a, b) => (withAftermath[b] ?? 0) - (withAftermath[a] ?? 0),
       );
@@ -176,5 +192,10 @@ export function formatNewSessionReport(report: NewSessionReport): string {
       return `  ${path.padEnd(8)}  ${each.join(', ')}`;
     }),
     `=> CPU per new session gridgate ÷ direct: to the answer ${ratio(report.cpu.gridgate.toAnswer.median / report.cpu.direct.toAnswer.median)}, with the aftermath ${ratio(report.cpu.gridgate.withAftermath.median / report.cpu.direct.withAftermath.median)}`,
+    ...(report.cpu.ggr
+      ? [
+          `=> CPU per new session gridgate ÷ ggr: to the answer ${ratio(report.cpu.gridgate.toAnswer.median / report.cpu.ggr.toAnswer.median)}, with the aftermath ${ratio(report.cpu.gridgate.withAftermath.median / report.cpu.ggr.withAftermath.median)}`,
+        ]
+      : []),
   ].join('\n');
 }

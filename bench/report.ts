@@ -143,7 +143,19 @@ export interface NewSessionReport {
   verdict: Verdict;
   rounds: NewSessionRun['rounds'];
   /** CPU seconds per new session of each path's processes, up to the answer and with the aftermath. */
-  cpu: Record<'direct' | 'gridgate', PathSessionCpu>;
+  cpu: Record<'direct' | 'gridgate', PathSessionCpu> & { ggr?: PathSessionCpu };
+  /**
+   * ggr in front of its own chromedriver: its latency (median with a confidence interval), gridgate against
+   * it (ratio of medians, and the per-round ratios' median and interval); or why it was not measured.
+   */
+  ggr: GgrNewSession | { skipped: string };
+}
+
+export interface GgrNewSession {
+  summary: Summary;
+  median: MedianInterval;
+  gridgateOverGgr: Ratios;
+  roundRatio: MedianInterval;
 }
 
 export interface PathSessionCpu {
@@ -172,7 +184,12 @@ const sessionCpu = (samples: SessionCpu[]): PathSessionCpu => ({
   },
 });
 
-export function newSessionReport(run: NewSessionRun, plan: NewSessionPlan, warm = 0): NewSessionReport {
+export function newSessionReport(
+  run: NewSessionRun,
+  plan: NewSessionPlan,
+  warm = 0,
+  ggrSkipped = 'not started',
+): NewSessionReport {
   const paths = { direct: summarize(run.samples.direct), gridgate: summarize(run.samples.gridgate) };
   const ratio = ratios(paths.direct, paths.gridgate);
   const target = warm > 0 ? TARGETS.newSessionWarmMedianRatio : TARGETS.newSessionMedianRatio;
@@ -186,6 +203,21 @@ export function newSessionReport(run: NewSessionRun, plan: NewSessionPlan, warm 
     roundRatio: medianInterval(run.rounds.map((round) => round.ms.gridgate / round.ms.direct)),
     verdict: verdict(ratio.median, target),
     rounds: run.rounds,
-    cpu: { direct: sessionCpu(run.cpu.direct), gridgate: sessionCpu(run.cpu.gridgate) },
+    cpu: {
+      direct: sessionCpu(run.cpu.direct),
+      gridgate: sessionCpu(run.cpu.gridgate),
+      ...(run.cpu.ggr && { ggr: sessionCpu(run.cpu.ggr) }),
+    },
+    ggr: run.samples.ggr ? ggrNewSession(run, run.samples.ggr, paths.gridgate) : { skipped: ggrSkipped },
+  };
+}
+
+function ggrNewSession(run: NewSessionRun, samples: number[], gridgate: Summary): GgrNewSession {
+  const summary = summarize(samples);
+  return {
+    summary,
+    median: medianInterval(samples),
+    gridgateOverGgr: ratios(summary, gridgate),
+    roundRatio: medianInterval(run.rounds.map((round) => round.ms.gridgate / (round.ms.ggr as number))),
   };
 }

@@ -9,6 +9,7 @@ import { commandCpu, readCommandCpu } from './command-cpu';
 import { measureCommandLatency, warmRuntimes } from './command-latency';
 import type { LocalPool } from './direct-chromedriver';
 import { describeEnvironment, type Environment, loadNow } from './environment';
+import { ggrSkipReason, startGgrBrowser } from './ggr-browser';
 import { GridgateServer } from './gridgate-server';
 import { formatLambdaBundleReport, type LambdaBundleReport, measureLambdaBundle } from './lambda-bundle';
 import {
@@ -107,8 +108,23 @@ try {
   }
   let newSession: NewSessionReport | undefined;
   if (grid && (options.only === 'all' || options.only === 'new-session')) {
-    const run = await measureNewSessionLatency(client, grid.origin, grid.pid, pool, options.newSession);
-    newSession = newSessionReport(run, options.newSession, options.warm);
+    // ggr and its own chromedriver run through the whole part, as ggr and its hosts are deployed.
+    const ggrSkipped = ggrSkipReason();
+    if (ggrSkipped) console.log(`  ggr: skipped (${ggrSkipped})`);
+    const ggr = ggrSkipped ? undefined : await startGgrBrowser(pool, grid.chromiumVersion);
+    try {
+      const run = await measureNewSessionLatency(
+        client,
+        grid.origin,
+        grid.pid,
+        pool,
+        options.newSession,
+        ggr,
+      );
+      newSession = newSessionReport(run, options.newSession, options.warm, ggrSkipped);
+    } finally {
+      await ggr?.stop();
+    }
     console.log(`\n${formatNewSessionReport(newSession)}`);
   }
   let recording: RecordingCost | undefined;
