@@ -87,6 +87,18 @@ export interface BrowserNetworkListener {
   address: string;
 }
 
+/**
+ * For a kind whose stop ends the remote end and the browser together and throws their profile away (local):
+ * a client's DELETE of a session whose browser runs here is answered once stop() is done, with W3C's null
+ * value, without asking the remote end to quit first. chromedriver quits a browser it was given a profile for
+ * gracefully (Browser.close, then the profile written back: 100–200 ms of every DELETE here) and kills at once
+ * one whose profile it made itself; gridgate gives every local browser its profile and removes it right after.
+ * A kind without it, or false: the remote end is asked first (a hub ends its session so, a node its browser).
+ */
+export interface StopEndsSession {
+  stopEndsSession(handle: string): boolean;
+}
+
 /** One pool kind's runtime, typed for its pools (`P`). */
 export interface PoolRuntime<P extends PoolConfig = PoolConfig> {
   launcher: Launcher<P>;
@@ -99,6 +111,7 @@ export interface PoolRuntime<P extends PoolConfig = PoolConfig> {
   vnc?: VncOrigins;
   abandoned?: AbandonedSessions<P>;
   network?: BrowserNetworks;
+  ending?: StopEndsSession;
 }
 
 /** Each pool kind's runtime under the kind's name. */

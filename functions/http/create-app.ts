@@ -102,6 +102,12 @@ export function createApp(deps: GridDeps, options: AppOptions = {}) {
     });
     app.delete(`${base}/session/:id`, async (c) => {
       const claims = await verifySessionToDelete(deps, c.req.param('id'), c.get('user'));
+      const pool = sessionPool(deps, claims);
+      if (pool && runtimeOf(deps, pool)?.ending?.stopEndsSession(claims.handle)) {
+        // Stopping the browser is the whole end here (core/pool-runtime.ts StopEndsSession).
+        await endSession(deps, claims, 'deleted');
+        return webDriverJson(c, { value: null });
+      }
       // Under a runtime's limits (Lambda) the browser's answer is awaited only while there is time to
       // give one; a browser that cannot say goodbye in time is stopped all the same.
       const wait = commandWait(c.env, Date.now());

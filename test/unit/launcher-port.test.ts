@@ -1,6 +1,7 @@
 /**
  * The launcher port is two members: every feature only some kinds have (warm counts, file transfer, host-path
- * bounds, session opening, DevTools doors, noVNC origins, abandoned sessions, a way into the browsers' network) is a part of the kind's runtime
+ * bounds, session opening, DevTools doors, noVNC origins, abandoned sessions, a way into the browsers' network,
+ * a session ended by the stop alone) is a part of the kind's runtime
  * (core/pool-runtime.ts), so no launcher stubs another kind's feature. Type-level: `npm run typecheck` fails
  * when a member is added to the port again.
  */
@@ -15,7 +16,16 @@ describe('Launcher', () => {
 
   it('leaves each kind’s own features to its runtime’s optional parts', () => {
     expectTypeOf<keyof PoolRuntime>().toEqualTypeOf<
-      'launcher' | 'warm' | 'files' | 'hostPaths' | 'opener' | 'devtools' | 'vnc' | 'abandoned' | 'network'
+      | 'launcher'
+      | 'warm'
+      | 'files'
+      | 'hostPaths'
+      | 'opener'
+      | 'devtools'
+      | 'vnc'
+      | 'abandoned'
+      | 'network'
+      | 'ending'
     >();
     expectTypeOf<PoolRuntime>().toMatchTypeOf<{ launcher: Launcher }>();
   });

@@ -108,7 +108,8 @@ export async function makeLocalRuntime(context: RuntimeContext): Promise<KindRun
 /**
  * The local kind's runtime: the chromedriver launcher, which also counts its warm browsers, serves file
  * transfer, bounds what a session's commands may name of this machine's files, starts a session's recording
- * once its browser answered, and says where its DevTools answer; and the way into its browsers' networks.
+ * once its browser answered, and says where its DevTools answer; the way into its browsers' networks; and
+ * ends a deleted session by stopping its browser alone.
  */
 export function localRuntime(launcher: ChromedriverLauncher): PoolRuntime<LocalPoolConfig> {
   return {
@@ -119,6 +120,8 @@ export function localRuntime(launcher: ChromedriverLauncher): PoolRuntime<LocalP
     opener: launcher,
     devtools: launcher,
     network: localBrowserNetworks,
+    // Only a browser this process runs: another head's is that head's to stop (use-cases/session-ownership.ts).
+    ending: { stopEndsSession: (handle) => launcher.isRunning(handle) },
   };
 }
 
