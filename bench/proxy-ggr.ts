@@ -31,7 +31,8 @@ export const ggrAvailable = (): boolean => existsSync(GGR_BINARY);
 /**
  * Starts ggr routing `chrome` to `upstream` (http://127.0.0.1:PORT), once it answers /ping. `version` is the
  * quota's only (and default) version: ggr writes it into the forwarded `browserVersion`, so in front of a real
- * chromedriver it must be the browser's own version (chromedriver refuses any other); the fake upstream takes any.
+ * chromedriver it must be the browser's own version (chromedriver compares versions strictly, as
+ * chromium-capabilities.ts notes); the fake upstream takes any.
  */
 export async function startGgr(upstream: string, version = '1.0'): Promise<Ggr> {
   const dir = await mkdtemp(join(tmpdir(), 'gridgate-bench-ggr-'));

@@ -113,7 +113,7 @@ export function formatCommandReport(report: CommandReport): string {
     ...('skipped' in report.ggr
       ? [`ggr: not measured (${report.ggr.skipped})`]
       : [
-          ratioLine('ggr ÷ direct (the router it replaces):       ', report.ggr.overDirect),
+          ratioLine('ggr ÷ direct (the router gridgate replaces): ', report.ggr.overDirect),
           ratioLine('gridgate ÷ ggr:                              ', report.ggr.gridgateOverGgr),
         ]),
     `per-round ratio of medians: vs direct ${spread(report.roundRatios.direct)}; vs same browser ${spread(report.roundRatios.sameBrowser)}`,
