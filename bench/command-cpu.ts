@@ -2,12 +2,13 @@
  * CPU per 10,000 commands of each process on the command benchmark's paths, from /proc (process-cpu.ts):
  * gridgate's Node process and the plain Node proxy (each also split into its own turns and the time between
  * them, where only background work runs: gridgate's timers, browser watch and sweeps; V8's own threads; the
- * last command's tail), the pasta that forwards into gridgate's browser's namespace, nginx, and the two
- * browsers (chromedriver and Chromium). Each path but `direct` sends `sent` commands; `direct` four
- * times as many (it takes every other turn); gridgate's browser serves the four paths in front of it.
+ * last command's tail), the pasta that forwards into gridgate's browser's namespace, nginx, ggr (split the
+ * same way) and the browsers (chromedriver and Chromium): direct's, gridgate's and ggr's. Each path but `direct`
+ * sends `sent` commands; `direct` four times as many (it takes every other turn but ggr's); gridgate's browser
+ * serves the four paths in front of it, ggr's browser ggr alone.
  */
 import { cpuBetween, cpuByProgram, readTreeCpu, type TreeCpu } from './process-cpu';
-import type { SessionPair } from './session-pair';
+import type { SessionPairPids } from './session-pair';
 
 export interface CommandCpu {
   /** CPU seconds per 10,000 commands. */
@@ -24,27 +25,36 @@ export interface CommandCpu {
   /** chromedriver + Chromium per command each answered, the bare one and the one behind gridgate. */
   directBrowser: number;
   gridgateBrowser: number;
+  /** ggr's process (Go, all its threads) and its split, as for the Node proxies; when ggr was measured. */
+  ggr?: number;
+  ggrTurns?: number;
+  ggrBetweenTurns?: number;
+  /** chromedriver + Chromium behind ggr, per command it answered. */
+  ggrBrowser?: number;
 }
 
-type Readings = Record<keyof SessionPair['pids'], TreeCpu>;
+type Readings = Record<Exclude<keyof SessionPairPids, 'ggr' | 'ggrBrowser'>, TreeCpu> &
+  Partial<Record<'ggr' | 'ggrBrowser', TreeCpu>>;
 
-export function readCommandCpu(pids: SessionPair['pids']): Readings {
+export function readCommandCpu(pids: SessionPairPids): Readings {
   return {
     gridgate: readTreeCpu(pids.gridgate),
     direct: readTreeCpu(pids.direct),
     nginx: readTreeCpu(pids.nginx),
     plainNode: readTreeCpu(pids.plainNode),
+    ...(pids.ggr === undefined ? {} : { ggr: readTreeCpu(pids.ggr) }),
+    ...(pids.ggrBrowser === undefined ? {} : { ggrBrowser: readTreeCpu(pids.ggrBrowser) }),
   };
 }
 
 const PASTA = /^pas(ta|st)/;
 
-/** `turnsCpu`: CPU seconds gridgate's Node and the plain proxy spent during their own turns (command-latency.ts). */
+/** `turnsCpu`: CPU seconds gridgate's Node, the plain proxy and ggr spent during their own turns (command-latency.ts). */
 export function commandCpu(
   before: Readings,
   after: Readings,
   sent: number,
-  turnsCpu: Partial<Record<'gridgate' | 'plainNode', number>> = {},
+  turnsCpu: Partial<Record<'gridgate' | 'plainNode' | 'ggr', number>> = {},
 ): CommandCpu {
   const grid = cpuByProgram(before.gridgate, after.gridgate);
   const gridgateNode = grid.node ?? 0;
@@ -56,7 +66,7 @@ export function commandCpu(
     Object.values(grid).reduce((sum, seconds) => sum + seconds, 0) - gridgateNode - pasta;
   const plainNode = cpuBetween(before.plainNode, after.plainNode);
   const per10k = (seconds: number, commands: number) => (seconds / commands) * 10_000;
-  const { gridgate: gridgateTurns, plainNode: plainNodeTurns } = turnsCpu;
+  const { gridgate: gridgateTurns, plainNode: plainNodeTurns, ggr: ggrTurns } = turnsCpu;
   return {
     gridgateNode: per10k(gridgateNode, sent),
     ...(gridgateTurns === undefined
@@ -76,5 +86,23 @@ export function commandCpu(
         }),
     directBrowser: per10k(cpuBetween(before.direct, after.direct), 4 * sent),
     gridgateBrowser: per10k(gridgateBrowser, 4 * sent),
+    ...ggrCpu(before, after, sent, ggrTurns),
+  };
+}
+
+/** ggr's share of CommandCpu: nothing when it was not measured. */
+function ggrCpu(
+  before: Readings,
+  after: Readings,
+  sent: number,
+  turns: number | undefined,
+): Pick<CommandCpu, 'ggr' | 'ggrTurns' | 'ggrBetweenTurns' | 'ggrBrowser'> {
+  if (!before.ggr || !after.ggr || !before.ggrBrowser || !after.ggrBrowser) return {};
+  const ggr = cpuBetween(before.ggr, after.ggr);
+  const per10k = (seconds: number) => (seconds / sent) * 10_000;
+  return {
+    ggr: per10k(ggr),
+    ...(turns === undefined ? {} : { ggrTurns: per10k(turns), ggrBetweenTurns: per10k(ggr - turns) }),
+    ggrBrowser: per10k(cpuBetween(before.ggrBrowser, after.ggrBrowser)),
   };
 }

@@ -12,16 +12,21 @@ export type PathName = 'direct' | 'gridgate';
 /**
  * The command benchmark adds three on the same browser as `gridgate`: straight to the chromedriver
  * behind the gridgate session (`sameBrowser`), and through two reference proxies in front of it,
- * nginx and a plain Node proxy (reference-proxies.ts).
+ * nginx and a plain Node proxy (reference-proxies.ts); and `ggr`, the router gridgate replaces, in front
+ * of a chromedriver and browser of its own (ggr-browser.ts), where its binary is there.
  */
-export type CommandPathName = PathName | 'sameBrowser' | 'nginx' | 'plainNode';
+export type CommandPathName = PathName | 'sameBrowser' | 'nginx' | 'plainNode' | 'ggr';
 export const COMMAND_PATHS: readonly CommandPathName[] = [
   'direct',
   'gridgate',
   'sameBrowser',
   'nginx',
   'plainNode',
+  'ggr',
 ];
+
+/** Something per path; ggr's only when it was measured. */
+export type PerCommandPath<T> = Record<Exclude<CommandPathName, 'ggr'>, T> & Partial<Record<'ggr', T>>;
 
 /** Where a session's commands go: a chromedriver itself, or gridgate in front of one. */
 export interface SessionPath {
@@ -50,9 +55,9 @@ const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf'; // W3C §12.1 web ele
 export type Samples = Record<CommandName, number[]>;
 
 export interface CommandLatencyRun {
-  samples: Record<CommandPathName, Samples>;
+  samples: PerCommandPath<Samples>;
   /** Per round, each path's median over all its commands in that round. */
-  rounds: Record<CommandPathName, number>[];
+  rounds: PerCommandPath<number>[];
   /** Commands sent through gridgate, warm-up included. */
   sent: number;
   /**
@@ -74,38 +79,46 @@ export async function openBenchPage(client: WebDriverClient, path: SessionPath):
 
 /**
  * The paths take turns mix by mix, so all see the same moment's load on a shared machine: a turn is
- * direct, gridgate, direct, same browser, direct, nginx, direct, plain Node (then the other way
- * round). The two browsers alternate and get the same traffic, which matters: a browser used twice as
- * often answers 3–6 % faster here. A round groups `iterations` turns; rounds show how stable the ratio is.
+ * direct, gridgate, direct, same browser, direct, nginx, direct, plain Node, ggr (then the other way
+ * round). The direct browser and gridgate's alternate and get the same traffic, which matters: a browser
+ * used twice as often answers 3–6 % faster here. ggr's browser serves ggr alone, a quarter of the others'
+ * traffic, so ggr ÷ direct holds that difference too; its turn adds no direct turn, which would unbalance
+ * the issue's ratio. A round groups `iterations` turns; rounds show how stable the ratio is.
  */
 export async function measureCommandLatency(
   client: WebDriverClient,
-  paths: Record<CommandPathName, SessionPath>,
+  paths: PerCommandPath<SessionPath>,
   plan: CommandLatencyPlan,
   meters: TurnMeters = {},
 ): Promise<CommandLatencyRun> {
+  const present = measuredPaths(paths);
+  const pathOf = (name: CommandPathName) => paths[name] as SessionPath;
   const turnsNanos: Partial<Record<CommandPathName, number>> = {};
   const runTurn = async (name: CommandPathName, into: Samples) => {
     const meter = meters[name];
-    if (!meter) return runMix(client, paths[name], into);
+    if (!meter) return runMix(client, pathOf(name), into);
     const before = meter();
-    await runMix(client, paths[name], into);
+    await runMix(client, pathOf(name), into);
     turnsNanos[name] = (turnsNanos[name] ?? 0) + meter() - before;
   };
   for (let i = 0; i < plan.warmup; i++) {
-    for (const name of turnOrder(i)) await runTurn(name, emptySamples());
+    for (const name of turnOrder(i, present)) await runTurn(name, emptySamples());
   }
-  const samples = perPath(emptySamples);
+  const samples = perPath(present, emptySamples);
   const rounds: CommandLatencyRun['rounds'] = [];
   await runRounds(plan, async (round) => {
-    const inRound = perPath(emptySamples);
+    const inRound = perPath(present, emptySamples);
     for (let i = 0; i < plan.iterations; i++) {
-      for (const name of turnOrder(round + i)) await runTurn(name, inRound[name]);
+      for (const name of turnOrder(round + i, present)) await runTurn(name, inRound[name] as Samples);
     }
-    for (const name of COMMAND_PATHS) {
-      for (const command of COMMANDS) samples[name][command].push(...inRound[name][command]);
+    for (const name of present) {
+      const into = samples[name] as Samples;
+      const from = inRound[name] as Samples;
+      for (const command of COMMANDS) into[command].push(...from[command]);
     }
-    rounds.push(perPath((name) => median(COMMANDS.flatMap((command) => inRound[name][command]))));
+    rounds.push(
+      perPath(present, (name) => median(COMMANDS.flatMap((command) => (inRound[name] as Samples)[command]))),
+    );
   });
   return {
     samples,
@@ -124,26 +137,37 @@ export async function measureCommandLatency(
  */
 export async function warmRuntimes(
   client: WebDriverClient,
-  paths: Record<CommandPathName, SessionPath>,
+  paths: PerCommandPath<SessionPath>,
   count: number,
 ): Promise<void> {
+  const present = measuredPaths(paths);
   for (let i = 0; i < count; i++) {
-    for (const name of COMMAND_PATHS) {
-      const { origin, sessionId } = paths[name];
+    for (const name of present) {
+      const { origin, sessionId } = paths[name] as SessionPath;
       if (i % 2 === 0) await client.send(origin, 'GET', `/session/${sessionId}/timeouts`);
       else await client.send(origin, 'POST', `/session/${sessionId}/timeouts`, { implicit: 0 });
     }
   }
 }
 
-const TURNS: readonly (readonly CommandPathName[])[] = [
-  ['direct', 'gridgate', 'direct', 'sameBrowser', 'direct', 'nginx', 'direct', 'plainNode'],
-  ['direct', 'plainNode', 'direct', 'nginx', 'direct', 'sameBrowser', 'direct', 'gridgate'],
-];
-const turnOrder = (k: number) => TURNS[k % TURNS.length] as readonly CommandPathName[];
+/** The paths that have a session, in COMMAND_PATHS' order. */
+export const measuredPaths = (paths: PerCommandPath<unknown>): CommandPathName[] =>
+  COMMAND_PATHS.filter((name) => paths[name] !== undefined);
 
-function perPath<T>(make: (name: CommandPathName) => T): Record<CommandPathName, T> {
-  return Object.fromEntries(COMMAND_PATHS.map((name) => [name, make(name)])) as Record<CommandPathName, T>;
+const TURNS: readonly (readonly CommandPathName[])[] = [
+  ['direct', 'gridgate', 'direct', 'sameBrowser', 'direct', 'nginx', 'direct', 'plainNode', 'ggr'],
+  ['direct', 'ggr', 'plainNode', 'direct', 'nginx', 'direct', 'sameBrowser', 'direct', 'gridgate'],
+];
+
+/** The k-th turn's order, of the paths `present` (ggr's turn goes where it was not started). */
+export const turnOrder = (k: number, present: readonly CommandPathName[]): CommandPathName[] =>
+  (TURNS[k % TURNS.length] as readonly CommandPathName[]).filter((name) => present.includes(name));
+
+function perPath<T>(
+  present: readonly CommandPathName[],
+  make: (name: CommandPathName) => T,
+): PerCommandPath<T> {
+  return Object.fromEntries(present.map((name) => [name, make(name)])) as PerCommandPath<T>;
 }
 
 function emptySamples(): Samples {

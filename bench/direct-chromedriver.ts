@@ -4,7 +4,8 @@
  * local pool would send but for the profile, so both paths drive identically flagged browsers. Like a client
  * without a grid it names no profile: chromedriver makes a fresh one for every session and opens `data:,` in
  * it (given one, it opens nothing and Chromium starts on its New Tab page), in a temporary folder of its own
- * that goes when it stops.
+ * that goes when it stops. `urlBase` serves WebDriver under a prefix (`--url-base=/wd/hub`): ggr calls every host
+ * there, so the chromedriver behind ggr is this one with that option.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -20,6 +21,11 @@ import { track } from './teardown';
 
 export type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
 
+export interface ChromedriverOptions {
+  /** The path WebDriver is served under (chromedriver's --url-base), e.g. /wd/hub; none by default. */
+  urlBase?: string;
+}
+
 const STARTED = /ChromeDriver was started successfully on port (\d+)/;
 const READY_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 2000;
@@ -34,10 +40,11 @@ export class DirectChromedriver {
     readonly stop: () => Promise<void>,
   ) {}
 
-  static async start(pool: LocalPool): Promise<DirectChromedriver> {
+  static async start(pool: LocalPool, options: ChromedriverOptions = {}): Promise<DirectChromedriver> {
     // chromedriver makes each session's profile in TMPDIR: this folder, so what a killed one leaves goes too.
     const temporary = await mkdtemp(join(tmpdir(), 'gridgate-bench-chromedriver-'));
-    const child = spawn(pool.chromedriver, ['--port=0'], {
+    const urlBase = options.urlBase === undefined ? [] : [`--url-base=${options.urlBase}`];
+    const child = spawn(pool.chromedriver, ['--port=0', ...urlBase], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, TMPDIR: temporary },

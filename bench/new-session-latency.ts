@@ -8,14 +8,19 @@
  * path first waits until /status shows N ready again, then settles: every gridgate session measures
  * the warm path, and no replacement browser's start loads the machine under either path.
  *
+ * Where its binary is there, ggr is a third path: POST /session through ggr to the chromedriver of its own it
+ * has in front of it all along (ggr-browser.ts), as ggr is deployed; DELETE through it afterwards, outside the
+ * timed part as for the others. The rounds rotate which path goes first.
+ *
  * Each session's CPU time is read too (process-cpu.ts), for gridgate's process and everything below it
- * (chromedriver, Chromium, pasta, helpers) and for the direct chromedriver's tree: up to the answer, and up
- * to AFTERMATH_MS after it, which also holds what follows a session's start (a replacement chromedriver,
- * Chromium's first idle work) on both paths alike.
+ * (chromedriver, Chromium, pasta, helpers), for the direct chromedriver's tree and for ggr's process with its
+ * chromedriver's tree: up to the answer, and up to AFTERMATH_MS after it, which also holds what follows a
+ * session's start (a replacement chromedriver, Chromium's first idle work) on every path alike.
  */
 import type { Capabilities } from '../functions/core/capabilities';
 import type { PathName } from './command-latency';
 import { DirectChromedriver, type LocalPool } from './direct-chromedriver';
+import type { GgrBrowser } from './ggr-browser';
 import type { BenchOptions } from './options';
 import { cpuBetween, cpuByProgram, readTreeCpu } from './process-cpu';
 import { runRounds } from './rounds';
@@ -33,11 +38,16 @@ export interface SessionCpu {
   byProgram: { toAnswer: Record<string, number>; withAftermath: Record<string, number> };
 }
 
+/** The new-session part's paths: the issue's two, and ggr where it was started. */
+export type SessionPathName = PathName | 'ggr';
+/** Something per path; ggr's only when it was measured. */
+export type PerSessionPath<T> = Record<PathName, T> & Partial<Record<'ggr', T>>;
+
 export interface NewSessionRun {
-  samples: Record<PathName, number[]>;
+  samples: PerSessionPath<number[]>;
   /** Per recorded session, in the order of `samples`. */
-  cpu: Record<PathName, SessionCpu[]>;
-  rounds: { first: PathName; ms: Record<PathName, number> }[];
+  cpu: PerSessionPath<SessionCpu[]>;
+  rounds: { first: SessionPathName; ms: PerSessionPath<number> }[];
   /** Recorded gridgate sessions that took a warm browser (the warm count in /status dropped). */
   warmTaken: number;
 }
@@ -65,10 +75,11 @@ async function timedSession<T>(
   capabilities: Capabilities,
   roots: number[],
   atAnswer: () => Promise<T>,
+  headers: Record<string, string> = {},
 ): Promise<Measured & { sessionId: string; atAnswer: T }> {
   const before = readTreeCpu(...roots);
   const started = performance.now();
-  const sessionId = await client.newSession(origin, capabilities);
+  const sessionId = await client.newSession(origin, capabilities, headers);
   const ms = performance.now() - started;
   const atTheAnswer = readTreeCpu(...roots);
   const answered = await atAnswer();
@@ -92,10 +103,12 @@ export async function measureNewSessionLatency(
   gridgatePid: number,
   pool: LocalPool,
   plan: NewSessionPlan,
+  /** ggr in front of its own chromedriver, running for the whole part; undefined: ggr is not measured. */
+  ggr?: GgrBrowser,
 ): Promise<NewSessionRun> {
   let warmTaken = 0;
   let recording = false;
-  const measure: Record<PathName, () => Promise<Measured>> = {
+  const measure: PerSessionPath<() => Promise<Measured>> = {
     // The direct path waits too: a replacement browser still starting would load the CPU under it.
     direct: async () => {
       await untilWarm(gridgateOrigin, plan.warm);
@@ -107,25 +120,34 @@ export async function measureNewSessionLatency(
       if (recording && warmAfter < warmBefore) warmTaken++;
       return measured;
     },
+    // Waits as direct does: ggr's sessions must not run beside gridgate's replacement browser either.
+    ...(ggr && {
+      ggr: async () => {
+        await untilWarm(gridgateOrigin, plan.warm);
+        return ggrSession(client, ggr);
+      },
+    }),
   };
+  const paths: SessionPathName[] = ['direct', 'gridgate', ...(ggr ? (['ggr'] as const) : [])];
+  const run = (name: SessionPathName) => (measure[name] as () => Promise<Measured>)();
   for (let i = 0; i < plan.warmup; i++) {
-    await measure.direct();
-    await measure.gridgate();
+    for (const name of paths) await run(name);
   }
-  const samples: NewSessionRun['samples'] = { direct: [], gridgate: [] };
-  const cpu: NewSessionRun['cpu'] = { direct: [], gridgate: [] };
+  const samples: NewSessionRun['samples'] = { direct: [], gridgate: [], ...(ggr && { ggr: [] }) };
+  const cpu: NewSessionRun['cpu'] = { direct: [], gridgate: [], ...(ggr && { ggr: [] }) };
   const rounds: NewSessionRun['rounds'] = [];
   recording = true;
   await runRounds(plan, async (round) => {
-    const order: PathName[] = round % 2 === 0 ? ['direct', 'gridgate'] : ['gridgate', 'direct'];
-    const ms = { direct: 0, gridgate: 0 };
+    // Each path goes first in turn: direct, gridgate (, ggr); then gridgate, (ggr,) direct; …
+    const order = paths.map((_, i) => paths[(i + round) % paths.length] as SessionPathName);
+    const ms: PerSessionPath<number> = { direct: 0, gridgate: 0 };
     for (const name of order) {
-      const measured = await measure[name]();
+      const measured = await run(name);
       ms[name] = measured.ms;
-      samples[name].push(measured.ms);
-      cpu[name].push(measured.cpu);
+      samples[name]?.push(measured.ms);
+      cpu[name]?.push(measured.cpu);
     }
-    rounds.push({ first: order[0] as PathName, ms });
+    rounds.push({ first: order[0] as SessionPathName, ms });
   });
   if (plan.warm > 0)
     console.log(`gridgate sessions that took a warm browser: ${warmTaken} of ${rounds.length}`);
@@ -169,6 +191,21 @@ async function untilWarm(origin: string, count: number): Promise<number> {
   }
   await settle();
   return ready;
+}
+
+/** A session through ggr to its running chromedriver, then DELETE through ggr (chromedriver quits the browser). */
+async function ggrSession(client: WebDriverClient, ggr: GgrBrowser): Promise<Measured> {
+  const { ms, cpu, sessionId } = await timedSession(
+    client,
+    ggr.hub,
+    ggr.capabilities,
+    [ggr.pids.ggr, ggr.pids.chromedriver],
+    async () => undefined,
+    ggr.newSessionHeaders,
+  );
+  await client.deleteSession(ggr.hub, sessionId);
+  await settle();
+  return { ms, cpu };
 }
 
 async function directSession(client: WebDriverClient, pool: LocalPool): Promise<Measured> {

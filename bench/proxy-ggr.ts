@@ -28,8 +28,13 @@ export interface Ggr {
 
 export const ggrAvailable = (): boolean => existsSync(GGR_BINARY);
 
-/** Starts ggr routing `chrome` to `upstream` (http://127.0.0.1:PORT), once it answers /ping. */
-export async function startGgr(upstream: string): Promise<Ggr> {
+/**
+ * Starts ggr routing `chrome` to `upstream` (http://127.0.0.1:PORT), once it answers /ping. `version` is the
+ * quota's only (and default) version: ggr writes it into the forwarded `browserVersion`, so in front of a real
+ * chromedriver it must be the browser's own version (chromedriver compares versions strictly, as
+ * chromium-capabilities.ts notes); the fake upstream takes any.
+ */
+export async function startGgr(upstream: string, version = '1.0'): Promise<Ggr> {
   const dir = await mkdtemp(join(tmpdir(), 'gridgate-bench-ggr-'));
   const untrack = track({ stop: () => rm(dir, { recursive: true, force: true }), kill: () => {} });
   const { hostname, port: upstreamPort } = new URL(upstream);
@@ -38,8 +43,8 @@ export async function startGgr(upstream: string): Promise<Ggr> {
   await writeFile(
     join(dir, 'quota', `${GGR_USER}.xml`),
     `<qa:browsers xmlns:qa="urn:config.gridrouter.qatools.ru">
-  <browser name="chrome" defaultVersion="1.0">
-    <version number="1.0">
+  <browser name="chrome" defaultVersion="${version}">
+    <version number="${version}">
       <region name="1"><host name="${hostname}" port="${upstreamPort}" count="1"/></region>
     </version>
   </browser>

@@ -2,12 +2,12 @@
 import type { FlagComparison } from './chromium-flags';
 import type { CommandCpu } from './command-cpu';
 import {
-  COMMAND_PATHS,
   COMMANDS,
   type CommandLatencyPlan,
   type CommandLatencyRun,
   type CommandName,
-  type CommandPathName,
+  measuredPaths,
+  type PerCommandPath,
 } from './command-latency';
 import type { NewSessionPlan, NewSessionRun, SessionCpu } from './new-session-latency';
 import { type MedianInterval, medianInterval, type Summary, summarize } from './stats';
@@ -46,7 +46,7 @@ export interface CommandReport {
   /** Rounds actually run (a loaded machine may cut the default run short, see options.ts). */
   roundsRun: number;
   /** All commands of the mix together, per path. */
-  paths: Record<CommandPathName, Summary>;
+  paths: PerCommandPath<Summary>;
   /** The issue's ratio: gridgate against a bare chromedriver with its own, identically flagged browser. */
   ratio: Ratios;
   verdict: Verdict;
@@ -60,6 +60,8 @@ export interface CommandReport {
    * ratio), and gridgate against the plain Node proxy: its own cost above what any Node proxy pays.
    */
   reference: { nginx: Ratios; plainNode: Ratios; gridgateOverPlainNode: Ratios };
+  /** ggr, the router gridgate replaces, against direct, and gridgate against it; or why it was not measured. */
+  ggr: { overDirect: Ratios; gridgateOverGgr: Ratios } | { skipped: string };
   perCommand: Record<CommandName, { direct: Summary; gridgate: Summary; ratio: Ratios }>;
   /** Each round's gridgate median ÷ its direct and same-browser medians: how much the ratios move. */
   roundRatios: { direct: number[]; sameBrowser: number[] };
@@ -68,7 +70,12 @@ export interface CommandReport {
   /** CPU seconds per 10,000 commands of each process on the paths (command-cpu.ts). */
   cpuPer10k: CommandCpu;
   flags: FlagComparison;
+  /** Whether ggr's browser runs with the direct one's flags (when ggr was measured). */
+  ggrFlags?: { identical: boolean; direct: string[]; ggr: string[] };
 }
+
+/** What the command benchmark learnt about ggr's path: its browser's flags, or why there is none. */
+export type GgrCommandPath = { flags: NonNullable<CommandReport['ggrFlags']> } | { skipped: string };
 
 export function commandReport(
   run: CommandLatencyRun,
@@ -76,10 +83,14 @@ export function commandReport(
   flags: FlagComparison,
   gridgateCpuMicros: number,
   cpuPer10k: CommandCpu,
+  ggrPath: GgrCommandPath,
 ): CommandReport {
   const paths = Object.fromEntries(
-    COMMAND_PATHS.map((name) => [name, summarize(COMMANDS.flatMap((command) => run.samples[name][command]))]),
-  ) as Record<CommandPathName, Summary>;
+    measuredPaths(run.samples).map((name) => [
+      name,
+      summarize(COMMANDS.flatMap((command) => run.samples[name]?.[command] ?? [])),
+    ]),
+  ) as PerCommandPath<Summary>;
   const ratio = ratios(paths.direct, paths.gridgate);
   const sameBrowserRatio = ratios(paths.sameBrowser, paths.gridgate);
   const perCommand = Object.fromEntries(
@@ -103,6 +114,10 @@ export function commandReport(
       plainNode: ratios(paths.direct, paths.plainNode),
       gridgateOverPlainNode: ratios(paths.plainNode, paths.gridgate),
     },
+    ggr:
+      paths.ggr === undefined
+        ? { skipped: 'skipped' in ggrPath ? ggrPath.skipped : 'no ggr session' }
+        : { overDirect: ratios(paths.direct, paths.ggr), gridgateOverGgr: ratios(paths.ggr, paths.gridgate) },
     perCommand,
     roundRatios: {
       direct: run.rounds.map((round) => round.gridgate / round.direct),
@@ -111,6 +126,7 @@ export function commandReport(
     gridgateCpuMicrosPerCommand: gridgateCpuMicros / run.sent,
     cpuPer10k,
     flags,
+    ...('flags' in ggrPath ? { ggrFlags: ggrPath.flags } : {}),
   };
 }
 
@@ -127,7 +143,19 @@ export interface NewSessionReport {
   verdict: Verdict;
   rounds: NewSessionRun['rounds'];
   /** CPU seconds per new session of each path's processes, up to the answer and with the aftermath. */
-  cpu: Record<'direct' | 'gridgate', PathSessionCpu>;
+  cpu: Record<'direct' | 'gridgate', PathSessionCpu> & { ggr?: PathSessionCpu };
+  /**
+   * ggr in front of its own chromedriver: its latency (median with a confidence interval), gridgate against
+   * it (ratio of medians, and the per-round ratios' median and interval); or why it was not measured.
+   */
+  ggr: GgrNewSession | { skipped: string };
+}
+
+export interface GgrNewSession {
+  summary: Summary;
+  median: MedianInterval;
+  gridgateOverGgr: Ratios;
+  roundRatio: MedianInterval;
 }
 
 export interface PathSessionCpu {
@@ -156,7 +184,12 @@ const sessionCpu = (samples: SessionCpu[]): PathSessionCpu => ({
   },
 });
 
-export function newSessionReport(run: NewSessionRun, plan: NewSessionPlan, warm = 0): NewSessionReport {
+export function newSessionReport(
+  run: NewSessionRun,
+  plan: NewSessionPlan,
+  warm = 0,
+  ggrSkipped = 'not started',
+): NewSessionReport {
   const paths = { direct: summarize(run.samples.direct), gridgate: summarize(run.samples.gridgate) };
   const ratio = ratios(paths.direct, paths.gridgate);
   const target = warm > 0 ? TARGETS.newSessionWarmMedianRatio : TARGETS.newSessionMedianRatio;
@@ -170,6 +203,21 @@ export function newSessionReport(run: NewSessionRun, plan: NewSessionPlan, warm 
     roundRatio: medianInterval(run.rounds.map((round) => round.ms.gridgate / round.ms.direct)),
     verdict: verdict(ratio.median, target),
     rounds: run.rounds,
-    cpu: { direct: sessionCpu(run.cpu.direct), gridgate: sessionCpu(run.cpu.gridgate) },
+    cpu: {
+      direct: sessionCpu(run.cpu.direct),
+      gridgate: sessionCpu(run.cpu.gridgate),
+      ...(run.cpu.ggr && { ggr: sessionCpu(run.cpu.ggr) }),
+    },
+    ggr: run.samples.ggr ? ggrNewSession(run, run.samples.ggr, paths.gridgate) : { skipped: ggrSkipped },
+  };
+}
+
+function ggrNewSession(run: NewSessionRun, samples: number[], gridgate: Summary): GgrNewSession {
+  const summary = summarize(samples);
+  return {
+    summary,
+    median: medianInterval(samples),
+    gridgateOverGgr: ratios(summary, gridgate),
+    roundRatio: medianInterval(run.rounds.map((round) => round.ms.gridgate / (round.ms.ggr as number))),
   };
 }

@@ -9,6 +9,7 @@ import { commandCpu, readCommandCpu } from './command-cpu';
 import { measureCommandLatency, warmRuntimes } from './command-latency';
 import type { LocalPool } from './direct-chromedriver';
 import { describeEnvironment, type Environment, loadNow } from './environment';
+import { ggrSkipReason, startGgrBrowser } from './ggr-browser';
 import { GridgateServer } from './gridgate-server';
 import { formatLambdaBundleReport, type LambdaBundleReport, measureLambdaBundle } from './lambda-bundle';
 import {
@@ -87,24 +88,43 @@ try {
   let commands: CommandReport | undefined;
   if (grid && (options.only === 'all' || options.only === 'commands')) {
     const pair = await openSessionPair(client, grid, pool);
+    if (pair.ggrSkipped) console.log(`  ggr: skipped (${pair.ggrSkipped})`);
     await warmRuntimes(client, pair.paths, options.commands.runtimeWarmup);
     const cpuBefore = await grid.cpuMicros();
     const processesBefore = readCommandCpu(pair.pids);
-    // Both Node proxies counted alike: over their own turns, and between them.
+    // Both Node proxies and ggr counted alike: over their own turns, and between them.
+    const ggrPid = pair.pids.ggr;
     const run = await measureCommandLatency(client, pair.paths, options.commands, {
       gridgate: () => threadsCpuNanos(grid.pid),
       plainNode: () => threadsCpuNanos(pair.pids.plainNode),
+      ...(ggrPid === undefined ? {} : { ggr: () => threadsCpuNanos(ggrPid) }),
     });
     const cpu = (await grid.cpuMicros()) - cpuBefore;
     const perProcess = commandCpu(processesBefore, readCommandCpu(pair.pids), run.sent, run.turnsCpu);
     await pair.close();
-    commands = commandReport(run, options.commands, pair.flags, cpu, perProcess);
+    const ggrPath = pair.ggrFlags ? { flags: pair.ggrFlags } : { skipped: pair.ggrSkipped ?? 'not started' };
+    commands = commandReport(run, options.commands, pair.flags, cpu, perProcess, ggrPath);
     console.log(`\n${formatCommandReport(commands)}`);
   }
   let newSession: NewSessionReport | undefined;
   if (grid && (options.only === 'all' || options.only === 'new-session')) {
-    const run = await measureNewSessionLatency(client, grid.origin, grid.pid, pool, options.newSession);
-    newSession = newSessionReport(run, options.newSession, options.warm);
+    // ggr and its own chromedriver run through the whole part, as ggr and its hosts are deployed.
+    const ggrSkipped = ggrSkipReason();
+    if (ggrSkipped) console.log(`  ggr: skipped (${ggrSkipped})`);
+    const ggr = ggrSkipped ? undefined : await startGgrBrowser(pool, grid.chromiumVersion);
+    try {
+      const run = await measureNewSessionLatency(
+        client,
+        grid.origin,
+        grid.pid,
+        pool,
+        options.newSession,
+        ggr,
+      );
+      newSession = newSessionReport(run, options.newSession, options.warm, ggrSkipped);
+    } finally {
+      await ggr?.stop();
+    }
     console.log(`\n${formatNewSessionReport(newSession)}`);
   }
   let recording: RecordingCost | undefined;

@@ -1,6 +1,7 @@
 /**
  * The one HTTP client every path is measured with: undici with keep-alive, one connection per
  * origin (commands are sequential), so the only difference between the paths is what is behind the URL.
+ * A path's `origin` may carry the prefix its server serves WebDriver under (ggr: `http://host:port/wd/hub`).
  */
 import { Agent, type Dispatcher } from 'undici';
 
@@ -25,14 +26,19 @@ export class WebDriverClient {
     method: Dispatcher.HttpMethod,
     path: string,
     body?: unknown,
+    headers: Record<string, string> = {},
   ): Promise<WebDriverAnswer> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
+    // undici takes a bare origin; a prefix after it belongs to the path. Split before the clock starts.
+    const base = new URL(origin);
+    const prefix = base.pathname.replace(/\/$/, '');
     const started = process.hrtime.bigint();
     const response = await this.agent.request({
-      origin,
-      path,
+      origin: base.origin,
+      path: `${prefix}${path}`,
       method,
-      headers: payload === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' },
+      headers:
+        payload === undefined ? headers : { ...headers, 'content-type': 'application/json; charset=utf-8' },
       body: payload,
     });
     const text = await response.body.text();
@@ -54,11 +60,22 @@ export class WebDriverClient {
     return { ms, value: parsed.value };
   }
 
-  /** POST /session (W3C) asking for `alwaysMatch`; answers the new session's ID. */
-  async newSession(origin: string, alwaysMatch: Record<string, unknown>): Promise<string> {
-    const { value } = await this.send(origin, 'POST', '/session', {
-      capabilities: { alwaysMatch, firstMatch: [{}] },
-    });
+  /**
+   * POST /session (W3C) asking for `alwaysMatch`; answers the new session's ID. `headers`: what the server's
+   * new-session route alone asks for (ggr's Basic credentials).
+   */
+  async newSession(
+    origin: string,
+    alwaysMatch: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ): Promise<string> {
+    const { value } = await this.send(
+      origin,
+      'POST',
+      '/session',
+      { capabilities: { alwaysMatch, firstMatch: [{}] } },
+      headers,
+    );
     const sessionId = (value as { sessionId?: unknown } | null)?.sessionId;
     if (typeof sessionId !== 'string') throw new Error(`${origin} answered a new session without an ID`);
     return sessionId;
