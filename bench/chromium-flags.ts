@@ -1,11 +1,15 @@
 /**
  * Reads the command line of the Chromium each path drives, so the report can show that both
- * browsers run with the same flags (only the profile directory differs).
+ * browsers run with the same flags (only the profile directory and the DevTools port's value differ).
  */
 import { basename } from 'node:path';
 import { commandLine, descendants } from './process-tree';
 
-/** Arguments of the Chromium browser process below `root`, sorted, without the per-session profile. */
+/**
+ * Arguments of the Chromium browser process below `root`, sorted, without the per-session profile and with the
+ * DevTools port's value left out: 0 (Chromium picks one) on a bare chromedriver, a fixed one in gridgate's
+ * namespaces, the port pasta forwards into it. The switch itself stays compared.
+ */
 export function chromiumFlags(root: number): string[] {
   const browsers = descendants(root)
     .map(commandLine)
@@ -16,6 +20,7 @@ export function chromiumFlags(root: number): string[] {
   return (browsers[0] as string[])
     .slice(1)
     .filter((arg) => !arg.startsWith('--user-data-dir='))
+    .map((arg) => (arg.startsWith('--remote-debugging-port=') ? '--remote-debugging-port' : arg))
     .sort();
 }
 

@@ -51,7 +51,7 @@ const PRESETS = {
     newSession: { rounds: 10, minRounds: 4, budgetMs: 50_000, warmup: 1 },
     recording: { rounds: 2, windowMs: 15_000 },
     capture: { rounds: 4, commands: 250 },
-    deadlineMs: 10 * 60_000,
+    deadlineMs: 15 * 60_000,
   },
   long: {
     commands: {
