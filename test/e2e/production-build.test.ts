@@ -134,6 +134,30 @@ describe('the production build', () => {
     }
   });
 
+  it('ends a local session deleted through its workers by stopping the browser, without a quit', async () => {
+    // Two workers (one runs everything in one process): a worker passes the DELETE to the primary, which runs
+    // the browser and so knows that stopping it ends the session.
+    server = startNodeServer({ port: 0, host: '127.0.0.1', workers: 2 });
+    const url = await server.url;
+    const json = { 'content-type': 'application/json' };
+    const created = await fetch(`${url}/session`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({
+        capabilities: { alwaysMatch: { browserName: 'chrome', 'selenoid:options': { enableLog: true } } },
+      }),
+    });
+    const { sessionId } = ((await created.json()) as { value: { sessionId: string } }).value;
+    expect((await fetch(`${url}/session/${sessionId}/title`)).status).toBe(200);
+    const deleted = await fetch(`${url}/session/${sessionId}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toEqual({ value: null });
+    // Given its profile, chromedriver would have closed Chromium gracefully to write back a profile about to go.
+    const log = await (await fetch(`${url}/logs/${sessionId}.log`)).text();
+    expect(log).toContain('COMMAND GetTitle');
+    expect(log).not.toContain('COMMAND Quit');
+  });
+
   it('rebuilds when a source is newer than the build, and only then', async () => {
     await ensureServerBuild();
     const current = statSync(SERVER_ENTRY).mtimeMs;
