@@ -154,9 +154,12 @@ export async function measureSuite(plan: SuitePlan, log: (line: string) => void)
           measured[name] = await runSuite(remotes[name], server, files, workers, work);
         const run: SuiteRun = {
           seconds: { chromedriver: measured.chromedriver.seconds, gridgate: measured.gridgate.seconds },
+          // As sampled: the tree's total misses every Chromium process gridgate's stop kills (its parent dies
+          // with it, init reaps it), where a bare chromedriver's browser is mostly reaped by chromedriver;
+          // sampling misses each process's last second on both sides alike (tree-sampler.ts).
           cpuSeconds: {
-            chromedriver: measured.chromedriver.cpu.total,
-            gridgate: measured.gridgate.cpu.total,
+            chromedriver: measured.chromedriver.cpu.sampled,
+            gridgate: measured.gridgate.cpu.sampled,
           },
           cpu: { chromedriver: measured.chromedriver.cpu, gridgate: measured.gridgate.cpu },
           tests: measured.chromedriver.results.size,

@@ -64,7 +64,7 @@ export function formatSuiteReport(report: SuiteReport): string {
     ...report.byWorkers.flatMap((w) => [
       `  ${w.workers} worker(s): wall time ratio ${w.wallRatio.median.toFixed(3)} (${w.wallRatio.low.toFixed(3)}–${w.wallRatio.high.toFixed(3)}, ${(w.wallRatio.confidence * 100).toFixed(1)} % interval)  target ≤ ${SUITE_TARGET}  ${w.verdict}${w.samePassed ? '' : '  (passed counts differ!)'}`,
       `    seconds chromedriver ${list(w.seconds.chromedriver)}; gridgate ${list(w.seconds.gridgate)}; load ${list(w.load1m)}`,
-      `    CPU of each side's processes (gridgate: its process and all below it; chromedriver: its group) ratio ${w.cpuRatio.median.toFixed(3)} (${w.cpuRatio.low.toFixed(3)}–${w.cpuRatio.high.toFixed(3)})`,
+      `    CPU of each side's processes, sampled (gridgate: its process and all below it; chromedriver: its group) ratio ${w.cpuRatio.median.toFixed(3)} (${w.cpuRatio.low.toFixed(3)}–${w.cpuRatio.high.toFixed(3)})`,
     ]),
     'CPU ms per test by program, each run (sampled once a second; "tree": the total through waiting parents, tree-sampler.ts):',
     ...report.runs.flatMap((run, i) =>
