@@ -10,6 +10,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { compare, type Difference } from '../scripts/wpt/compare';
 import {
   type Results,
   runPytest,
@@ -62,6 +63,8 @@ export interface SuiteRun {
   cpu: Record<RemoteEnd['name'], SampledCpu>;
   tests: number;
   passed: Record<RemoteEnd['name'], number>;
+  /** Every test whose outcome differs between the sides, with each side's outcome and message. */
+  differences: Difference[];
   workers: number;
   first: RemoteEnd['name'];
   load1m: number;
@@ -134,6 +137,15 @@ async function timedRun(
   return { seconds, cpu: sampler.stop(), results: new Map(parts.flatMap((part) => [...part])) };
 }
 
+/** One line per side for each test whose outcome differs: which test, and what each side said. */
+export function differenceLines(differences: Difference[]): string[] {
+  return differences.flatMap((d) => [
+    `differs [${d.kind}]: ${d.test}`,
+    `  chromedriver: ${d.chromedriver}`,
+    `  gridgate:     ${d.gridgate}`,
+  ]);
+}
+
 const passedCount = (results: Results) => [...results.values()].filter((r) => r.outcome === 'passed').length;
 
 export async function measureSuite(plan: SuitePlan, log: (line: string) => void): Promise<SuiteMeasurement> {
@@ -167,6 +179,7 @@ export async function measureSuite(plan: SuitePlan, log: (line: string) => void)
             chromedriver: passedCount(measured.chromedriver.results),
             gridgate: passedCount(measured.gridgate.results),
           },
+          differences: compare(measured.chromedriver.results, measured.gridgate.results).differences,
           workers,
           first: order[0] as RemoteEnd['name'],
           load1m,
@@ -175,6 +188,7 @@ export async function measureSuite(plan: SuitePlan, log: (line: string) => void)
         log(
           `  round ${round + 1}/${plan.rounds}, ${workers} worker(s): chromedriver ${run.seconds.chromedriver.toFixed(1)} s, gridgate ${run.seconds.gridgate.toFixed(1)} s (${(run.seconds.gridgate / run.seconds.chromedriver).toFixed(3)}); passed ${run.passed.chromedriver}/${run.passed.gridgate} of ${run.tests}; load ${load1m.toFixed(1)}`,
         );
+        for (const line of differenceLines(run.differences)) log(`    ${line}`);
       }
     }
   } finally {

@@ -1,7 +1,7 @@
 /** The suite part's results: per worker count, gridgate's wall time over chromedriver's, with its interval. */
 
 import { type MedianInterval, medianInterval } from './stats';
-import type { SuiteMeasurement, SuitePlan, SuiteRun } from './suite-ratio';
+import { differenceLines, type SuiteMeasurement, type SuitePlan, type SuiteRun } from './suite-ratio';
 import type { SampledCpu } from './tree-sampler';
 
 export const SUITE_PLANS: Record<'default' | 'long', SuitePlan> = {
@@ -73,7 +73,19 @@ export function formatSuiteReport(report: SuiteReport): string {
           `  run ${i + 1} (${run.workers} worker(s)) ${side.padEnd(12)} ${perTest(run.cpu[side], run.tests)}`,
       ),
     ),
+    ...differingTests(report.runs),
   ].join('\n');
+}
+
+/** Every run's tests whose outcomes differ between the sides (none: nothing printed). */
+function differingTests(runs: SuiteRun[]): string[] {
+  if (runs.every((run) => run.differences.length === 0)) return ['Same outcome for every test in every run.'];
+  return [
+    'Tests whose outcomes differ:',
+    ...runs.flatMap((run, i) =>
+      differenceLines(run.differences).map((line) => `  run ${i + 1} (${run.workers} worker(s)) ${line}`),
+    ),
+  ];
 }
 
 /** "sampled 812 (tree 700): chromium 640, chromedriver 41, …", ms per test, the largest first. */

@@ -1,0 +1,58 @@
+/** The suite part's report: a test whose outcome differs between the sides is named, with both outcomes. */
+import { describe, expect, it } from 'vitest';
+import type { SuiteRun } from '../../bench/suite-ratio';
+import { formatSuiteReport, suiteReport } from '../../bench/suite-report';
+import { compare } from '../../scripts/wpt/compare';
+import type { Results, TestResult } from '../../scripts/wpt/pytest-run';
+
+const cpu = { sampled: 1, total: 1, byProgram: { chromium: 1 } };
+
+function run(chromedriver: Results, gridgate: Results): SuiteRun {
+  const passed = (results: Results) => [...results.values()].filter((r) => r.outcome === 'passed').length;
+  return {
+    seconds: { chromedriver: 10, gridgate: 10.2 },
+    cpuSeconds: { chromedriver: 1, gridgate: 1 },
+    cpu: { chromedriver: cpu, gridgate: cpu },
+    tests: chromedriver.size,
+    passed: { chromedriver: passed(chromedriver), gridgate: passed(gridgate) },
+    differences: compare(chromedriver, gridgate).differences,
+    workers: 1,
+    first: 'chromedriver',
+    load1m: 0.5,
+  };
+}
+
+const ok: TestResult = { outcome: 'passed', message: '' };
+const results = (entries: [string, TestResult][]): Results => new Map(entries);
+
+describe('formatSuiteReport', () => {
+  it('names a test that passed against chromedriver and failed through gridgate, with its message', () => {
+    const text = formatSuiteReport(
+      suiteReport({
+        files: 1,
+        runs: [
+          run(
+            results([
+              ['tests/back/back.py::test_a', ok],
+              ['tests/back/back.py::test_b', ok],
+            ]),
+            results([
+              ['tests/back/back.py::test_a', ok],
+              ['tests/back/back.py::test_b', { outcome: 'failed', message: 'no such window' }],
+            ]),
+          ),
+        ],
+      }),
+    );
+    expect(text).toContain('(passed counts differ!)');
+    expect(text).toContain('run 1 (1 worker(s)) differs [regression]: tests/back/back.py::test_b');
+    expect(text).toContain('gridgate:     failed: no such window');
+  });
+
+  it('says every outcome was the same when none differs', () => {
+    const same = results([['tests/back/back.py::test_a', ok]]);
+    const text = formatSuiteReport(suiteReport({ files: 1, runs: [run(same, same)] }));
+    expect(text).toContain('Same outcome for every test in every run.');
+    expect(text).not.toContain('differs');
+  });
+});
