@@ -38,11 +38,22 @@ export async function startReferenceProxies(upstream: string): Promise<Reference
 }
 
 /** plain-node-proxy.ts in its own process group, in front of `upstream`, once it answers. */
-export async function startPlainNodeProxy(
+export function startPlainNodeProxy(upstream: string): Promise<{ origin: string; process: ServerProcess }> {
+  return startNodeProxy('plain-node-proxy.ts', 'the plain Node proxy', upstream);
+}
+
+/** node-pipe-proxy.ts (bytes piped, nothing parsed) likewise. */
+export function startNodePipeProxy(upstream: string): Promise<{ origin: string; process: ServerProcess }> {
+  return startNodeProxy('node-pipe-proxy.ts', 'the Node pipe', upstream);
+}
+
+async function startNodeProxy(
+  file: string,
+  name: string,
   upstream: string,
 ): Promise<{ origin: string; process: ServerProcess }> {
   const port = await freePort();
-  const entry = fileURLToPath(new URL('./plain-node-proxy.ts', import.meta.url));
+  const entry = fileURLToPath(new URL(`./${file}`, import.meta.url));
   // The same runtime and loader as gridgate's process (process.execArgv carries tsx).
   const started = startServerProcess(
     process.execPath,
@@ -50,11 +61,6 @@ export async function startPlainNodeProxy(
     'SIGTERM',
   );
   const origin = `http://127.0.0.1:${port}`;
-  await readyOrStopped(
-    'the plain Node proxy',
-    READY_MS,
-    started,
-    async () => (await fetch(`${origin}/status`)).ok,
-  );
+  await readyOrStopped(name, READY_MS, started, async () => (await fetch(`${origin}/status`)).ok);
   return { origin, process: started };
 }

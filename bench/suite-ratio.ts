@@ -19,7 +19,7 @@ import {
   type WebServer,
 } from '../scripts/wpt/pytest-run';
 import { type RemoteEnd, startChromedriver } from '../scripts/wpt/remote-ends';
-import { loadNow } from './environment';
+import { loadNow, settle } from './environment';
 import { GridgateServer } from './gridgate-server';
 import { signalGroup } from './process-tree';
 import { track } from './teardown';
@@ -30,6 +30,8 @@ export const WPT = resolve(REPO, '../shared/wpt');
 const PYTHON = '/usr/bin/python3';
 // A session's browser lives seconds: one reading a second sees most of each process's life.
 const CPU_SAMPLE_MS = 1000;
+// How long a run waits for the machine to be quiet before it starts (environment.ts settle).
+const SETTLE_MAX_MS = 120_000;
 
 /**
  * Commands a suite sends most (navigate, find, read, click, type, script), none of gridgate's own
@@ -61,6 +63,8 @@ export interface SuiteRun {
   cpuSeconds: Record<RemoteEnd['name'], number>;
   /** The same CPU by program, as sampled (tree-sampler.ts). */
   cpu: Record<RemoteEnd['name'], SampledCpu>;
+  /** The machine's busy share in the 2 s before each side's timed run began (environment.ts settle). */
+  busyBefore: Record<RemoteEnd['name'], number>;
   tests: number;
   passed: Record<RemoteEnd['name'], number>;
   /** Every test whose outcome differs between the sides, with each side's outcome and message. */
@@ -96,7 +100,7 @@ async function runSuite(
   files: string[],
   workers: number,
   work: string,
-): Promise<{ seconds: number; cpu: SampledCpu; results: Results }> {
+): Promise<{ seconds: number; cpu: SampledCpu; results: Results; busyBefore: number }> {
   const shards = Array.from({ length: workers }, (_, w) => files.filter((_, i) => i % workers === w));
   const remote = await start();
   const untrack = track({
@@ -104,7 +108,9 @@ async function runSuite(
     kill: () => remote.pid && signalGroup(remote.pid, 'SIGKILL'),
   });
   try {
-    return await timedRun(remote, server, shards, work);
+    // Each run starts on a quiet machine, whatever the run before it left behind.
+    const busyBefore = await settle(SETTLE_MAX_MS);
+    return { ...(await timedRun(remote, server, shards, work)), busyBefore };
   } finally {
     await remote.stop();
     untrack();
@@ -136,6 +142,8 @@ async function timedRun(
   const seconds = (performance.now() - started) / 1000;
   return { seconds, cpu: sampler.stop(), results: new Map(parts.flatMap((part) => [...part])) };
 }
+
+const percent = (share: number) => `${(share * 100).toFixed(0)} %`;
 
 /** One line per side for each test whose outcome differs: which test, and what each side said. */
 export function differenceLines(differences: Difference[]): string[] {
@@ -174,6 +182,10 @@ export async function measureSuite(plan: SuitePlan, log: (line: string) => void)
             gridgate: measured.gridgate.cpu.sampled,
           },
           cpu: { chromedriver: measured.chromedriver.cpu, gridgate: measured.gridgate.cpu },
+          busyBefore: {
+            chromedriver: measured.chromedriver.busyBefore,
+            gridgate: measured.gridgate.busyBefore,
+          },
           tests: measured.chromedriver.results.size,
           passed: {
             chromedriver: passedCount(measured.chromedriver.results),
@@ -186,7 +198,7 @@ export async function measureSuite(plan: SuitePlan, log: (line: string) => void)
         };
         runs.push(run);
         log(
-          `  round ${round + 1}/${plan.rounds}, ${workers} worker(s): chromedriver ${run.seconds.chromedriver.toFixed(1)} s, gridgate ${run.seconds.gridgate.toFixed(1)} s (${(run.seconds.gridgate / run.seconds.chromedriver).toFixed(3)}); passed ${run.passed.chromedriver}/${run.passed.gridgate} of ${run.tests}; load ${load1m.toFixed(1)}`,
+          `  round ${round + 1}/${plan.rounds}, ${workers} worker(s): chromedriver ${run.seconds.chromedriver.toFixed(1)} s, gridgate ${run.seconds.gridgate.toFixed(1)} s (${(run.seconds.gridgate / run.seconds.chromedriver).toFixed(3)}); passed ${run.passed.chromedriver}/${run.passed.gridgate} of ${run.tests}; load ${load1m.toFixed(1)}; busy before each ${percent(run.busyBefore.chromedriver)} / ${percent(run.busyBefore.gridgate)}`,
         );
         for (const line of differenceLines(run.differences)) log(`    ${line}`);
       }

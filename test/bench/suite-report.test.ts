@@ -19,6 +19,7 @@ function run(chromedriver: Results, gridgate: Results): SuiteRun {
     workers: 1,
     first: 'chromedriver',
     load1m: 0.5,
+    busyBefore: { chromedriver: 0.05, gridgate: 0.05 },
   };
 }
 
