@@ -138,8 +138,11 @@ function relay(
   }
 }
 
+/** A body to read before relaying: declared, not empty (none is sent as none), at most SMALL_BODY_BYTES. */
 function readsWhole(declared: string | undefined): boolean {
-  return declared !== undefined && DECLARED_LENGTH.test(declared) && Number(declared) <= SMALL_BODY_BYTES;
+  if (declared === undefined || !DECLARED_LENGTH.test(declared)) return false;
+  const length = Number(declared);
+  return length > 0 && length <= SMALL_BODY_BYTES;
 }
 
 /** The whole body, refused (413) past the limit, declared or not; a client gone before its end fails it. */
