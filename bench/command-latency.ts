@@ -44,6 +44,14 @@ export const COMMANDS = [
 ] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
+/** The probes' turn (command-turns-probe.ts, node-floor-probe.ts): four commands of the mix, all but the element's text. */
+export const PROBE_MIX = [
+  ['GET', '/title', undefined],
+  ['POST', '/execute/sync', { script: 'return 6 * 7;', args: [] }],
+  ['GET', '/url', undefined],
+  ['POST', '/element', { using: 'css selector', value: '#greeting' }],
+] as const;
+
 const TITLE = 'gridgate bench';
 const GREETING = 'Hello, bench';
 // A data: URL keeps the page on this machine without a server, and both browsers load the same bytes.

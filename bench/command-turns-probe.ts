@@ -10,7 +10,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { BENCH_PAGE, type SessionPath } from './command-latency';
+import { BENCH_PAGE, PROBE_MIX, type SessionPath } from './command-latency';
 import { GridgateServer } from './gridgate-server';
 import { threadsCpuNanos } from './process-cpu';
 import { startPlainNodeProxy } from './reference-proxies';
@@ -19,12 +19,6 @@ import { WebDriverClient } from './webdriver-client';
 const turns = Number(process.argv[2] ?? 400);
 const warm = Number(process.argv[3] ?? 3000);
 const between = Number(process.argv[4] ?? 0);
-const MIX = [
-  ['GET', '/title', undefined],
-  ['POST', '/execute/sync', { script: 'return 6 * 7;', args: [] }],
-  ['GET', '/url', undefined],
-  ['POST', '/element', { using: 'css selector', value: '#greeting' }],
-] as const;
 const PROXIES = ['gridgate', 'plainNode'] as const;
 
 const grid = await GridgateServer.start();
@@ -53,7 +47,7 @@ try {
     }
   }
   const mix = async ({ origin, sessionId }: Omit<SessionPath, 'name'>, into: number[]) => {
-    for (const [method, suffix, body] of MIX) {
+    for (const [method, suffix, body] of PROBE_MIX) {
       into.push((await client.send(origin, method, `/session/${sessionId}${suffix}`, body)).ms);
     }
   };

@@ -7,7 +7,7 @@
  *   npx tsx bench/node-floor-probe.ts [turns, default 300]
  */
 import { parseConfig } from '../functions/core/config';
-import { BENCH_PAGE } from './command-latency';
+import { BENCH_PAGE, PROBE_MIX } from './command-latency';
 import { DirectChromedriver, type LocalPool } from './direct-chromedriver';
 import { threadsCpuNanos } from './process-cpu';
 import type { ServerProcess } from './proxy-processes';
@@ -17,12 +17,6 @@ import { WebDriverClient } from './webdriver-client';
 
 const turns = Number(process.argv[2] ?? 300);
 const WARM_UP = 2000;
-const MIX = [
-  ['GET', '/title', undefined],
-  ['POST', '/execute/sync', { script: 'return 6 * 7;', args: [] }],
-  ['GET', '/url', undefined],
-  ['POST', '/element', { using: 'css selector', value: '#greeting' }],
-] as const;
 type PathName = 'direct' | 'nodePipe' | 'plainNode';
 
 const pool = parseConfig({}, { builtInBrowserVersion: 'unused' }).pools.local as LocalPool;
@@ -56,7 +50,7 @@ try {
     for (const name of turn % 2 === 0 ? names : [...names].reverse()) {
       const pid = pids[name];
       const before = pid === undefined ? 0 : threadsCpuNanos(pid);
-      for (const [method, suffix, body] of MIX) {
+      for (const [method, suffix, body] of PROBE_MIX) {
         ms[name].push((await client.send(origins[name], method, `/session/${session}${suffix}`, body)).ms);
       }
       if (pid !== undefined) cpu[name] += threadsCpuNanos(pid) - before;
