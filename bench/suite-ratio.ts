@@ -22,6 +22,7 @@ import { type RemoteEnd, startChromedriver } from '../scripts/wpt/remote-ends';
 import { loadNow, settle } from './environment';
 import { GridgateServer } from './gridgate-server';
 import { signalGroup } from './process-tree';
+import { type SuiteTime, suiteTime, suiteTimeLines } from './suite-time';
 import { track } from './teardown';
 import { type SampledCpu, TreeSampler } from './tree-sampler';
 
@@ -69,6 +70,8 @@ export interface SuiteRun {
   passed: Record<RemoteEnd['name'], number>;
   /** Every test whose outcome differs between the sides, with each side's outcome and message. */
   differences: Difference[];
+  /** Where gridgate's extra time went, by the tests' own seconds. */
+  time: SuiteTime;
   workers: number;
   first: RemoteEnd['name'];
   load1m: number;
@@ -192,6 +195,7 @@ export async function measureSuite(plan: SuitePlan, log: (line: string) => void)
             gridgate: passedCount(measured.gridgate.results),
           },
           differences: compare(measured.chromedriver.results, measured.gridgate.results).differences,
+          time: suiteTime(measured.chromedriver.results, measured.gridgate.results),
           workers,
           first: order[0] as RemoteEnd['name'],
           load1m,
@@ -200,7 +204,8 @@ export async function measureSuite(plan: SuitePlan, log: (line: string) => void)
         log(
           `  round ${round + 1}/${plan.rounds}, ${workers} worker(s): chromedriver ${run.seconds.chromedriver.toFixed(1)} s, gridgate ${run.seconds.gridgate.toFixed(1)} s (${(run.seconds.gridgate / run.seconds.chromedriver).toFixed(3)}); passed ${run.passed.chromedriver}/${run.passed.gridgate} of ${run.tests}; load ${load1m.toFixed(1)}; busy before each ${percent(run.busyBefore.chromedriver)} / ${percent(run.busyBefore.gridgate)}`,
         );
-        for (const line of differenceLines(run.differences)) log(`    ${line}`);
+        for (const line of [...suiteTimeLines(run.time), ...differenceLines(run.differences)])
+          log(`    ${line}`);
       }
     }
   } finally {

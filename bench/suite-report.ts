@@ -2,6 +2,7 @@
 
 import { type MedianInterval, medianInterval } from './stats';
 import { differenceLines, type SuiteMeasurement, type SuitePlan, type SuiteRun } from './suite-ratio';
+import { suiteTimeLines } from './suite-time';
 import type { SampledCpu } from './tree-sampler';
 
 export const SUITE_PLANS: Record<'default' | 'long', SuitePlan> = {
@@ -72,6 +73,10 @@ export function formatSuiteReport(report: SuiteReport): string {
         (side) =>
           `  run ${i + 1} (${run.workers} worker(s)) ${side.padEnd(12)} ${perTest(run.cpu[side], run.tests)}`,
       ),
+    ),
+    "Where gridgate's extra time went, each run (pytest's seconds for each test, suite-time.ts):",
+    ...report.runs.flatMap((run, i) =>
+      suiteTimeLines(run.time).map((line) => `  run ${i + 1} (${run.workers} worker(s)) ${line}`),
     ),
     ...differingTests(report.runs),
   ].join('\n');

@@ -13,6 +13,8 @@ export type Outcome = 'passed' | 'failed' | 'skipped' | 'error';
 export interface TestResult {
   outcome: Outcome;
   message: string;
+  /** Its setup, call and teardown together, as pytest timed them (0 for a file that could not be collected). */
+  seconds: number;
 }
 
 /** Test id ("tests/new_session/merge.py::test_x[a]") → result. */
@@ -116,8 +118,8 @@ function readOutcomes(file: string): Results {
   const results: Results = new Map();
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line) continue;
-    const { test, outcome, message } = JSON.parse(line) as { test: string } & TestResult;
-    results.set(test, { outcome, message });
+    const { test, outcome, message, seconds } = JSON.parse(line) as { test: string } & TestResult;
+    results.set(test, { outcome, message, seconds });
   }
   return results;
 }

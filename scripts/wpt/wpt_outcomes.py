@@ -1,6 +1,7 @@
 """A pytest plugin that writes each test's outcome as one JSON line to the file named by WPT_OUTCOMES.
 
-One line per test: {"test": node id, "outcome": "passed" | "failed" | "skipped" | "error", "message": …}.
+One line per test: {"test": node id, "outcome": "passed" | "failed" | "skipped" | "error", "message": …,
+"seconds": its setup, call and teardown together (pytest's own durations), which the suite benchmark compares}.
 "error" is a failure outside the test body (a fixture, e.g. the session it needed could not be created),
 or a file that cannot be collected at all (its node id is the file's path).
 """
@@ -8,9 +9,11 @@ import json
 import os
 
 _results = {}
+_seconds = {}
 
 
 def pytest_runtest_logreport(report):
+    _seconds[report.nodeid] = _seconds.get(report.nodeid, 0.0) + report.duration
     outcome = _results.get(report.nodeid, ("passed", ""))
     if report.failed:
         outcome = ("failed" if report.when == "call" else "error", _message(report))
@@ -41,4 +44,5 @@ def pytest_sessionfinish(session):
         return
     with open(path, "w") as f:
         for test, (outcome, message) in _results.items():
-            f.write(json.dumps({"test": test, "outcome": outcome, "message": message}) + "\n")
+            line = {"test": test, "outcome": outcome, "message": message, "seconds": _seconds.get(test, 0.0)}
+            f.write(json.dumps(line) + "\n")

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SuiteRun } from '../../bench/suite-ratio';
 import { formatSuiteReport, suiteReport } from '../../bench/suite-report';
+import { suiteTime } from '../../bench/suite-time';
 import { compare } from '../../scripts/wpt/compare';
 import type { Results, TestResult } from '../../scripts/wpt/pytest-run';
 
@@ -16,6 +17,7 @@ function run(chromedriver: Results, gridgate: Results): SuiteRun {
     tests: chromedriver.size,
     passed: { chromedriver: passed(chromedriver), gridgate: passed(gridgate) },
     differences: compare(chromedriver, gridgate).differences,
+    time: suiteTime(chromedriver, gridgate),
     workers: 1,
     first: 'chromedriver',
     load1m: 0.5,
@@ -23,7 +25,7 @@ function run(chromedriver: Results, gridgate: Results): SuiteRun {
   };
 }
 
-const ok: TestResult = { outcome: 'passed', message: '' };
+const ok: TestResult = { outcome: 'passed', message: '', seconds: 1 };
 const results = (entries: [string, TestResult][]): Results => new Map(entries);
 
 describe('formatSuiteReport', () => {
@@ -39,7 +41,7 @@ describe('formatSuiteReport', () => {
             ]),
             results([
               ['tests/back/back.py::test_a', ok],
-              ['tests/back/back.py::test_b', { outcome: 'failed', message: 'no such window' }],
+              ['tests/back/back.py::test_b', { outcome: 'failed', message: 'no such window', seconds: 1 }],
             ]),
           ),
         ],
@@ -55,5 +57,32 @@ describe('formatSuiteReport', () => {
     const text = formatSuiteReport(suiteReport({ files: 1, runs: [run(same, same)] }));
     expect(text).toContain('Same outcome for every test in every run.');
     expect(text).not.toContain('differs');
+  });
+
+  it("says which directories and tests took longer through gridgate, by the tests' own seconds", () => {
+    const timed = (seconds: number): TestResult => ({ ...ok, seconds });
+    const text = formatSuiteReport(
+      suiteReport({
+        files: 2,
+        runs: [
+          run(
+            results([
+              ['tests/back/back.py::test_a', timed(1)],
+              ['tests/navigate_to/navigate.py::test_b', timed(2)],
+              ['tests/navigate_to/navigate.py::test_c', timed(3)],
+            ]),
+            results([
+              ['tests/back/back.py::test_a', timed(0.9)],
+              ['tests/navigate_to/navigate.py::test_b', timed(2.5)],
+              ['tests/navigate_to/navigate.py::test_c', timed(3.25)],
+            ]),
+          ),
+        ],
+      }),
+    );
+    expect(text).toContain('all +0.7 of 6.0; by directory: navigate_to +0.8 of 5.0, back -0.1 of 1.0');
+    expect(text).toContain(
+      'most longer: tests/navigate_to/navigate.py::test_b +0.50 of 2.00, tests/navigate_to/navigate.py::test_c +0.25 of 3.00, tests/back/back.py::test_a -0.10 of 1.00',
+    );
   });
 });
