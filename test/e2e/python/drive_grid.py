@@ -28,7 +28,12 @@ def check(description, actual, expected):
 
 def fill_in_form(driver, page_url):
     driver.get(page_url)
-    check("title", driver.title, "gridgate test page")
+    title = driver.title
+    if title != "gridgate test page":
+        # Chromium's own error page (its title is the host) says why the page did not load.
+        page = driver.execute_script("return document.body ? document.body.innerText : ''")
+        print(f"page at {driver.current_url}: {' '.join(page.split())[:300]}", file=sys.stderr)
+    check("title", title, "gridgate test page")
     check("heading", driver.find_element(By.ID, "heading").text, "Hello from 127.0.0.1")
     driver.find_element(By.CSS_SELECTOR, "input#name").send_keys("Guido")
     driver.find_element(By.ID, "greet").click()
