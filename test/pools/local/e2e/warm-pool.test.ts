@@ -109,15 +109,16 @@ async function expectWarmBrowserGone(sessionId: string, warm: WarmBrowser): Prom
   expect(processGroupAlive(warm.chromium.pid)).toBe(false);
 }
 
-/** A loopback site that records the colour header of each request, by path. */
+/** A loopback site that records each request's path and colour header. */
 async function startColorRecorder(): Promise<{
   url: string;
-  seen: Map<string, unknown>;
+  /** Every request in the order it came: its path and colour header (a miss then says whether it came at all). */
+  seen: string[];
   close(): Promise<void>;
 }> {
-  const seen = new Map<string, unknown>();
+  const seen: string[] = [];
   const server: Server = createServer((req, res) => {
-    seen.set(new URL(req.url ?? '/', 'http://x').pathname, req.headers['x-grid-color']);
+    seen.push(`${new URL(req.url ?? '/', 'http://x').pathname} ${req.headers['x-grid-color'] ?? '(none)'}`);
     res.writeHead(200, { 'content-type': 'text/html' }).end('<title>recorded</title>');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -315,7 +316,8 @@ describe('a local pool with warm: 1', { timeout: TEST_MS }, () => {
         expectOnWarmBrowser(sessionId, warm, capabilities['goog:chromeOptions']);
         await command(sessionId, 'POST', '/url', { url: `${recorder.url}/first` });
         await command(sessionId, 'POST', '/url', { url: `${recorder.url}/second` });
-        expect([recorder.seen.get('/first'), recorder.seen.get('/second')]).toEqual(['blue', 'blue']);
+        const pages = recorder.seen.filter((request) => !request.startsWith('/favicon.ico '));
+        expect(pages).toEqual(['/first blue', '/second blue']);
       } finally {
         await command(sessionId, 'DELETE');
       }
