@@ -3,6 +3,7 @@ import { type Capabilities, isObject } from '../../core/capabilities';
 import type { PoolConfig } from '../../core/config';
 import { screenResolution, screenSwitches } from '../../core/screen-and-zone';
 import { droppedQuietly, switchRefusal } from './chromium-switches';
+import { FEATURES_NO_SESSION_SEES, withFeatures } from './feature-switches';
 
 type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
 
@@ -68,7 +69,7 @@ export function chromiumCapabilities(
   add(`--user-data-dir=${settings.userDataDir}`);
   // The port pasta forwards to is the only one gridgate reaches (a client's port 0, Playwright's, gave way above).
   if (settings.devtoolsPort) add(`--remote-debugging-port=${settings.devtoolsPort}`);
-  options.args = args;
+  options.args = withFeatures(args, 'disable-features', FEATURES_NO_SESSION_SEES);
   options.binary = settings.binary ?? options.binary ?? pool.chromium;
   if (settings.downloadDirectory) {
     // As Selenium Grid 4's node sets them; managed downloads need this directory, whatever the client's prefs say.

@@ -7,7 +7,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { withFeatures } from './feature-switches';
 import { answers } from './http-probe';
+
+const FEATURE_SWITCH = /^--(disable|enable)-features$/;
 
 /**
  * What chromedriver adds to the command line when it launches Chromium itself (read from chromedriver
@@ -56,19 +59,21 @@ export interface LaunchedChromium {
 }
 
 /**
- * The full command line arguments of a warm browser: chromedriver's switches, then the pool's (which win),
- * then its DevTools port (0: any free one; in a namespace of its own, the one pasta forwards to), and last the
- * page chromedriver opens first.
+ * The full command line arguments of a warm browser: chromedriver's switches, then the pool's (which win, but
+ * feature lists are joined), then its DevTools port (0: any free one; in a namespace of its own, the one pasta
+ * forwards to), and last the page chromedriver opens first.
  */
 export function warmChromiumArgs(poolArgs: readonly string[], devtoolsPort = 0): string[] {
-  const names = new Set(poolArgs.map((arg) => arg.split('=', 1)[0]));
-  const fromChromedriver = CHROMEDRIVER_SWITCHES.filter((arg) => !names.has(arg.split('=', 1)[0]));
-  return [
-    ...fromChromedriver,
-    ...poolArgs,
-    `--remote-debugging-port=${devtoolsPort}`,
-    CHROMEDRIVER_FIRST_PAGE,
-  ];
+  // As chromedriver joins its feature lists with a client's: Chromium reads only the last of each switch.
+  const nameOf = (arg: string) => arg.split('=', 1)[0] as string;
+  const names = new Set(poolArgs.map(nameOf).filter((name) => !FEATURE_SWITCH.test(name)));
+  const fromChromedriver = CHROMEDRIVER_SWITCHES.filter((arg) => !names.has(nameOf(arg)));
+  const joined = withFeatures(
+    withFeatures([...fromChromedriver, ...poolArgs], 'disable-features', []),
+    'enable-features',
+    [],
+  );
+  return [...joined, `--remote-debugging-port=${devtoolsPort}`, CHROMEDRIVER_FIRST_PAGE];
 }
 
 /**

@@ -122,6 +122,7 @@ describe('defaultArgs', () => {
       '--no-first-run',
       '--disable-background-networking',
       '--user-data-dir=/tmp/p',
+      '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup',
     ]);
   });
 });

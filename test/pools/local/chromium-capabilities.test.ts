@@ -68,6 +68,19 @@ describe('chromiumCapabilities', () => {
     expect(args(caps).some((a) => a.startsWith('--headless'))).toBe(false);
   });
 
+  it('turns off the features no session sees, joined with the client’s list, unless the client turns one on', () => {
+    const features = (requested: Record<string, unknown>) =>
+      args(chromiumCapabilities(localPool(), requested, settings)).filter((a) => a.includes('-features='));
+    expect(features({})).toEqual(['--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup']);
+    expect(features({ 'goog:chromeOptions': { args: ['--disable-features=Translate'] } })).toEqual([
+      '--disable-features=Translate,WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+    ]);
+    expect(features({ 'goog:chromeOptions': { args: ['--enable-features=WebUIOmniboxPopup'] } })).toEqual([
+      '--enable-features=WebUIOmniboxPopup',
+      '--disable-features=WebUIOmniboxAimPopup',
+    ]);
+  });
+
   it('drops version and platform, which the catalog matched and chromedriver would compare strictly', () => {
     const caps = chromiumCapabilities(
       localPool(),

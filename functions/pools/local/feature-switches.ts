@@ -1,0 +1,39 @@
+/**
+ * Chromium's feature switches (--disable-features, --enable-features) hold lists, and Chromium reads only the
+ * last of each: a second switch would silently undo the first. chromedriver joins its own list with a
+ * client's; gridgate joins its lists the same way.
+ */
+
+/** The features Chromium starts with that no session can see and that cost it time. */
+export const FEATURES_NO_SESSION_SEES: readonly string[] = [
+  // Chromium 156 preloads its omnibox popup, a WebUI page in a renderer of its own, at every start, headless
+  // too, where no omnibox is ever shown: ~0.8 s of CPU in the 600 ms after a new session answers (measured
+  // with /proc, bench/README), which its first commands wait behind on a machine with few cores. Without
+  // them a headed window's omnibox falls back to its native popup.
+  'WebUIOmniboxPopup',
+  'WebUIOmniboxAimPopup',
+];
+
+const listOf = (arg: string | undefined) =>
+  (arg?.slice(arg.indexOf('=') + 1).split(',') ?? []).filter(Boolean);
+
+/**
+ * `args` with one `--<name>=` switch listing its features of every such switch, then `features` not yet in it,
+ * at the place of the first; `features` the arguments explicitly turn the other way are left out.
+ */
+export function withFeatures(
+  args: readonly string[],
+  name: 'disable-features' | 'enable-features',
+  features: readonly string[],
+): string[] {
+  const prefix = `--${name}=`;
+  const opposite = `--${name === 'disable-features' ? 'enable-features' : 'disable-features'}=`;
+  const chosen = new Set(args.filter((arg) => arg.startsWith(opposite)).flatMap(listOf));
+  const listed = args.filter((arg) => arg.startsWith(prefix)).flatMap(listOf);
+  const all = [...new Set([...listed, ...features.filter((feature) => !chosen.has(feature))])];
+  if (all.length === 0) return [...args];
+  const first = args.findIndex((arg) => arg.startsWith(prefix));
+  const others = args.filter((arg) => !arg.startsWith(prefix));
+  const at = first === -1 ? others.length : first;
+  return [...others.slice(0, at), `${prefix}${all.join(',')}`, ...others.slice(at)];
+}
