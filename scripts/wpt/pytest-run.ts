@@ -15,7 +15,12 @@ export interface TestResult {
   message: string;
   /** Its setup, call and teardown together, as pytest timed them (0 for a file that could not be collected). */
   seconds: number;
+  /** The same apart: setup is where the test's session is made (or ended and made anew for other capabilities). */
+  phases: Record<TestPhase, number>;
 }
+
+export const TEST_PHASES = ['setup', 'call', 'teardown'] as const;
+export type TestPhase = (typeof TEST_PHASES)[number];
 
 /** Test id ("tests/new_session/merge.py::test_x[a]") → result. */
 export type Results = Map<string, TestResult>;
@@ -118,8 +123,8 @@ function readOutcomes(file: string): Results {
   const results: Results = new Map();
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line) continue;
-    const { test, outcome, message, seconds } = JSON.parse(line) as { test: string } & TestResult;
-    results.set(test, { outcome, message, seconds });
+    const { test, outcome, message, seconds, phases } = JSON.parse(line) as { test: string } & TestResult;
+    results.set(test, { outcome, message, seconds, phases });
   }
   return results;
 }

@@ -1,7 +1,9 @@
 """A pytest plugin that writes each test's outcome as one JSON line to the file named by WPT_OUTCOMES.
 
 One line per test: {"test": node id, "outcome": "passed" | "failed" | "skipped" | "error", "message": …,
-"seconds": its setup, call and teardown together (pytest's own durations), which the suite benchmark compares}.
+"seconds": its setup, call and teardown together (pytest's own durations), "phases": each of the three apart
+(setup is where a test's session is made, or ended and made anew when it asks for other capabilities), which
+the suite benchmark compares}.
 "error" is a failure outside the test body (a fixture, e.g. the session it needed could not be created),
 or a file that cannot be collected at all (its node id is the file's path).
 """
@@ -10,10 +12,12 @@ import os
 
 _results = {}
 _seconds = {}
+_phases = {}
 
 
 def pytest_runtest_logreport(report):
     _seconds[report.nodeid] = _seconds.get(report.nodeid, 0.0) + report.duration
+    _phases.setdefault(report.nodeid, {"setup": 0.0, "call": 0.0, "teardown": 0.0})[report.when] = report.duration
     outcome = _results.get(report.nodeid, ("passed", ""))
     if report.failed:
         outcome = ("failed" if report.when == "call" else "error", _message(report))
@@ -44,5 +48,11 @@ def pytest_sessionfinish(session):
         return
     with open(path, "w") as f:
         for test, (outcome, message) in _results.items():
-            line = {"test": test, "outcome": outcome, "message": message, "seconds": _seconds.get(test, 0.0)}
+            line = {
+                "test": test,
+                "outcome": outcome,
+                "message": message,
+                "seconds": _seconds.get(test, 0.0),
+                "phases": _phases.get(test, {"setup": 0.0, "call": 0.0, "teardown": 0.0}),
+            }
             f.write(json.dumps(line) + "\n")

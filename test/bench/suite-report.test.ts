@@ -25,7 +25,12 @@ function run(chromedriver: Results, gridgate: Results): SuiteRun {
   };
 }
 
-const ok: TestResult = { outcome: 'passed', message: '', seconds: 1 };
+const ok: TestResult = {
+  outcome: 'passed',
+  message: '',
+  seconds: 1,
+  phases: { setup: 0.25, call: 0.5, teardown: 0.25 },
+};
 const results = (entries: [string, TestResult][]): Results => new Map(entries);
 
 describe('formatSuiteReport', () => {
@@ -41,7 +46,7 @@ describe('formatSuiteReport', () => {
             ]),
             results([
               ['tests/back/back.py::test_a', ok],
-              ['tests/back/back.py::test_b', { outcome: 'failed', message: 'no such window', seconds: 1 }],
+              ['tests/back/back.py::test_b', { ...ok, outcome: 'failed', message: 'no such window' }],
             ]),
           ),
         ],
@@ -60,27 +65,34 @@ describe('formatSuiteReport', () => {
   });
 
   it("says which directories and tests took longer through gridgate, by the tests' own seconds", () => {
-    const timed = (seconds: number): TestResult => ({ ...ok, seconds });
+    // A test's time split as its setup (the session) and its call (the commands); teardown 0.
+    const timed = (setup: number, call: number): TestResult => ({
+      ...ok,
+      seconds: setup + call,
+      phases: { setup, call, teardown: 0 },
+    });
     const text = formatSuiteReport(
       suiteReport({
         files: 2,
         runs: [
           run(
             results([
-              ['tests/back/back.py::test_a', timed(1)],
-              ['tests/navigate_to/navigate.py::test_b', timed(2)],
-              ['tests/navigate_to/navigate.py::test_c', timed(3)],
+              ['tests/back/back.py::test_a', timed(0.5, 0.5)],
+              ['tests/navigate_to/navigate.py::test_b', timed(1, 1)],
+              ['tests/navigate_to/navigate.py::test_c', timed(1, 2)],
             ]),
             results([
-              ['tests/back/back.py::test_a', timed(0.9)],
-              ['tests/navigate_to/navigate.py::test_b', timed(2.5)],
-              ['tests/navigate_to/navigate.py::test_c', timed(3.25)],
+              ['tests/back/back.py::test_a', timed(0.5, 0.4)],
+              ['tests/navigate_to/navigate.py::test_b', timed(1.5, 1)],
+              ['tests/navigate_to/navigate.py::test_c', timed(1, 2.25)],
             ]),
           ),
         ],
       }),
     );
-    expect(text).toContain('all +0.7 of 6.0; by directory: navigate_to +0.8 of 5.0, back -0.1 of 1.0');
+    expect(text).toContain(
+      'all +0.7 of 6.0; by phase: setup +0.5 of 2.5, call +0.2 of 3.5, teardown +0.0 of 0.0; by directory: navigate_to +0.8 of 5.0, back -0.1 of 1.0',
+    );
     expect(text).toContain(
       'most longer: tests/navigate_to/navigate.py::test_b +0.50 of 2.00, tests/navigate_to/navigate.py::test_c +0.25 of 3.00, tests/back/back.py::test_a -0.10 of 1.00',
     );
