@@ -11,12 +11,10 @@ import json
 import os
 
 _results = {}
-_seconds = {}
 _phases = {}
 
 
 def pytest_runtest_logreport(report):
-    _seconds[report.nodeid] = _seconds.get(report.nodeid, 0.0) + report.duration
     _phases.setdefault(report.nodeid, {"setup": 0.0, "call": 0.0, "teardown": 0.0})[report.when] = report.duration
     outcome = _results.get(report.nodeid, ("passed", ""))
     if report.failed:
@@ -48,11 +46,7 @@ def pytest_sessionfinish(session):
         return
     with open(path, "w") as f:
         for test, (outcome, message) in _results.items():
-            line = {
-                "test": test,
-                "outcome": outcome,
-                "message": message,
-                "seconds": _seconds.get(test, 0.0),
-                "phases": _phases.get(test, {"setup": 0.0, "call": 0.0, "teardown": 0.0}),
-            }
+            phases = _phases.get(test, {"setup": 0.0, "call": 0.0, "teardown": 0.0})
+            seconds = sum(phases.values())
+            line = {"test": test, "outcome": outcome, "message": message, "seconds": seconds, "phases": phases}
             f.write(json.dumps(line) + "\n")

@@ -14,12 +14,16 @@ export const FEATURES_NO_SESSION_SEES: readonly string[] = [
   'WebUIOmniboxAimPopup',
 ];
 
-const listOf = (arg: string | undefined) =>
-  (arg?.slice(arg.indexOf('=') + 1).split(',') ?? []).filter(Boolean);
+/** "--disable-features=A,B" → ["A", "B"]. */
+const listOf = (arg: string) =>
+  arg
+    .slice(arg.indexOf('=') + 1)
+    .split(',')
+    .filter(Boolean);
 
 /**
- * `args` with one `--<name>=` switch listing its features of every such switch, then `features` not yet in it,
- * at the place of the first; `features` the arguments explicitly turn the other way are left out.
+ * `args` with every `--<name>=` switch joined into one at the place of the first (or added last), listing their
+ * features and then those of `features` not listed yet; one the arguments turn the other way is not added.
  */
 export function withFeatures(
   args: readonly string[],
