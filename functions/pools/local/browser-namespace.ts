@@ -145,7 +145,23 @@ table ip gridgate {
   }
 }
 `;
-  await run('ip', ['netns', 'exec', name, 'sysctl', '-q', '-w', 'net.ipv4.conf.all.route_localnet=1']);
+  // No IPv6 inside (pasta serves IPv4 only): otherwise the interface pasta brings up gets a link-local IPv6
+  // address ~1.4 s later, once duplicate address detection ends: an address change in the middle of whatever
+  // the browser started meanwhile does, which Chromium may answer by failing its requests in flight
+  // (ERR_NETWORK_CHANGED). Sessions started soon after a namespace were seen to lose their first navigation.
+  // -e: a kernel without IPv6 has no such keys.
+  await run('ip', [
+    'netns',
+    'exec',
+    name,
+    'sysctl',
+    '-q',
+    '-e',
+    '-w',
+    'net.ipv4.conf.all.route_localnet=1',
+    'net.ipv6.conf.all.disable_ipv6=1',
+    'net.ipv6.conf.default.disable_ipv6=1',
+  ]);
   await new Promise<void>((resolve, reject) => {
     const nft = spawn('ip', ['netns', 'exec', name, 'nft', '-f', '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
     let stderr = '';
