@@ -25,7 +25,7 @@ import { recordingAsk } from '../core/recording-wish';
 import { screenResolution, sessionTimeZone } from '../core/screen-and-zone';
 import { GRIDGATE_OPTIONS, queueTimeout, sessionLimits } from '../core/session-limits';
 import { protocolAsked } from '../core/session-protocol';
-import { releaseSlot, type SlotRequest, takeSlot } from '../core/slots';
+import { RETRY_AFTER_SECONDS, releaseSlot, type SlotRequest, takeSlot } from '../core/slots';
 import { groupingAsked } from '../core/test-grouping';
 import type { CreatedSession, UpstreamWebDriver } from '../core/upstream-webdriver';
 import { matchForUser, userRule } from '../core/user-rules';
@@ -175,8 +175,13 @@ export async function createSession(
   if ('failure' in created) {
     report.failed(created.stage);
     report.logFailure(created.failure);
+    // Out of time, the grid was busy rather than the browser broken: the slot is free again, so the client
+    // may try later, as after a queue timeout. Other failures would fail the same way again.
+    const retry =
+      created.stage === 'timeout' ? { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } } : {};
     throw sessionNotCreated(
       unservedMessage(choice, created.message ?? `cannot create a ${label} session: ${created.told}`),
+      retry,
     );
   }
   report.created(created.pool.name, waitedMs);

@@ -37,6 +37,7 @@ it('gives up before the Lambda timeout and stops the browser it started', async 
   const error = w3cError(invocation);
   expect(error).toMatchObject({ status: 500, error: 'session not created' });
   expect(error.message).toMatch(/left before the Lambda function timeout/);
+  expect(invocation.headers['retry-after']).toMatch(/^\d+$/);
   expect(lambda.grid.launcher.started).toHaveLength(1);
   expect(lambda.grid.launcher.stops).toEqual(['fake-1']);
   expect(await lambda.grid.sessions.inUse()).toEqual({});
