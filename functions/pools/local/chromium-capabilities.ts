@@ -2,7 +2,7 @@
 import { type Capabilities, isObject } from '../../core/capabilities';
 import type { PoolConfig } from '../../core/config';
 import { screenResolution, screenSwitches } from '../../core/screen-and-zone';
-import { droppedQuietly, switchRefusal } from './chromium-switches';
+import { droppedQuietly, switchName, switchRefusal } from './chromium-switches';
 import { FEATURES_NO_SESSION_SEES, withFeatures } from './feature-switches';
 
 type LocalPool = Extract<PoolConfig, { kind: 'local' }>;
@@ -22,9 +22,6 @@ export interface ChromiumSettings {
 /** Whether the session asks for Selenium Grid 4's managed downloads. */
 export const wantsDownloads = (requested: Capabilities) => requested['se:downloadsEnabled'] === true;
 
-/** The flag's name, for comparing: "--window-size=800,600" → "--window-size". */
-const flagName = (arg: string) => arg.split('=', 1)[0] as string;
-
 export function chromiumCapabilities(
   pool: LocalPool,
   requested: Capabilities,
@@ -42,20 +39,20 @@ export function chromiumCapabilities(
           typeof a === 'string' &&
           !droppedQuietly(a) &&
           switchRefusal(a) === undefined &&
-          !(settings.devtoolsPort && flagName(a) === '--remote-debugging-port'),
+          !(settings.devtoolsPort && switchName(a) === 'remote-debugging-port'),
       )
     : [];
-  const present = new Set(args.map(flagName));
+  const present = new Set(args.map(switchName));
   const add = (arg: string) => {
-    if (!present.has(flagName(arg))) {
+    if (!present.has(switchName(arg))) {
       args.push(arg);
-      present.add(flagName(arg));
+      present.add(switchName(arg));
     }
   };
   // Selenium Grid 4's se:screenResolution, unless the client's own --window-size says otherwise.
   const screen = screenResolution(requested);
-  if (screen && !present.has('--window-size')) for (const arg of screenSwitches(screen)) add(arg);
-  if (pool.headless && ![...present].some((flag) => flag === '--headless')) add('--headless=new');
+  if (screen && !present.has('window-size')) for (const arg of screenSwitches(screen)) add(arg);
+  if (pool.headless && !present.has('headless')) add('--headless=new');
   if (settings.runningAsRoot) add('--no-sandbox');
   for (const arg of pool.args) add(arg);
   for (const arg of [

@@ -7,10 +7,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { switchName } from './chromium-switches';
 import { withFeatures } from './feature-switches';
 import { answers } from './http-probe';
 
-const FEATURE_SWITCH = /^--(disable|enable)-features$/;
+const FEATURE_SWITCHES = new Set(['disable-features', 'enable-features']);
 
 /**
  * What chromedriver adds to the command line when it launches Chromium itself (read from chromedriver
@@ -65,9 +66,8 @@ export interface LaunchedChromium {
  */
 export function warmChromiumArgs(poolArgs: readonly string[], devtoolsPort = 0): string[] {
   // As chromedriver joins its feature lists with a client's: Chromium reads only the last of each switch.
-  const nameOf = (arg: string) => arg.split('=', 1)[0] as string;
-  const names = new Set(poolArgs.map(nameOf).filter((name) => !FEATURE_SWITCH.test(name)));
-  const fromChromedriver = CHROMEDRIVER_SWITCHES.filter((arg) => !names.has(nameOf(arg)));
+  const names = new Set(poolArgs.map(switchName).filter((name) => !FEATURE_SWITCHES.has(name)));
+  const fromChromedriver = CHROMEDRIVER_SWITCHES.filter((arg) => !names.has(switchName(arg)));
   const joined = withFeatures(
     withFeatures([...fromChromedriver, ...poolArgs], 'disable-features', []),
     'enable-features',

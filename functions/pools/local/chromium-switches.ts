@@ -219,6 +219,9 @@ export function parseSwitch(arg: string): { name: string; value: string | undefi
   return { name, value: equals < 0 ? undefined : arg.slice(equals + 1) };
 }
 
+/** The switch's name, for comparing: "--Window-Size=800,600" and "-window-size" → "window-size". */
+export const switchName = (arg: string): string => parseSwitch(arg).name;
+
 /** Whether a client's switch is left out without a refusal: the grid decides it (see DROPPED). */
 export function droppedQuietly(arg: string): boolean {
   return DROPPED.has(parseSwitch(arg).name);

@@ -1,8 +1,10 @@
 /**
  * Chromium's feature switches (--disable-features, --enable-features) hold lists, and Chromium reads only the
  * last of each: a second switch would silently undo the first. chromedriver joins its own list with a
- * client's; gridgate joins its lists the same way.
+ * client's; gridgate joins its lists the same way. Chromium takes "-name=" for "--name=" too (its CommandLine
+ * accepts either prefix on POSIX) and chromedriver adds "--" to a bare "name=", so each spelling counts.
  */
+import { parseSwitch, switchName } from './chromium-switches';
 
 /** The features Chromium starts with that no session can see and that cost it time. */
 export const FEATURES_NO_SESSION_SEES: readonly string[] = [
@@ -15,11 +17,7 @@ export const FEATURES_NO_SESSION_SEES: readonly string[] = [
 ];
 
 /** "--disable-features=A,B" → ["A", "B"]. */
-const listOf = (arg: string) =>
-  arg
-    .slice(arg.indexOf('=') + 1)
-    .split(',')
-    .filter(Boolean);
+const listOf = (arg: string) => (parseSwitch(arg).value ?? '').split(',').filter(Boolean);
 
 /**
  * `args` with every `--<name>=` switch joined into one at the place of the first (or added last), listing their
@@ -30,14 +28,14 @@ export function withFeatures(
   name: 'disable-features' | 'enable-features',
   features: readonly string[],
 ): string[] {
-  const prefix = `--${name}=`;
-  const opposite = `--${name === 'disable-features' ? 'enable-features' : 'disable-features'}=`;
-  const chosen = new Set(args.filter((arg) => arg.startsWith(opposite)).flatMap(listOf));
-  const listed = args.filter((arg) => arg.startsWith(prefix)).flatMap(listOf);
+  const opposite = name === 'disable-features' ? 'enable-features' : 'disable-features';
+  const isNamed = (arg: string) => switchName(arg) === name;
+  const chosen = new Set(args.filter((arg) => switchName(arg) === opposite).flatMap(listOf));
+  const listed = args.filter(isNamed).flatMap(listOf);
   const all = [...new Set([...listed, ...features.filter((feature) => !chosen.has(feature))])];
   if (all.length === 0) return [...args];
-  const first = args.findIndex((arg) => arg.startsWith(prefix));
-  const others = args.filter((arg) => !arg.startsWith(prefix));
+  const first = args.findIndex(isNamed);
+  const others = args.filter((arg) => !isNamed(arg));
   const at = first === -1 ? others.length : first;
-  return [...others.slice(0, at), `${prefix}${all.join(',')}`, ...others.slice(at)];
+  return [...others.slice(0, at), `--${name}=${all.join(',')}`, ...others.slice(at)];
 }

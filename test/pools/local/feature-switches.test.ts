@@ -16,6 +16,15 @@ describe('withFeatures', () => {
     ).toEqual(['--a', '--disable-features=P,X,Q,Y', '--b']);
   });
 
+  it('joins a switch spelt as chromedriver and Chromium also take it (one dash, or none for chromedriver to add two)', () => {
+    expect(
+      withFeatures(['-disable-features=P', 'disable-features=Q', '--enable-features=Y'], 'disable-features', [
+        'X',
+        'Y',
+      ]),
+    ).toEqual(['--disable-features=P,Q,X', '--enable-features=Y']);
+  });
+
   it('leaves out a feature the arguments turn the other way', () => {
     expect(withFeatures(['--enable-features=X'], 'disable-features', ['X', 'Y'])).toEqual([
       '--enable-features=X',
