@@ -78,13 +78,12 @@ let made = 0;
 /** Makes the namespace, its rules and its pasta; on failure nothing of it is left. */
 export async function openBrowserNamespace(options: NamespaceOptions): Promise<BrowserNamespace> {
   const name = `${NAMESPACE_PREFIX}${process.pid}-${++made}-${randomBytes(3).toString('hex')}`;
-  await run('ip', ['netns', 'add', name]);
-  let pasta: Group | undefined;
+  let pasta: Pasta | undefined;
   try {
-    await configure(name, options.gridPorts);
     const [driverPort, devtoolsPort] = [await freePortOn(GRID_LOOPBACK), await freePortOn(GRID_LOOPBACK)];
-    pasta = startPasta(
+    pasta = startNamespace(
       name,
+      options.gridPorts,
       { [driverPort]: NAMESPACE_DRIVER_PORT, [devtoolsPort]: NAMESPACE_DEVTOOLS_PORT },
       options.env,
     );
@@ -116,13 +115,38 @@ export function inNamespace(name: string, command: string, args: readonly string
   return ['nsenter', [`--net=/run/netns/${name}`, '--', command, ...args]];
 }
 
+/** pasta's process group, and what the shell that became pasta wrote to stderr (why setting up failed). */
+interface Pasta extends Group {
+  stderr(): string;
+}
+
 /**
+ * Adds the namespace, sets its rules, and becomes its pasta, all in one shell that ends in `exec pasta`: each
+ * program Node starts itself costs a fork of the whole server, which holds its event loop for ~7-20 ms (more
+ * with its memory; bench/README), while the shell's own forks are cheap. This runs when a session has just taken
+ * the ready chromedriver, as its first commands come. The shell is pasta once set up: its process group
+ * (detached), stopped with it.
+ *
  * Loopback traffic inside the namespace goes to this machine's 127.0.0.1 through pasta's gateway mapping,
  * except to chromedriver's and DevTools' own ports there, which only group root's sockets may open; gridgate's
  * ports are refused (a reset, so a page fails at once). route_localnet lets a packet addressed to 127.0.0.1
  * leave by the namespace's interface once redirected.
+ *
+ * No IPv6 inside (pasta serves IPv4 only): otherwise the interface pasta brings up gets a link-local IPv6 address
+ * ~1.4 s later, once duplicate address detection ends: an address change in the middle of whatever the browser
+ * started meanwhile does, which Chromium may answer by failing its requests in flight (ERR_NETWORK_CHANGED).
+ * Sessions started soon after a namespace were seen to lose their first navigation. sysctl -e: a kernel without
+ * IPv6 has no such keys.
+ *
+ * pasta: --runas 0: it otherwise becomes "nobody", who cannot enter a namespace of root's. -f: it stays in the
+ * foreground, this process. Only the forwarded ports come in from this machine; nothing of UDP; no IPv6.
  */
-async function configure(name: string, gridPorts: readonly number[]): Promise<void> {
+function startNamespace(
+  name: string,
+  gridPorts: readonly number[],
+  forwards: Record<number, number>,
+  env: NodeJS.ProcessEnv,
+): Pasta {
   const blocked = [...new Set(gridPorts.filter((port) => port > 0))].join(', ');
   const rules = `
 table ip gridgate {
@@ -145,82 +169,49 @@ table ip gridgate {
   }
 }
 `;
-  // No IPv6 inside (pasta serves IPv4 only): otherwise the interface pasta brings up gets a link-local IPv6
-  // address ~1.4 s later, once duplicate address detection ends: an address change in the middle of whatever
-  // the browser started meanwhile does, which Chromium may answer by failing its requests in flight
-  // (ERR_NETWORK_CHANGED). Sessions started soon after a namespace were seen to lose their first navigation.
-  // -e: a kernel without IPv6 has no such keys.
-  await run('ip', [
-    'netns',
-    'exec',
-    name,
-    'sysctl',
-    '-q',
-    '-e',
-    '-w',
-    'net.ipv4.conf.all.route_localnet=1',
-    'net.ipv6.conf.all.disable_ipv6=1',
-    'net.ipv6.conf.default.disable_ipv6=1',
-  ]);
-  await new Promise<void>((resolve, reject) => {
-    const nft = spawn('ip', ['netns', 'exec', name, 'nft', '-f', '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
-    let stderr = '';
-    nft.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    nft.once('error', reject);
-    nft.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`nft refused the namespace's rules: ${stderr.trim()}`)),
-    );
-    nft.stdin.end(rules);
+  const pasta = [
+    'pasta --runas 0:0 -q -f -4 --config-net',
+    `-a ${NAMESPACE_ADDRESS} -n 24 -g ${GATEWAY}`,
+    ...Object.entries(forwards).map(
+      ([host, inside]) => `-t ${GRID_LOOPBACK}/${Number(host)}:${Number(inside)}`,
+    ),
+    '-T none -u none -U none --netns "$1" </dev/null',
+  ].join(' ');
+  const script = [
+    'set -e',
+    'ip netns add "$1"',
+    'ip netns exec "$1" sysctl -q -e -w net.ipv4.conf.all.route_localnet=1 net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1',
+    'ip netns exec "$1" nft -f -',
+    `exec ${pasta}`,
+  ].join('\n');
+  const child: ChildProcess = spawn('sh', ['-c', script, 'sh', name], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'pipe'],
+    env,
   });
-}
-
-function startPasta(name: string, forwards: Record<number, number>, env: NodeJS.ProcessEnv): Group {
-  // --runas 0: pasta otherwise becomes "nobody", who cannot enter a namespace of root's. -f: it stays our
-  // child, in its own group, so stopping the group stops it. Only the forwarded ports come in from this
-  // machine; nothing of UDP; no IPv6.
-  const child: ChildProcess = spawn(
-    'pasta',
-    [
-      '--runas',
-      '0:0',
-      '-q',
-      '-f',
-      '-4',
-      '--config-net',
-      '-a',
-      NAMESPACE_ADDRESS,
-      '-n',
-      '24',
-      '-g',
-      GATEWAY,
-      ...Object.entries(forwards).flatMap(([host, inside]) => ['-t', `${GRID_LOOPBACK}/${host}:${inside}`]),
-      '-T',
-      'none',
-      '-u',
-      'none',
-      '-U',
-      'none',
-      '--netns',
-      name,
-    ],
-    { detached: true, stdio: 'ignore', env },
-  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-2000);
+  });
+  // A shell that ended early (ip refused the name) closes its stdin: its exit says why.
+  child.stdin?.once('error', () => undefined);
+  child.stdin?.end(rules);
   const exited = new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.once('error', () => resolve());
   });
-  return { child, exited };
+  return { child, exited, stderr: () => stderr.trim() };
 }
 
 /** Waits until pasta accepts on the forwarded port (it binds it once the namespace is set up). */
-async function listening(port: number, pasta: Group, signal: AbortSignal): Promise<void> {
+async function listening(port: number, pasta: Pasta, signal: AbortSignal): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
     signal.throwIfAborted();
     if (pasta.child.exitCode !== null || pasta.child.signalCode !== null)
-      throw new Error(`pasta ended (code ${pasta.child.exitCode}) before the browser's namespace was ready`);
+      throw new Error(
+        `the browser's namespace could not be set up (code ${pasta.child.exitCode}): ${pasta.stderr() || 'no reason given'}`,
+      );
     if (await acceptsConnections(GRID_LOOPBACK, port)) return;
     if (Date.now() > deadline)
       throw new Error(`pasta did not set up the browser's namespace in ${READY_TIMEOUT_MS} ms`);
