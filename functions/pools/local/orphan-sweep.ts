@@ -15,8 +15,9 @@ import { PLAYWRIGHT_SERVER_SCRIPTS } from '../../adapters/process/playwright-ser
 import { deleteNamespace, NAMESPACE_PREFIX } from './browser-namespace';
 import { LAUNCHED_BY_ENV, PROFILE_PREFIX, SCRATCH_PREFIX } from './chromedriver-launcher';
 
-// pasta: the network of a browser's namespace (browser-namespace.ts).
-const BROWSER_NAMES = new Set(['chromium', 'chromedriver', 'pasta']);
+// pasta: the network of a browser's namespace (browser-namespace.ts). It runs as passt (pasta is a link to it),
+// or re-executes its build for this CPU (passt.avx2), whose name the process then has.
+const BROWSER_NAMES = new Set(['chromium', 'chromedriver', 'pasta', 'pasta.avx2', 'passt', 'passt.avx2']);
 /** Where `ip netns` keeps named network namespaces. */
 const NAMESPACES = '/run/netns';
 /** The folder of the socket the worker processes reach the primary by (entry/grid-primary.ts), named the same way. */

@@ -6,6 +6,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PRIMARY_DIRECTORY_PREFIX } from '../../../functions/adapters/cluster/primary-directory';
 import { SESSION_DIRECTORY_PREFIX } from '../../../functions/adapters/fs/session-folder-names';
 import {
+  closeBrowserNamespace,
+  namespacesUnavailable,
+  openBrowserNamespace,
+} from '../../../functions/pools/local/browser-namespace';
+import {
   LAUNCHED_BY_ENV,
   PROFILE_PREFIX,
   SCRATCH_PREFIX,
@@ -103,6 +108,26 @@ describe('sweepOrphans', () => {
       orphan.kill('SIGKILL');
       live.kill('SIGKILL');
       foreign.kill('SIGKILL');
+    }
+  });
+});
+
+describe.skipIf(await namespacesUnavailable())('sweepOrphans and a browser namespace’s pasta', () => {
+  it('kills a pasta whose gridgate process is gone, by the name it runs under (passt, or its build for this CPU)', async () => {
+    const namespace = await openBrowserNamespace({
+      gridPorts: [],
+      env: { ...process.env, [LAUNCHED_BY_ENV]: String(deadPid()) },
+      signal: new AbortController().signal,
+    });
+    try {
+      expect(readProcessName(namespace.pasta.child.pid)).toMatch(/^(pasta|passt)/);
+      const directory = mkdtempSync(join(tmpdir(), 'gridgate-sweep-test-'));
+      directories.push(directory);
+      await sweepOrphans(directory);
+      await namespace.pasta.exited;
+      expect(namespace.pasta.child.signalCode).toBe('SIGKILL');
+    } finally {
+      await closeBrowserNamespace(namespace);
     }
   });
 });
