@@ -124,8 +124,8 @@ interface Pasta extends Group {
  * Adds the namespace, sets its rules, and becomes its pasta, all in one shell that ends in `exec pasta`: each
  * program Node starts itself costs a fork of the whole server, which holds its event loop for ~7-20 ms (more
  * with its memory; bench/README), while the shell's own forks are cheap. This runs when a session has just taken
- * the ready chromedriver, as its first commands come. The shell is pasta once set up: its process group
- * (detached), stopped with it.
+ * the ready chromedriver, as its first commands come. Once set up the shell is pasta, in a process group of its
+ * own, which closing the namespace stops.
  *
  * Loopback traffic inside the namespace goes to this machine's 127.0.0.1 through pasta's gateway mapping,
  * except to chromedriver's and DevTools' own ports there, which only group root's sockets may open; gridgate's
