@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { acceptsConnections, freePortOn } from '../../adapters/net/loopback-ports';
-import { type Group, stopGroup } from '../../adapters/process/process-group';
+import { exitsWithin, type Group, stopGroup } from '../../adapters/process/process-group';
 import { closedToBrowsers } from './browser-user';
 
 export const NAMESPACE_PREFIX = 'gridgate-';
@@ -117,7 +117,8 @@ export function inNamespace(name: string, command: string, args: readonly string
 
 /** pasta's process group, and what the shell that became pasta wrote to stderr (why setting up failed). */
 interface Pasta extends Group {
-  stderr(): string;
+  /** Its stderr once read to the end (a process's exit can come before its last output is read), or after 1 s. */
+  stderr(): Promise<string>;
 }
 
 /**
@@ -200,7 +201,15 @@ table ip gridgate {
     child.once('exit', () => resolve());
     child.once('error', () => resolve());
   });
-  return { child, exited, stderr: () => stderr.trim() };
+  const read = new Promise<void>((resolve) => {
+    child.once('close', () => resolve());
+    child.once('error', () => resolve());
+  });
+  const stderrRead = async () => {
+    await exitsWithin(read, 1000);
+    return stderr.trim();
+  };
+  return { child, exited, stderr: stderrRead };
 }
 
 /** Waits until pasta accepts on the forwarded port (it binds it once the namespace is set up). */
@@ -210,7 +219,7 @@ async function listening(port: number, pasta: Pasta, signal: AbortSignal): Promi
     signal.throwIfAborted();
     if (pasta.child.exitCode !== null || pasta.child.signalCode !== null)
       throw new Error(
-        `the browser's namespace could not be set up (code ${pasta.child.exitCode}): ${pasta.stderr() || 'no reason given'}`,
+        `the browser's namespace could not be set up (code ${pasta.child.exitCode}): ${(await pasta.stderr()) || 'no reason given'}`,
       );
     if (await acceptsConnections(GRID_LOOPBACK, port)) return;
     if (Date.now() > deadline)

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { acceptsConnections } from '../../../functions/adapters/net/loopback-ports';
 import {
   closeBrowserNamespace,
+  NAMESPACE_PREFIX,
   namespacesUnavailable,
   openBrowserNamespace,
 } from '../../../functions/pools/local/browser-namespace';
@@ -60,7 +61,7 @@ describe.skipIf(unavailable)("a browser's namespace", () => {
       /the browser's namespace could not be set up \(code \d+\): .*70000/s,
     );
     // Namespaces this process makes are named after it (other test files run their own meanwhile).
-    const ours = `gridgate-${process.pid}-`;
+    const ours = `${NAMESPACE_PREFIX}${process.pid}-`;
     expect(namespaces()).not.toContain(ours);
     expect(processesMatching(ours)).toEqual([]);
   });
