@@ -11,6 +11,21 @@ import { processGroupAlive } from './processes';
 import { until } from './until';
 
 const STARTED = /ChromeDriver was started successfully on port (\d+)/;
+/**
+ * chromedriver ($0) with --port=0, started again when it exits at once with code 1: given port 0 it draws a port
+ * on one address family and exits ("IPv6 port not available. Exiting...") when another process holds that
+ * number on the other, which a container's own network never has. The shell leads the process group, so the
+ * container's pid, its group and its exit code are as before.
+ */
+const UNTIL_A_PORT_HOLDS = `tries=0
+while :; do
+  started=$(date +%s)
+  "$0" --port=0
+  code=$?
+  tries=$((tries + 1))
+  if [ "$code" -eq 1 ] && [ $(($(date +%s) - started)) -lt 2 ] && [ "$tries" -lt 5 ]; then continue; fi
+  exit "$code"
+done`;
 
 export interface LoopbackContainer {
   ip: string;
@@ -62,7 +77,7 @@ export class LoopbackChromedrivers implements LoopbackContainers {
     { onExit = () => {}, onLine = () => {} }: ContainerHooks = {},
     env: Record<string, string> = {},
   ): LoopbackContainer {
-    const child = spawn(this.chromedriver, ['--port=0'], {
+    const child = spawn('sh', ['-c', UNTIL_A_PORT_HOLDS, this.chromedriver], {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...env, [LAUNCHED_BY_ENV]: String(process.pid) },
