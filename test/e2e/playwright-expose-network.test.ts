@@ -2,9 +2,9 @@
  * End to end on a local pool: a Playwright client's `exposeNetwork`. Playwright Test runs docs/playwright.md's
  * config (a webServer on the client's machine, `connectOptions.exposeNetwork: '<loopback>'`) in a namespace
  * standing for the client's machine: its site listens on that machine's own loopback, which the session's
- * browser reaches only through the client's tunnel (without exposeNetwork the same page fails). Only what the
- * pattern exposes goes through the tunnel: a loopback host outside it is refused, never connected to, where
- * Playwright's own server would connect to it from the grid's machine.
+ * browser reaches only through the client's tunnel (without exposeNetwork its localhost is the grid machine's).
+ * Only what the pattern exposes goes through the tunnel: a loopback host outside it is refused, never connected
+ * to, where Playwright's own server would connect to it from the grid's machine.
  */
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -93,10 +93,12 @@ async function runInClient(folder: string): Promise<{ passed: boolean; output: s
   );
 }
 
-/** A site on this machine's loopback that counts the connections made to it. */
-async function countingSite(): Promise<{ server: Server; port: number; connections: () => number }> {
+/** A site on this machine's loopback that serves `page` and counts the connections made to it. */
+async function countingSite(
+  page = '<title>not for this session</title>',
+): Promise<{ server: Server; port: number; connections: () => number }> {
   let connections = 0;
-  const server = createServer((_req, res) => res.end('<title>not for this session</title>'));
+  const server = createServer((_req, res) => res.end(page));
   server.on('connection', () => {
     connections++;
   });
@@ -113,10 +115,17 @@ describe("a Playwright client's exposeNetwork", { timeout: 300_000 }, () => {
   });
 
   it("cannot reach the client's loopback without exposeNetwork", async () => {
-    const port = await freePortOn('127.0.0.1');
-    const ran = await runInClient(project(port, { exposed: false }));
-    expect(ran.passed).toBe(false);
-    expect(ran.output).toMatch(/ERR_CONNECTION_REFUSED|ERR_/);
+    // The same port on the grid's machine, held for the whole run: a port merely free when picked may be taken
+    // meanwhile by any other test's server. Without the tunnel the browser's localhost is the grid machine's.
+    const gridMachine = await countingSite('<!doctype html><p id="served-by">the grid machine</p>');
+    try {
+      const ran = await runInClient(project(gridMachine.port, { exposed: false }));
+      expect(ran.passed).toBe(false);
+      expect(ran.output).toMatch(/Received: "the grid machine"/);
+      expect(gridMachine.connections()).toBeGreaterThan(0);
+    } finally {
+      gridMachine.server.close();
+    }
   });
 
   it('refuses a loopback host the pattern does not expose, and never connects to it', async () => {
